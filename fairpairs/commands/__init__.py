@@ -1,0 +1,1 @@
+"""click sub-commands; each module is imported only when its command runs."""

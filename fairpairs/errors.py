@@ -1,0 +1,21 @@
+"""Errors that the CLI turns into one clear line and a non-zero exit."""
+
+
+class FairpairsError(Exception):
+    """A user-facing error: the message names the file and the field at fault."""
+
+
+class GrammarError(FairpairsError):
+    """A paradigm file is malformed or cannot be satisfied by the vocabulary."""
+
+
+class VocabularyError(FairpairsError):
+    """A vocabulary query names an unknown column or value."""
+
+
+class TokenizerError(FairpairsError):
+    """A tokenizer cannot be found or loaded."""
+
+
+class DatasetError(FairpairsError):
+    """An input dataset is missing, corrupt or incomplete."""
