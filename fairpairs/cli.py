@@ -21,6 +21,8 @@ COMMANDS = {
     "score": "fairpairs.commands.scoring:score",
     "unigrams": "fairpairs.commands.scoring:unigrams",
     "morcela": "fairpairs.commands.scoring:morcela",
+    "audit": "fairpairs.commands.analysis:audit",
+    "evaluate": "fairpairs.commands.analysis:evaluate",
 }
 
 
