@@ -21,6 +21,7 @@ COMMANDS = {
     "score": "fairpairs.commands.scoring:score",
     "unigrams": "fairpairs.commands.scoring:unigrams",
     "morcela": "fairpairs.commands.scoring:morcela",
+    "publish": "fairpairs.commands.publish:publish",
     "audit": "fairpairs.commands.analysis:audit",
     "evaluate": "fairpairs.commands.analysis:evaluate",
 }

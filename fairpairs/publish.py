@@ -1,0 +1,405 @@
+"""Turn a generated run folder into a Hub-ready dataset repository, and upload it.
+
+Layout of the built folder (everything in it is uploaded, nothing else):
+
+    README.md                                  dataset card, YAML front matter lists every config
+    fairpairs_manifest.json                    the run's manifest.json, byte for byte
+    data/<config>/train-00000-of-00001.parquet one parquet file per config, split `train`
+    lm_eval/<prefix>/_template_yaml            shared lm-evaluation-harness task template
+    lm_eval/<prefix>/_<group>.yaml             one group per published set
+    lm_eval/<prefix>/<task>.yaml               one task per config
+
+Config naming (the same in every repository fairpairs publishes): the debiased pairs of paradigm
+UID are config `UID`; the original (uncontrolled) pairs are config `UID-original`. Each config has
+the single split `train`, as in BLiMP (`nyu-mll/blimp`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import __version__
+from .errors import DatasetError, FairpairsError
+
+SETS = ("debiased", "original")
+DATA_FILE = "train-00000-of-00001.parquet"
+MANIFEST_COPY = "fairpairs_manifest.json"
+REQUIRED = ("sentence_good", "sentence_bad", "field", "linguistics_term", "UID", "pairID")
+OPTIONAL = ("lexically_identical", "critical_good", "critical_bad", "token_lengths", "redraws")
+# paths a new upload replaces wholesale, so stale configs of an earlier upload disappear
+REPLACED_ON_UPLOAD = ["data/**", "lm_eval/**"]
+
+
+class PublishError(FairpairsError):
+    """The folder cannot be built or uploaded."""
+
+
+@dataclass
+class Config:
+    """One dataset config: the pairs of one paradigm in one set."""
+
+    name: str
+    uid: str
+    set: str
+    source: Path
+    rows: list[dict]
+    task: str = ""
+
+
+@dataclass
+class Built:
+    """What `build_folder` wrote."""
+
+    folder: Path
+    configs: list[Config]
+    skipped: list[str] = field(default_factory=list)
+
+    @property
+    def n_pairs(self) -> int:
+        return sum(len(c.rows) for c in self.configs)
+
+
+def config_name(uid: str, set_name: str) -> str:
+    """Config name of paradigm `uid` in `set_name` ("debiased" -> UID, "original" -> UID-original)."""
+    return uid if set_name == "debiased" else f"{uid}-original"
+
+
+def task_prefix(repo_id: str) -> str:
+    """lm-eval task prefix derived from the repository name: `user/Fair-BLiMP` -> `fair_blimp`."""
+    prefix = re.sub(r"[^0-9a-z]+", "_", repo_id.split("/")[-1].lower()).strip("_")
+    return prefix if prefix and not prefix[0].isdigit() else f"fp_{prefix}"
+
+
+def check_repo_id(repo_id: str) -> None:
+    """Reject anything that is not `owner/name` as the Hub spells repository ids."""
+    if not re.fullmatch(r"[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*", repo_id) or ".." in repo_id \
+            or repo_id.endswith((".", "-")) or len(repo_id.split("/")[1]) > 96:
+        raise PublishError(f"--repo-id {repo_id!r}: expected owner/name (letters, digits, '-', '_', '.')")
+
+
+# ---------------------------------------------------------------- reading the run folder
+def read_manifest(run_dir: Path) -> dict:
+    """The run's manifest.json as a dict; a clear error if it is missing or not a JSON object."""
+    path = run_dir / "manifest.json"
+    if not path.is_file():
+        raise DatasetError(f"{path}: not found (is {run_dir} a `fairpairs generate` output folder?)")
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise DatasetError(f"{path}: not valid JSON ({exc})") from None
+    if not isinstance(manifest, dict):
+        raise DatasetError(f"{path}: expected a JSON object at the top level")
+    for key, kind in (("paradigms", dict), ("tokenizers", dict), ("vocabulary", dict)):
+        if key in manifest and not isinstance(manifest[key], kind):
+            raise DatasetError(f"{path}: field {key!r} must be a JSON object")
+    return manifest
+
+
+def _check_row(row: object, where: str, uid: str, keys: tuple[str, ...]) -> dict:
+    """Validate one jsonl row and return it in the published shape (pairID -> int pair_id)."""
+    if not isinstance(row, dict):
+        raise DatasetError(f"{where}: expected a JSON object")
+    for key in REQUIRED + keys:
+        if key not in row:
+            raise DatasetError(f"{where}: missing field {key!r}")
+    for key in ("sentence_good", "sentence_bad", "field", "linguistics_term", "UID"):
+        if not isinstance(row[key], str):
+            raise DatasetError(f"{where}: field {key!r} must be a string")
+    if row["UID"] != uid:
+        raise DatasetError(f"{where}: field 'UID' is {row['UID']!r} but the file is named {uid}.jsonl")
+    pair_id = row["pairID"]
+    if isinstance(pair_id, bool) or not (isinstance(pair_id, int) or
+                                         (isinstance(pair_id, str) and pair_id.isdigit())):
+        raise DatasetError(f"{where}: field 'pairID' must be a non-negative integer, got {pair_id!r}")
+    out = {k: row[k] for k in ("sentence_good", "sentence_bad", "UID", "field", "linguistics_term")}
+    out["pair_id"] = int(pair_id)
+    for key in keys:
+        value = row[key]
+        if key == "lexically_identical" and not isinstance(value, bool):
+            raise DatasetError(f"{where}: field 'lexically_identical' must be true or false")
+        if key == "redraws" and (isinstance(value, bool) or not isinstance(value, int)):
+            raise DatasetError(f"{where}: field 'redraws' must be an integer")
+        if key.startswith("critical_") and not (
+                isinstance(value, dict) and all(isinstance(v, str) for v in value.values())):
+            raise DatasetError(f"{where}: field {key!r} must map roles to words (strings)")
+        if key == "token_lengths" and not (isinstance(value, dict) and all(
+                isinstance(v, dict) and set(v) == {"good", "bad"}
+                and all(isinstance(n, int) and not isinstance(n, bool) for n in v.values())
+                for v in value.values())):
+            raise DatasetError(f"{where}: field 'token_lengths' must map each tokenizer to "
+                               "{\"good\": int, \"bad\": int}")
+        out[key] = value
+    return out
+
+
+def read_pairs(path: Path) -> list[dict]:
+    """Rows of one `<uid>.jsonl`, validated; optional fields are those present in the first row."""
+    uid = path.stem
+    rows: list[dict] = []
+    keys: tuple[str, ...] = ()
+    seen: set[int] = set()
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError as exc:
+        raise DatasetError(f"{path}: not UTF-8 ({exc.reason})") from None
+    for lineno, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        where = f"{path}:{lineno}"
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise DatasetError(f"{where}: not valid JSON ({exc.msg})") from None
+        if not rows and isinstance(row, dict):
+            keys = tuple(k for k in OPTIONAL if k in row)
+        out = _check_row(row, where, uid, keys)
+        if out["pair_id"] in seen:
+            raise DatasetError(f"{where}: field 'pairID' {out['pair_id']} repeats an earlier pair")
+        seen.add(out["pair_id"])
+        rows.append(out)
+    return rows
+
+
+def read_run(run_dir: Path, sets: tuple[str, ...], prefix: str) -> tuple[dict, list[Config], list[str]]:
+    """Manifest, the non-empty configs (debiased before original, UIDs sorted) and skipped names."""
+    run_dir = Path(run_dir)
+    if not run_dir.is_dir():
+        raise DatasetError(f"{run_dir}: no such run folder")
+    manifest = read_manifest(run_dir)
+    configs, skipped = [], []
+    for set_name in sets:
+        folder = run_dir / set_name
+        files = sorted(folder.glob("*.jsonl")) if folder.is_dir() else []
+        if not files:
+            raise DatasetError(f"{folder}: no <uid>.jsonl files (is {run_dir} a `fairpairs generate` "
+                               "output folder?)")
+        for path in files:
+            rows = read_pairs(path)
+            name = config_name(path.stem, set_name)
+            if not rows:
+                skipped.append(name)
+                continue
+            task = f"{prefix}_{path.stem}" if set_name == "debiased" else f"{prefix}_original_{path.stem}"
+            configs.append(Config(name, path.stem, set_name, path, rows, task))
+    if not configs:
+        raise DatasetError(f"{run_dir}: every selected jsonl file is empty; nothing to publish")
+    return manifest, configs, skipped
+
+
+# ---------------------------------------------------------------- writing the folder
+def to_table(rows: list[dict]):
+    """A pyarrow table of the rows with an explicit schema (struct fields in first-seen order)."""
+    import pyarrow as pa
+
+    fields = [pa.field(k, pa.string()) for k in
+              ("sentence_good", "sentence_bad", "UID", "field", "linguistics_term")]
+    fields.append(pa.field("pair_id", pa.int64()))
+    first = rows[0]
+    if "lexically_identical" in first:
+        fields.append(pa.field("lexically_identical", pa.bool_()))
+    for key in ("critical_good", "critical_bad"):
+        roles = list(dict.fromkeys(r for row in rows for r in row[key])) if key in first else []
+        if roles:  # parquet cannot hold a struct without fields: omit a column with no roles at all
+            fields.append(pa.field(key, pa.struct([pa.field(r, pa.string()) for r in roles])))
+    if "token_lengths" in first:
+        names = list(dict.fromkeys(t for row in rows for t in row["token_lengths"]))
+        pair = pa.struct([pa.field("good", pa.int64()), pa.field("bad", pa.int64())])
+        if names:
+            fields.append(pa.field("token_lengths", pa.struct([pa.field(t, pair) for t in names])))
+    if "redraws" in first:
+        fields.append(pa.field("redraws", pa.int64()))
+    schema = pa.schema(fields)
+    return pa.Table.from_pylist([{f.name: row.get(f.name) for f in schema} for row in rows],
+                                schema=schema)
+
+
+def size_category(n: int) -> str:
+    """The Hub's size_categories bucket for n rows."""
+    for bound, label in ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"),
+                         (1_000_000, "100K<n<1M"), (10_000_000, "1M<n<10M")):
+        if n < bound:
+            return label
+    return "10M<n<100M"
+
+
+def _dump_yaml(data) -> str:
+    import yaml
+
+    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=1000)
+
+
+def lm_eval_files(repo_id: str, configs: list[Config], prefix: str) -> dict[str, str]:
+    """lm-evaluation-harness task folder: relative path -> YAML text (template, tasks, groups)."""
+    base = f"lm_eval/{prefix}"
+    template = {
+        "dataset_path": repo_id,
+        "output_type": "multiple_choice",
+        "validation_split": "train",
+        "doc_to_text": "",
+        "doc_to_target": 0,
+        "doc_to_choice": "{{[sentence_good, sentence_bad]}}",
+        "num_fewshot": 0,
+        "should_decontaminate": True,
+        "doc_to_decontamination_query": "{{sentence_good}} {{sentence_bad}}",
+        "metric_list": [{"metric": "acc", "aggregation": "mean", "higher_is_better": True}],
+        "metadata": {"version": 1.0},
+    }
+    files = {f"{base}/_template_yaml": _dump_yaml(template)}
+    for set_name in SETS:
+        tasks = [c.task for c in configs if c.set == set_name]
+        if not tasks:
+            continue
+        group = prefix if set_name == "debiased" else f"{prefix}_original"
+        files[f"{base}/_{group}.yaml"] = _dump_yaml({
+            "group": group,
+            "task": tasks,
+            "aggregate_metric_list": [{"metric": "acc", "aggregation": "mean", "weight_by_size": False}],
+            "metadata": {"version": 1.0},
+        })
+    for c in configs:
+        files[f"{base}/{c.task}.yaml"] = _dump_yaml(
+            {"include": "_template_yaml", "task": c.task, "dataset_name": c.name})
+    return files
+
+
+def render_card(repo_id: str, manifest: dict, configs: list[Config], skipped: list[str],
+                sets: tuple[str, ...], prefix: str) -> str:
+    """README.md: YAML front matter (configs, licence, language, task, size) and the card body."""
+    import jinja2
+
+    n_pairs = sum(len(c.rows) for c in configs)
+    front = {
+        "license": "cc-by-4.0",
+        "language": ["en"],
+        "pretty_name": repo_id.split("/")[-1],
+        "task_categories": ["text-classification"],
+        "task_ids": ["acceptability-classification"],
+        "multilinguality": ["monolingual"],
+        "annotations_creators": ["machine-generated"],
+        "language_creators": ["machine-generated"],
+        "size_categories": [size_category(n_pairs)],
+        "tags": ["minimal-pairs", "blimp", "linguistic-acceptability", "token-length-bias", "fairpairs"],
+        "configs": [{"config_name": c.name,
+                     "data_files": [{"split": "train", "path": f"data/{c.name}/{DATA_FILE}"}]}
+                    for c in configs],
+    }
+    paradigms = manifest.get("paradigms") or {}
+    uids = list(dict.fromkeys(c.uid for c in configs))
+    counts = {(c.uid, c.set): len(c.rows) for c in configs}
+    table = []
+    for uid in uids:
+        info = paradigms.get(uid) if isinstance(paradigms.get(uid), dict) else {}
+        table.append({"uid": uid, "info": info,
+                      "published": {s: counts.get((uid, s)) for s in sets}})
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("fairpairs", "templates"), undefined=jinja2.StrictUndefined,
+        keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True, autoescape=False)
+    body = env.get_template("dataset_card.md.j2").render(
+        repo_id=repo_id, manifest=manifest, configs=configs, table=table, sets=sets,
+        skipped=skipped, prefix=prefix, n_pairs=n_pairs, version=__version__,
+        example=configs[0], data_file=DATA_FILE)
+    return f"---\n{_dump_yaml(front)}---\n\n{body}"
+
+
+def _write_bytes(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+
+
+def build_folder(run_dir: Path, repo_id: str, out: Path, which: str = "debiased",
+                 progress: bool = True) -> Built:
+    """Build the Hub-ready folder at `out` from a run folder; all or nothing (temp dir + rename).
+
+    `which` is "debiased", "original" or "both". An existing `out` is replaced only if it is an
+    earlier fairpairs publish folder (it holds fairpairs_manifest.json) or empty.
+    """
+    import pyarrow.parquet as pq
+    from tqdm.auto import tqdm
+
+    check_repo_id(repo_id)
+    if which not in (*SETS, "both"):
+        raise PublishError(f"--set {which!r}: expected debiased, original or both")
+    sets = SETS if which == "both" else (which,)
+    run_dir, out = Path(run_dir), Path(out)
+    if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / MANIFEST_COPY).is_file())):
+        raise PublishError(f"{out}: exists and is not an earlier fairpairs publish folder; "
+                           "choose another --out")
+    prefix = task_prefix(repo_id)
+    manifest, configs, skipped = read_run(run_dir, sets, prefix)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+    try:
+        for c in tqdm(configs, desc="parquet", unit="config", file=sys.stderr,
+                      disable=None if progress else True):
+            target = tmp / "data" / c.name / DATA_FILE
+            target.parent.mkdir(parents=True)
+            pq.write_table(to_table(c.rows), target)
+        for rel, text in lm_eval_files(repo_id, configs, prefix).items():
+            _write_bytes(tmp / rel, text.encode("utf-8"))
+        card = render_card(repo_id, manifest, configs, skipped, sets, prefix)
+        _write_bytes(tmp / "README.md", card.encode("utf-8"))
+        shutil.copyfile(run_dir / "manifest.json", tmp / MANIFEST_COPY)
+        old = None
+        if out.exists():
+            old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
+            os.replace(out, old / "previous")
+        os.replace(tmp, out)
+        if old is not None:
+            shutil.rmtree(old)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return Built(out, configs, skipped)
+
+
+# ---------------------------------------------------------------- uploading
+def _network_errors() -> tuple[type[BaseException], ...]:
+    """Exception types that mean "the Hub could not be reached or refused the upload"."""
+    import importlib
+
+    from huggingface_hub.errors import HfHubHTTPError, OfflineModeIsEnabled
+
+    errors: list[type[BaseException]] = [HfHubHTTPError, OfflineModeIsEnabled, OSError, ValueError]
+    for name in ("httpx2", "httpx"):  # huggingface_hub's HTTP client (requests errors are OSErrors)
+        try:
+            errors.append(importlib.import_module(name).HTTPError)
+        except ImportError:
+            continue
+    return tuple(errors)
+
+
+def upload(built: Built, repo_id: str, private: bool = False) -> tuple[str, str]:
+    """Create the dataset repo if needed and upload the folder in one commit -> (repo URL, commit URL).
+
+    Offline mode, a missing token or any Hub/network failure is a one-line PublishError that says
+    the built folder was kept.
+    """
+    import huggingface_hub
+    from huggingface_hub import HfApi, constants
+
+    kept = f"the built folder is kept at {built.folder}"
+    if constants.is_offline_mode():
+        raise PublishError(f"cannot upload: offline mode (HF_HUB_OFFLINE) is set; {kept}")
+    token = huggingface_hub.get_token()
+    if not token:
+        raise PublishError("cannot upload: no Hugging Face token; set HF_TOKEN or run "
+                           f"`hf auth login`; {kept}")
+    sets = sorted({c.set for c in built.configs}, key=SETS.index)
+    message = (f"fairpairs {__version__}: publish {' + '.join(sets)} pairs "
+               f"({len(built.configs)} configs, {built.n_pairs} pairs)")
+    api = HfApi(token=token)
+    try:
+        repo_url = api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
+        info = api.upload_folder(folder_path=built.folder, repo_id=repo_id, repo_type="dataset",
+                                 commit_message=message, delete_patterns=REPLACED_ON_UPLOAD)
+    except _network_errors() as exc:
+        reason = " ".join(str(exc).split()) or type(exc).__name__
+        raise PublishError(f"upload to {repo_id} failed: {reason[:300]}; {kept}") from None
+    return str(repo_url), info.commit_url
