@@ -1,0 +1,37 @@
+"""Scoring sentences with causal LMs (log-likelihood) and masked LMs (pseudo-log-likelihood).
+
+    from fairpairs.scoring import Scorer
+    scorer = Scorer.from_pretrained("smollm2-135m")            # or a folder, Hub name, .gguf file
+    df = scorer.score(["The cat sat.", "The cat sit."], normalize=("mean_lp", "pen_lp", "slor"))
+
+Modules: `models` (names, loading, device/dtype), `encoding` (tokenisation, PLL mask sets),
+`heads` (LM head only where scored), `batching` (token-budget batches), `normalize` (linking
+functions, unigram tables), `morcela` (fitting), `tiny` (tiny random test models).
+Importing this package imports neither torch nor transformers.
+"""
+
+from __future__ import annotations
+
+__all__ = ["Scorer", "resolve_model_name", "build_tiny_model", "UnigramTable", "PLL_VARIANTS"]
+
+PLL_VARIANTS = ("original", "word_l2r", "whole_word", "sentence_l2r")
+
+
+def __getattr__(name):
+    if name == "Scorer":
+        from .scorer import Scorer
+
+        return Scorer
+    if name == "resolve_model_name":
+        from .models import resolve_model_name
+
+        return resolve_model_name
+    if name == "build_tiny_model":
+        from .tiny import build_tiny_model
+
+        return build_tiny_model
+    if name == "UnigramTable":
+        from .normalize import UnigramTable
+
+        return UnigramTable
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

