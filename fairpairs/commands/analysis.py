@@ -49,3 +49,50 @@ def audit(dataset, models, out, good_col, bad_col, group_col):
     click.echo(summary_text(summary))
     if out is not None:
         click.echo(f"wrote {out / 'length_bias.csv'} and {out / 'length_diff.csv'}", err=True)
+
+
+@click.command()
+@click.option("--models", "-m", required=True, help="Comma-separated models: Hub names, local folders or aliases such as smollm2-135m.")
+@click.option("--data", "-d", "data", required=True, type=click.Path(path_type=Path),
+              help="A run folder of `fairpairs generate`, or any dataset `fairpairs audit` accepts.")
+@click.option("--pll", default="word_l2r", show_default=True, help="Pseudo-log-likelihood variant for masked LMs.")
+@click.option("--normalize", "-n", default="lp,mean_lp,pen_lp", show_default=True,
+              help="Comma-separated scores to report: lp, mean_lp, pen_lp, slor. The first is the headline one.")
+@click.option("--out", "-o", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Report folder (default: ./evaluation-<dataset name>).")
+@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Score cache (default: OUT/cache).")
+@click.option("--no-cache", is_flag=True, help="Neither read nor write cached scores.")
+@click.option("--split-tokenizer", default=None,
+              help="Tokenizer deciding A=U/A>U/A<U for every model (default: each model's own tokenizer).")
+@click.option("--device", default="auto", show_default=True, help="cpu, cuda, mps or auto.")
+@click.option("--dtype", default=None, help="Model dtype, e.g. float32 or bfloat16 (default: the scorer's).")
+@click.option("--batch-tokens", type=int, default=None, help="Tokens per scoring batch (default: the scorer's).")
+@_column_options
+def evaluate(models, data, pll, normalize, out, cache_dir, no_cache, split_tokenizer, device, dtype, batch_tokens,
+             good_col, bad_col, group_col):
+    """Score the original and debiased sets with each model and report how token-length bias
+    changes accuracy and rankings (CSV, markdown and PNG under OUT; report.md links them all)."""
+    import sys
+
+    from ..audit import Columns, load_sets
+    from ..evaluate import Settings, default_loader, evaluate as run, parse_normalize, summary_markdown, write_report
+
+    names = _names(models, "--models")
+    settings = Settings(pll=pll, normalize=parse_normalize(normalize), dtype=dtype)
+    sets = load_sets(data, Columns(good_col, bad_col, group_col))
+    out = out if out is not None else Path(f"evaluation-{data.resolve().name}")
+    cache = None if no_cache else (cache_dir if cache_dir is not None else out / "cache")
+    progress = sys.stderr.isatty()
+
+    def load(model, s):
+        click.echo(f"scoring with {model} ...", err=True)
+        return default_loader(model, s, device=device, batch_tokens=batch_tokens, progress=progress)
+
+    report = run(sets, names, settings, cache, split_tokenizer=split_tokenizer, load_scorer=load)
+    write_report(report, out)
+    head = settings.normalize[0]
+    change = report.change[report.change["normalization"] == head] if report.change is not None else None
+    click.echo(summary_markdown(report.summary[report.summary["normalization"] == head], change))
+    hits = ", ".join(f"{m}: {'cached' if h else 'scored'}" for m, h in report.cache_hits.items())
+    click.echo(f"wrote {out}/report.md ({hits})", err=True)
