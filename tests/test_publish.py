@@ -1,0 +1,263 @@
+"""`fairpairs publish`: the built folder loads with datasets and lm-eval's YAML, the upload sends
+the right files over HTTP (huggingface_hub's own client, network replaced by an httpx transport),
+and bad input or a missing token / network fails with one line and keeps the folder."""
+
+from __future__ import annotations
+
+import ast
+import base64
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import jinja2
+import pytest
+import yaml
+
+from fairpairs.cli import main
+
+REPO = Path(__file__).resolve().parents[1]
+REPO_ID = "someone/Fair-BLiMP"
+PREFIX = "fair_blimp"  # what the task names must start with for REPO_ID
+
+# Hand-written pairs: UID -> list of (good, bad, critical_good, critical_bad, gpt2 good/bad, bert good/bad)
+PAIRS = {
+    "determiner_noun_agreement_1": [
+        ("Raymond is selling this sketch.", "Raymond is selling this sketches.", "sketch", "sketches", 6, 7, 6, 7),
+        ("Craig explored that grocery store.", "Craig explored that grocery stores.", "store", "stores", 6, 7, 6, 6),
+        ("Eva has scared these children.", "Eva has scared these child.", "children", "child", 6, 6, 6, 6),
+    ],
+    "anaphor_number_agreement": [
+        ("Susan revealed herself.", "Susan revealed themselves.", "herself", "themselves", 4, 4, 5, 4),
+        ("The KÖLN boys hurt themselves.", "The KÖLN boys hurt himself.", "themselves", "himself", 7, 7, 8, 7),
+    ],
+    "wh_vs_that_no_gap": [
+        ("Cheryl thinks that the man broke a vase.", "Cheryl thinks who the man broke a vase.", "that", "who", 9, 9, 9, 9),
+    ],
+}
+FIELD = {"determiner_noun_agreement_1": ("morphology", "determiner_noun_agreement"),
+         "anaphor_number_agreement": ("morphology", "anaphor_agreement"),
+         "wh_vs_that_no_gap": ("syntax", "filler_gap_dependency")}
+MANIFEST = {
+    "fairpairs_version": "0.1.0", "command": "fairpairs generate --out run --seed 7", "seed": 7,
+    "pairs": 3, "max_retries": 10, "strategy": "resample", "models": ["gpt2", "bert-base-cased"],
+    "tokenizers": {"gpt2": {"source": "bundled:gpt2", "files": {"tokenizer.json": "1" * 64}},
+                   "bert-base-cased": {"source": "bundled:bert-base-cased", "files": {"tokenizer.json": "2" * 64}}},
+    "versions": {"python": "3.11.7", "transformers": "5.23.0"},
+    "vocabulary": {"file": "vocabulary.csv", "sha256": "3" * 64,
+                   "fixes": ["row 812: 'sketchs' -> 'sketches' (plural form)"]},
+    "paradigms": {
+        "determiner_noun_agreement_1": {"phenomenon": "determiner_noun_agreement", "field": "morphology",
+                                        "linguistics_term": "determiner_noun_agreement", "original": 3,
+                                        "debiased": 3, "drawn": 4, "redraws": 17, "dropped": 1, "yield": 0.75},
+    },
+}
+
+
+def jsonl_row(uid, i, pair, debiased):
+    good, bad, cg, cb, g_good, g_bad, b_good, b_bad = pair
+    return {"sentence_good": good, "sentence_bad": bad, "field": FIELD[uid][0], "linguistics_term": FIELD[uid][1],
+            "UID": uid, "pairID": str(i), "lexically_identical": False,
+            "critical_good": {"word": cg}, "critical_bad": {"word": cb},
+            "token_lengths": {"gpt2": {"good": g_good, "bad": g_bad}, "bert-base-cased": {"good": b_good, "bad": b_bad}},
+            "redraws": i + 2 if debiased else 0}
+
+
+def make_run(root: Path, pairs=PAIRS) -> Path:
+    """A run folder in the agreed format; the original set reverses the pair order to tell them apart."""
+    for set_name in ("debiased", "original"):
+        (root / set_name).mkdir(parents=True)
+        for uid, rows in pairs.items():
+            ordered = rows if set_name == "debiased" else rows[::-1]
+            lines = [json.dumps(jsonl_row(uid, i, p, set_name == "debiased"), ensure_ascii=False)
+                     for i, p in enumerate(ordered)]
+            (root / set_name / f"{uid}.jsonl").write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    (root / "manifest.json").write_text(json.dumps(MANIFEST, indent=2), encoding="utf-8")
+    return root
+
+
+def expected_rows(run: Path, set_name: str, uid: str) -> list[dict]:
+    """The jsonl rows as the Hub rows should read: pairID renamed pair_id and made an int."""
+    out = []
+    for line in (run / set_name / f"{uid}.jsonl").read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        row["pair_id"] = int(row.pop("pairID"))
+        out.append(row)
+    return out
+
+
+def run_cli(*args) -> int:
+    with pytest.raises(SystemExit) as exc:
+        main([str(a) for a in args])
+    return exc.value.code
+
+
+def front_matter(readme: Path) -> dict:
+    text = readme.read_text(encoding="utf-8")
+    assert text.startswith("---\n")
+    return yaml.safe_load(text.split("---\n")[1])
+
+
+@pytest.fixture(scope="module")
+def built_both(tmp_path_factory):
+    """One --set both dry run shared by the read-only tests."""
+    root = tmp_path_factory.mktemp("both")
+    run = make_run(root / "run")
+    out = root / "hub"
+    assert run_cli("publish", run, "--repo-id", REPO_ID, "--set", "both", "--dry-run", "--out", out) == 0
+    return run, out
+
+
+def test_dry_run_rows_load_with_datasets_and_equal_the_jsonl(built_both, tmp_path):
+    import datasets
+
+    run, out = built_both
+    for uid in PAIRS:
+        for set_name, config in (("debiased", uid), ("original", f"{uid}-original")):
+            ds = datasets.load_dataset(str(out), config, split="train", cache_dir=str(tmp_path / "cache"))
+            assert ds.to_list() == expected_rows(run, set_name, uid)
+    ds = datasets.load_dataset(str(out), "anaphor_number_agreement", split="train", cache_dir=str(tmp_path / "c2"))
+    assert ds[1]["sentence_good"] == "The KÖLN boys hurt themselves."
+    assert ds[1]["token_lengths"]["bert-base-cased"] == {"good": 8, "bad": 7}
+    assert ds.features["pair_id"].dtype == "int64"
+
+
+def test_card_front_matter_lists_every_config_and_the_licence(built_both):
+    run, out = built_both
+    meta = front_matter(out / "README.md")
+    names = [c["config_name"] for c in meta["configs"]]
+    assert sorted(names) == sorted(list(PAIRS) + [f"{u}-original" for u in PAIRS])
+    for c in meta["configs"]:
+        (split,) = c["data_files"]
+        assert split["split"] == "train" and (out / split["path"]).is_file()
+        assert split["path"].startswith(f"data/{c['config_name']}/")
+    assert meta["license"] == "cc-by-4.0" and meta["language"] == ["en"]
+    assert meta["size_categories"] == ["n<1K"]  # 12 pairs
+    assert meta["task_categories"] == ["text-classification"]
+    body = (out / "README.md").read_text(encoding="utf-8").split("---\n", 2)[2]
+    for needle in ("1" * 64, "2" * 64, "3" * 64, "'sketchs' -> 'sketches'", "Seed: 7", "0.1.0",
+                   "| determiner_noun_agreement_1 | morphology | determiner_noun_agreement | 3 | 3 | 4 | 17 | 1 | 0.75 |",
+                   "Warstadt", "Token-length Bias in Minimal-pair Paradigm Datasets",
+                   f'load_dataset("{REPO_ID}"', "UID-original"):
+        assert needle in body, needle
+    assert json.loads((out / "fairpairs_manifest.json").read_text()) == MANIFEST
+
+
+def lm_eval_config(path: Path) -> dict:
+    """A task YAML with its `include:` merged under it, as lm-eval resolves it."""
+    cfg = yaml.safe_load(path.read_text())
+    if "include" in cfg:
+        base = yaml.safe_load((path.parent / cfg.pop("include")).read_text())
+        cfg = {**base, **cfg}
+    return cfg
+
+
+def test_lm_eval_tasks_name_the_repo_and_configs(built_both, tmp_path):
+    import datasets
+
+    run, out = built_both
+    folder = out / "lm_eval" / PREFIX
+    tasks = {}
+    for path in sorted(folder.glob("*.yaml")):
+        if path.name.startswith("_"):
+            continue
+        cfg = lm_eval_config(path)
+        assert path.stem == cfg["task"]
+        tasks[cfg["task"]] = cfg
+    expected = {f"{PREFIX}_{u}": u for u in PAIRS} | {f"{PREFIX}_original_{u}": f"{u}-original" for u in PAIRS}
+    assert {t: c["dataset_name"] for t, c in tasks.items()} == expected
+    for cfg in tasks.values():
+        assert cfg["dataset_path"] == REPO_ID and cfg["output_type"] == "multiple_choice"
+        assert cfg["doc_to_text"] == "" and cfg["doc_to_target"] == 0
+        assert [m["metric"] for m in cfg["metric_list"]] == ["acc"]
+        assert cfg["validation_split"] == "train"
+    groups = {yaml.safe_load(p.read_text())["group"]: yaml.safe_load(p.read_text())["task"]
+              for p in folder.glob("_*.yaml")}
+    assert groups == {PREFIX: sorted(f"{PREFIX}_{u}" for u in PAIRS),
+                      f"{PREFIX}_original": sorted(f"{PREFIX}_original_{u}" for u in PAIRS)}
+    # lm-eval renders doc_to_choice with jinja2 and literal_evals it: it must give [good, bad]
+    cfg = tasks[f"{PREFIX}_wh_vs_that_no_gap"]
+    doc = datasets.load_dataset(str(out), cfg["dataset_name"], split=cfg["validation_split"],
+                                cache_dir=str(tmp_path / "cache"))[0]
+    choices = ast.literal_eval(jinja2.Template(cfg["doc_to_choice"]).render(**doc))
+    assert choices == ["Cheryl thinks that the man broke a vase.", "Cheryl thinks who the man broke a vase."]
+
+
+def test_set_original_alone_uses_the_original_names(tmp_path):
+    run = make_run(tmp_path / "run")
+    assert run_cli("publish", run, "--repo-id", REPO_ID, "--set", "original", "--dry-run") == 0
+    out = run / "hub"  # the default --out
+    names = [c["config_name"] for c in front_matter(out / "README.md")["configs"]]
+    assert sorted(names) == sorted(f"{u}-original" for u in PAIRS)
+    assert sorted(p.name for p in (out / "lm_eval" / PREFIX).glob("_*.yaml")) == [f"_{PREFIX}_original.yaml"]
+
+
+def test_same_run_gives_byte_identical_folders_and_rebuild_replaces(tmp_path):
+    run = make_run(tmp_path / "run")
+    a, b = tmp_path / "a", tmp_path / "b"
+    for out in (a, b):
+        assert run_cli("publish", run, "--repo-id", REPO_ID, "--dry-run", "--out", out) == 0
+    files_a = sorted(p.relative_to(a) for p in a.rglob("*") if p.is_file())
+    assert files_a == sorted(p.relative_to(b) for p in b.rglob("*") if p.is_file())
+    assert all((a / p).read_bytes() == (b / p).read_bytes() for p in files_a)
+    (a / "data" / "stale").mkdir()
+    assert run_cli("publish", run, "--repo-id", REPO_ID, "--dry-run", "--out", a) == 0
+    assert not (a / "data" / "stale").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a", "b", "run"]  # no temp folders left
+
+
+def test_refuses_to_replace_a_foreign_folder(tmp_path, capsys):
+    run = make_run(tmp_path / "run")
+    other = tmp_path / "mine"
+    other.mkdir()
+    (other / "notes.txt").write_text("keep me")
+    assert run_cli("publish", run, "--repo-id", REPO_ID, "--dry-run", "--out", other) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and str(other) in err and "--out" in err
+    assert [p.name for p in other.iterdir()] == ["notes.txt"]
+
+
+def _break(run: Path, how: str) -> str:
+    """Damage a run folder; return what the error line must contain."""
+    path = run / "debiased" / "anaphor_number_agreement.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    row = json.loads(lines[1])
+    if how == "manifest":
+        (run / "manifest.json").unlink()
+        return "manifest.json"
+    if how == "json":
+        lines[1] = lines[1][:-3]
+        path.write_text("\n".join(lines) + "\n")
+        return f"{path}:2: not valid JSON"
+    if how == "pairID":
+        row["pairID"] = "two"
+    elif how == "missing":
+        del row["sentence_bad"]
+    elif how == "uid":
+        row["UID"] = "wh_vs_that_no_gap"
+    elif how == "lengths":
+        row["token_lengths"]["gpt2"] = {"good": 7}
+    lines[1] = json.dumps(row)
+    path.write_text("\n".join(lines) + "\n")
+    return f"{path}:2: "
+
+
+@pytest.mark.parametrize("how", ["manifest", "json", "pairID", "missing", "uid", "lengths"])
+def test_bad_run_folder_is_one_line_naming_file_and_field(tmp_path, capsys, how):
+    run = make_run(tmp_path / "run")
+    needle = _break(run, how)
+    assert run_cli("publish", run, "--repo-id", REPO_ID, "--dry-run") == 1
+    err = capsys.readouterr().err
+    assert err.startswith("fairpairs: error: ") and err.count("\n") == 1 and needle in err
+    if how not in ("manifest", "json"):
+        assert {"pairID": "'pairID'", "missing": "'sentence_bad'", "uid": "'UID'",
+                "lengths": "'token_lengths'"}[how] in err
+    assert not (run / "hub").exists() and not list(run.glob(".hub*"))  # nothing half-written
+
+
+def test_bad_repo_id(tmp_path, capsys):
+    run = make_run(tmp_path / "run")
+    assert run_cli("publish", run, "--repo-id", "no-slash", "--dry-run") == 1
+    assert "--repo-id 'no-slash'" in capsys.readouterr().err
