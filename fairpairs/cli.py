@@ -7,6 +7,7 @@ Sub-commands live in `fairpairs.commands.*` and are imported only when invoked, 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import sys
 
 import click
@@ -31,7 +32,7 @@ class LazyGroup(click.Group):
     """A click group whose sub-commands are imported on first use."""
 
     def list_commands(self, ctx):
-        return sorted(COMMANDS)
+        return sorted(n for n, t in COMMANDS.items() if importlib.util.find_spec(t.split(":")[0]) is not None)
 
     def get_command(self, ctx, name):
         target = COMMANDS.get(name)

@@ -1,0 +1,153 @@
+"""`fairpairs generate` and `fairpairs paradigms`."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+
+import click
+
+from ..errors import FairpairsError
+
+DEFAULT_MODELS = "gpt2,bert-base-cased"
+
+
+def _split(value: str) -> list[str]:
+    return [v.strip() for v in value.split(",") if v.strip()]
+
+
+def select_paradigms(spec: str, phenomenon: str | None, grammar_dir: Path | None):
+    """Load the paradigms named by --paradigms (uid,uid | all | standard) and --phenomenon."""
+    from ..grammar import grammar_files, load_paradigm
+    from ..vocab import default_vocabulary
+
+    vocab = default_vocabulary()
+    files = {p.stem: p for p in grammar_files(grammar_dir)}
+    if spec in ("all", "standard"):
+        chosen = sorted(files)
+    else:
+        chosen = _split(spec)
+        unknown = [u for u in chosen if u not in files]
+        if unknown:
+            raise FairpairsError(f"--paradigms: unknown paradigm(s) {', '.join(unknown)} "
+                                 f"(see `fairpairs paradigms`)")
+    paradigms = [load_paradigm(files[u], vocab) for u in chosen]
+    if spec in ("all", "standard"):
+        paradigms = [p for p in paradigms if p.standard]
+    if phenomenon:
+        norm = phenomenon.strip().lower().replace("_", " ").replace("-", " ")
+        known = sorted({p.phenomenon for p in paradigms})
+        paradigms = [p for p in paradigms if p.phenomenon.lower().replace("-", " ") == norm]
+        if not paradigms:
+            raise FairpairsError(f"--phenomenon: unknown phenomenon {phenomenon!r} (known: {', '.join(known)})")
+    return vocab, paradigms
+
+
+@click.command()
+@click.option("--models", default=DEFAULT_MODELS, show_default=True,
+              help="Comma-separated tokenizers to control lengths for: HF names or local folders. "
+                   "gpt2, roberta-base, bert-base-cased, bert-base-uncased and "
+                   "google/electra-base-generator are bundled and work offline.")
+@click.option("--paradigms", "paradigms_spec", default="all", show_default=True,
+              help="Comma-separated paradigm UIDs, or 'all' (the standard BLiMP set).")
+@click.option("--phenomenon", default=None, help="Only paradigms of this phenomenon (e.g. 'Island effects').")
+@click.option("--pairs", default=1000, show_default=True, type=click.IntRange(1),
+              help="Pairs per paradigm in each of original/ and debiased/.")
+@click.option("--seed", default=0, show_default=True, type=int, help="Random seed; same seed -> identical files.")
+@click.option("--max-retries", default=10, show_default=True, type=click.IntRange(0),
+              help="Redraws of the bad sentence before a pair is dropped (Algorithm 1's N).")
+@click.option("--max-draws", default=None, type=click.IntRange(1),
+              help="Draw budget per paradigm and set (default: 50 x --pairs, at least 2000).")
+@click.option("--out", "out", default=None, type=click.Path(file_okay=False, path_type=Path),
+              help="Output folder [default: outputs/<models>-s<seed>].")
+@click.option("--grammars", "grammar_dir", default=None, type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="Folder of paradigm files [default: the bundled grammars/].")
+@click.option("--quiet", is_flag=True, help="No progress bar or table.")
+def generate(models, paradigms_spec, phenomenon, pairs, seed, max_retries, max_draws, out, grammar_dir, quiet):
+    """Generate minimal pairs, original and token-length controlled (debiased).
+
+    Writes OUT/original/<uid>.jsonl, OUT/debiased/<uid>.jsonl and OUT/manifest.json.
+    Token length = tokens of the sentence as written, special tokens excluded.
+    """
+    from ..run import RunConfig, generate_run
+    from ..tokenization import LengthMeter
+
+    model_list = _split(models)
+    if not model_list:
+        raise FairpairsError("--models: give at least one tokenizer")
+    for m in model_list:  # fail fast on an unknown tokenizer, before any work
+        LengthMeter(m)
+    vocab, paradigms = select_paradigms(paradigms_spec, phenomenon, grammar_dir)
+    if out is None:
+        slug = "+".join(m.replace("/", "_") for m in model_list)
+        out = Path("outputs") / f"{slug}-s{seed}"
+    cfg = RunConfig(models=model_list, pairs=pairs, seed=seed, max_retries=max_retries,
+                    max_draws=max_draws, command=" ".join(["fairpairs", *map(shlex.quote, sys.argv[1:])]))
+    progress = None
+    bar = None
+    if not quiet:
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(paradigms) * 2 * pairs, unit="pair", desc="generating", file=sys.stderr,
+                   dynamic_ncols=True)
+        done = {"base": 0, "n": 0}
+
+        def progress(uid, total):
+            done["base"] += done["n"]
+            done["n"] = 0
+            bar.set_postfix_str(uid)
+
+            def update(n):
+                bar.update(n - done["n"])
+                done["n"] = n
+            return update
+    try:
+        result = generate_run(paradigms, vocab, cfg, out, progress_factory=progress)
+    finally:
+        if bar is not None:
+            bar.close()
+    if not quiet:
+        print_table(result, out)
+
+
+def print_table(result, out: Path) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    t = Table(title=f"Length control per paradigm -> {out}")
+    for col in ("paradigm", "kept", "drawn", "yield", "first try", "redraws", "dropped", "dup."):
+        t.add_column(col, justify="left" if col == "paradigm" else "right", no_wrap=True)
+    tot = {"kept": 0, "drawn": 0, "redraws": 0, "dropped": 0}
+    for uid, sets in result.stats.items():
+        d = sets["debiased"]
+        t.add_row(uid, str(d.kept), str(d.drawn), f"{d.as_dict()['yield']:.1%}", str(d.first_try),
+                  str(d.redraws), str(d.dropped), str(d.duplicates))
+        for k in tot:
+            tot[k] += getattr(d, k)
+    if len(result.stats) > 1:
+        y = tot["kept"] / tot["drawn"] if tot["drawn"] else 0
+        t.add_row("total", str(tot["kept"]), str(tot["drawn"]), f"{y:.1%}", "", str(tot["redraws"]),
+                  str(tot["dropped"]), "", style="bold")
+    Console(stderr=True).print(t)
+
+
+@click.command()
+@click.option("--verbose", "-v", is_flag=True, help="Also show phenomenon, field and slots.")
+@click.option("--phenomenon", default=None, help="Only paradigms of this phenomenon.")
+@click.option("--grammars", "grammar_dir", default=None, type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="Folder of paradigm files [default: the bundled grammars/].")
+def paradigms(verbose, phenomenon, grammar_dir):
+    """List the paradigms (one UID per line)."""
+    _, ps = select_paradigms("all", phenomenon, grammar_dir)
+    from ..grammar import grammar_files, load_paradigm
+
+    if not phenomenon:  # list non-standard ones too, marked
+        ps = [load_paradigm(f) for f in grammar_files(grammar_dir)]
+    for p in ps:
+        if verbose:
+            crit = ",".join(p.critical) or "(reorder)"
+            std = "" if p.standard else "\t(not in standard BLiMP)"
+            click.echo(f"{p.uid}\t{p.phenomenon}\t{p.field}\tslots={','.join(p.slots)}\tcritical={crit}{std}")
+        else:
+            click.echo(p.uid)

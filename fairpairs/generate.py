@@ -1,0 +1,221 @@
+"""Seeded sampling of minimal pairs from a compiled paradigm.
+
+Every draw k of a paradigm has its own random stream, seeded by (seed, uid, k), so pair k is the
+same whatever else is generated, in whatever batch size, and the original and debiased sets share
+their good sentences' stream.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .grammar import Paradigm, SlotSpec, finish_sentence
+from .vocab import Vocabulary
+
+
+class Filler:
+    """A drawn slot value: a vocabulary row, with an optional determiner row (-1 = none)."""
+
+    __slots__ = ("row", "det", "text", "word")
+
+    def __init__(self, vocab: Vocabulary, row: int, det: int = -1):
+        self.row = int(row)
+        self.det = int(det)
+        self.word = vocab.expressions[self.row]
+        d = vocab.expressions[self.det] if self.det >= 0 else ""
+        self.text = f"{d} {self.word}" if d else self.word
+
+    def __str__(self) -> str:
+        return self.text
+
+
+@dataclass
+class Pair:
+    """One drawn pair (before or after length control)."""
+
+    k: int
+    good: dict[str, Filler]
+    bad: dict[str, Filler]                      # the critical slots' bad fillers
+    sentence_good: str = ""
+    sentence_bad: str = ""
+    redraws: int = 0
+    rng: np.random.Generator | None = field(default=None, repr=False)
+
+
+_WORD = re.compile(r"[\w']+")
+
+
+def words(sentence: str) -> list[str]:
+    return [w.lower() for w in _WORD.findall(sentence)]
+
+
+def lexically_identical(good: str, bad: str) -> bool:
+    """Same multiset of words (case-insensitive): BLiMP's notion, computed rather than declared."""
+    return sorted(words(good)) == sorted(words(bad))
+
+
+def uid_seed(uid: str) -> int:
+    return int.from_bytes(hashlib.sha256(uid.encode()).digest()[:4], "little")
+
+
+class Sampler:
+    """Draws good fillers, bad fillers for the critical slots, and renders sentences."""
+
+    def __init__(self, paradigm: Paradigm, vocab: Vocabulary, seed: int = 0):
+        self.p = paradigm
+        self.vocab = vocab
+        self.seed = int(seed)
+        self._uid_seed = uid_seed(paradigm.uid)
+        lex = [vocab.lexeme_key(i) for i in range(len(vocab))]
+        self._lex_codes = np.unique(np.array(lex, dtype=object), return_inverse=True)[1]
+        self._cols = vocab._col_arrays
+        self.dead_ends: dict[str, int] = {}
+
+    def rng(self, k: int) -> np.random.Generator:
+        return np.random.default_rng([self.seed, self._uid_seed, int(k)])
+
+    # ------------------------------------------------------------------ candidate filtering
+    def candidates(self, spec: SlotSpec, base: np.ndarray, ctx: dict[str, Filler]) -> np.ndarray:
+        v = self.vocab
+        idx = base
+        for slot, arg in spec.fills:
+            if not len(idx):
+                break
+            idx = idx[v.satisfiers(ctx[slot].row, arg)[idx]]
+        for slot, arg in spec.fails:
+            if not len(idx):
+                break
+            idx = idx[~v.satisfiers(ctx[slot].row, arg)[idx]]
+        for arg, slot in spec.takes:
+            if not len(idx):
+                break
+            codes, table = v._accept_matrix(arg)
+            idx = idx[table[codes[idx], ctx[slot].row]]
+        for arg, slot in spec.rejects:
+            if not len(idx):
+                break
+            codes, table = v._accept_matrix(arg)
+            idx = idx[~table[codes[idx], ctx[slot].row]]
+        for slot, cols in spec.same:
+            r = ctx[slot].row
+            for c in cols:
+                idx = idx[self._cols[c][idx] == self._cols[c][r]]
+        for slot, cols in spec.differ:
+            r = ctx[slot].row
+            keep = np.zeros(len(idx), dtype=bool)
+            for c in cols:
+                keep |= self._cols[c][idx] != self._cols[c][r]
+            idx = idx[keep]
+        for slot in spec.distinct_from:
+            idx = idx[self._lex_codes[idx] != self._lex_codes[ctx[slot].row]]
+        return idx
+
+    def _det_for(self, spec: SlotSpec, row: int, rng: np.random.Generator) -> int | None:
+        codes, table = self.vocab._accept_matrix("arg_1")
+        dets = spec.det_base[table[codes[spec.det_base], row]]
+        if not len(dets):
+            return None
+        return int(dets[rng.integers(len(dets))])
+
+    def _fill(self, spec: SlotSpec, base: np.ndarray, ctx: dict[str, Filler], rng: np.random.Generator,
+              det: int | None = None) -> Filler | None:
+        idx = self.candidates(spec, base, ctx)
+        if det is not None and det >= 0:  # keep the good determiner: the new noun must suit it
+            idx = idx[self.vocab.satisfiers(det, "arg_1")[idx]]
+        if not len(idx):
+            self.dead_ends[spec.key] = self.dead_ends.get(spec.key, 0) + 1
+            return None
+        row = int(idx[rng.integers(len(idx))])
+        if det is not None:
+            return Filler(self.vocab, row, det)
+        if spec.det_base is not None:
+            d = self._det_for(spec, row, rng)
+            if d is None:
+                self.dead_ends[spec.key + ".det"] = self.dead_ends.get(spec.key + ".det", 0) + 1
+                return None
+            return Filler(self.vocab, row, d)
+        return Filler(self.vocab, row)
+
+    # ------------------------------------------------------------------ drawing
+    def draw_good(self, rng: np.random.Generator) -> dict[str, Filler] | None:
+        ctx: dict[str, Filler] = {}
+        for name in self.p.order:
+            spec = self.p.slots[name]
+            f = self._fill(spec, spec.base, ctx, rng)
+            if f is None:
+                return None
+            ctx[name] = f
+        return ctx
+
+    def draw_bad(self, good: dict[str, Filler], rng: np.random.Generator) -> dict[str, Filler] | None:
+        """New fillers for the critical slots (all other slots keep their good fillers)."""
+        bad: dict[str, Filler] = {}
+        for name, spec in self.p.critical.items():
+            g = good[name]
+            if spec.form == "other_number":
+                sib = self.vocab.other_number(g.row)
+                base = np.array([sib] if sib is not None else [], dtype=np.int64)
+            elif isinstance(spec.form, dict):
+                base = self.vocab.form_of(g.row, spec.form)
+            else:
+                base = spec.base
+            base = base[self.vocab.expressions[base] != g.word] if len(base) else base
+            ctx = {**good, **bad}
+            f = self._fill(spec, base, ctx, rng, det=g.det if self.p.slots[name].det_base is not None else None)
+            if f is None:
+                return None
+            bad[name] = f
+        return bad
+
+    def render(self, good: dict[str, Filler], bad: dict[str, Filler]) -> tuple[str, str]:
+        g = finish_sentence(self.p.good_template.render(good))
+        b = finish_sentence(self.p.bad_template.render({**good, **bad}))
+        return g, b
+
+    def draw(self, k: int) -> Pair | None:
+        """Draw pair k (good fillers, then the first bad fillers). None when the draw dead-ends
+        or gives identical sentences."""
+        rng = self.rng(k)
+        good = self.draw_good(rng)
+        if good is None:
+            return None
+        bad = self.draw_bad(good, rng)
+        if bad is None:
+            return None
+        sg, sb = self.render(good, bad)
+        if sg == sb:
+            return None
+        return Pair(k=k, good=good, bad=bad, sentence_good=sg, sentence_bad=sb, rng=rng)
+
+    def redraw_bad(self, pair: Pair) -> bool:
+        """Algorithm 1's step: redraw the critical slots of the bad sentence only."""
+        bad = self.draw_bad(pair.good, pair.rng)
+        pair.redraws += 1
+        if bad is None:
+            return False
+        sg, sb = self.render(pair.good, bad)
+        if sb == sg:
+            return False
+        pair.bad, pair.sentence_bad = bad, sb
+        return True
+
+    def row(self, pair: Pair, lengths: dict[str, tuple[int, int]], pair_id: int) -> dict:
+        """The jsonl record of a pair."""
+        p = self.p
+        return {
+            "sentence_good": pair.sentence_good,
+            "sentence_bad": pair.sentence_bad,
+            "field": p.field,
+            "linguistics_term": p.linguistics_term,
+            "UID": p.uid,
+            "pairID": str(pair_id),
+            "lexically_identical": lexically_identical(pair.sentence_good, pair.sentence_bad),
+            "critical_good": {n: pair.good[n].word for n in p.critical},
+            "critical_bad": {n: pair.bad[n].word for n in p.critical},
+            "token_lengths": {m: {"good": g, "bad": b} for m, (g, b) in lengths.items()},
+            "redraws": pair.redraws,
+        }

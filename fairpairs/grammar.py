@@ -1,0 +1,339 @@
+"""Paradigm files: loading, validation and the compiled form the generator samples from.
+
+A paradigm file (grammars/<uid>.yaml) declares metadata, slots (each a vocabulary row drawn under
+feature constraints and restrictions relative to other slots), Jinja2 templates for the good and
+the bad sentence, and the *critical* slots: those whose filler differs in the bad sentence and is
+redrawn by the length-control loop. See grammars/README.md for the format.
+
+Everything is checked when the file is loaded; errors read `file: key: message`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import jinja2.meta
+import numpy as np
+import yaml
+
+from .errors import GrammarError, VocabularyError
+from .paths import data_dir
+from .vocab import RESTRICTION_COLUMNS, Vocabulary, default_vocabulary
+
+META_KEYS = ("uid", "phenomenon", "field", "linguistics_term")
+TOP_KEYS = {*META_KEYS, "description", "standard", "slots", "template", "good", "bad", "critical",
+            "reorder", "examples"}
+SLOT_KEYS = {"where", "where_not", "fills", "fails", "takes", "rejects", "same", "differ",
+             "distinct_from", "det", "note"}
+CRITICAL_KEYS = SLOT_KEYS - {"det"} | {"form", "keep_det"}
+DET_KEYS = {"where", "where_not"}
+DEFAULT_DET = {"category_2": "D"}
+ARG_RE = re.compile(r"^([A-Za-z_][\w]*)\.(arg_1|arg_2|arg_3|arg_clause)$")
+
+
+@dataclass
+class SlotSpec:
+    """One slot (or the bad-sentence spec of a critical slot), compiled against a vocabulary."""
+
+    name: str
+    key: str                      # the YAML path, for error messages
+    base: np.ndarray              # row indices allowed by where/where_not (static part)
+    fills: list[tuple[str, str]] = field(default_factory=list)     # (slot, arg): row satisfies slot.arg
+    fails: list[tuple[str, str]] = field(default_factory=list)     # row does not satisfy slot.arg
+    takes: list[tuple[str, str]] = field(default_factory=list)     # (arg, slot): slot satisfies row.arg
+    rejects: list[tuple[str, str]] = field(default_factory=list)   # slot does not satisfy row.arg
+    same: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
+    differ: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
+    distinct_from: list[str] = field(default_factory=list)
+    det_base: np.ndarray | None = None     # determiner rows, when the slot is a determiner phrase
+    form: Any = None                       # bad only: "other_number" or {column: value}
+    has_where: bool = False
+
+    def references(self) -> set[str]:
+        refs = {s for s, _ in self.fills} | {s for s, _ in self.fails}
+        refs |= {s for _, s in self.takes} | {s for _, s in self.rejects}
+        refs |= {s for s, _ in self.same} | {s for s, _ in self.differ} | set(self.distinct_from)
+        return refs
+
+
+@dataclass
+class Paradigm:
+    uid: str
+    phenomenon: str
+    field: str
+    linguistics_term: str
+    path: Path
+    slots: dict[str, SlotSpec]
+    order: list[str]                      # slots in dependency order
+    critical: dict[str, SlotSpec]
+    good_template: jinja2.Template
+    bad_template: jinja2.Template
+    good_source: str
+    bad_source: str
+    reorder: bool = False
+    standard: bool = True
+    description: str = ""
+
+    @property
+    def is_reordering(self) -> bool:
+        return self.reorder
+
+
+# ---------------------------------------------------------------------------- templates
+def _cap(text: Any) -> str:
+    s = str(text)
+    return s[:1].upper() + s[1:]
+
+
+def _lower_first(text: Any) -> str:
+    s = str(text)
+    return s[:1].lower() + s[1:]
+
+
+@lru_cache(maxsize=1)
+def template_env() -> jinja2.Environment:
+    env = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=False)
+    env.filters["cap"] = _cap
+    env.filters["lower_first"] = _lower_first
+    return env
+
+
+_SPACES = re.compile(r"\s+")
+_SPACE_PUNCT = re.compile(r"\s+([.,?!;:])")
+
+
+def finish_sentence(text: str) -> str:
+    """Collapse spaces (empty fillers leave doubles), drop spaces before punctuation, capitalise."""
+    text = _SPACE_PUNCT.sub(r"\1", _SPACES.sub(" ", text).strip())
+    return text[:1].upper() + text[1:]
+
+
+# ---------------------------------------------------------------------------- loading
+class _Ctx:
+    """Builds `file: key: message` errors."""
+
+    def __init__(self, path: Path):
+        self.path = path
+
+    def error(self, key: str, message: str) -> GrammarError:
+        return GrammarError(f"{self.path}: {key}: {message}")
+
+
+def _as_list(value) -> list:
+    if value is None:
+        return []
+    return list(value) if isinstance(value, (list, tuple)) else [value]
+
+
+def _compile_slot(ctx: _Ctx, name: str, key: str, spec: Any, vocab: Vocabulary, slot_names: set[str],
+                  *, critical: bool) -> SlotSpec:
+    if spec is None:
+        spec = {}
+    if not isinstance(spec, dict):
+        raise ctx.error(key, "must be a mapping of constraints")
+    allowed = CRITICAL_KEYS if critical else SLOT_KEYS
+    for k in spec:
+        if k not in allowed:
+            raise ctx.error(f"{key}.{k}", f"unknown key (allowed: {', '.join(sorted(allowed))})")
+
+    def feature_mask(sub: str) -> np.ndarray:
+        part = spec.get(sub) or {}
+        if not isinstance(part, dict):
+            raise ctx.error(f"{key}.{sub}", "must map vocabulary columns to values")
+        for col, val in part.items():
+            try:
+                vocab.select({col: val})
+            except VocabularyError as exc:
+                raise ctx.error(f"{key}.{sub}.{col}", str(exc)) from None
+        return vocab.select(spec.get("where") if sub == "where" else None,
+                            spec.get("where_not") if sub == "where_not" else None)
+
+    mask = feature_mask("where") & feature_mask("where_not")
+    out = SlotSpec(name=name, key=key, base=np.flatnonzero(mask),
+                   has_where=bool(spec.get("where") or spec.get("where_not")))
+
+    def check_slot(ref: Any, where: str) -> str:
+        if not isinstance(ref, str) or ref not in slot_names:
+            raise ctx.error(where, f"undefined slot {ref!r} (slots: {', '.join(sorted(slot_names))})")
+        return ref
+
+    for sub in ("fills", "fails"):
+        for item in _as_list(spec.get(sub)):
+            m = ARG_RE.match(str(item))
+            if not m:
+                raise ctx.error(f"{key}.{sub}", f"{item!r} is not of the form <slot>.arg_1|arg_2|arg_3|arg_clause")
+            getattr(out, sub).append((check_slot(m.group(1), f"{key}.{sub}"), m.group(2)))
+    for sub in ("takes", "rejects"):
+        part = spec.get(sub) or {}
+        if not isinstance(part, dict):
+            raise ctx.error(f"{key}.{sub}", "must map arg_1/arg_2/arg_3/arg_clause to slot names")
+        for arg, refs in part.items():
+            if arg not in RESTRICTION_COLUMNS:
+                raise ctx.error(f"{key}.{sub}.{arg}", f"not a restriction column ({', '.join(RESTRICTION_COLUMNS)})")
+            for ref in _as_list(refs):
+                getattr(out, sub).append((arg, check_slot(ref, f"{key}.{sub}.{arg}")))
+    for sub in ("same", "differ"):
+        part = spec.get(sub) or {}
+        if not isinstance(part, dict):
+            raise ctx.error(f"{key}.{sub}", "must map slot names to lists of vocabulary columns")
+        for ref, cols in part.items():
+            check_slot(ref, f"{key}.{sub}")
+            cols = tuple(str(c) for c in _as_list(cols))
+            for c in cols:
+                if c not in vocab.columns:
+                    raise ctx.error(f"{key}.{sub}.{ref}", f"unknown vocabulary column {c!r}")
+            getattr(out, sub).append((ref, cols))
+    out.distinct_from = [check_slot(r, f"{key}.distinct_from") for r in _as_list(spec.get("distinct_from"))]
+
+    det = spec.get("det")
+    if det is not None and det is not False:
+        if det is True:
+            det = {}
+        if not isinstance(det, dict) or set(det) - DET_KEYS:
+            raise ctx.error(f"{key}.det", "must be true or a mapping with where / where_not")
+        where = {**DEFAULT_DET, **(det.get("where") or {})}
+        try:
+            dmask = vocab.select(where, det.get("where_not"))
+        except VocabularyError as exc:
+            raise ctx.error(f"{key}.det", str(exc)) from None
+        out.det_base = np.flatnonzero(dmask)
+        if not len(out.det_base):
+            raise ctx.error(f"{key}.det", "no determiner in the vocabulary matches")
+
+    if critical and "form" in spec:
+        form = spec["form"]
+        if form != "other_number" and not isinstance(form, dict):
+            raise ctx.error(f"{key}.form", "must be 'other_number' or a mapping of features, e.g. {en: 1}")
+        if isinstance(form, dict):
+            for col in form:
+                if col not in vocab.columns:
+                    raise ctx.error(f"{key}.form.{col}", f"unknown vocabulary column {col!r}")
+        out.form = form
+    if not critical and not len(out.base):
+        raise ctx.error(key, "no vocabulary row satisfies where/where_not (slot has no candidate word)")
+    return out
+
+
+def _topological(ctx: _Ctx, slots: dict[str, SlotSpec]) -> list[str]:
+    order: list[str] = []
+    state: dict[str, int] = {}
+
+    def visit(n: str, stack: list[str]):
+        if state.get(n) == 2:
+            return
+        if state.get(n) == 1:
+            cycle = stack[stack.index(n):] + [n]
+            raise ctx.error("slots", f"cycle in slot dependencies: {' -> '.join(cycle)}")
+        state[n] = 1
+        for ref in sorted(slots[n].references()):
+            visit(ref, stack + [n])
+        state[n] = 2
+        order.append(n)
+
+    for n in slots:  # declaration order breaks ties, so files read top-down
+        visit(n, [])
+    return order
+
+
+def _compile_template(ctx: _Ctx, key: str, source: Any, slot_names: set[str]) -> jinja2.Template:
+    if not isinstance(source, str) or not source.strip():
+        raise ctx.error(key, "must be a non-empty Jinja2 template string")
+    env = template_env()
+    try:
+        ast = env.parse(source)
+    except jinja2.TemplateSyntaxError as exc:
+        raise ctx.error(key, f"template syntax error: {exc.message} (line {exc.lineno})") from None
+    undefined = jinja2.meta.find_undeclared_variables(ast) - slot_names
+    if undefined:
+        raise ctx.error(key, f"undefined variable(s) {', '.join(sorted(undefined))} (slots: {', '.join(sorted(slot_names))})")
+    return env.from_string(source)
+
+
+def load_paradigm(path: str | Path, vocab: Vocabulary | None = None) -> Paradigm:
+    """Load and validate one paradigm file."""
+    path = Path(path)
+    ctx = _Ctx(path)
+    vocab = vocab or default_vocabulary()
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise GrammarError(f"{path}: cannot read: {exc.strerror}") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (line {mark.line + 1})" if mark else ""
+        raise GrammarError(f"{path}: YAML syntax error{where}: {getattr(exc, 'problem', exc)}") from None
+    if not isinstance(data, dict):
+        raise GrammarError(f"{path}: top level must be a mapping")
+    for k in data:
+        if k not in TOP_KEYS:
+            raise ctx.error(k, f"unknown key (allowed: {', '.join(sorted(TOP_KEYS))})")
+    for k in META_KEYS:
+        if not isinstance(data.get(k), str) or not data[k].strip():
+            raise ctx.error(k, "required (a non-empty string)")
+    if data["uid"] != path.stem:
+        raise ctx.error("uid", f"{data['uid']!r} does not match the file name {path.stem!r}")
+    raw_slots = data.get("slots")
+    if not isinstance(raw_slots, dict) or not raw_slots:
+        raise ctx.error("slots", "required: a mapping of slot names to constraints")
+    names = set(raw_slots)
+    for n in names:
+        if not re.match(r"^[A-Za-z_]\w*$", str(n)):
+            raise ctx.error(f"slots.{n}", "slot names must be identifiers (letters, digits, _)")
+    slots = {n: _compile_slot(ctx, n, f"slots.{n}", s, vocab, names, critical=False) for n, s in raw_slots.items()}
+    order = _topological(ctx, slots)
+
+    if "template" in data:
+        if "good" in data or "bad" in data:
+            raise ctx.error("template", "give either template (same for good and bad) or good and bad")
+        good_src = bad_src = data["template"]
+    else:
+        if "good" not in data or "bad" not in data:
+            raise ctx.error("good" if "good" not in data else "bad", "required (or a single template)")
+        good_src, bad_src = data["good"], data["bad"]
+    good_t = _compile_template(ctx, "good" if "template" not in data else "template", good_src, names)
+    bad_t = _compile_template(ctx, "bad" if "template" not in data else "template", bad_src, names)
+
+    raw_crit = data.get("critical")
+    if raw_crit is None:
+        raise ctx.error("critical", "required: the slots redrawn for the bad sentence ({} for a reordering)")
+    if isinstance(raw_crit, list):
+        raw_crit = {c: {} for c in raw_crit}
+    if not isinstance(raw_crit, dict):
+        raise ctx.error("critical", "must map slot names to their bad-sentence constraints")
+    critical = {}
+    for n, spec in raw_crit.items():
+        if n not in names:
+            raise ctx.error(f"critical.{n}", f"undefined slot {n!r}")
+        cs = _compile_slot(ctx, n, f"critical.{n}", spec, vocab, names, critical=True)
+        if not cs.has_where and cs.form is None:
+            cs.base = slots[n].base
+        critical[n] = cs
+    reorder = bool(data.get("reorder", False))
+    if reorder and critical:
+        raise ctx.error("reorder", "a reordering paradigm changes word order only: critical must be {}")
+    if not reorder and not critical:
+        raise ctx.error("critical", "empty: declare the slots that differ, or reorder: true")
+    if reorder and good_src == bad_src:
+        raise ctx.error("bad", "reorder: true but the good and bad templates are identical")
+    if not reorder and good_src != bad_src:
+        raise ctx.error("bad", "a substitution paradigm uses one template for both sentences (use template:)")
+    return Paradigm(uid=data["uid"], phenomenon=data["phenomenon"], field=data["field"],
+                    linguistics_term=data["linguistics_term"], path=path, slots=slots, order=order,
+                    critical=critical, good_template=good_t, bad_template=bad_t, good_source=good_src,
+                    bad_source=bad_src, reorder=reorder, standard=bool(data.get("standard", True)),
+                    description=str(data.get("description", "")))
+
+
+def grammar_files(directory: str | Path | None = None) -> list[Path]:
+    d = Path(directory) if directory else data_dir("grammars")
+    return sorted(p for p in d.glob("*.yaml"))
+
+
+def load_all(directory: str | Path | None = None, vocab: Vocabulary | None = None) -> dict[str, Paradigm]:
+    """Every paradigm of a grammar folder, by UID."""
+    return {p.stem: load_paradigm(p, vocab) for p in grammar_files(directory)}

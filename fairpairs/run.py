@@ -1,0 +1,141 @@
+"""A generation run: paradigms x tokenizers -> original/ and debiased/ jsonl files + manifest.
+
+The whole run is written into a temporary folder beside the destination and renamed into place at
+the end, so an interrupted or failed run never leaves a half-written output.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+
+from . import __version__
+from .control import ParadigmStats, SetResult, generate_debiased, generate_original
+from .errors import FairpairsError
+from .generate import Sampler
+from .grammar import Paradigm
+from .tokenization import BUNDLED, LengthMeter, bundled_path
+from .vocab import Vocabulary
+
+
+@dataclass
+class RunConfig:
+    models: list[str]
+    pairs: int = 1000
+    seed: int = 0
+    max_retries: int = 10
+    max_draws: int | None = None
+    strategy: str = "resample"
+    command: str = ""
+
+
+@dataclass
+class RunResult:
+    stats: dict[str, dict[str, ParadigmStats]] = field(default_factory=dict)   # uid -> set -> stats
+
+
+def dumps_row(row: dict) -> str:
+    return json.dumps(row, ensure_ascii=False, separators=(", ", ": "))
+
+
+def write_jsonl(path: Path, sampler: Sampler, res: SetResult) -> None:
+    with open(path, "w", encoding="utf-8", newline="\n") as fh:
+        for i, (pair, lengths) in enumerate(zip(res.pairs, res.lengths)):
+            fh.write(dumps_row(sampler.row(pair, lengths, i)) + "\n")
+
+
+def versions() -> dict[str, str]:
+    out = {"python": platform.python_version()}
+    for pkg in ("tokenizers", "transformers", "numpy", "pandas", "jinja2", "pyyaml"):
+        try:
+            out[pkg] = metadata.version(pkg)
+        except metadata.PackageNotFoundError:
+            pass
+    return out
+
+
+def tokenizer_info(meter: LengthMeter) -> dict:
+    b = bundled_path(meter.name)
+    source = f"bundled:{BUNDLED[meter.name.lower()]}" if b is not None else str(meter.name)
+    return {"source": source, "files": meter.file_hashes()}
+
+
+def generate_run(paradigms: list[Paradigm], vocab: Vocabulary, cfg: RunConfig, out: Path,
+                 progress_factory=None) -> RunResult:
+    """Generate every paradigm and write the run folder `out` atomically."""
+    meters = [LengthMeter(m) for m in cfg.models]
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    _check_replaceable(out)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+    result = RunResult()
+    try:
+        (tmp / "original").mkdir()
+        (tmp / "debiased").mkdir()
+        manifest_paradigms = {}
+        for p in paradigms:
+            sampler = Sampler(p, vocab, cfg.seed)
+            bar = progress_factory(p.uid, 2 * cfg.pairs) if progress_factory else None
+            orig = generate_original(sampler, cfg.pairs, meters, max_draws=cfg.max_draws,
+                                     progress=(lambda n: bar(n)) if bar else None)
+            deb = generate_debiased(sampler, cfg.pairs, meters, max_retries=cfg.max_retries,
+                                    max_draws=cfg.max_draws,
+                                    progress=(lambda n: bar(cfg.pairs + n)) if bar else None)
+            write_jsonl(tmp / "original" / f"{p.uid}.jsonl", sampler, orig)
+            write_jsonl(tmp / "debiased" / f"{p.uid}.jsonl", sampler, deb)
+            result.stats[p.uid] = {"original": orig.stats, "debiased": deb.stats}
+            d = deb.stats
+            manifest_paradigms[p.uid] = {
+                "phenomenon": p.phenomenon, "field": p.field, "linguistics_term": p.linguistics_term,
+                "grammar_file": p.path.name, "reorder": p.reorder,
+                "original": len(orig.pairs), "debiased": len(deb.pairs), "drawn": d.drawn,
+                "redraws": d.redraws, "dropped": d.dropped, "yield": d.as_dict()["yield"],
+                "first_try": d.first_try, "invalid_draws": d.invalid, "duplicates": d.duplicates,
+                "original_stats": orig.stats.as_dict(),
+            }
+        manifest = {
+            "fairpairs_version": __version__,
+            "command": cfg.command,
+            "seed": cfg.seed,
+            "pairs": cfg.pairs,
+            "max_retries": cfg.max_retries,
+            "strategy": cfg.strategy,
+            "models": list(cfg.models),
+            "token_length": "content tokens of the sentence as written (special tokens excluded)",
+            "tokenizers": {m.name: tokenizer_info(m) for m in meters},
+            "versions": versions(),
+            "vocabulary": {"file": Path(vocab.source).name, "sha256": vocab.sha256, "fixes": vocab.fixes},
+            "paradigms": manifest_paradigms,
+        }
+        (tmp / "manifest.json").write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        _replace_dir(tmp, out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return result
+
+
+def _check_replaceable(out: Path) -> None:
+    if out.exists():
+        if not out.is_dir():
+            raise FairpairsError(f"--out: {out} exists and is not a folder")
+        if any(out.iterdir()) and not (out / "manifest.json").is_file():
+            raise FairpairsError(f"--out: {out} is a non-empty folder that is not a fairpairs run; "
+                                 f"refusing to replace it")
+
+
+def _replace_dir(tmp: Path, out: Path) -> None:
+    if out.exists():
+        _check_replaceable(out)
+        old = out.with_name(f".{out.name}.old-{os.getpid()}")
+        os.replace(out, old)
+        os.replace(tmp, out)
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        os.replace(tmp, out)

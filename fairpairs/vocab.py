@@ -1,0 +1,279 @@
+"""The vocabulary table: loading (with our fixes), feature selection, selectional restrictions.
+
+Rows are word forms; every cell is a string ("" = unspecified). Selectional restrictions
+(`arg_1`, `arg_2`, `arg_3`, `arg_clause`) are in disjunctive normal form: `;` separates
+alternatives, `^` joins conditions, a condition is `column=value` (`column=` asks for an empty
+cell). An empty restriction accepts every row.
+
+All queries return numpy boolean masks or integer row indices over the table and are cached, so
+the generator's inner loop is array indexing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from functools import lru_cache
+from pathlib import Path
+from typing import Iterable, Mapping
+
+import numpy as np
+import pandas as pd
+import yaml
+
+from .errors import VocabularyError
+from .paths import data_dir
+
+RESTRICTION_COLUMNS = ("arg_1", "arg_2", "arg_3", "arg_clause")
+VERB_FORM_COLUMNS = ("finite", "bare", "pres", "past", "ing", "en", "3sg")
+
+Dnf = tuple[tuple[tuple[str, str], ...], ...]
+
+
+def parse_dnf(text: str) -> Dnf:
+    """'a=1^b=2;c=' -> ((('a','1'),('b','2')), (('c',''),)). Empty text -> () (no restriction)."""
+    text = text.strip()
+    if not text:
+        return ()
+    out = []
+    for conj in text.split(";"):
+        conds = []
+        for cond in conj.split("^"):
+            col, sep, val = cond.partition("=")
+            if not sep or not col.strip():
+                raise VocabularyError(f"malformed restriction condition {cond!r} in {text!r}")
+            conds.append((col.strip(), val.strip()))
+        out.append(tuple(conds))
+    return tuple(out)
+
+
+class Vocabulary:
+    """The (fixed) vocabulary table with vectorised, cached queries."""
+
+    def __init__(self, table: pd.DataFrame, *, source: str = "<table>", fixes: list[str] | None = None,
+                 sha256: str = ""):
+        self.df = table.reset_index(drop=True)
+        self.source = source
+        self.fixes = list(fixes or [])
+        self.sha256 = sha256
+        self.columns = frozenset(self.df.columns)
+        self.expressions = self.df["expression"].to_numpy(dtype=object)
+        self._values = {c: frozenset(self.df[c].unique()) for c in self.df.columns}
+        self._col_arrays = {c: self.df[c].to_numpy(dtype=object) for c in self.df.columns}
+        self._dnf_cache: dict[str, np.ndarray] = {}
+        self._accept_cache: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        self._by_expr: dict[str, list[int]] = {}
+        for i, e in enumerate(self.expressions):
+            self._by_expr.setdefault(e, []).append(i)
+        self._by_root: dict[str, list[int]] = {}
+        for i, r in enumerate(self._col_arrays["root"]):
+            if r:
+                self._by_root.setdefault(r, []).append(i)
+
+    # ------------------------------------------------------------------ loading
+    @classmethod
+    def load(cls, csv_path: str | Path | None = None, fixes_path: str | Path | None = "default") -> "Vocabulary":
+        """Load a vocabulary CSV (default: the bundled BLiMP table) and apply fixes.yaml."""
+        vocab_dir = data_dir("vocab")
+        csv_path = Path(csv_path) if csv_path else vocab_dir / "blimp_vocabulary.csv"
+        if fixes_path == "default":
+            fixes_path = vocab_dir / "fixes.yaml" if csv_path.parent == vocab_dir else None
+        try:
+            raw = csv_path.read_bytes()
+            df = pd.read_csv(csv_path, dtype=str, keep_default_na=False)
+        except (OSError, pd.errors.ParserError, UnicodeDecodeError) as exc:
+            raise VocabularyError(f"{csv_path}: cannot read vocabulary table: {exc}") from None
+        if "expression" not in df.columns:
+            raise VocabularyError(f"{csv_path}: expression: column missing")
+        for col in ("root", "category", "category_2", *RESTRICTION_COLUMNS):
+            if col not in df.columns:
+                df[col] = ""
+        applied: list[str] = []
+        if fixes_path:
+            df, applied = apply_fixes(df, Path(fixes_path))
+        return cls(df, source=str(csv_path), fixes=applied, sha256=hashlib.sha256(raw).hexdigest())
+
+    # ------------------------------------------------------------------ basic access
+    def __len__(self) -> int:
+        return len(self.df)
+
+    def row(self, i: int) -> dict[str, str]:
+        return self.df.iloc[int(i)].to_dict()
+
+    def get(self, i: int, column: str) -> str:
+        return self._col_arrays[column][int(i)]
+
+    def rows_for(self, expression: str, **features: str) -> np.ndarray:
+        """Indices of rows with this expression (and these feature values)."""
+        idx = np.array(self._by_expr.get(expression, []), dtype=np.int64)
+        for col, val in features.items():
+            self.check_column(col)
+            idx = idx[self._col_arrays[col][idx] == str(val)] if len(idx) else idx
+        return idx
+
+    def check_column(self, column: str, where: str = "") -> None:
+        if column not in self.columns:
+            raise VocabularyError(f"{where}unknown vocabulary column {column!r}")
+
+    def check_value(self, column: str, value: str, where: str = "") -> None:
+        self.check_column(column, where)
+        if value not in self._values[column]:
+            known = sorted(v for v in self._values[column] if v)[:8]
+            raise VocabularyError(
+                f"{where}value {value!r} never occurs in vocabulary column {column!r} "
+                f"(e.g. {', '.join(map(repr, known))})")
+
+    # ------------------------------------------------------------------ selection
+    def select(self, where: Mapping[str, object] | None = None, where_not: Mapping[str, object] | None = None,
+               *, context: str = "") -> np.ndarray:
+        """Boolean mask of rows matching every `where` item and none of the `where_not` items.
+
+        A value may be a string or a list of strings (any of them). Unknown columns or values raise
+        VocabularyError (prefixed by `context`)."""
+        mask = np.ones(len(self), dtype=bool)
+        for negate, spec in ((False, where or {}), (True, where_not or {})):
+            for col, val in spec.items():
+                mask &= self._feature_mask(col, val, context) ^ negate if negate else self._feature_mask(col, val, context)
+        return mask
+
+    def _feature_mask(self, col: str, val: object, context: str) -> np.ndarray:
+        values = [val] if not isinstance(val, (list, tuple, set, frozenset)) else list(val)
+        values = ["" if v is None else str(int(v)) if isinstance(v, bool) else str(v) for v in values]
+        for v in values:
+            self.check_value(col, v, context)
+        return np.isin(self._col_arrays[col], values)
+
+    # ------------------------------------------------------------------ restrictions
+    def dnf_mask(self, text: str) -> np.ndarray:
+        """Rows that satisfy the DNF restriction `text` (all rows if it is empty). Cached."""
+        hit = self._dnf_cache.get(text)
+        if hit is not None:
+            return hit
+        dnf = parse_dnf(text)
+        if not dnf:
+            mask = np.ones(len(self), dtype=bool)
+        else:
+            mask = np.zeros(len(self), dtype=bool)
+            for conj in dnf:
+                m = np.ones(len(self), dtype=bool)
+                for col, val in conj:
+                    if col not in self.columns:
+                        m[:] = False  # a condition on a column we lack is never met
+                        break
+                    m &= self._col_arrays[col] == val
+                mask |= m
+        mask.setflags(write=False)
+        self._dnf_cache[text] = mask
+        return mask
+
+    def satisfiers(self, i: int, arg: str) -> np.ndarray:
+        """Mask of rows that satisfy row i's restriction `arg` (e.g. objects a verb accepts)."""
+        return self.dnf_mask(self.get(i, arg))
+
+    def _accept_matrix(self, arg: str) -> tuple[np.ndarray, np.ndarray]:
+        """(codes, table): table[codes[r], s] is True when row s satisfies row r's `arg`."""
+        hit = self._accept_cache.get(arg)
+        if hit is None:
+            codes, uniques = pd.factorize(self.df[arg], sort=True)
+            table = np.stack([self.dnf_mask(u) for u in uniques]) if len(uniques) else np.ones((1, len(self)), bool)
+            hit = (codes.astype(np.int64), table)
+            self._accept_cache[arg] = hit
+        return hit
+
+    def accepted_by(self, i: int, arg: str) -> np.ndarray:
+        """Mask of rows whose restriction `arg` row i satisfies (e.g. verbs that take i as subject)."""
+        codes, table = self._accept_matrix(arg)
+        return table[codes, int(i)]
+
+    def accepts(self, functor: int, arg: str, argument: int) -> bool:
+        """Does row `argument` satisfy row `functor`'s restriction `arg`?"""
+        return bool(self.satisfiers(functor, arg)[int(argument)])
+
+    # ------------------------------------------------------------------ lexemes and forms
+    def lexeme(self, i: int) -> np.ndarray:
+        """Indices of all forms of row i's lexeme: same `root` (verbs, adjectives ...), or for
+        nouns the row and its plural/singular sibling."""
+        root = self.get(i, "root")
+        if root:
+            return np.array(self._by_root[root], dtype=np.int64)
+        out = [int(i)]
+        sib = self.other_number(i)
+        if sib is not None:
+            out.append(sib)
+        return np.array(sorted(out), dtype=np.int64)
+
+    def lexeme_key(self, i: int) -> str:
+        """A string naming row i's lexeme (for 'distinct word' checks)."""
+        root = self.get(i, "root")
+        if root:
+            return root
+        return "|".join(sorted(self.expressions[j] for j in self.lexeme(i)))
+
+    def other_number(self, i: int) -> int | None:
+        """Row of the other grammatical number of noun row i, via pluralform/singularform."""
+        for col, target_col in (("pluralform", "pl"), ("singularform", "sg")):
+            form = self.get(i, col) if col in self.columns else ""
+            if form:
+                cands = [j for j in self._by_expr.get(form, [])
+                         if self.get(j, "category") == self.get(i, "category") and self.get(j, target_col) == "1"]
+                if cands:
+                    return cands[0]
+        return None
+
+    def form_of(self, i: int, features: Mapping[str, object]) -> np.ndarray:
+        """Rows of row i's lexeme having these features, e.g. {'en': 1} for the participle."""
+        idx = self.lexeme(i)
+        for col, val in features.items():
+            self.check_column(col)
+            idx = idx[self._col_arrays[col][idx] == str(val)]
+        return idx
+
+
+def apply_fixes(df: pd.DataFrame, path: Path) -> tuple[pd.DataFrame, list[str]]:
+    """Apply the corrections of a fixes.yaml file; returns the new table and the fix ids."""
+    try:
+        fixes = yaml.safe_load(path.read_text(encoding="utf-8")) or []
+    except (OSError, yaml.YAMLError) as exc:
+        raise VocabularyError(f"{path}: cannot read fixes: {exc}") from None
+    applied = []
+    for n, fix in enumerate(fixes):
+        fid = fix.get("id", f"#{n}")
+        where = f"{path}: {fid}: "
+        if "add" in fix:
+            rows = []
+            for r in fix["add"]:
+                unknown = set(r) - set(df.columns)
+                if unknown:
+                    raise VocabularyError(f"{where}add: unknown column(s) {sorted(unknown)}")
+                rows.append({c: str(r.get(c, "")) for c in df.columns})
+            df = pd.concat([df, pd.DataFrame(rows, columns=df.columns)], ignore_index=True)
+            applied.append(fid)
+            continue
+        match = fix.get("match") or {}
+        mask = np.ones(len(df), dtype=bool)
+        for col, val in match.items():
+            if col not in df.columns:
+                raise VocabularyError(f"{where}match: unknown column {col!r}")
+            mask &= (df[col] == str(val)).to_numpy()
+        if not mask.any():
+            raise VocabularyError(f"{where}match: no row matches {match}")
+        if fix.get("drop"):
+            df = df[~mask].reset_index(drop=True)
+        elif "set" in fix:
+            for col, val in fix["set"].items():
+                if col not in df.columns:
+                    raise VocabularyError(f"{where}set: unknown column {col!r}")
+                df.loc[mask, col] = str(val)
+        elif "set_by" in fix:
+            key = fix["set_by"]
+            for k, val in fix["values"].items():
+                df.loc[mask & (df[key] == k).to_numpy(), "category"] = str(val)
+        else:
+            raise VocabularyError(f"{where}one of add, drop, set, set_by is required")
+        applied.append(fid)
+    return df, applied
+
+
+@lru_cache(maxsize=4)
+def default_vocabulary() -> Vocabulary:
+    """The bundled, fixed BLiMP vocabulary (loaded once per process)."""
+    return Vocabulary.load()
