@@ -22,8 +22,11 @@ class Filler:
 
     __slots__ = ("row", "det", "text", "word")
 
-    def __init__(self, vocab: Vocabulary, row: int, det: int = -1):
+    def __init__(self, vocab: Vocabulary | None, row: int, det: int = -1, literal: str | None = None):
         self.row = int(row)
+        if literal is not None:  # a literal (text) slot: no vocabulary row
+            self.det, self.word, self.text = -1, literal, literal
+            return
         self.det = int(det)
         self.word = vocab.expressions[self.row]
         d = vocab.expressions[self.det] if self.det >= 0 else ""
@@ -122,7 +125,12 @@ class Sampler:
         return int(dets[rng.integers(len(dets))])
 
     def _fill(self, spec: SlotSpec, base: np.ndarray, ctx: dict[str, Filler], rng: np.random.Generator,
-              det: int | None = None) -> Filler | None:
+              det: int | None = None, exclude: str | None = None) -> Filler | None:
+        if spec.text:
+            options = [w for w in spec.text if w != exclude]
+            if not options:
+                return None
+            return Filler(None, -1, literal=options[int(rng.integers(len(options)))])
         idx = self.candidates(spec, base, ctx)
         if det is not None and det >= 0:  # keep the good determiner: the new noun must suit it
             idx = idx[self.vocab.satisfiers(det, "arg_1")[idx]]
@@ -156,6 +164,12 @@ class Sampler:
         bad: dict[str, Filler] = {}
         for name, spec in self.p.critical.items():
             g = good[name]
+            if spec.text:
+                f = self._fill(spec, spec.base, good, rng, exclude=g.word)
+                if f is None:
+                    return None
+                bad[name] = f
+                continue
             if spec.form == "other_number":
                 sib = self.vocab.other_number(g.row)
                 base = np.array([sib] if sib is not None else [], dtype=np.int64)

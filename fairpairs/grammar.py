@@ -29,8 +29,8 @@ META_KEYS = ("uid", "phenomenon", "field", "linguistics_term")
 TOP_KEYS = {*META_KEYS, "description", "standard", "slots", "template", "good", "bad", "critical",
             "reorder", "examples"}
 SLOT_KEYS = {"where", "where_not", "fills", "fails", "takes", "rejects", "same", "differ",
-             "distinct_from", "det", "note"}
-CRITICAL_KEYS = SLOT_KEYS - {"det"} | {"form", "keep_det"}
+             "distinct_from", "det", "note", "text"}
+CRITICAL_KEYS = SLOT_KEYS - {"det"} | {"form"}
 DET_KEYS = {"where", "where_not"}
 DEFAULT_DET = {"category_2": "D"}
 ARG_RE = re.compile(r"^([A-Za-z_][\w]*)\.(arg_1|arg_2|arg_3|arg_clause)$")
@@ -53,6 +53,7 @@ class SlotSpec:
     det_base: np.ndarray | None = None     # determiner rows, when the slot is a determiner phrase
     form: Any = None                       # bad only: "other_number" or {column: value}
     has_where: bool = False
+    text: tuple[str, ...] = ()             # a literal slot: one of these strings, no vocabulary row
 
     def references(self) -> set[str]:
         refs = {s for s, _ in self.fills} | {s for s, _ in self.fails}
@@ -153,6 +154,15 @@ def _compile_slot(ctx: _Ctx, name: str, key: str, spec: Any, vocab: Vocabulary, 
         return vocab.select(spec.get("where") if sub == "where" else None,
                             spec.get("where_not") if sub == "where_not" else None)
 
+    if "text" in spec:
+        words = spec["text"]
+        words = [words] if isinstance(words, str) else words
+        if not isinstance(words, list) or not words or not all(isinstance(w, str) for w in words):
+            raise ctx.error(f"{key}.text", "must be a string or a non-empty list of strings")
+        others = set(spec) - {"text", "note"}
+        if others:
+            raise ctx.error(f"{key}.{sorted(others)[0]}", "a literal (text) slot takes no vocabulary constraints")
+        return SlotSpec(name=name, key=key, base=np.arange(len(words)), text=tuple(words), has_where=True)
     mask = feature_mask("where") & feature_mask("where_not")
     out = SlotSpec(name=name, key=key, base=np.flatnonzero(mask),
                    has_where=bool(spec.get("where") or spec.get("where_not")))
@@ -285,6 +295,11 @@ def load_paradigm(path: str | Path, vocab: Vocabulary | None = None) -> Paradigm
         if not re.match(r"^[A-Za-z_]\w*$", str(n)):
             raise ctx.error(f"slots.{n}", "slot names must be identifiers (letters, digits, _)")
     slots = {n: _compile_slot(ctx, n, f"slots.{n}", s, vocab, names, critical=False) for n, s in raw_slots.items()}
+    literal = {n for n, sp in slots.items() if sp.text}
+    for n, sp in slots.items():
+        bad_refs = sp.references() & literal
+        if bad_refs:
+            raise ctx.error(f"slots.{n}", f"refers to literal (text) slot {sorted(bad_refs)[0]!r}, which has no vocabulary row")
     order = _topological(ctx, slots)
 
     if "template" in data:
@@ -310,6 +325,10 @@ def load_paradigm(path: str | Path, vocab: Vocabulary | None = None) -> Paradigm
         if n not in names:
             raise ctx.error(f"critical.{n}", f"undefined slot {n!r}")
         cs = _compile_slot(ctx, n, f"critical.{n}", spec, vocab, names, critical=True)
+        if bool(cs.text) != bool(slots[n].text):
+            raise ctx.error(f"critical.{n}", "a literal (text) slot's bad filler must be given by text: too, and only then")
+        if cs.references() & literal:
+            raise ctx.error(f"critical.{n}", "refers to a literal (text) slot, which has no vocabulary row")
         if not cs.has_where and cs.form is None:
             cs.base = slots[n].base
         critical[n] = cs
