@@ -261,3 +261,22 @@ def test_bad_repo_id(tmp_path, capsys):
     run = make_run(tmp_path / "run")
     assert run_cli("publish", run, "--repo-id", "no-slash", "--dry-run") == 1
     assert "--repo-id 'no-slash'" in capsys.readouterr().err
+
+
+def test_publishes_a_real_generated_run(tmp_path):
+    import datasets
+
+    run = tmp_path / "run"
+    assert run_cli("generate", "--paradigms", "determiner_noun_agreement_1", "--pairs", "12", "--seed", "3",
+                   "--out", run, "--quiet") == 0
+    assert run_cli("publish", run, "--repo-id", REPO_ID, "--set", "both", "--dry-run") == 0
+    out = run / "hub"
+    uid = "determiner_noun_agreement_1"
+    for set_name, config in (("debiased", uid), ("original", f"{uid}-original")):
+        rows = datasets.load_dataset(str(out), config, split="train", cache_dir=str(tmp_path / "cache")).to_list()
+        assert rows == expected_rows(run, set_name, uid) and len(rows) > 0
+    stats = json.loads((run / "manifest.json").read_text())["paradigms"][uid]
+    row = (f"| {uid} | {stats['field']} | {stats['phenomenon']} | {stats['original']} | {stats['debiased']} | "
+           f"{stats['drawn']} | {stats['redraws']} | {stats['dropped']} | {stats['yield']} |")
+    assert row in (out / "README.md").read_text(encoding="utf-8")
+    assert yaml.safe_load((out / "lm_eval" / PREFIX / f"{PREFIX}_{uid}.yaml").read_text())["dataset_name"] == uid
