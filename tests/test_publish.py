@@ -280,3 +280,16 @@ def test_publishes_a_real_generated_run(tmp_path):
            f"{stats['drawn']} | {stats['redraws']} | {stats['dropped']} | {stats['yield']} |")
     assert row in (out / "README.md").read_text(encoding="utf-8")
     assert yaml.safe_load((out / "lm_eval" / PREFIX / f"{PREFIX}_{uid}.yaml").read_text())["dataset_name"] == uid
+
+
+def test_empty_paradigm_is_left_out_with_a_warning(tmp_path, capsys):
+    run = make_run(tmp_path / "run")
+    (run / "debiased" / "wh_vs_that_no_gap.jsonl").write_text("")
+    assert run_cli("publish", run, "--repo-id", REPO_ID, "--dry-run") == 0
+    captured = capsys.readouterr()
+    assert "built " in captured.out and "2 configs, 5 pairs" in captured.out
+    assert "fairpairs: warning: wh_vs_that_no_gap has no pairs; not published" in captured.err
+    names = [c["config_name"] for c in front_matter(run / "hub" / "README.md")["configs"]]
+    assert sorted(names) == ["anaphor_number_agreement", "determiner_noun_agreement_1"]
+    assert "hold no pairs: wh_vs_that_no_gap" in (run / "hub" / "README.md").read_text(encoding="utf-8")
+    assert not (run / "hub" / "lm_eval" / PREFIX / f"{PREFIX}_wh_vs_that_no_gap.yaml").exists()
