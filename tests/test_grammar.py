@@ -1,0 +1,126 @@
+"""Every malformed-grammar case fails at load time with `file: key: message`."""
+
+import textwrap
+
+import pytest
+
+from fairpairs.errors import GrammarError
+from fairpairs.grammar import load_paradigm
+
+GOOD = """
+uid: {uid}
+phenomenon: Determiner-noun agreement
+field: morphology
+linguistics_term: determiner_noun_agreement
+slots:
+  verb:
+    where: {{category: '(S\\NP)/NP'}}
+  subj:
+    where: {{category: N, properNoun: '1'}}
+    fills: verb.arg_1
+  obj:
+    where: {{category: N, properNoun: '0', mass: '0'}}
+    fills: verb.arg_2
+  dem:
+    where: {{category_2: D, expression: [this, that, these, those]}}
+    takes: {{arg_1: obj}}
+template: "{{{{ subj }}}} {{{{ verb }}}} {{{{ dem }}}} {{{{ obj }}}}."
+critical:
+  obj: {{form: other_number}}
+"""
+
+
+def write(tmp_path, text, uid="t_paradigm"):
+    p = tmp_path / f"{uid}.yaml"
+    p.write_text(textwrap.dedent(text).format(uid=uid) if "{uid}" in text else text)
+    return p
+
+
+def test_valid_file_loads(tmp_path):
+    p = load_paradigm(write(tmp_path, GOOD))
+    assert p.order.index("verb") < p.order.index("subj") and p.order.index("obj") < p.order.index("dem")
+    assert list(p.critical) == ["obj"]
+
+
+CASES = [
+    # (replace this, with this, expected key in message, expected text)
+    ("category: N, properNoun: '1'", "categry: N, properNoun: '1'", "slots.subj.where.categry",
+     "unknown vocabulary column 'categry'"),
+    ("category_2: D,", "category_2: Determiner,", "slots.dem.where.category_2", "never occurs"),
+    ("fills: verb.arg_1", "fills: verbb.arg_1", "slots.subj.fills", "undefined slot 'verbb'"),
+    ("fills: verb.arg_1", "fills: verb.arg_9", "slots.subj.fills", "not of the form"),
+    ("takes: {arg_1: obj}", "takes: {arg_1: object}", "slots.dem.takes.arg_1", "undefined slot 'object'"),
+    ("{{ dem }} {{ obj }}.", "{{ dem }} {{ obj }.", "template", "template syntax error"),
+    ("{{ dem }} {{ obj }}.", "{{ dem }} {{ objekt }}.", "template", "undefined variable(s) objekt"),
+    ("    where: {category: '(S\\NP)/NP'}", "    where: {category: '(S\\NP)/NP'}\n    fills: subj.arg_1",
+     "slots", "cycle in slot dependencies: "),
+    ("category: N, properNoun: '0', mass: '0'", "category: N, sg: '1', pl: '1'",
+     "slots.obj", "no vocabulary row satisfies"),
+    ("critical:\n  obj: {form: other_number}", "critical:\n  objj: {form: other_number}", "critical.objj",
+     "undefined slot"),
+    ("critical:\n  obj: {form: other_number}", "critical: {}", "critical", "empty"),
+    ("uid: t_paradigm", "uid: other_name", "uid", "does not match the file name"),
+    ("phenomenon: Determiner-noun agreement\n", "", "phenomenon", "required"),
+    ("    fills: verb.arg_2", "    fils: verb.arg_2", "slots.obj.fils", "unknown key"),
+]
+
+
+@pytest.mark.parametrize("old,new,key,text", CASES)
+def test_malformed_file_errors(tmp_path, old, new, key, text):
+    src = textwrap.dedent(GOOD).format(uid="t_paradigm")
+    assert old in src, old
+    path = write(tmp_path, src.replace(old, new, 1))
+    with pytest.raises(GrammarError) as err:
+        load_paradigm(path)
+    msg = str(err.value)
+    assert msg.startswith(f"{path}: {key}: "), msg
+    assert text in msg
+    assert "\n" not in msg
+
+
+def test_yaml_syntax_error_names_line(tmp_path):
+    path = write(tmp_path, "uid: t_paradigm\nslots: {a: [\n")
+    with pytest.raises(GrammarError, match=r"t_paradigm.yaml: YAML syntax error \(line \d+\)"):
+        load_paradigm(path)
+
+
+def test_unsatisfiable_paradigm_is_an_error_not_a_hang(tmp_path):
+    """Each slot has candidates, but no object can ever agree: generation must stop with an error."""
+    from fairpairs.control import generate_original
+    from fairpairs.generate import Sampler
+    from fairpairs.vocab import default_vocabulary
+
+    src = textwrap.dedent(GOOD).format(uid="t_paradigm").replace(
+        "takes: {arg_1: obj}", "takes: {arg_1: obj}\n    rejects: {arg_1: obj}")
+    p = load_paradigm(write(tmp_path, src))
+    with pytest.raises(GrammarError, match=r"slots.dem: unsatisfiable: \d+ draws gave no valid pair"):
+        generate_original(Sampler(p, default_vocabulary(), 0), 10, [])
+
+
+def test_reorder_declaration_checked(tmp_path):
+    src = textwrap.dedent(GOOD).format(uid="t_paradigm").replace("critical:\n  obj: {form: other_number}", "critical: {}\nreorder: true")
+    with pytest.raises(GrammarError, match="reorder: true but the good and bad templates are identical"):
+        load_paradigm(write(tmp_path, src))
+    src2 = src.replace('template: "', 'good: "').replace('.\"\n', '."\nbad: "{{ dem }} {{ subj }} {{ verb }} {{ obj }}."\n', 1)
+    p = load_paradigm(write(tmp_path, src2))
+    assert p.reorder and not p.critical
+
+
+def test_literal_slots(tmp_path):
+    src = textwrap.dedent(GOOD).format(uid="t_paradigm")
+    src = src.replace("slots:\n", "slots:\n  adv:\n    text: [often, '']\n", 1)
+    src = src.replace('template: "', 'template: "{{ adv }} ')
+    src = src.replace("critical:\n  obj: {form: other_number}", "critical:\n  adv: {text: [seldom]}")
+    p = load_paradigm(write(tmp_path, src))
+    from fairpairs.generate import Sampler
+    from fairpairs.vocab import default_vocabulary
+
+    s = Sampler(p, default_vocabulary(), 0)
+    pairs = [x for x in (s.draw(k) for k in range(40)) if x]
+    assert pairs
+    for x in pairs:
+        assert x.sentence_bad.startswith("Seldom ")
+        assert x.sentence_good.split(" ", 1)[1] == x.sentence_bad.split(" ", 1)[1] or x.sentence_good.startswith("Often ")
+    bad = src.replace("critical:\n  adv: {text: [seldom]}", "critical:\n  adv: {where: {category: N}}")
+    with pytest.raises(GrammarError, match="critical.adv"):
+        load_paradigm(write(tmp_path, bad))

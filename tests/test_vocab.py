@@ -1,0 +1,161 @@
+"""Vocabulary queries against hand-checked rows and a naive DNF evaluator; each fix proven."""
+
+import csv
+
+import numpy as np
+import pytest
+
+from fairpairs.errors import VocabularyError
+from fairpairs.vocab import Vocabulary, default_vocabulary, parse_dnf
+
+
+@pytest.fixture(scope="module")
+def vocab():
+    return default_vocabulary()
+
+
+@pytest.fixture(scope="module")
+def original_rows(shared):
+    with open(shared / "reference" / "blimp_vocabulary.csv", newline="", encoding="utf-8") as fh:
+        return list(csv.DictReader(fh))
+
+
+def naive_satisfies(row: dict, dnf: str) -> bool:
+    """DNF check written plainly: ';' = or, '^' = and, 'col=value'."""
+    if not dnf.strip():
+        return True
+    for conj in dnf.split(";"):
+        if all(row.get(c.split("=", 1)[0], None) == c.split("=", 1)[1] for c in conj.split("^")):
+            return True
+    return False
+
+
+def idx(vocab, expression, **kw):
+    rows = vocab.rows_for(expression, **kw)
+    assert len(rows) >= 1, expression
+    return int(rows[0])
+
+
+def test_parse_dnf():
+    assert parse_dnf("sg=1^animate=1;institution=1") == ((("sg", "1"), ("animate", "1")), (("institution", "1"),))
+    assert parse_dnf("") == ()
+    assert parse_dnf("locale=") == ((("locale", ""),),)
+    with pytest.raises(VocabularyError):
+        parse_dnf("sg1")
+
+
+def test_select_conjunction_hand_checked(vocab):
+    mask = vocab.select({"category": "N", "irrpl": "1", "sg": "1"})
+    words = set(vocab.expressions[mask])
+    assert {"man", "woman", "child", "foot"} <= words
+    assert "boy" not in words and "men" not in words
+    neg = vocab.select({"category": "N", "sg": "1"}, {"irrpl": "1"})
+    assert "boy" in set(vocab.expressions[neg]) and "man" not in set(vocab.expressions[neg])
+    # list = any of
+    d = set(vocab.expressions[vocab.select({"category_2": "D", "expression": ["this", "those"]})])
+    assert d == {"this", "those"}
+
+
+def test_unknown_column_and_value_are_errors(vocab):
+    with pytest.raises(VocabularyError, match="unknown vocabulary column 'categry'"):
+        vocab.select({"categry": "N"})
+    with pytest.raises(VocabularyError, match="never occurs in vocabulary column 'category_2'"):
+        vocab.select({"category_2": "Determiner"})
+
+
+def test_satisfiers_match_naive_evaluator(vocab):
+    rows = vocab.df.to_dict("records")
+    for functor, arg in [("these", "arg_1"), ("herself", "arg_1"), ("is", "arg_1"), ("an", "arg_1")]:
+        f = idx(vocab, functor, category_2={"these": "D", "an": "D", "herself": "refl", "is": "aux"}[functor])
+        dnf = rows[f][arg]
+        expected = np.array([naive_satisfies(r, dnf) for r in rows])
+        assert np.array_equal(vocab.satisfiers(f, arg), expected), functor
+
+
+def test_restrictions_both_directions_hand_checked(vocab):
+    these = idx(vocab, "these", category_2="D")
+    boys, boy = idx(vocab, "boys"), idx(vocab, "boy")
+    assert vocab.accepts(these, "arg_1", boys) and not vocab.accepts(these, "arg_1", boy)
+    # words whose restriction 'boys' satisfies: determiners for a plural count noun
+    dets = set(vocab.expressions[vocab.accepted_by(boys, "arg_1") & vocab.select({"category_2": "D"})])
+    assert {"these", "those", "the", "many", "some", ""} <= dets
+    assert not {"this", "that", "a", "an", "every"} & dets
+    # reflexives accepting a feminine singular noun
+    woman = idx(vocab, "woman")
+    refl = set(vocab.expressions[vocab.accepted_by(woman, "arg_1") & vocab.select({"category_2": "refl"})])
+    assert refl == {"herself"}
+
+
+def test_accepted_by_matches_naive(vocab):
+    rows = vocab.df.to_dict("records")
+    boys = idx(vocab, "boys")
+    got = vocab.accepted_by(boys, "arg_1")
+    sample = range(0, len(rows), 7)
+    for i in sample:
+        assert got[i] == naive_satisfies(rows[boys], rows[i]["arg_1"]), rows[i]["expression"]
+
+
+def test_forms_of_a_lexeme(vocab):
+    assert vocab.expressions[vocab.other_number(idx(vocab, "child"))] == "children"
+    assert vocab.expressions[vocab.other_number(idx(vocab, "children"))] == "child"
+    wore = idx(vocab, "wore")
+    assert set(vocab.expressions[vocab.form_of(wore, {"en": 1})]) == {"worn"}
+    assert set(vocab.expressions[vocab.form_of(wore, {"bare": 1})]) == {"wear"}
+
+
+# ---------------------------------------------------------------- each fix, against the original
+def test_fix_out_in_the_open_not_prenominal(vocab, original_rows):
+    orig = [r for r in original_rows if r["expression"] == "out in the open"]
+    assert orig and all(r["category"] == "N/N" for r in orig)  # the error exists upstream
+    prenominal = set(vocab.expressions[vocab.select({"category": "N/N"})])
+    assert "out in the open" not in prenominal
+    assert len(vocab.rows_for("out in the open")) == 1
+
+
+def test_fix_no_rows_without_category(vocab, original_rows):
+    assert sum(1 for r in original_rows if r["category"] == "") == 54
+    assert (vocab.df["category"] == "").sum() == 0
+    # the function words kept their identity and got a category
+    assert vocab.get(idx(vocab, "himself"), "category") == "NP[refl]"
+    assert vocab.get(idx(vocab, "whose"), "category_2") == "D_wh"
+
+
+def test_fix_blank_rows_dropped(vocab, original_rows):
+    blank = [r for r in original_rows if not r["expression"] and not r["category"] and not r["category_2"]]
+    assert len(blank) == 7
+    assert ((vocab.df.expression == "") & (vocab.df.category_2 == "")).sum() == 0
+    # the meaningful empty rows (empty auxiliary, empty determiner) stay
+    assert len(vocab.rows_for("", category_2="aux")) == 1 and len(vocab.rows_for("", category_2="D")) == 1
+
+
+def test_fix_argues(vocab, original_rows):
+    assert [r["category"] for r in original_rows if r["expression"] == "argues" and r["root"] == "argue_"] == [""]
+    forms = vocab.form_of(idx(vocab, "argue", category="S\\NP"), {"3sg": 1})
+    assert set(vocab.expressions[forms]) == {"argues"}
+
+
+def test_fix_plural_forms(vocab, original_rows):
+    orig = {r["expression"]: r["pluralform"] for r in original_rows if r["category"] == "N"}
+    assert orig["dish"] == "dishs" and orig["couch"] == "couchs"
+    assert orig["muffin"] == "muffin"
+    for sg, pl in [("dish", "dishes"), ("couch", "couches"), ("nose", "noses"), ("face", "faces"),
+                   ("muffin", "muffins")]:
+        other = vocab.other_number(idx(vocab, sg, category="N"))
+        assert other is not None and vocab.expressions[other] == pl
+        assert vocab.get(other, "pl") == "1"
+
+
+def test_every_number_link_resolves_and_round_trips(vocab):
+    nouns = vocab.select({"category": "N"})
+    linked = (vocab.df["pluralform"] != "") | (vocab.df["singularform"] != "")
+    for i in np.flatnonzero(nouns & linked.to_numpy()):
+        j = vocab.other_number(i)
+        assert j is not None and j != i, vocab.expressions[i]
+        assert vocab.get(i, "sg") != vocab.get(j, "sg"), vocab.expressions[i]
+
+
+def test_fixes_file_errors(tmp_path, shared):
+    bad = tmp_path / "fixes.yaml"
+    bad.write_text("- id: nothing\n  match: {expression: no-such-word}\n  set: {category: N}\n")
+    with pytest.raises(VocabularyError, match="nothing: match: no row matches"):
+        Vocabulary.load(shared / "reference" / "blimp_vocabulary.csv", bad)
