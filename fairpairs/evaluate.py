@@ -41,6 +41,7 @@ class Settings:
     pll: str = "word_l2r"
     normalize: tuple[str, ...] = ("lp", "mean_lp", "pen_lp")
     dtype: str | None = None
+    unigrams: str | None = None  # for slor: None/"wordfreq" or a unigram table file
 
     def scorer_normalize(self) -> tuple[str, ...]:
         return tuple(n for n in self.normalize if n != "lp")
@@ -106,7 +107,8 @@ def cached_scores(model: str, sentences: list[str], settings: Settings, cache_di
         if set(needed) <= set(df.columns) and df["sentence"].tolist() == sentences:
             return df, True
     scorer = load_scorer(model, settings)
-    df = scorer.score(list(sentences), normalize=settings.scorer_normalize())
+    kwargs = {"unigrams": settings.unigrams} if "slor" in settings.normalize else {}
+    df = scorer.score(list(sentences), normalize=settings.scorer_normalize(), **kwargs)
     missing = [c for c in needed if c not in df.columns]
     if missing or len(df) != len(sentences):
         raise FairpairsError(f"model {model!r}: scorer returned {len(df)} rows without column(s) {missing}")

@@ -153,7 +153,7 @@ class CountingScorer:
 
     calls = 0
 
-    def score(self, sentences, normalize=()):
+    def score(self, sentences, normalize=(), unigrams=None):
         CountingScorer.calls += 1
         rows = []
         for s in sentences:
@@ -195,7 +195,7 @@ def test_cache_hit_does_not_rescore(tmp_path):
 
 def test_scorer_without_requested_column_is_an_error(tmp_path):
     class Broken(CountingScorer):
-        def score(self, sentences, normalize=()):
+        def score(self, sentences, normalize=(), unigrams=None):
             return super().score(sentences, ()).drop(columns="n_tokens")
 
     with pytest.raises(FairpairsError, match="n_tokens"):

@@ -58,6 +58,8 @@ def audit(dataset, models, out, good_col, bad_col, group_col):
 @click.option("--pll", default="word_l2r", show_default=True, help="Pseudo-log-likelihood variant for masked LMs.")
 @click.option("--normalize", "-n", default="lp,mean_lp,pen_lp", show_default=True,
               help="Comma-separated scores to report: lp, mean_lp, pen_lp, slor. The first is the headline one.")
+@click.option("--unigrams", default=None,
+              help="Unigram table for slor: 'wordfreq' (default) or a file written by `fairpairs unigrams`.")
 @click.option("--out", "-o", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Report folder (default: ./evaluation-<dataset name>).")
 @click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
@@ -69,7 +71,7 @@ def audit(dataset, models, out, good_col, bad_col, group_col):
 @click.option("--dtype", default=None, help="Model dtype, e.g. float32 or bfloat16 (default: the scorer's).")
 @click.option("--batch-tokens", type=int, default=None, help="Tokens per scoring batch (default: the scorer's).")
 @_column_options
-def evaluate(models, data, pll, normalize, out, cache_dir, no_cache, split_tokenizer, device, dtype, batch_tokens,
+def evaluate(models, data, pll, normalize, unigrams, out, cache_dir, no_cache, split_tokenizer, device, dtype, batch_tokens,
              good_col, bad_col, group_col):
     """Score the original and debiased sets with each model and report how token-length bias
     changes accuracy and rankings (CSV, markdown and PNG under OUT; report.md links them all)."""
@@ -79,7 +81,7 @@ def evaluate(models, data, pll, normalize, out, cache_dir, no_cache, split_token
     from ..evaluate import Settings, default_loader, evaluate as run, parse_normalize, summary_markdown, write_report
 
     names = _names(models, "--models")
-    settings = Settings(pll=pll, normalize=parse_normalize(normalize), dtype=dtype)
+    settings = Settings(pll=pll, normalize=parse_normalize(normalize), dtype=dtype, unigrams=unigrams)
     sets = load_sets(data, Columns(good_col, bad_col, group_col))
     out = out if out is not None else Path(f"evaluation-{data.resolve().name}")
     cache = None if no_cache else (cache_dir if cache_dir is not None else out / "cache")

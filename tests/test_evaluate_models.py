@@ -1,0 +1,176 @@
+"""`fairpairs evaluate` end to end with tiny random models, checked against the scorer called
+directly and against the public BLiMP data with tokenizers loaded independently."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from tokenizers import Tokenizer
+
+from fairpairs.cli import main
+from fairpairs.evaluate import Settings, default_loader, evaluate
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+BLIMP = SHARED / "reference" / "blimp"
+UIDS = ("determiner_noun_agreement_1", "causative")
+N = 25
+
+
+def shared_tokenizer(name: str) -> Tokenizer:
+    return Tokenizer.from_file(str(SHARED / "assets" / "tokenizers" / name / "tokenizer.json"))
+
+
+def ntok(tok: Tokenizer, s: str) -> int:
+    return len(tok.encode(s, add_special_tokens=False).ids)
+
+
+@pytest.fixture(scope="module")
+def models(tmp_path_factory):
+    from fairpairs.scoring import build_tiny_model
+
+    root = tmp_path_factory.mktemp("tiny")
+    return {"gpt2": str(build_tiny_model("gpt2", root / "tiny-gpt2", seed=0)),
+            "bert": str(build_tiny_model("bert-base-cased", root / "tiny-bert", seed=0))}
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory):
+    """A run folder in the documented format: original/ = the first N public pairs of two
+    paradigms, debiased/ = those of them with equal gpt2 token length."""
+    run = tmp_path_factory.mktemp("run")
+    gpt2 = shared_tokenizer("gpt2")
+    for uid in UIDS:
+        rows = [json.loads(line) for line in (BLIMP / f"{uid}.jsonl").read_text().splitlines()[:N]]
+        orig, deb = [], []
+        for r in rows:
+            g, b = ntok(gpt2, r["sentence_good"]), ntok(gpt2, r["sentence_bad"])
+            row = {k: r[k] for k in ("sentence_good", "sentence_bad", "field", "linguistics_term", "UID",
+                                     "pairID", "lexically_identical")}
+            row.update(critical_good={}, critical_bad={}, token_lengths={"gpt2": {"good": g, "bad": b}}, redraws=0)
+            orig.append(row)
+            if g == b:
+                deb.append(row)
+        for name, part in (("original", orig), ("debiased", deb)):
+            (run / name).mkdir(exist_ok=True)
+            (run / name / f"{uid}.jsonl").write_text(
+                "".join(json.dumps(x, ensure_ascii=False) + "\n" for x in part), encoding="utf-8")
+    (run / "manifest.json").write_text(json.dumps({"seed": 0, "pairs": N}))
+    return run
+
+
+def run_cli(args, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main([str(a) for a in args])
+    captured = capsys.readouterr()
+    return exc.value.code, captured.out, captured.err
+
+
+def test_evaluate_cli_end_to_end(models, run_dir, tmp_path, capsys):
+    from fairpairs.scoring import Scorer
+
+    out = tmp_path / "report"
+    code, stdout, err = run_cli(["evaluate", "--models", f"{models['gpt2']},{models['bert']}", "--data", run_dir,
+                                 "--normalize", "lp,mean_lp", "--out", out], capsys)
+    assert code == 0, err
+    assert "Overall accuracy" in stdout and "scored" in err
+    for stem in ("accuracy", "splits", "length_diff_accuracy", "loglik_length", "summary"):
+        for ext in ("csv", "md", "png"):
+            assert (out / f"{stem}.{ext}").stat().st_size > 0
+    assert (out / "report.md").is_file() and (out / "ranking_change.csv").is_file()
+
+    acc = pd.read_csv(out / "accuracy.csv").set_index(["set", "uid", "model", "normalization"])
+    splits = pd.read_csv(out / "splits.csv").set_index(["set", "uid", "model", "normalization", "split"])
+    pairs = {s: [json.loads(l) for uid in UIDS for l in (run_dir / s / f"{uid}.jsonl").read_text().splitlines()]
+             for s in ("original", "debiased")}
+    for key, tok_name in (("gpt2", "gpt2"), ("bert", "bert-base-cased")):
+        label = Path(models[key]).name
+        scorer = Scorer.from_pretrained(models[key], progress=False)
+        tok = shared_tokenizer(tok_name)
+        for set_name, rows in pairs.items():
+            for uid in UIDS:
+                mine = [r for r in rows if r["UID"] == uid]
+                lp = scorer.score([r["sentence_good"] for r in mine] + [r["sentence_bad"] for r in mine],
+                                  normalize=()).sum_logprob.tolist()
+                good, bad = lp[:len(mine)], lp[len(mine):]
+                correct = sum(g > b for g, b in zip(good, bad))
+                got = acc.loc[(set_name, uid, label, "lp")]
+                assert got.n_pairs == len(mine) and got.n_correct == correct
+                assert got.accuracy == pytest.approx(correct / len(mine))
+                if set_name == "original":
+                    lens = [(ntok(tok, r["sentence_good"]), ntok(tok, r["sentence_bad"])) for r in mine]
+                    want = {"A=U": sum(g == b for g, b in lens), "A>U": sum(g > b for g, b in lens),
+                            "A<U": sum(g < b for g, b in lens)}
+                    for split, n in want.items():
+                        assert splits.loc[(set_name, uid, label, "lp", split), "n_pairs"] == n
+
+
+def test_rerun_uses_cache_and_split_tokenizer(models, run_dir, tmp_path, capsys):
+    out = tmp_path / "r"
+    args = ["evaluate", "--models", models["bert"], "--data", run_dir, "--out", out, "--normalize", "lp"]
+    assert run_cli(args, capsys)[0] == 0
+    cached = sorted((out / "cache").glob("*.parquet"))
+    stamp = [p.stat().st_mtime_ns for p in cached]
+    first = (out / "accuracy.csv").read_bytes()
+    code, _, err = run_cli(args, capsys)
+    assert code == 0 and "tiny-bert: cached" in err
+    assert [p.stat().st_mtime_ns for p in sorted((out / "cache").glob("*.parquet"))] == stamp
+    assert (out / "accuracy.csv").read_bytes() == first
+
+    # the bert model's splits under the gpt2 tokenizer equal the gpt2 counts
+    code, _, _ = run_cli(args + ["--split-tokenizer", "gpt2"], capsys)
+    assert code == 0
+    sp = pd.read_csv(out / "splits.csv")
+    gpt2 = shared_tokenizer("gpt2")
+    rows = [json.loads(l) for l in (run_dir / "original" / "causative.jsonl").read_text().splitlines()]
+    n_longer = sum(ntok(gpt2, r["sentence_good"]) > ntok(gpt2, r["sentence_bad"]) for r in rows)
+    sel = sp[(sp.set == "original") & (sp.uid == "causative") & (sp.split == "A>U")]
+    assert sel.n_pairs.tolist() == [n_longer]
+
+
+def test_cache_hit_does_not_call_the_real_scorer(models, run_dir, tmp_path):
+    from fairpairs.audit import load_sets
+
+    calls = {"load": 0, "score": 0}
+
+    def loader(model, settings):
+        calls["load"] += 1
+        scorer = default_loader(model, settings, progress=False)
+        real = scorer.score
+
+        def counted(*a, **k):
+            calls["score"] += 1
+            return real(*a, **k)
+
+        scorer.score = counted
+        return scorer
+
+    sets = load_sets(run_dir)
+    settings = Settings(normalize=("lp", "pen_lp"))
+    r1 = evaluate(sets, [models["gpt2"]], settings, tmp_path / "c", load_scorer=loader)
+    r2 = evaluate(sets, [models["gpt2"]], settings, tmp_path / "c", load_scorer=loader)
+    assert calls == {"load": 1, "score": 1}
+    assert list(r2.cache_hits.values()) == [True]
+    pd.testing.assert_frame_equal(r1.pairs, r2.pairs)
+
+
+def test_evaluate_bad_inputs(models, run_dir, tmp_path, capsys):
+    out = tmp_path / "o"
+    code, _, err = run_cli(["evaluate", "--models", str(tmp_path / "no-model-here"), "--data", run_dir,
+                            "--out", out], capsys)
+    last = err.strip().splitlines()[-1]
+    assert code == 1 and last.startswith("fairpairs: error:") and "no-model-here" in last
+    assert not (out / "report.md").exists()
+    code, _, err = run_cli(["evaluate", "--models", models["gpt2"], "--data", run_dir, "--normalize", "lp,bogus"], capsys)
+    assert code == 1 and "--normalize" in err and "bogus" in err
+    code, _, err = run_cli(["evaluate", "--models", models["gpt2"], "--data", tmp_path / "missing"], capsys)
+    assert code == 1 and "missing: no such file or folder" in err
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"sentence_good": "A b.", "sentence_bad": "A c."}\n{"sentence_good": "x"}\n')
+    code, _, err = run_cli(["evaluate", "--models", models["gpt2"], "--data", bad, "--out", out], capsys)
+    assert code == 1 and "bad.jsonl:2: missing field 'sentence_bad'" in err
