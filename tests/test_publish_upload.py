@@ -135,7 +135,7 @@ def test_refused_or_unreachable_hub_is_one_line_and_keeps_the_folder(tmp_path, h
 
 
 def _publish_subprocess(run: Path, env_changes: dict) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "HUGGING_FACE"))}
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "HUGGING_FACE", "TRANSFORMERS_OFFLINE"))}
     env.update(PYTHONPATH=str(REPO), **env_changes)
     return subprocess.run([sys.executable, "-m", "fairpairs.cli", "publish", str(run), "--repo-id", REPO_ID],
                           capture_output=True, text=True, env=env, cwd=REPO, timeout=120)
