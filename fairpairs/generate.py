@@ -73,8 +73,9 @@ class Sampler:
         self.vocab = vocab
         self.seed = int(seed)
         self._uid_seed = uid_seed(paradigm.uid)
-        lex = [vocab.lexeme_key(i) for i in range(len(vocab))]
-        self._lex_codes = np.unique(np.array(lex, dtype=object), return_inverse=True)[1]
+        self._lex_codes = vocab.lexeme_codes()
+        # can a redraw of the bad sentence ever change it? (not for reorderings or derived forms)
+        self.redrawable = any(spec.form is None for spec in paradigm.critical.values())
         self._cols = vocab._col_arrays
         self.dead_ends: dict[str, int] = {}
 
@@ -207,8 +208,10 @@ class Sampler:
 
     def redraw_bad(self, pair: Pair) -> bool:
         """Algorithm 1's step: redraw the critical slots of the bad sentence only."""
-        bad = self.draw_bad(pair.good, pair.rng)
         pair.redraws += 1
+        if not self.redrawable:  # the redraw would give the same sentence: skip the work
+            return False
+        bad = self.draw_bad(pair.good, pair.rng)
         if bad is None:
             return False
         sg, sb = self.render(pair.good, bad)

@@ -208,6 +208,13 @@ class Vocabulary:
             return root
         return "|".join(sorted(self.expressions[j] for j in self.lexeme(i)))
 
+    def lexeme_codes(self) -> np.ndarray:
+        """An integer per row; equal codes = same lexeme (cached)."""
+        if getattr(self, "_lexeme_codes", None) is None:
+            keys = np.array([self.lexeme_key(i) for i in range(len(self))], dtype=object)
+            self._lexeme_codes = np.unique(keys, return_inverse=True)[1]
+        return self._lexeme_codes
+
     def other_number(self, i: int) -> int | None:
         """Row of the other grammatical number of noun row i, via pluralform/singularform."""
         for col, target_col in (("pluralform", "pl"), ("singularform", "sg")):
