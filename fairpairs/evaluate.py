@@ -103,7 +103,10 @@ def cached_scores(model: str, sentences: list[str], settings: Settings, cache_di
     path = cache_file(cache_dir, model, settings, sentences) if cache_dir is not None else None
     needed = ["sentence", "n_tokens"] + [score_column(n) for n in settings.normalize]
     if path is not None and path.is_file():
-        df = pd.read_parquet(path)
+        try:
+            df = pd.read_parquet(path)
+        except (OSError, ValueError):  # a damaged cache file is re-scored and replaced
+            df = pd.DataFrame()
         if set(needed) <= set(df.columns) and df["sentence"].tolist() == sentences:
             return df, True
     scorer = load_scorer(model, settings)

@@ -185,12 +185,16 @@ def test_cache_hit_does_not_rescore(tmp_path):
     pd.testing.assert_frame_equal(r1.accuracy, r2.accuracy)
     # "a b." (4 chars) beats "a bbb." (6 chars); "a bb c." ties "a b cc." on lp (7 chars each)
     assert r1.accuracy.set_index(["uid", "normalization"]).loc[("u", "lp"), ["n_correct", "n_ties"]].tolist() == [1, 1]
+    # a damaged cache file is re-scored, not an error
+    cached[0].write_bytes(b"PAR1 truncated")
+    evaluate(sets, ["toy"], settings, tmp_path / "cache", load_scorer=loader)
+    assert CountingScorer.calls == 2
     # other settings or other sentences are a miss
     evaluate(sets, ["toy"], Settings(normalize=("lp",), pll="original"), tmp_path / "cache", load_scorer=loader)
-    assert CountingScorer.calls == 2
+    assert CountingScorer.calls == 3
     sets["original"].loc[1, "sentence_bad"] = "a c."
     evaluate(sets, ["toy"], settings, tmp_path / "cache", load_scorer=loader)
-    assert CountingScorer.calls == 3 and len(list((tmp_path / "cache").glob("*.parquet"))) == 3
+    assert CountingScorer.calls == 4 and len(list((tmp_path / "cache").glob("*.parquet"))) == 3
 
 
 def test_scorer_without_requested_column_is_an_error(tmp_path):
