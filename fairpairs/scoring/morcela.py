@@ -1,0 +1,126 @@
+"""MORCELA (Tjuatja et al. 2024): fit acceptability ~ a*p/l + b*u/l + c/l + d by least squares.
+
+p = sentence log-probability (LP), u = its unigram log-probability (U), l = content-token length.
+beta = -b/a and gamma = c/a turn the fit into the linking function (p - beta*u + gamma) / l;
+SLOR is the special case beta = 1, gamma = 0.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import DatasetError, FairpairsError
+
+
+@dataclass
+class MorcelaFit:
+    a: float
+    b: float
+    c: float
+    d: float
+    beta: float
+    gamma: float
+    n: int
+    cv: dict = field(default_factory=dict)
+    meta: dict = field(default_factory=dict)
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), indent=2, sort_keys=True) + "\n"
+
+
+def _design(p, u, l):
+    p, u, l = (np.asarray(x, dtype=float) for x in (p, u, l))
+    return np.column_stack([p / l, u / l, 1.0 / l, np.ones_like(p)])
+
+
+def fit(p, u, l, y) -> MorcelaFit:
+    """Least-squares fit of y on [p/l, u/l, 1/l, 1]; beta = -b/a, gamma = c/a."""
+    y = np.asarray(y, dtype=float)
+    x = _design(p, u, l)
+    if len(y) < 5 or not np.all(np.isfinite(x)) or not np.all(np.isfinite(y)):
+        raise FairpairsError("MORCELA fit: needs at least 5 sentences with finite scores and judgments")
+    (a, b, c, d), *_ = np.linalg.lstsq(x, y, rcond=None)
+    if a == 0:
+        raise FairpairsError("MORCELA fit: the LP coefficient is 0, beta and gamma are undefined")
+    return MorcelaFit(float(a), float(b), float(c), float(d), float(-b / a), float(c / a), len(y))
+
+
+def _pearson(x, y) -> float:
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    if x.std() == 0 or y.std() == 0:
+        return float("nan")
+    return float(np.corrcoef(x, y)[0, 1])
+
+
+def cross_validate(p, u, l, y, folds: int = 5, seed: int = 0) -> dict:
+    """Mean Pearson r over k folds of MORCELA (fitted on the other folds), SLOR and raw LP."""
+    p, u, l, y = (np.asarray(v, dtype=float) for v in (p, u, l, y))
+    n = len(y)
+    if folds < 2 or n < 2 * folds:
+        raise FairpairsError(f"--folds {folds}: needs 2 <= folds and at least 2 sentences per fold ({n} given)")
+    order = np.random.default_rng(seed).permutation(n)
+    parts = np.array_split(order, folds)
+    rs = {"morcela": [], "slor": [], "lp": []}
+    for k in range(folds):
+        test = parts[k]
+        train = np.concatenate([parts[j] for j in range(folds) if j != k])
+        f = fit(p[train], u[train], l[train], y[train])
+        # the fitted predictor itself (a*MORCELA + a*d, same r as MORCELA when a > 0)
+        pred = np.sign(f.a) * (p[test] - f.beta * u[test] + f.gamma) / l[test]
+        rs["morcela"].append(_pearson(pred, y[test]))
+        rs["slor"].append(_pearson((p[test] - u[test]) / l[test], y[test]))
+        rs["lp"].append(_pearson(p[test], y[test]))
+    return {k: float(np.mean(v)) for k, v in rs.items()} | {"folds": folds, "seed": seed}
+
+
+def read_judgments(path, measure: str = "LS"):
+    """(sentences, judgments) from a CSV: Sprouse et al. (2013) pairs ('Good Sentence',
+    'Bad Sentence', 'Good Sentence LS', 'Bad Sentence LS', ...) or plain 'sentence,judgment'."""
+    import pandas as pd
+
+    try:
+        df = pd.read_csv(path)
+    except FileNotFoundError:
+        raise DatasetError(f"--judgments {path}: no such file") from None
+    except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+        raise DatasetError(f"--judgments {path}: not a readable CSV ({type(exc).__name__}: {exc})") from None
+    cols = set(df.columns)
+    if {"sentence", "judgment"} <= cols:
+        sents, ys = df["sentence"], df["judgment"]
+    else:
+        need = ["Good Sentence", "Bad Sentence", f"Good Sentence {measure}", f"Bad Sentence {measure}"]
+        missing = [c for c in need if c not in cols]
+        if missing:
+            raise DatasetError(f"--judgments {path}: missing column(s) {', '.join(repr(m) for m in missing)} "
+                               f"(expected Sprouse-style pairs or 'sentence','judgment')")
+        sents = pd.concat([df["Good Sentence"], df["Bad Sentence"]], ignore_index=True)
+        ys = pd.concat([df[f"Good Sentence {measure}"], df[f"Bad Sentence {measure}"]], ignore_index=True)
+    ys = pd.to_numeric(ys, errors="coerce")
+    keep = sents.notna() & ys.notna() & sents.astype(str).str.strip().astype(bool)
+    if keep.sum() < 10:
+        raise DatasetError(f"--judgments {path}: fewer than 10 sentences with a numeric judgment")
+    return sents[keep].astype(str).tolist(), ys[keep].to_numpy(float)
+
+
+def load_params(spec) -> dict:
+    """beta and gamma from a dict, a MorcelaFit, or the JSON file `fairpairs morcela fit` writes."""
+    if isinstance(spec, MorcelaFit):
+        return {"beta": spec.beta, "gamma": spec.gamma}
+    if isinstance(spec, dict):
+        doc, where = spec, "morcela parameters"
+    else:
+        where = f"--morcela-params {spec}"
+        try:
+            doc = json.loads(Path(spec).read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise DatasetError(f"{where}: cannot read ({exc.strerror})") from None
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise DatasetError(f"{where}: not JSON ({exc})") from None
+    try:
+        return {"beta": float(doc["beta"]), "gamma": float(doc["gamma"])}
+    except (KeyError, TypeError, ValueError):
+        raise DatasetError(f"{where}: needs numeric fields 'beta' and 'gamma'") from None
