@@ -79,10 +79,25 @@ def model_fingerprint(model: str) -> str:
     return f"{p.resolve()}|" + "|".join(parts)
 
 
+def _versions() -> dict[str, str]:
+    """Versions of the code that computes scores: a new release re-scores rather than reuse."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    from . import __version__
+
+    out = {"fairpairs": __version__}
+    for pkg in ("torch", "transformers"):
+        try:
+            out[pkg] = version(pkg)
+        except PackageNotFoundError:
+            out[pkg] = "none"
+    return out
+
+
 def cache_file(cache_dir: Path, model: str, settings: Settings, sentences: list[str]) -> Path:
     """Where the scores of `sentences` by `model` under `settings` are cached."""
     key = json.dumps({"v": CACHE_VERSION, "model": model_fingerprint(model), "settings": asdict(settings),
-                      "data": sentences_hash(sentences)}, sort_keys=True)
+                      "data": sentences_hash(sentences), "versions": _versions()}, sort_keys=True)
     slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", Path(model).name or model)[:60]
     return Path(cache_dir) / f"{slug}-{hashlib.sha256(key.encode()).hexdigest()[:16]}.parquet"
 
