@@ -23,7 +23,8 @@ MASKED_HEADS = (
     ("predictions",),                                    # ALBERT
     ("head", "decoder"),                                 # ModernBERT
 )
-HEAD_CHUNK_BYTES = 256 * 2**20  # logits of at most this many bytes at a time
+# logits of at most this many bytes at a time: cache-sized on the CPU (measured fastest), large on a GPU
+HEAD_CHUNK_BYTES = {"cpu": 8 * 2**20, "gpu": 256 * 2**20}
 
 
 def _body(model):
@@ -43,13 +44,14 @@ def _masked_head(model):
 class Forward:
     """Callable (input_ids, attention_mask, tgt_row, tgt_pos, tgt_id) -> log P(tgt_id) per target."""
 
-    def __init__(self, model, kind: str):
+    def __init__(self, model, kind: str, device: str = "cpu"):
         self.model = model
         self.kind = kind
         self.body = _body(model)
         self.head = _masked_head(model) if kind == "masked" else model.get_output_embeddings()
         vocab = getattr(model.config, "vocab_size", None) or 50000
-        self.chunk = max(64, HEAD_CHUNK_BYTES // (4 * vocab))
+        budget = HEAD_CHUNK_BYTES["cpu" if str(device) == "cpu" else "gpu"]
+        self.chunk = max(16, budget // (4 * vocab))
         self.split = self.body is not None and isinstance(self.head, nn.Module)
 
     def _hidden(self, ids, att):

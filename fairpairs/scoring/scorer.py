@@ -45,7 +45,7 @@ class Scorer:
             limits = [limits[0] - 2]  # RoBERTa's positions start after the padding index
         self.max_len = min(limits) if limits else None
         self.batch_tokens = batch_tokens or auto_budget(model, device, torch.finfo(self.dtype).bits // 8)
-        self.forward = Forward(model, kind)
+        self.forward = Forward(model, kind, device)
         self._probe()
 
     @classmethod

@@ -1,0 +1,245 @@
+"""Scoring throughput: fairpairs vs a naive one-masked-copy-per-target reference vs minicons.
+
+Prints sentences/second for causal scoring and each PLL variant, and the largest difference between
+our scores and the references' (a correctness check on the very sentences timed).
+
+    # CPU, tiny random models (built on the fly), 400 BLiMP sentences, minicons in its own venv:
+    python benchmarks/score.py --minicons-python /tmp/mc-venv/bin/python
+    # GPU: a real model folder, or a full-size random bert-base-cased, over all of public BLiMP:
+    python benchmarks/score.py --device cuda --model <dir> --blimp-dir DIR --all
+    python benchmarks/score.py --device cuda --full-size-bert --variants word_l2r --blimp-dir DIR --all
+
+minicons 0.3.39 needs transformers<5, so it runs in a separate interpreter (--minicons-python):
+    python -m venv /tmp/mc-venv && /tmp/mc-venv/bin/pip install torch==2.13.0 \
+        && /tmp/mc-venv/bin/pip install "transformers<5" minicons==0.3.39
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+DEFAULT_BLIMP = REPO.parent / "shared" / "reference" / "blimp"
+MINICONS_METRIC = {"original": "original", "word_l2r": "within_word_l2r"}
+
+MINICONS_SCRIPT = r'''
+import json, sys, time
+import torch
+spec = json.load(open(sys.argv[1]))
+torch.set_num_threads(spec["threads"]) if spec["threads"] else None
+from transformers import AutoModelForCausalLM, AutoModelForMaskedLM, PreTrainedTokenizerFast
+from minicons import scorer
+cfg = json.load(open(spec["model"] + "/tokenizer_config.json"))
+special = {k: cfg[k] for k in ("bos_token", "eos_token", "unk_token", "pad_token", "mask_token",
+                               "cls_token", "sep_token") if isinstance(cfg.get(k), str)}
+tok = PreTrainedTokenizerFast(tokenizer_file=spec["model"] + "/tokenizer.json", **special)
+if spec["kind"] == "causal":
+    model = AutoModelForCausalLM.from_pretrained(spec["model"])
+    if tok.pad_token is None:
+        tok.pad_token = tok.eos_token
+    lm = scorer.IncrementalLMScorer(model, spec["device"], tokenizer=tok)
+    run = lambda b: lm.sequence_score(b, reduction=lambda x: x.sum(0).item(), bos_token=True)
+else:
+    model = AutoModelForMaskedLM.from_pretrained(spec["model"])
+    lm = scorer.MaskedLMScorer(model, spec["device"], tokenizer=tok)
+    run = lambda b: lm.sequence_score(b, reduction=lambda x: x.sum(0).item(), PLL_metric=spec["metric"])
+sents, bs = spec["sentences"], spec["batch_size"]
+run(sents[:bs])  # warm-up
+best, scores = None, None
+for _ in range(spec["repeats"]):
+    t0 = time.perf_counter()
+    out = []
+    for i in range(0, len(sents), bs):
+        out += run(sents[i:i + bs])
+    dt = time.perf_counter() - t0
+    best = dt if best is None else min(best, dt)
+    scores = out
+print(json.dumps({"seconds": best, "scores": scores}))
+'''
+
+
+def load_sentences(blimp_dir: Path, n: int | None) -> list[str]:
+    files = sorted(blimp_dir.glob("*.jsonl"))
+    if not files:
+        sys.exit(f"--blimp-dir {blimp_dir}: no *.jsonl files")
+    rows = [[json.loads(x) for x in f.read_text(encoding="utf-8").splitlines() if x.strip()] for f in files]
+    if n is None:
+        return [r[k] for rs in rows for r in rs for k in ("sentence_good", "sentence_bad")]
+    per = max(1, n // (2 * len(files)))
+    out, i = [], 0
+    while len(out) < n and i < max(len(r) for r in rows):  # round-robin over paradigms
+        for rs in rows:
+            if i < len(rs) and len(out) < n:
+                out += [rs[i]["sentence_good"], rs[i]["sentence_bad"]][: n - len(out)]
+        i += 1
+        if i >= per and len(out) >= n:
+            break
+    return out
+
+
+def full_size_bert(out_dir: Path) -> Path:
+    """Random-initialised bert-base-cased (real size and tokenizer): speed figures without weights."""
+    import torch
+    from transformers import AutoTokenizer, BertConfig, BertForMaskedLM
+
+    from fairpairs.tokenization import ASSETS
+
+    tok = AutoTokenizer.from_pretrained(str(ASSETS / "bert-base-cased"))
+    torch.manual_seed(0)
+    model = BertForMaskedLM(BertConfig(vocab_size=len(tok), architectures=["BertForMaskedLM"]))
+    model.save_pretrained(out_dir)
+    tok.save_pretrained(out_dir)
+    return out_dir
+
+
+def time_ours(scorer, sentences, variant, repeats):
+    scorer.score(sentences[:32], normalize=(), pll=None if variant == "causal" else variant)  # warm-up
+    best, scores = None, None
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        df = scorer.score(sentences, normalize=(), pll=None if variant == "causal" else variant)
+        dt = time.perf_counter() - t0
+        best = dt if best is None else min(best, dt)
+        scores = df["sum_logprob"].to_numpy()
+    return best, scores
+
+
+def naive_scores(scorer, sentences, variant):
+    """One masked copy per target token (all copies of a sentence in one batch), full logits."""
+    import torch
+
+    model, tok, dev = scorer.model, scorer.tokenizer, scorer.device
+    out = []
+    with torch.inference_mode():
+        for s in sentences:
+            if variant == "causal":
+                ids = [scorer.bos_id] + tok(s, add_special_tokens=False)["input_ids"]
+                lp = torch.log_softmax(model(torch.tensor([ids], device=dev)).logits[0].float(), -1)
+                out.append(float(sum(lp[i - 1, ids[i]] for i in range(1, len(ids)))))
+                continue
+            enc = tok(s)
+            ids, words = enc["input_ids"], enc.word_ids()
+            content = [i for i, w in enumerate(words) if w is not None]
+            copies, targets = [], []
+            for t in content:
+                if variant == "original":
+                    masked = [t]
+                elif variant == "word_l2r":
+                    masked = [k for k in content if k >= t and words[k] == words[t]]
+                elif variant == "whole_word":
+                    masked = [k for k in content if words[k] == words[t]]
+                else:
+                    masked = [k for k in content if k >= t]
+                c = list(ids)
+                for k in masked:
+                    c[k] = tok.mask_token_id
+                copies.append(c)
+                targets.append(t)
+            logits = model(torch.tensor(copies, device=dev)).logits.float()
+            lp = torch.log_softmax(logits, -1)
+            out.append(float(sum(lp[r, t, ids[t]] for r, t in enumerate(targets))))
+    return np.array(out)
+
+
+def run_minicons(python, model_dir, kind, variant, sentences, args):
+    spec = {"model": str(model_dir), "kind": kind, "metric": MINICONS_METRIC.get(variant),
+            "sentences": sentences, "batch_size": args.minicons_batch, "repeats": args.repeats,
+            "device": "cuda" if str(args.device).startswith("cuda") else "cpu", "threads": args.threads}
+    with tempfile.TemporaryDirectory() as tmp:
+        sf, script = Path(tmp) / "spec.json", Path(tmp) / "mc.py"
+        sf.write_text(json.dumps(spec))
+        script.write_text(MINICONS_SCRIPT)
+        env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_NO_ADVISORY_WARNINGS="1")
+        proc = subprocess.run([python, str(script), str(sf)], capture_output=True, text=True, env=env)
+    if proc.returncode != 0:
+        print(f"  minicons failed: {proc.stderr.strip().splitlines()[-1] if proc.stderr else proc.returncode}")
+        return None
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--model", action="append", help="model folder / name (repeatable); default: tiny "
+                    "random gpt2 and bert-base-cased built on the fly")
+    ap.add_argument("--full-size-bert", action="store_true", help="add a random full-size bert-base-cased")
+    ap.add_argument("--blimp-dir", type=Path, default=DEFAULT_BLIMP, help="folder of BLiMP *.jsonl")
+    ap.add_argument("--n-sentences", type=int, default=400)
+    ap.add_argument("--all", action="store_true", help="every sentence in --blimp-dir")
+    ap.add_argument("--variants", default="original,word_l2r,whole_word,sentence_l2r",
+                    help="PLL variants for masked models")
+    ap.add_argument("--device", default="auto")
+    ap.add_argument("--dtype", default=None, help="bfloat16 / float16 on a GPU")
+    ap.add_argument("--batch-tokens", type=int, default=None)
+    ap.add_argument("--threads", type=int, default=None, help="torch CPU threads (ours and minicons)")
+    ap.add_argument("--repeats", type=int, default=2, help="timed runs; the best is reported")
+    ap.add_argument("--naive-limit", type=int, default=200, help="sentences timed for the naive reference "
+                    "(0: skip)")
+    ap.add_argument("--minicons-python", default=None, help="python of a venv with minicons 0.3.39")
+    ap.add_argument("--minicons-batch", type=int, default=32)
+    ap.add_argument("--json-out", type=Path, default=None)
+    args = ap.parse_args()
+
+    import torch
+
+    from fairpairs.scoring import Scorer, build_tiny_model
+
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    sentences = load_sentences(args.blimp_dir, None if args.all else args.n_sentences)
+    tmp = tempfile.TemporaryDirectory()
+    models = list(args.model or [])
+    if not models and not args.full_size_bert:
+        models = [str(build_tiny_model(a, Path(tmp.name) / a)) for a in ("gpt2", "bert-base-cased")]
+    if args.full_size_bert:
+        models.append(str(full_size_bert(Path(tmp.name) / "bert-base-cased-random")))
+    print(f"{len(sentences)} BLiMP sentences; torch {torch.__version__}, {torch.get_num_threads()} CPU threads; "
+          f"device {args.device}")
+    results = []
+    for m in models:
+        scorer = Scorer.from_pretrained(m, device=args.device, dtype=args.dtype,
+                                        batch_tokens=args.batch_tokens, progress=False)
+        variants = ["causal"] if scorer.kind == "causal" else [v.strip() for v in args.variants.split(",")]
+        print(f"\n{Path(m).name} ({scorer.kind}, {sum(p.numel() for p in scorer.model.parameters()) / 1e6:.1f}M "
+              f"params, device {scorer.device}, batch budget {scorer.batch_tokens} tokens)")
+        print(f"  {'variant':<13}{'ours s/s':>10}{'naive s/s':>11}{'minicons s/s':>14}{'ours/naive':>12}"
+              f"{'ours/minicons':>15}{'max|diff|':>11}")
+        for v in variants:
+            secs, ours = time_ours(scorer, sentences, v, args.repeats)
+            row = {"model": Path(m).name, "variant": v, "sentences": len(sentences), "ours_sps": len(sentences) / secs}
+            diffs = []
+            if args.naive_limit:
+                sub = sentences[: args.naive_limit]
+                naive_scores(scorer, sub[:4], v)
+                t0 = time.perf_counter()
+                ref = naive_scores(scorer, sub, v)
+                row["naive_sps"] = len(sub) / (time.perf_counter() - t0)
+                diffs.append(float(np.abs(ref - ours[: len(sub)]).max()))
+            if args.minicons_python and (v == "causal" or v in MINICONS_METRIC):
+                mc = run_minicons(args.minicons_python, m, scorer.kind, v, sentences, args)
+                if mc:
+                    row["minicons_sps"] = len(sentences) / mc["seconds"]
+                    diffs.append(float(np.abs(np.array(mc["scores"]) - ours).max()))
+            row["max_abs_diff"] = max(diffs) if diffs else None
+            results.append(row)
+            fmt = lambda k: f"{row[k]:.1f}" if k in row else "-"  # noqa: E731
+            ratio = lambda k: f"{row['ours_sps'] / row[k]:.1f}x" if k in row else "-"  # noqa: E731
+            diff = f"{row['max_abs_diff']:.1e}" if row["max_abs_diff"] is not None else "-"
+            print(f"  {v:<13}{fmt('ours_sps'):>10}{fmt('naive_sps'):>11}{fmt('minicons_sps'):>14}"
+                  f"{ratio('naive_sps'):>12}{ratio('minicons_sps'):>15}{diff:>11}", flush=True)
+    if args.json_out:
+        args.json_out.write_text(json.dumps(results, indent=2) + "\n")
+    tmp.cleanup()
+
+
+if __name__ == "__main__":
+    main()
