@@ -254,3 +254,30 @@ def test_smollm2_resolves_to_installed_gguf():
     assert src.gguf_file == "SmolLM2-135M-Instruct.Q4_1.gguf"
     assert src.bos_token == "<|endoftext|>"
     assert math.isfinite(len(src.path))
+
+
+def test_out_of_memory_halves_the_budget_and_loses_nothing():
+    """A forward pass that 'runs out of memory' above 3 rows: every target is still scored once."""
+    from fairpairs.scoring.batching import run_rows
+    from fairpairs.scoring.encoding import Encoded, masked_rows
+
+    words = [np.array([0, 1, 1, 2]), np.array([0, 0, 1]), np.array([0, 1, 2, 3, 4])]
+    ids = [np.array([101, 11, 12, 13, 14, 102]), np.array([101, 21, 22, 23, 102]),
+           np.array([101, 31, 32, 33, 34, 35, 102])]
+    enc = Encoded(ids, [np.arange(1, len(i) - 1) for i in ids], words, [[]] * 3)
+    rows = masked_rows(enc, "word_l2r")
+    padded, lengths = enc.padded(0)
+    calls = []
+
+    def forward(inp, att, trow, tpos, tid):
+        calls.append(inp.shape[0])
+        if inp.shape[0] > 3:
+            raise torch.OutOfMemoryError("CUDA out of memory (simulated)")
+        assert (inp[trow, tpos] == 103).all()       # every target position is masked
+        return tid.double() / 100                   # score = token id / 100
+
+    out = run_rows(rows, padded, lengths, 12, forward, budget=1000, pad_id=0, mask_id=103,
+                   progress=False, desc="t", device="cpu")
+    np.testing.assert_allclose(out, np.concatenate([i[1:-1] for i in ids]) / 100)
+    assert calls[0] == 12                             # one batch at first, then halved until it fits
+    assert sum(c for c in calls if c <= 3) == 12      # every row ran exactly once after that

@@ -157,16 +157,13 @@ def score(model, kind, pll, device, dtype, batch_tokens, progress, input_path, o
 @click.option("--out", type=click.Path(path_type=Path), required=True, help="Table file (.json).")
 def unigrams(model, corpus, out):
     """Count a model's tokens on plain text: a unigram table (add-one smoothed) for SLOR/MORCELA."""
-    from ..scoring.models import ModelError, load_tokenizer, resolve_model_name
+    from ..scoring.models import load_tokenizer, resolve_model_name
     from ..scoring.normalize import UnigramTable
 
     for f in corpus:
         if not f.is_file():
             raise DatasetError(f"--corpus {f}: no such file")
-    try:
-        tok = load_tokenizer(model, resolve_model_name(model))
-    except ModelError as exc:
-        raise FairpairsError(str(exc)) from None
+    tok = load_tokenizer(model, resolve_model_name(model))
     table = UnigramTable.count(tok, corpus, model=model)
     table.save(out)
     click.echo(f"counted {table.total} tokens ({int((table.counts > 0).sum())} types of "

@@ -77,8 +77,9 @@ def encode(tokenizer, sentences: list[str], kind: str, bos_id: int | None, max_l
         else:
             special = np.asarray(e.special_tokens_mask, dtype=bool)
             pos = np.nonzero(~special)[0].astype(np.int64)
-            w_ids = [e.word_ids[p] for p in pos]
-            offs = [e.offsets[p] for p in pos]
+            all_words, all_offsets = e.word_ids, e.offsets  # properties: build each list once
+            w_ids = [all_words[p] for p in pos]
+            offs = [all_offsets[p] for p in pos]
         if len(pos) == 0:
             raise FairpairsError(f"sentence {i} ({sentences[i]!r}): has no tokens")
         if max_len and len(e_ids) > max_len:
