@@ -167,6 +167,18 @@ def run_minicons(python, model_dir, kind, variant, sentences, args):
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+def print_row(row: dict) -> None:
+    def fmt(k):
+        return f"{row[k]:.1f}" if k in row else "-"
+
+    def ratio(k):
+        return f"{row['ours_sps'] / row[k]:.1f}x" if k in row else "-"
+
+    diff = f"{row['max_abs_diff']:.1e}" if row["max_abs_diff"] is not None else "-"
+    print(f"  {row['variant']:<13}{fmt('ours_sps'):>10}{fmt('naive_sps'):>11}{fmt('minicons_sps'):>14}"
+          f"{ratio('naive_sps'):>12}{ratio('minicons_sps'):>15}{diff:>11}", flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--model", action="append", help="model folder / name (repeatable); default: tiny "
@@ -231,11 +243,7 @@ def main():
                     diffs.append(float(np.abs(np.array(mc["scores"]) - ours).max()))
             row["max_abs_diff"] = max(diffs) if diffs else None
             results.append(row)
-            fmt = lambda k: f"{row[k]:.1f}" if k in row else "-"  # noqa: E731
-            ratio = lambda k: f"{row['ours_sps'] / row[k]:.1f}x" if k in row else "-"  # noqa: E731
-            diff = f"{row['max_abs_diff']:.1e}" if row["max_abs_diff"] is not None else "-"
-            print(f"  {v:<13}{fmt('ours_sps'):>10}{fmt('naive_sps'):>11}{fmt('minicons_sps'):>14}"
-                  f"{ratio('naive_sps'):>12}{ratio('minicons_sps'):>15}{diff:>11}", flush=True)
+            print_row(row)
     if args.json_out:
         args.json_out.write_text(json.dumps(results, indent=2) + "\n")
     tmp.cleanup()

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 
 import numpy as np
 
@@ -32,15 +31,15 @@ class MorcelaFit:
         return json.dumps(asdict(self), indent=2, sort_keys=True) + "\n"
 
 
-def _design(p, u, l):
-    p, u, l = (np.asarray(x, dtype=float) for x in (p, u, l))
-    return np.column_stack([p / l, u / l, 1.0 / l, np.ones_like(p)])
+def _design(p, u, length):
+    p, u, n = (np.asarray(x, dtype=float) for x in (p, u, length))
+    return np.column_stack([p / n, u / n, 1.0 / n, np.ones_like(p)])
 
 
-def fit(p, u, l, y) -> MorcelaFit:
+def fit(p, u, length, y) -> MorcelaFit:
     """Least-squares fit of y on [p/l, u/l, 1/l, 1]; beta = -b/a, gamma = c/a."""
     y = np.asarray(y, dtype=float)
-    x = _design(p, u, l)
+    x = _design(p, u, length)
     if len(y) < 5 or not np.all(np.isfinite(x)) or not np.all(np.isfinite(y)):
         raise FairpairsError("MORCELA fit: needs at least 5 sentences with finite scores and judgments")
     (a, b, c, d), *_ = np.linalg.lstsq(x, y, rcond=None)
@@ -56,9 +55,9 @@ def _pearson(x, y) -> float:
     return float(np.corrcoef(x, y)[0, 1])
 
 
-def cross_validate(p, u, l, y, folds: int = 5, seed: int = 0) -> dict:
+def cross_validate(p, u, length, y, folds: int = 5, seed: int = 0) -> dict:
     """Mean Pearson r over k folds of MORCELA (fitted on the other folds), SLOR and raw LP."""
-    p, u, l, y = (np.asarray(v, dtype=float) for v in (p, u, l, y))
+    p, u, n_tok, y = (np.asarray(v, dtype=float) for v in (p, u, length, y))
     n = len(y)
     if folds < 2 or n < 2 * folds:
         raise FairpairsError(f"--folds {folds}: needs 2 <= folds and at least 2 sentences per fold ({n} given)")
@@ -68,11 +67,11 @@ def cross_validate(p, u, l, y, folds: int = 5, seed: int = 0) -> dict:
     for k in range(folds):
         test = parts[k]
         train = np.concatenate([parts[j] for j in range(folds) if j != k])
-        f = fit(p[train], u[train], l[train], y[train])
+        f = fit(p[train], u[train], n_tok[train], y[train])
         # the fitted predictor itself (a*MORCELA + a*d, same r as MORCELA when a > 0)
-        pred = np.sign(f.a) * (p[test] - f.beta * u[test] + f.gamma) / l[test]
+        pred = np.sign(f.a) * (p[test] - f.beta * u[test] + f.gamma) / n_tok[test]
         rs["morcela"].append(_pearson(pred, y[test]))
-        rs["slor"].append(_pearson((p[test] - u[test]) / l[test], y[test]))
+        rs["slor"].append(_pearson((p[test] - u[test]) / n_tok[test], y[test]))
         rs["lp"].append(_pearson(p[test], y[test]))
     return {k: float(np.mean(v)) for k, v in rs.items()} | {"folds": folds, "seed": seed}
 
@@ -113,13 +112,10 @@ def load_params(spec) -> dict:
     if isinstance(spec, dict):
         doc, where = spec, "morcela parameters"
     else:
+        from .normalize import read_json
+
         where = f"--morcela-params {spec}"
-        try:
-            doc = json.loads(Path(spec).read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise DatasetError(f"{where}: cannot read ({exc.strerror})") from None
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise DatasetError(f"{where}: not JSON ({exc})") from None
+        doc = read_json(spec, where)
     try:
         return {"beta": float(doc["beta"]), "gamma": float(doc["gamma"])}
     except (KeyError, TypeError, ValueError):

@@ -114,12 +114,7 @@ class UnigramTable:
 
     @classmethod
     def load(cls, path) -> UnigramTable:
-        try:
-            doc = json.loads(Path(path).read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise DatasetError(f"--unigrams {path}: cannot read ({exc.strerror})") from None
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise DatasetError(f"--unigrams {path}: not a JSON unigram table ({exc})") from None
+        doc = read_json(path, f"--unigrams {path}")
         if not isinstance(doc, dict) or doc.get("format") != TABLE_FORMAT:
             raise DatasetError(f"--unigrams {path}: field 'format' is not {TABLE_FORMAT!r}")
         try:
@@ -202,6 +197,16 @@ def load_unigrams(spec, tokenizer=None):
     if tokenizer is not None:
         table.check(tokenizer)
     return table
+
+
+def read_json(path, where: str):
+    """Parse a JSON file; errors are one-line DatasetErrors starting with `where`."""
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise DatasetError(f"{where}: cannot read ({exc.strerror})") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise DatasetError(f"{where}: not JSON ({exc})") from None
 
 
 def atomic_write_text(path, text: str) -> None:
