@@ -7,7 +7,8 @@ our scores and the references' (a correctness check on the very sentences timed)
     python benchmarks/score.py --minicons-python /tmp/mc-venv/bin/python
     # GPU: a real model folder, or a full-size random bert-base-cased, over all of public BLiMP:
     python benchmarks/score.py --device cuda --model <dir> --blimp-dir DIR --all
-    python benchmarks/score.py --device cuda --full-size-bert --variants word_l2r --blimp-dir DIR --all
+    python benchmarks/score.py --device cuda --dtype bfloat16 --full-size-bert --variants word_l2r \
+        --blimp-dir DIR --all --naive-limit 0
 
 minicons 0.3.39 needs transformers<5, so it runs in a separate interpreter (--minicons-python):
     python -m venv /tmp/mc-venv && /tmp/mc-venv/bin/pip install torch==2.13.0 \
