@@ -224,6 +224,27 @@ def test_errors(tiny, scorers, tmp_path):
 def test_kind_from_config_and_override(tiny):
     assert Scorer.from_pretrained(tiny["bert-base-cased"], progress=False).kind == "masked"
     assert Scorer.from_pretrained(tiny["llama-like"], progress=False).kind == "causal"
+    with pytest.raises(ModelError, match="neither a BOS nor an EOS"):  # --kind causal on BERT's tokenizer
+        Scorer.from_pretrained(tiny["bert-base-cased"], kind="causal", progress=False)
+
+
+def test_head_that_does_not_split_falls_back_to_full_model(tiny):
+    """A model that scales its logits after the head (as Granite/Cohere do) must not be split."""
+    from transformers import GPT2LMHeadModel
+
+    class Scaled(GPT2LMHeadModel):
+        def forward(self, *args, **kwargs):
+            out = super().forward(*args, **kwargs)
+            out.logits = out.logits * 0.5
+            return out
+
+    sc = Scorer.from_pretrained(tiny["gpt2"], progress=False)
+    model = Scaled.from_pretrained(tiny["gpt2"]).eval()
+    with pytest.warns(UserWarning, match="full"):
+        scaled = Scorer(model, sc.tokenizer, "causal", "scaled", progress=False)
+    assert not scaled.forward.split
+    ids = [50256] + sc.tokenizer(SENTENCES[0], add_special_tokens=False)["input_ids"]
+    np.testing.assert_allclose(scaled.token_logprobs(SENTENCES[:1])[0], naive_causal(model, ids), atol=1e-4)
 
 
 def test_device_resolution():
