@@ -5,8 +5,8 @@ batch-size and order invariance, token counts equal to the generator's."""
 from __future__ import annotations
 
 import json
-import math
 import random
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -274,7 +274,7 @@ def test_smollm2_resolves_to_installed_gguf():
     src = resolve_model_name("smollm2-135m")
     assert src.gguf_file == "SmolLM2-135M-Instruct.Q4_1.gguf"
     assert src.bos_token == "<|endoftext|>"
-    assert math.isfinite(len(src.path))
+    assert (Path(src.path) / src.gguf_file).is_file()
 
 
 def test_out_of_memory_halves_the_budget_and_loses_nothing():
