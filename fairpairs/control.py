@@ -61,47 +61,22 @@ class Budget:
                 f"ask for fewer pairs or raise --max-draws")
 
 
-def _lengths(meters: list[LengthMeter], sentences: list[str]) -> list[list[int]]:
-    return [m.lengths(sentences) for m in meters]
-
-
 def generate_original(sampler: Sampler, n_pairs: int, meters: list[LengthMeter], *,
                       max_draws: int | None = None, chunk: int = 256, progress=None) -> SetResult:
     """The first n_pairs valid, distinct pairs, with no length control."""
-    res = SetResult()
-    budget = Budget(sampler, n_pairs, max_draws)
-    seen: set[tuple[str, str]] = set()
-    k = 0
-    valid = 0
-    while len(res.pairs) < n_pairs:
-        budget.check(k, valid, len(res.pairs), n_pairs, "original")
-        for kk in range(k, k + chunk):
-            pair = sampler.draw(kk)
-            if pair is None:
-                res.stats.invalid += 1
-                continue
-            valid += 1
-            key = (pair.sentence_good, pair.sentence_bad)
-            if key in seen:
-                res.stats.duplicates += 1
-                continue
-            seen.add(key)
-            res.pairs.append(pair)
-            if len(res.pairs) == n_pairs:
-                k = kk + 1
-                break
-        else:
-            k += chunk
-            if progress is not None:
-                progress(len(res.pairs))
-            continue
-        break
-    res.stats.drawn = k
-    res.stats.kept = len(res.pairs)
-    _attach_lengths(res, meters)
-    if progress is not None:
-        progress(len(res.pairs))
-    return res
+    return _collect(sampler, n_pairs, meters, control=False, max_retries=0, max_draws=max_draws,
+                    chunk=chunk, progress=progress, what="original")
+
+
+def generate_debiased(sampler: Sampler, n_pairs: int, meters: list[LengthMeter], *, max_retries: int = 10,
+                      max_draws: int | None = None, chunk: int = 256, progress=None) -> SetResult:
+    """Algorithm 1 over chunks of draws: keep pairs whose lengths match under every tokenizer."""
+    return _collect(sampler, n_pairs, meters, control=True, max_retries=max_retries, max_draws=max_draws,
+                    chunk=chunk, progress=progress, what="debiased")
+
+
+def _lengths(meters: list[LengthMeter], sentences: list[str]) -> list[list[int]]:
+    return [m.lengths(sentences) for m in meters]
 
 
 def _attach_lengths(res: SetResult, meters: list[LengthMeter]) -> None:
@@ -110,47 +85,53 @@ def _attach_lengths(res: SetResult, meters: list[LengthMeter]) -> None:
     res.lengths = [{m.name: (goods[j][i], bads[j][i]) for j, m in enumerate(meters)} for i in range(len(res.pairs))]
 
 
-def generate_debiased(sampler: Sampler, n_pairs: int, meters: list[LengthMeter], *, max_retries: int = 10,
-                      max_draws: int | None = None, chunk: int = 256, progress=None) -> SetResult:
-    """Algorithm 1 over chunks of draws: keep pairs whose lengths match under every tokenizer."""
+def _length_control(sampler: Sampler, live: list[Pair], meters: list[LengthMeter], max_retries: int) -> set[int]:
+    """Algorithm 1 on a batch of pairs; returns the draw indices whose bad sentence matched the good
+    one's length under every tokenizer. Lengths are measured in one batch per round."""
+    good_len = {p.k: gl for p, gl in zip(live, zip(*_lengths(meters, [p.sentence_good for p in live])))}
+    matched: set[int] = set()
+    pending = live
+    while pending:
+        bad_len = zip(*_lengths(meters, [p.sentence_bad for p in pending]))
+        nxt = []
+        for p, bl in zip(pending, bad_len):
+            if bl == good_len[p.k]:
+                matched.add(p.k)
+                continue
+            # redraw only the critical slots of the bad sentence, at most max_retries times
+            ok = False
+            while not ok and p.redraws < max_retries:
+                ok = sampler.redraw_bad(p)
+            if ok:
+                nxt.append(p)
+        pending = nxt
+    return matched
+
+
+def _collect(sampler: Sampler, n_pairs: int, meters: list[LengthMeter], *, control: bool, max_retries: int,
+             max_draws: int | None, chunk: int, progress, what: str) -> SetResult:
+    """Draw pairs chunk by chunk, (length-control them,) and accept them in draw order, skipping
+    duplicates, until n_pairs are kept; accepting in draw order keeps the output independent of
+    the chunk size."""
     res = SetResult()
     st = res.stats
     budget = Budget(sampler, n_pairs, max_draws)
     seen: set[tuple[str, str]] = set()
     k = 0
     valid = 0
-    # per-k outcome, accepted in draw order so chunking never changes the result
     while len(res.pairs) < n_pairs:
-        budget.check(k, valid, len(res.pairs), n_pairs, "debiased")
+        budget.check(k, valid, len(res.pairs), n_pairs, what)
         drawn = [(kk, sampler.draw(kk)) for kk in range(k, k + chunk)]
         live = [p for _, p in drawn if p is not None]
         valid += len(live)
-        good_len = dict(zip((p.k for p in live), zip(*_lengths(meters, [p.sentence_good for p in live])))) if live else {}
-        outcome: dict[int, bool] = {}
-        pending = live
-        while pending:
-            bad_len = list(zip(*_lengths(meters, [p.sentence_bad for p in pending])))
-            nxt = []
-            for p, bl in zip(pending, bad_len):
-                if tuple(bl) == tuple(good_len[p.k]):
-                    outcome[p.k] = True
-                    continue
-                # redraw only the critical slots of the bad sentence, at most max_retries times
-                ok = False
-                while not ok and p.redraws < max_retries:
-                    ok = sampler.redraw_bad(p)
-                if ok:
-                    nxt.append(p)
-                else:
-                    outcome[p.k] = False
-            pending = nxt
+        matched = _length_control(sampler, live, meters, max_retries) if control else {p.k for p in live}
         for kk, p in drawn:
             st.drawn = kk + 1
             if p is None:
                 st.invalid += 1
                 continue
             st.redraws += p.redraws
-            if not outcome.get(kk, False):
+            if kk not in matched:
                 st.dropped += 1
                 continue
             key = (p.sentence_good, p.sentence_bad)
@@ -158,7 +139,7 @@ def generate_debiased(sampler: Sampler, n_pairs: int, meters: list[LengthMeter],
                 st.duplicates += 1
                 continue
             seen.add(key)
-            if p.redraws == 0:
+            if control and p.redraws == 0:
                 st.first_try += 1
             res.pairs.append(p)
             if len(res.pairs) == n_pairs:
