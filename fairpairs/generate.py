@@ -76,7 +76,6 @@ class Sampler:
         self._lex_codes = vocab.lexeme_codes()
         # can a redraw of the bad sentence ever change it? (not for reorderings or derived forms)
         self.redrawable = any(spec.form is None for spec in paradigm.critical.values())
-        self._cols = vocab._col_arrays
         self.dead_ends: dict[str, int] = {}
 
     def rng(self, k: int) -> np.random.Generator:
@@ -97,30 +96,27 @@ class Sampler:
         for arg, slot in spec.takes:
             if not len(idx):
                 break
-            codes, table = v._accept_matrix(arg)
-            idx = idx[table[codes[idx], ctx[slot].row]]
+            idx = idx[v.accepted_by(ctx[slot].row, arg, idx)]
         for arg, slot in spec.rejects:
             if not len(idx):
                 break
-            codes, table = v._accept_matrix(arg)
-            idx = idx[~table[codes[idx], ctx[slot].row]]
+            idx = idx[~v.accepted_by(ctx[slot].row, arg, idx)]
         for slot, cols in spec.same:
             r = ctx[slot].row
             for c in cols:
-                idx = idx[self._cols[c][idx] == self._cols[c][r]]
+                idx = idx[v.column(c)[idx] == v.column(c)[r]]
         for slot, cols in spec.differ:
             r = ctx[slot].row
             keep = np.zeros(len(idx), dtype=bool)
             for c in cols:
-                keep |= self._cols[c][idx] != self._cols[c][r]
+                keep |= v.column(c)[idx] != v.column(c)[r]
             idx = idx[keep]
         for slot in spec.distinct_from:
             idx = idx[self._lex_codes[idx] != self._lex_codes[ctx[slot].row]]
         return idx
 
     def _det_for(self, spec: SlotSpec, row: int, rng: np.random.Generator) -> int | None:
-        codes, table = self.vocab._accept_matrix("arg_1")
-        dets = spec.det_base[table[codes[spec.det_base], row]]
+        dets = spec.det_base[self.vocab.accepted_by(row, "arg_1", spec.det_base)]
         if not len(dets):
             return None
         return int(dets[rng.integers(len(dets))])

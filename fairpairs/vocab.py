@@ -130,9 +130,10 @@ class Vocabulary:
         A value may be a string or a list of strings (any of them). Unknown columns or values raise
         VocabularyError (prefixed by `context`)."""
         mask = np.ones(len(self), dtype=bool)
-        for negate, spec in ((False, where or {}), (True, where_not or {})):
-            for col, val in spec.items():
-                mask &= self._feature_mask(col, val, context) ^ negate if negate else self._feature_mask(col, val, context)
+        for col, val in (where or {}).items():
+            mask &= self._feature_mask(col, val, context)
+        for col, val in (where_not or {}).items():
+            mask &= ~self._feature_mask(col, val, context)
         return mask
 
     def _feature_mask(self, col: str, val: object, context: str) -> np.ndarray:
@@ -179,10 +180,15 @@ class Vocabulary:
             self._accept_cache[arg] = hit
         return hit
 
-    def accepted_by(self, i: int, arg: str) -> np.ndarray:
-        """Mask of rows whose restriction `arg` row i satisfies (e.g. verbs that take i as subject)."""
+    def accepted_by(self, i: int, arg: str, rows: np.ndarray | None = None) -> np.ndarray:
+        """Mask of rows whose restriction `arg` row i satisfies (e.g. verbs that take i as subject);
+        with `rows`, the mask over those row indices only."""
         codes, table = self._accept_matrix(arg)
-        return table[codes, int(i)]
+        return table[codes if rows is None else codes[rows], int(i)]
+
+    def column(self, name: str) -> np.ndarray:
+        """The values of one column as an array (read-only use)."""
+        return self._col_arrays[name]
 
     def accepts(self, functor: int, arg: str, argument: int) -> bool:
         """Does row `argument` satisfy row `functor`'s restriction `arg`?"""
