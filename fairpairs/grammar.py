@@ -142,18 +142,6 @@ def _compile_slot(ctx: _Ctx, name: str, key: str, spec: Any, vocab: Vocabulary, 
         if k not in allowed:
             raise ctx.error(f"{key}.{k}", f"unknown key (allowed: {', '.join(sorted(allowed))})")
 
-    def feature_mask(sub: str) -> np.ndarray:
-        part = spec.get(sub) or {}
-        if not isinstance(part, dict):
-            raise ctx.error(f"{key}.{sub}", "must map vocabulary columns to values")
-        for col, val in part.items():
-            try:
-                vocab.select({col: val})
-            except VocabularyError as exc:
-                raise ctx.error(f"{key}.{sub}.{col}", str(exc)) from None
-        return vocab.select(spec.get("where") if sub == "where" else None,
-                            spec.get("where_not") if sub == "where_not" else None)
-
     if "text" in spec:
         words = spec["text"]
         words = [words] if isinstance(words, str) else words
@@ -163,7 +151,16 @@ def _compile_slot(ctx: _Ctx, name: str, key: str, spec: Any, vocab: Vocabulary, 
         if others:
             raise ctx.error(f"{key}.{sorted(others)[0]}", "a literal (text) slot takes no vocabulary constraints")
         return SlotSpec(name=name, key=key, base=np.arange(len(words)), text=tuple(words), has_where=True)
-    mask = feature_mask("where") & feature_mask("where_not")
+    mask = np.ones(len(vocab), dtype=bool)
+    for sub in ("where", "where_not"):
+        part = spec.get(sub) or {}
+        if not isinstance(part, dict):
+            raise ctx.error(f"{key}.{sub}", "must map vocabulary columns to values")
+        for col, val in part.items():  # one column at a time, so an error names its key
+            try:
+                mask &= vocab.select({col: val}) if sub == "where" else vocab.select(None, {col: val})
+            except VocabularyError as exc:
+                raise ctx.error(f"{key}.{sub}.{col}", str(exc)) from None
     out = SlotSpec(name=name, key=key, base=np.flatnonzero(mask),
                    has_where=bool(spec.get("where") or spec.get("where_not")))
 

@@ -13,7 +13,6 @@ then through the Hub cache / network via transformers; failure is a one-line `To
 from __future__ import annotations
 
 import hashlib
-import os
 from functools import lru_cache
 from pathlib import Path
 
@@ -125,8 +124,3 @@ def tokenizer_file_hashes(name: str, hf_tokenizer=None) -> dict[str, str]:
         out["tokenizer.json(serialised)"] = hashlib.sha256(data).hexdigest()
     return out
 
-
-def offline_env() -> None:
-    """Make transformers/huggingface_hub fail fast instead of waiting on network time-outs when
-    the user has asked for offline mode (HF_HUB_OFFLINE=1)."""
-    os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")

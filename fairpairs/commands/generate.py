@@ -17,8 +17,9 @@ def _split(value: str) -> list[str]:
     return [v.strip() for v in value.split(",") if v.strip()]
 
 
-def select_paradigms(spec: str, phenomenon: str | None, grammar_dir: Path | None):
-    """Load the paradigms named by --paradigms (uid,uid | all | standard) and --phenomenon."""
+def select_paradigms(spec: str, phenomenon: str | None, grammar_dir: Path | None, *, standard_only: bool = True):
+    """Load the paradigms named by --paradigms (uid,uid | all | standard) and --phenomenon; with
+    'all', only the standard ones unless standard_only is False."""
     from ..grammar import grammar_files, load_paradigm
     from ..vocab import default_vocabulary
 
@@ -33,7 +34,7 @@ def select_paradigms(spec: str, phenomenon: str | None, grammar_dir: Path | None
             raise FairpairsError(f"--paradigms: unknown paradigm(s) {', '.join(unknown)} "
                                  f"(see `fairpairs paradigms`)")
     paradigms = [load_paradigm(files[u], vocab) for u in chosen]
-    if spec in ("all", "standard"):
+    if spec in ("all", "standard") and standard_only:
         paradigms = [p for p in paradigms if p.standard]
     if phenomenon:
         norm = phenomenon.strip().lower().replace("_", " ").replace("-", " ")
@@ -91,16 +92,14 @@ def generate(models, paradigms_spec, phenomenon, pairs, seed, max_retries, max_d
 
         bar = tqdm(total=len(paradigms) * 2 * pairs, unit="pair", desc="generating", file=sys.stderr,
                    dynamic_ncols=True)
-        done = {"base": 0, "n": 0}
-
         def progress(uid, total):
-            done["base"] += done["n"]
-            done["n"] = 0
+            """A callback for one paradigm: it reports pairs done so far in that paradigm."""
             bar.set_postfix_str(uid)
+            last = [0]
 
             def update(n):
-                bar.update(n - done["n"])
-                done["n"] = n
+                bar.update(n - last[0])
+                last[0] = n
             return update
     try:
         result = generate_run(paradigms, vocab, cfg, out, progress_factory=progress)
@@ -139,11 +138,7 @@ def print_table(result, out: Path) -> None:
               help="Folder of paradigm files [default: the bundled grammars/].")
 def paradigms(verbose, phenomenon, grammar_dir):
     """List the paradigms (one UID per line)."""
-    _, ps = select_paradigms("all", phenomenon, grammar_dir)
-    from ..grammar import grammar_files, load_paradigm
-
-    if not phenomenon:  # list non-standard ones too, marked
-        ps = [load_paradigm(f) for f in grammar_files(grammar_dir)]
+    _, ps = select_paradigms("all", phenomenon, grammar_dir, standard_only=bool(phenomenon))
     for p in ps:
         if verbose:
             crit = ",".join(p.critical) or "(reorder)"
