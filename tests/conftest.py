@@ -16,3 +16,14 @@ SHARED = REPO.parent / "shared"
 def shared() -> Path:
     assert SHARED.is_dir(), f"reference data folder {SHARED} is missing"
     return SHARED
+
+
+@pytest.fixture(scope="module")
+def one_torch_thread():
+    """Tiny models run fastest on one thread (and do not stall when the machine is busy)."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)

@@ -28,13 +28,7 @@ MASKED = ["bert-base-cased", "roberta-base", "electra-base-generator"]
 VARIANTS = ["original", "word_l2r", "whole_word", "sentence_l2r"]
 
 
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    """Tiny models run fastest on one thread (and do not stall when the machine is busy)."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 @pytest.fixture(scope="session")

@@ -8,19 +8,13 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-import torch
 
 from fairpairs.cli import main
 from fairpairs.scoring import Scorer, build_tiny_model
 from fairpairs.scoring.normalize import UnigramTable
 
 
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 @pytest.fixture(scope="module")
