@@ -13,6 +13,8 @@ then through the Hub cache / network via transformers; failure is a one-line `To
 from __future__ import annotations
 
 import hashlib
+import json
+import re
 from functools import lru_cache
 from pathlib import Path
 
@@ -80,23 +82,55 @@ class LengthMeter:
     """Counts content tokens of strings under one tokenizer, batched and cached.
 
     Uses the Rust `tokenizers.Tokenizer` behind the transformers tokenizer, with
-    `add_special_tokens=False`.
+    `add_special_tokens=False`. When the tokenizer's pipeline never lets a token cross a space (its
+    normaliser works character by character and its pre-tokeniser splits at spaces: GPT-2/RoBERTa
+    byte-level BPE, BERT WordPiece, Metaspace Unigram ...), the length of a sentence is the sum of
+    the lengths of its space-separated chunks, each measured with its leading space; chunks repeat
+    across thousands of generated sentences, so each is encoded once. Other tokenizers, and texts
+    with other whitespace, are encoded whole. `decomposable` says which path is taken; it is also
+    checked on probe sentences when the meter is built.
     """
+
+    PROBES = ("The cat's toys aren't here.", "Who did Mary  see?", "A lot of children (3 dogs) and Émile's café.",
+              "Rose talked to four displeased.", "Out in the open, THE Borgias wore a lot of scarves!")
 
     def __init__(self, name: str):
         self.name = name
         self.hf = load_hf_tokenizer(name)
         self.backend = self.hf.backend_tokenizer
         self._cache: dict[str, int] = {}
+        self._chunk_cache: dict[str, int] = {}
+        self.decomposable = _splits_at_spaces(self.backend) and all(
+            self._by_chunks([t]) == [self._encode([t])[0]] for t in self.PROBES)
+        self._chunk_cache.clear()
+
+    def _encode(self, texts: list[str]) -> list[int]:
+        return [len(e.ids) for e in self.backend.encode_batch(texts, add_special_tokens=False)]
+
+    def _by_chunks(self, texts: list[str]) -> list[int]:
+        chunks = self._chunk_cache
+        split = []
+        for t in texts:
+            parts = t.split(" ")
+            split.append([parts[0], *(" " + p for p in parts[1:])])
+        new = list(dict.fromkeys(c for cs in split for c in cs if c not in chunks))
+        if new:
+            chunks.update(zip(new, self._encode(new)))
+        return [sum(chunks[c] for c in cs) for cs in split]
 
     def lengths(self, texts) -> list[int]:
         """Token counts of `texts` (a sequence of str), in order."""
         cache = self._cache
         missing = [t for t in dict.fromkeys(texts) if t not in cache]
         if missing:
-            encs = self.backend.encode_batch(missing, add_special_tokens=False)
-            for t, e in zip(missing, encs):
-                cache[t] = len(e.ids)
+            if self.decomposable:
+                whole = [t for t in missing if _OTHER_SPACE.search(t)]
+                parts = [t for t in missing if not _OTHER_SPACE.search(t)] if whole else missing
+                cache.update(zip(parts, self._by_chunks(parts)))
+            else:
+                whole = missing
+            if whole:
+                cache.update(zip(whole, self._encode(whole)))
         return [cache[t] for t in texts]
 
     def length(self, text: str) -> int:
@@ -105,6 +139,37 @@ class LengthMeter:
     def file_hashes(self) -> dict[str, str]:
         """sha256 of the tokenizer files (for the manifest)."""
         return tokenizer_file_hashes(self.name, self.hf)
+
+
+_OTHER_SPACE = re.compile(r"[^\S ]")
+_CHAR_NORMALIZERS = {"BertNormalizer", "Lowercase", "NFC", "NFD", "NFKC", "NFKD", "StripAccents"}
+_SPLITTING = {"ByteLevel", "BertPreTokenizer", "Whitespace", "WhitespaceSplit", "Metaspace"}
+_FURTHER = {"Punctuation", "Digits", "UnicodeScripts", "Split", "CharDelimiterSplit"} | _SPLITTING
+
+
+def _splits_at_spaces(backend) -> bool:
+    """Whether no token of this tokenizer can span a space (see LengthMeter)."""
+    spec = json.loads(backend.to_str())
+    norm = spec.get("normalizer")
+    norms = (norm.get("normalizers") or [] if norm and norm.get("type") == "Sequence" else [norm] if norm else [])
+    if any(n.get("type") not in _CHAR_NORMALIZERS for n in norms):
+        return False
+    pre = spec.get("pre_tokenizer")
+    if not pre:
+        return False
+    pres = pre.get("pretokenizers") or [] if pre.get("type") == "Sequence" else [pre]
+
+    def splits(p: dict) -> bool:
+        t = p.get("type")
+        if t == "ByteLevel":
+            return p.get("use_regex", True)
+        if t == "Metaspace":
+            return p.get("split", True)
+        return t in {"BertPreTokenizer", "Whitespace", "WhitespaceSplit"}
+
+    if not any(splits(p) for p in pres) or any(p.get("type") not in _FURTHER for p in pres):
+        return False
+    return not any(" " in a.get("content", "") for a in spec.get("added_tokens") or [])
 
 
 def tokenizer_file_hashes(name: str, hf_tokenizer=None) -> dict[str, str]:
