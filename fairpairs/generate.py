@@ -183,9 +183,13 @@ class Sampler:
         return bad
 
     def render(self, good: dict[str, Filler], bad: dict[str, Filler]) -> tuple[str, str]:
-        g = finish_sentence(self.p.good_template.render(good))
-        b = finish_sentence(self.p.bad_template.render({**good, **bad}))
-        return g, b
+        return self.render_good(good), self.render_bad(good, bad)
+
+    def render_good(self, good: dict[str, Filler]) -> str:
+        return finish_sentence(self.p.good_template.render(good))
+
+    def render_bad(self, good: dict[str, Filler], bad: dict[str, Filler]) -> str:
+        return finish_sentence(self.p.bad_template.render({**good, **bad}))
 
     def draw(self, k: int) -> Pair | None:
         """Draw pair k (good fillers, then the first bad fillers). None when the draw dead-ends
@@ -210,8 +214,8 @@ class Sampler:
         bad = self.draw_bad(pair.good, pair.rng)
         if bad is None:
             return False
-        sg, sb = self.render(pair.good, bad)
-        if sb == sg:
+        sb = self.render_bad(pair.good, bad)
+        if sb == pair.sentence_good:
             return False
         pair.bad, pair.sentence_bad = bad, sb
         return True

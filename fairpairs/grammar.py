@@ -72,8 +72,8 @@ class Paradigm:
     slots: dict[str, SlotSpec]
     order: list[str]                      # slots in dependency order
     critical: dict[str, SlotSpec]
-    good_template: jinja2.Template
-    bad_template: jinja2.Template
+    good_template: Any                    # jinja2.Template or PlainTemplate: .render(mapping) -> str
+    bad_template: Any
     good_source: str
     bad_source: str
     reorder: bool = False
@@ -247,7 +247,23 @@ def _topological(ctx: _Ctx, slots: dict[str, SlotSpec]) -> list[str]:
     return order
 
 
-def _compile_template(ctx: _Ctx, key: str, source: Any, slot_names: set[str]) -> jinja2.Template:
+_PLAIN = re.compile(r"^(?:[^{}]|\{\{\s*[A-Za-z_]\w*\s*\}\})*$")
+_VAR = re.compile(r"\{\{\s*([A-Za-z_]\w*)\s*\}\}")
+
+
+class PlainTemplate:
+    """A template that only substitutes `{{ slot }}`s, rendered without Jinja2's per-call set-up
+    (most paradigm files; the generator renders hundreds of thousands of sentences)."""
+
+    def __init__(self, source: str):
+        self.parts = _VAR.split(source)   # text, name, text, name, ..., text
+
+    def render(self, values: dict) -> str:
+        parts = self.parts
+        return "".join([parts[i] if i % 2 == 0 else str(values[parts[i]]) for i in range(len(parts))])
+
+
+def _compile_template(ctx: _Ctx, key: str, source: Any, slot_names: set[str]) -> jinja2.Template | PlainTemplate:
     if not isinstance(source, str) or not source.strip():
         raise ctx.error(key, "must be a non-empty Jinja2 template string")
     env = template_env()
@@ -258,7 +274,7 @@ def _compile_template(ctx: _Ctx, key: str, source: Any, slot_names: set[str]) ->
     undefined = jinja2.meta.find_undeclared_variables(ast) - slot_names
     if undefined:
         raise ctx.error(key, f"undefined variable(s) {', '.join(sorted(undefined))} (slots: {', '.join(sorted(slot_names))})")
-    return env.from_string(source)
+    return PlainTemplate(source) if _PLAIN.match(source) else env.from_string(source)
 
 
 def load_paradigm(path: str | Path, vocab: Vocabulary | None = None) -> Paradigm:
@@ -322,13 +338,18 @@ def load_paradigm(path: str | Path, vocab: Vocabulary | None = None) -> Paradigm
         if n not in names:
             raise ctx.error(f"critical.{n}", f"undefined slot {n!r}")
         cs = _compile_slot(ctx, n, f"critical.{n}", spec, vocab, names, critical=True)
-        if bool(cs.text) != bool(slots[n].text):
-            raise ctx.error(f"critical.{n}", "a literal (text) slot's bad filler must be given by text: too, and only then")
+        if slots[n].text and not cs.text and (not cs.has_where or cs.form is not None):
+            raise ctx.error(f"critical.{n}", "a literal (text) slot whose bad filler is a vocabulary word needs "
+                                             "where: (and takes no form:)")
         if cs.references() & literal:
             raise ctx.error(f"critical.{n}", "refers to a literal (text) slot, which has no vocabulary row")
         if not cs.has_where and cs.form is None:
             cs.base = slots[n].base
         critical[n] = cs
+    for n, cs in critical.items():  # a bad filler that is a literal has no row another slot could refer to
+        for m, other in critical.items():
+            if cs.text and not slots[n].text and n in other.references():
+                raise ctx.error(f"critical.{m}", f"refers to {n!r}, whose bad filler is a literal (text:)")
     reorder = bool(data.get("reorder", False))
     if reorder and critical:
         raise ctx.error("reorder", "a reordering paradigm changes word order only: critical must be {}")

@@ -122,6 +122,57 @@ def test_literal_slots(tmp_path):
         assert x.sentence_bad.startswith("Seldom ")
         rest = x.sentence_good[len("Often "):] if x.sentence_good.startswith("Often ") else x.sentence_good
         assert x.sentence_bad[len("Seldom "):].lower() == rest.lower()
-    bad = src.replace("critical:\n  adv: {text: [seldom]}", "critical:\n  adv: {where: {category: N}}")
-    with pytest.raises(GrammarError, match="critical.adv"):
+    for spec in ("{fills: verb.arg_2}", "{where: {category: N}, form: other_number}"):
+        bad = src.replace("critical:\n  adv: {text: [seldom]}", f"critical:\n  adv: {spec}")
+        with pytest.raises(GrammarError, match=r"critical.adv: a literal \(text\) slot whose bad filler"):
+            load_paradigm(write(tmp_path, bad))
+
+
+def test_words_that_appear_or_disappear(tmp_path):
+    """Empty fillers: an adjective absent from the good sentence appears in the bad one, and an
+    adverb present in the good sentence vanishes; the other words are untouched."""
+    from fairpairs.generate import Sampler
+    from fairpairs.vocab import default_vocabulary
+
+    vocab = default_vocabulary()
+    src = textwrap.dedent(GOOD).format(uid="t_paradigm")
+    src = src.replace("slots:\n", "slots:\n  adj:\n    text: ['']\n  adv:\n    where: {category_2: Adv}\n", 1)
+    src = src.replace('template: "{{ subj }} {{ verb }} {{ dem }} {{ obj }}."',
+                      'template: "{{ subj }} {{ adv }} {{ verb }} {{ dem }} {{ adj }} {{ obj }}."')
+    src = src.replace("critical:\n  obj: {form: other_number}",
+                      "critical:\n  adj: {where: {category: N/N, category_2: Adj}, takes: {arg_1: obj}}\n"
+                      "  adv: {text: ['']}")
+    p = load_paradigm(write(tmp_path, src))
+    s = Sampler(p, vocab, 0)
+    pairs = [x for x in (s.draw(k) for k in range(60)) if x]
+    assert len(pairs) > 30
+    adjectives = set(vocab.expressions[vocab.select({"category": "N/N", "category_2": "Adj"})])
+    for x in pairs:
+        adv, adj = x.good["adv"].word, x.bad["adj"].word
+        assert x.good["adj"].word == "" and x.bad["adv"].word == ""
+        assert adj in adjectives and adv and adv != adj
+        # the good sentence without the adverb = the bad one without the adjective
+        assert f" {adv} " in x.sentence_good and f" {adj} " in x.sentence_bad
+        assert x.sentence_good.replace(f" {adv} ", " ", 1) == x.sentence_bad.replace(f" {adj} ", " ", 1)
+    # no other critical slot may refer to a slot whose bad filler is a literal
+    bad = src.replace("  adv: {text: ['']}", "  adv: {text: ['']}\n  obj: {form: other_number, differ: {adv: [sg]}}")
+    with pytest.raises(GrammarError, match=r"critical.obj: refers to 'adv', whose bad filler is a literal"):
         load_paradigm(write(tmp_path, bad))
+
+
+def test_plain_templates_render_like_jinja():
+    """Templates without Jinja logic skip Jinja2 at render time: same output as Jinja2 itself."""
+    import jinja2
+
+    from fairpairs.grammar import PlainTemplate, grammar_files, load_paradigm
+
+    env = jinja2.Environment(undefined=jinja2.StrictUndefined)
+    plain = 0
+    for path in grammar_files():
+        p = load_paradigm(path)
+        for tpl, src in ((p.good_template, p.good_source), (p.bad_template, p.bad_source)):
+            if isinstance(tpl, PlainTemplate):
+                plain += 1
+                values = {n: f"<{n} x>" for n in p.slots}
+                assert tpl.render(values) == env.from_string(src).render(values)
+    assert plain >= 40
