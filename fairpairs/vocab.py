@@ -266,11 +266,26 @@ def apply_fixes(df: pd.DataFrame, path: Path) -> tuple[pd.DataFrame, list[str]]:
         for col, val in match.items():
             if col not in df.columns:
                 raise VocabularyError(f"{where}match: unknown column {col!r}")
-            mask &= (df[col] == str(val)).to_numpy()
+            values = [str(v) for v in val] if isinstance(val, list) else [str(val)]
+            mask &= df[col].isin(values).to_numpy()
         if not mask.any():
             raise VocabularyError(f"{where}match: no row matches {match}")
+        for col, val in match.items():  # a list matches any of its values, and each must match
+            for v in val if isinstance(val, list) else []:
+                if not (mask & (df[col] == str(v)).to_numpy()).any():
+                    raise VocabularyError(f"{where}match: no row matches {col}={v!r} with the other conditions")
         if fix.get("drop"):
             df = df[~mask].reset_index(drop=True)
+        elif fix.get("dedupe"):
+            # a row identical in every column to an earlier one goes (its twin matches too)
+            dup = mask & df.duplicated(keep="first").to_numpy()
+            for col, val in match.items():
+                for v in val if isinstance(val, list) else [val]:
+                    if not (dup & (df[col] == str(v)).to_numpy()).any():
+                        raise VocabularyError(f"{where}dedupe: no two identical rows with {col}={v!r}")
+            if not dup.any():
+                raise VocabularyError(f"{where}dedupe: no two matched rows are identical")
+            df = df[~dup].reset_index(drop=True)
         elif "set" in fix:
             for col, val in fix["set"].items():
                 if col not in df.columns:
@@ -281,7 +296,7 @@ def apply_fixes(df: pd.DataFrame, path: Path) -> tuple[pd.DataFrame, list[str]]:
             for k, val in fix["values"].items():
                 df.loc[mask & (df[key] == k).to_numpy(), "category"] = str(val)
         else:
-            raise VocabularyError(f"{where}one of add, drop, set, set_by is required")
+            raise VocabularyError(f"{where}one of add, drop, dedupe, set, set_by is required")
         applied.append(fid)
     return df, applied
 

@@ -1,6 +1,7 @@
 """Vocabulary queries against hand-checked rows and a naive DNF evaluator; each fix proven."""
 
 import csv
+import re
 
 import numpy as np
 import pytest
@@ -159,3 +160,50 @@ def test_fixes_file_errors(tmp_path, shared):
     bad.write_text("- id: nothing\n  match: {expression: no-such-word}\n  set: {category: N}\n")
     with pytest.raises(VocabularyError, match="nothing: match: no row matches"):
         Vocabulary.load(shared / "reference" / "blimp_vocabulary.csv", bad)
+
+
+def _table(tmp_path, rows):
+    """A tiny vocabulary CSV written by hand."""
+    path = tmp_path / "vocab.csv"
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        w = csv.DictWriter(fh, fieldnames=["expression", "category", "gender"])
+        w.writeheader()
+        w.writerows(rows)
+    return path
+
+
+def test_fix_match_list_and_dedupe(tmp_path):
+    csv_path = _table(tmp_path, [
+        {"expression": "a", "category": "N", "gender": ""},
+        {"expression": "a", "category": "N", "gender": ""},      # identical to the row above
+        {"expression": "b", "category": "N", "gender": ""},
+        {"expression": "b", "category": "N", "gender": "f"},     # same word, other features: kept
+        {"expression": "c", "category": "N", "gender": ""},
+        {"expression": "c", "category": "N", "gender": ""},      # identical but not matched: kept
+    ])
+    fixes = tmp_path / "fixes.yaml"
+    fixes.write_text("- id: gender\n  match: {expression: [a, b], gender: ''}\n  set: {gender: m}\n"
+                     "- id: dups\n  match: {expression: [a]}\n  dedupe: true\n")
+    v = Vocabulary.load(csv_path, fixes)
+    assert list(zip(v.df.expression, v.df.gender)) == [("a", "m"), ("b", "m"), ("b", "f"), ("c", ""), ("c", "")]
+    assert v.fixes == ["gender", "dups"]
+
+
+@pytest.mark.parametrize("text,needle", [
+    # a listed value that matches nothing is an error even when the others match
+    ("- id: x\n  match: {expression: [a, zzz]}\n  set: {gender: m}\n", "x: match: no row matches expression='zzz'"),
+    # dedupe of rows that are not identical
+    ("- id: y\n  match: {expression: b}\n  dedupe: true\n", "y: dedupe: no two identical rows with expression='b'"),
+    ("- id: z\n  match: {expression: [a, b]}\n  dedupe: true\n", "z: dedupe: no two identical rows with expression='b'"),
+])
+def test_fix_match_list_and_dedupe_errors(tmp_path, text, needle):
+    csv_path = _table(tmp_path, [
+        {"expression": "a", "category": "N", "gender": ""},
+        {"expression": "a", "category": "N", "gender": ""},
+        {"expression": "b", "category": "N", "gender": ""},
+        {"expression": "b", "category": "N", "gender": "f"},
+    ])
+    fixes = tmp_path / "fixes.yaml"
+    fixes.write_text(text)
+    with pytest.raises(VocabularyError, match=re.escape(needle)):
+        Vocabulary.load(csv_path, fixes)
