@@ -240,3 +240,13 @@ def test_homophonous_means_past_spelt_like_participle(vocab, original_rows):
     # (bite's "bit"/"bit" was consistent upstream; it is fixed to "bit"/"bitten" above)
     assert mismatches(original_rows) == {"drink_S\\NP", "drink_(S\\NP)/NP"}
     assert mismatches(vocab.df.to_dict("records")) == set()
+
+
+def test_fix_saw_is_past_of_see(vocab, original_rows):
+    assert sorted(r["root"] for r in _orig(original_rows, expression="saw")) == ["saw_(S\\NP)/NP", "saw_S\\NP"]
+    # no other form of a verb "to saw" upstream: the two rows are see's past
+    assert not [r for r in original_rows if r["expression"] in ("saws", "sawed", "sawing", "sawn")]
+    for cat in ("(S\\NP)/NP", "S\\NP"):
+        seen = idx(vocab, "seen", category=cat)
+        assert set(vocab.expressions[vocab.form_of(seen, {"past": 1})]) == {"saw"}, cat
+    assert not any(r.startswith("saw_") for r in vocab.df["root"])
