@@ -250,3 +250,39 @@ def test_fix_saw_is_past_of_see(vocab, original_rows):
         seen = idx(vocab, "seen", category=cat)
         assert set(vocab.expressions[vocab.form_of(seen, {"past": 1})]) == {"saw"}, cat
     assert not any(r.startswith("saw_") for r in vocab.df["root"])
+
+
+def _regular_plurals(sg: str) -> set[str]:
+    """Plurals made by -s, -es or y -> -ies on one word of the expression."""
+    words = sg.split()
+    out = set()
+    for i, w in enumerate(words):
+        forms = {w + "s", w + "es"} | ({w[:-1] + "ies"} if w.endswith("y") else set())
+        out |= {" ".join(words[:i] + [f] + words[i + 1:]) for f in forms}
+    return out
+
+
+def _irrpl_mismatches(rows) -> set[str]:
+    """Nouns whose irrpl flag disagrees with whether their number pair is a regular plural."""
+    out = set()
+    for r in rows:
+        if r["noun"] != "1":
+            continue
+        if r["sg"] == "1" and r["pluralform"]:
+            sg, pl = r["expression"], r["pluralform"]
+        elif r["pl"] == "1" and r["singularform"]:
+            sg, pl = r["singularform"], r["expression"]
+        else:
+            continue
+        if (pl not in _regular_plurals(sg)) != (r["irrpl"] == "1"):
+            out.add(r["expression"])
+    return out
+
+
+def test_fix_irregular_plural_flags(vocab, original_rows):
+    assert _orig(original_rows, expression="children", frequent="1")[0]["irrpl"] == ""
+    assert _irrpl_mismatches(original_rows) >= {"children", "fish", "handyman", "handymen"}
+    # scarf/scarves (f -> ves) is left as BLiMP has it: a regular-ish plural, not flagged
+    assert _irrpl_mismatches(vocab.df.to_dict("records")) == {"scarf", "scarves"}
+    irregular = set(vocab.expressions[vocab.select({"category": "N", "irrpl": "1"})])
+    assert {"children", "fish", "handyman", "handymen"} <= irregular
