@@ -286,3 +286,33 @@ def test_fix_irregular_plural_flags(vocab, original_rows):
     assert _irrpl_mismatches(vocab.df.to_dict("records")) == {"scarf", "scarves"}
     irregular = set(vocab.expressions[vocab.select({"category": "N", "irrpl": "1"})])
     assert {"children", "fish", "handyman", "handymen"} <= irregular
+
+
+def _verb_form_problems(rows) -> set[tuple[str, str]]:
+    """(expression, problem) for verb rows whose form flags contradict the spelling or subject."""
+    out = set()
+    for r in rows:
+        if r["verb"] != "1" or not r["root"]:
+            continue
+        head = r["expression"].split()[0]
+        if r["3sg"] == "1" and (r["pres"] != "1" or not head.endswith("s")):
+            out.add((r["expression"], "3sg"))
+        if r["pres"] == "1" and r["3sg"] != "1" and "sg=1" in r["arg_1"] and "sg=0" not in r["arg_1"]:
+            out.add((r["expression"], "non-3sg present with a singular subject"))
+        if r["ing"] == "1" and not head.endswith("ing"):
+            out.add((r["expression"], "ing"))
+        if r["pres"] == "1" and head.endswith("ing") and head not in ("sing", "bring", "fling"):
+            out.add((r["expression"], "present spelt -ing"))
+    return out
+
+
+def test_fix_verb_form_flags(vocab, original_rows):
+    assert _verb_form_problems(original_rows) == {
+        ("trains", "non-3sg present with a singular subject"), ("training", "3sg"),
+        ("singing", "3sg"), ("singing", "present spelt -ing")}
+    assert _verb_form_problems(vocab.df.to_dict("records")) == set()
+    train = idx(vocab, "train", category="S\\NP")
+    assert set(vocab.expressions[vocab.form_of(train, {"3sg": 1})]) == {"trains"}
+    sing = idx(vocab, "sing", category="S\\NP")
+    assert set(vocab.expressions[vocab.form_of(sing, {"3sg": 1})]) == {"sings"}
+    assert set(vocab.expressions[vocab.form_of(sing, {"ing": 1})]) == {"singing"}
