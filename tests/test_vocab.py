@@ -316,3 +316,39 @@ def test_fix_verb_form_flags(vocab, original_rows):
     sing = idx(vocab, "sing", category="S\\NP")
     assert set(vocab.expressions[vocab.form_of(sing, {"3sg": 1})]) == {"sings"}
     assert set(vocab.expressions[vocab.form_of(sing, {"ing": 1})]) == {"singing"}
+
+
+def _root_problems(rows) -> set[str]:
+    """Roots that do not read '<bare form>_<category>' for the rows that carry them."""
+    lex: dict[str, list[dict]] = {}
+    for r in rows:
+        if r["root"]:
+            lex.setdefault(r["root"], []).append(r)
+    out = set()
+    for root, rs in lex.items():
+        lemma, _, cat = root.rpartition("_")
+        if any(r["category"] != cat for r in rs):
+            out.add(root)
+        if any(r["verb"] == "1" for r in rs) and {r["expression"] for r in rs if r["bare"] == "1"} != {lemma}:
+            out.add(root)
+    return out
+
+
+def test_fix_roots(vocab, original_rows):
+    assert _root_problems(original_rows) == {
+        # cut off at 20 characters
+        "complain about_(S\\NP)", "disagree with_(S\\NP)", "escape from_(S\\NP)/N",
+        "explain everything_S", "prevent_(S\\NP)/(S[fr", "refuse_(S\\NP)/(S[to]",
+        # forms filed under a lexeme of their own or another lexeme's
+        "saw_(S\\NP)/NP", "saw_S\\NP", "fell_S\\NP", "skate around_(S\\NP)/NP", "walk through_(S\\NP)/NP",
+        "argue_"}
+    assert _root_problems(vocab.df.to_dict("records")) == set()
+    fall = idx(vocab, "fall", category="S\\NP")
+    assert set(vocab.expressions[vocab.form_of(fall, {"past": 1})]) == {"fell"}
+    walked = idx(vocab, "walked through")
+    assert set(vocab.expressions[vocab.form_of(walked, {"bare": 1})]) == {"walk through"}
+    skated = idx(vocab, "skated around")
+    assert set(vocab.expressions[vocab.form_of(skated, {"bare": 1})]) == {"skate around"}
+    complains = idx(vocab, "complains about")
+    assert vocab.get(complains, "root") == "complain about_(S\\NP)/NP"
+    assert len(vocab.lexeme(complains)) == 6
