@@ -352,3 +352,16 @@ def test_fix_roots(vocab, original_rows):
     complains = idx(vocab, "complains about")
     assert vocab.get(complains, "root") == "complain about_(S\\NP)/NP"
     assert len(vocab.lexeme(complains)) == 6
+
+
+def test_fix_special_en_form_means_a_distinct_participle(vocab, original_rows):
+    def same_past_and_participle(rows):
+        lex: dict[str, list[dict]] = {}
+        for r in rows:
+            if r["root"] and r["special_en_form"] == "1":
+                lex.setdefault(r["root"], []).append(r)
+        return {root for root, rs in lex.items()
+                if {r["expression"] for r in rs if r["past"] == "1"} == {r["expression"] for r in rs if r["en"] == "1"}}
+    assert same_past_and_participle(original_rows) == {"awaken_S\\NP"}
+    assert same_past_and_participle(vocab.df.to_dict("records")) == set()
+    assert not vocab.select({"root": "awaken_S\\NP", "irr_verb": "1"}).any()
