@@ -365,3 +365,12 @@ def test_fix_special_en_form_means_a_distinct_participle(vocab, original_rows):
     assert same_past_and_participle(original_rows) == {"awaken_S\\NP"}
     assert same_past_and_participle(vocab.df.to_dict("records")) == set()
     assert not vocab.select({"root": "awaken_S\\NP", "irr_verb": "1"}).any()
+
+
+def test_fix_car_is_a_vehicle(vocab, original_rows):
+    orig = _orig(original_rows, expression="car")
+    assert sorted((r["artifact"], r["vehicle"]) for r in orig) == [("0", ""), ("1", "1")]  # the twins disagree
+    for word in ("car", "cars"):
+        rows = vocab.rows_for(word)
+        assert len(rows) == 2 and all(vocab.get(i, "artifact") == "1" and vocab.get(i, "vehicle") == "1"
+                                      for i in rows), word
