@@ -374,3 +374,26 @@ def test_fix_car_is_a_vehicle(vocab, original_rows):
         rows = vocab.rows_for(word)
         assert len(rows) == 2 and all(vocab.get(i, "artifact") == "1" and vocab.get(i, "vehicle") == "1"
                                       for i in rows), word
+
+
+def test_fix_popsicle_plural(vocab, original_rows):
+    assert _orig(original_rows, expression="popsicle")[0]["pluralform"] == ""
+    assert not _orig(original_rows, expression="popsicles")
+    pl = vocab.other_number(idx(vocab, "popsicle"))
+    assert pl is not None and vocab.expressions[pl] == "popsicles"
+    sg, plural = vocab.row(idx(vocab, "popsicle")), vocab.row(pl)
+    # the plural row differs from the singular only in the number columns
+    differ = {c for c in sg if sg[c] != plural[c]}
+    assert differ == {"expression", "sg", "pl", "pluralform", "singularform"}
+
+
+def test_count_nouns_have_a_plural(vocab, original_rows):
+    """Common count nouns of category N (outside the relational and clausal blocks) name their
+    other number, except the plural-only nouns."""
+    def unlinked(rows):
+        return {r["expression"] for r in rows
+                if r["category"] == "N" and r["noun"] == "1" and r["properNoun"] != "1" and r["mass"] == "0"
+                and not r["pluralform"] and not r["singularform"]}
+    plural_only = {"glasses", "pants", "stairs", "steps"}
+    assert unlinked(original_rows) == plural_only | {"popsicle"}
+    assert unlinked(vocab.df.to_dict("records")) == plural_only
