@@ -397,3 +397,19 @@ def test_count_nouns_have_a_plural(vocab, original_rows):
     plural_only = {"glasses", "pants", "stairs", "steps"}
     assert unlinked(original_rows) == plural_only | {"popsicle"}
     assert unlinked(vocab.df.to_dict("records")) == plural_only
+
+
+def test_fix_genders(vocab, original_rows):
+    def genderless(rows):
+        return {r["expression"] for r in rows
+                if r["category"] == "N" and r["animate"] == "1" and r["sg"] == "1" and r["properNoun"] == "1"
+                and not r["gender"]}
+    assert genderless(original_rows) == {"Winston Churchill", "Monet", "Jesus", "Galileo"}
+    assert genderless(vocab.df.to_dict("records")) == set()
+    himself = idx(vocab, "himself", category_2="refl")
+    herself = idx(vocab, "herself", category_2="refl")
+    for name in ("Winston Churchill", "Monet", "Jesus", "Galileo"):
+        assert vocab.accepts(himself, "arg_1", idx(vocab, name)) and not vocab.accepts(herself, "arg_1", idx(vocab, name))
+    assert {r["gender"] for r in _orig(original_rows, expression="dancer")} == {"f"}
+    dancer = idx(vocab, "dancer")
+    assert vocab.accepts(himself, "arg_1", dancer) and vocab.accepts(herself, "arg_1", dancer)
