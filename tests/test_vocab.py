@@ -413,3 +413,13 @@ def test_fix_genders(vocab, original_rows):
     assert {r["gender"] for r in _orig(original_rows, expression="dancer")} == {"f"}
     dancer = idx(vocab, "dancer")
     assert vocab.accepts(himself, "arg_1", dancer) and vocab.accepts(herself, "arg_1", dancer)
+
+
+def test_added_plural_rows_mirror_their_singular(vocab, original_rows):
+    # "couches" already had a row upstream (only couch's link to it was misspelt)
+    assert len(_orig(original_rows, expression="couches")) == 1
+    assert len(vocab.rows_for("couches")) == 1
+    for sg in ("nose", "face", "couch", "popsicle"):
+        i = idx(vocab, sg, category="N")
+        a, b = vocab.row(i), vocab.row(vocab.other_number(i))
+        assert {c for c in a if a[c] != b[c]} == {"expression", "sg", "pl", "pluralform", "singularform"}, sg
