@@ -423,3 +423,26 @@ def test_added_plural_rows_mirror_their_singular(vocab, original_rows):
         i = idx(vocab, sg, category="N")
         a, b = vocab.row(i), vocab.row(vocab.other_number(i))
         assert {c for c in a if a[c] != b[c]} == {"expression", "sg", "pl", "pluralform", "singularform"}, sg
+
+
+def test_fix_duplicate_rows(vocab, original_rows):
+    # child: a frequent row with gender, and an irregular-block row without
+    orig = _orig(original_rows, expression="child", category="N")
+    assert sorted((r["frequent"], r["gender"], r["irrpl"]) for r in orig) == [("0", "", "1"), ("1", "n", "1")]
+    for word, gender in [("child", "n"), ("children", "n"), ("man", "m"), ("men", "m"), ("woman", "f"), ("women", "f")]:
+        rows = vocab.rows_for(word, category="N")
+        assert len(rows) == 1, word
+        assert vocab.get(rows[0], "gender") == gender and vocab.get(rows[0], "irrpl") == "1", word
+        assert vocab.get(rows[0], "frequent") == "1", word
+    # rows identical in every column: several upstream, none after the fixes
+    seen, dups = set(), set()
+    for r in original_rows:
+        key = tuple(r.values())
+        if key in seen and r["expression"]:
+            dups.add(r["expression"])
+        seen.add(key)
+    assert dups == {"doctor", "doctors", "teacher", "teachers", "student", "students", "testified", "employed",
+                    "unemployed", "confident", "not so amusing", "not so normal"}
+    assert not vocab.df.duplicated().any()
+    testify = idx(vocab, "testify", category="S\\NP")
+    assert len(vocab.form_of(testify, {"en": 1})) == 1
