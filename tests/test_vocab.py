@@ -446,3 +446,31 @@ def test_fix_duplicate_rows(vocab, original_rows):
     assert not vocab.df.duplicated().any()
     testify = idx(vocab, "testify", category="S\\NP")
     assert len(vocab.form_of(testify, {"en": 1})) == 1
+
+
+def _dnf_without_number(text: str) -> set[frozenset]:
+    """A restriction as a set of alternatives, ignoring sg/pl conditions (agreement)."""
+    return {frozenset(c for c in conj.split("^") if c.split("=")[0] not in ("sg", "pl"))
+            for conj in text.split(";")} if text else set()
+
+
+def test_fix_lexeme_features_agree(vocab, original_rows):
+    """Forms of one lexeme share verb flag and selectional restrictions (up to number)."""
+    def disagreeing(rows, col, norm=lambda x: x):
+        lex: dict[str, set] = {}
+        for r in rows:
+            if r["root"]:
+                lex.setdefault(r["root"], set()).add(frozenset(norm(r[col])) if col.startswith("arg") else r[col])
+        return {root for root, vals in lex.items() if len(vals) > 1}
+    assert "rot_S\\NP" in disagreeing(original_rows, "verb")
+    assert "rot_S\\NP" not in disagreeing(vocab.df.to_dict("records"), "verb")
+    for root, col in [("sell_(S\\NP)/NP", "arg_1"), ("make_(S\\NP)/NP", "arg_2")]:
+        assert root in disagreeing(original_rows, col, _dnf_without_number), root
+        assert root not in disagreeing(vocab.df.to_dict("records"), col, _dnf_without_number), root
+    # the bank sells; nobody makes the boy
+    sells, bank = idx(vocab, "sells"), idx(vocab, "bank")
+    assert vocab.accepts(sells, "arg_1", bank)
+    make = idx(vocab, "make", category="(S\\NP)/NP", bare="1")
+    assert not vocab.accepts(make, "arg_2", idx(vocab, "boy"))
+    assert [r["pl"] for r in _orig(original_rows, expression="allegations")] == ["0"]
+    assert vocab.get(idx(vocab, "allegations"), "pl") == "1"
