@@ -1,10 +1,18 @@
-"""Token-length control: Algorithm 1 of Ueda et al. (2024), run over many pairs at once.
+"""Token-length control over many pairs at once, with two strategies.
 
-For each drawn pair, keep the good sentence; while the bad sentence's token length differs from
-the good one's under any selected tokenizer, redraw the critical slots of the bad sentence, at
-most `max_retries` times; a pair still unequal is dropped and a fresh pair is drawn. Pairs are
-processed in chunks (lengths are measured in batches), but every pair has its own random stream
-and pairs are accepted in draw order, so the output does not depend on the chunk size.
+`resample` is Algorithm 1 of Ueda et al. (2024), the faithful baseline: for each drawn pair, keep
+the good sentence; while the bad sentence's token length differs from the good one's under any
+selected tokenizer, redraw the critical slots of the bad sentence, at most `max_retries` (N=10)
+times; a pair still unequal is dropped and a fresh pair is drawn.
+
+`search` (the default, fairpairs.search) draws the bad filler among the candidates that equalise
+every length at once, and otherwise redraws the other critical slots or the whole pair, at most
+`max_retries` (default 100) attempts per pair.
+
+Either strategy can also require the good and bad critical words' Zipf frequencies to differ by at
+most `match_frequency`. Pairs are processed in chunks (lengths are measured in batches), but every
+pair has its own random stream and pairs are accepted in draw order, so the output does not depend
+on the chunk size.
 """
 
 from __future__ import annotations
@@ -13,7 +21,11 @@ from dataclasses import dataclass, field
 
 from .errors import GrammarError
 from .generate import Pair, Sampler
+from .search import Frequencies, Searcher, delta_zipf
 from .tokenization import LengthMeter
+
+STRATEGIES = ("search", "resample")
+DEFAULT_RETRIES = {"resample": 10, "search": 100}
 
 
 @dataclass
@@ -22,13 +34,29 @@ class ParadigmStats:
     invalid: int = 0        # draws that dead-ended or gave identical sentences
     duplicates: int = 0     # valid pairs skipped because an equal pair was already kept
     kept: int = 0
-    dropped: int = 0        # pairs whose bad sentence never matched within max_retries
-    redraws: int = 0        # redraws of the bad sentence, over kept and dropped pairs
+    dropped: int = 0        # pairs that never matched within max_retries
+    redraws: int = 0        # redraws (resample: of the bad sentence; search: picks and redraws), kept and dropped pairs
     first_try: int = 0      # kept pairs equal in length with no redraw
+    mean_dzipf: float | None = None      # mean over kept pairs of max |Zipf(good word) - Zipf(bad word)|
+    distinct_words: int = 0              # distinct critical words (all words of a reordering) in the set
+    distinct_ratio: float | None = None  # debiased: distinct_words / the original set's
+
+    @property
+    def yield_(self) -> float:
+        """Share of the pairs given to length control that it kept (kept / (kept + dropped));
+        draws that dead-ended or duplicated a kept pair are not length control's doing."""
+        return self.kept / (self.kept + self.dropped) if self.kept + self.dropped else 0.0
+
+    @property
+    def draws_per_kept(self) -> float:
+        return (self.drawn + self.redraws) / self.kept if self.kept else 0.0
 
     def as_dict(self) -> dict:
         d = dict(self.__dict__)
-        d["yield"] = round(self.kept / self.drawn, 4) if self.drawn else 0.0
+        d["yield"] = round(self.yield_, 4)
+        d["draws_per_kept"] = round(self.draws_per_kept, 3)
+        for k in ("mean_dzipf", "distinct_ratio"):
+            d[k] = None if d[k] is None else round(d[k], 4)
         return d
 
 
@@ -64,19 +92,35 @@ class Budget:
 def generate_original(sampler: Sampler, n_pairs: int, meters: list[LengthMeter], *,
                       max_draws: int | None = None, chunk: int = 256, progress=None) -> SetResult:
     """The first n_pairs valid, distinct pairs, with no length control."""
-    return _collect(sampler, n_pairs, meters, control=False, max_retries=0, max_draws=max_draws,
-                    chunk=chunk, progress=progress, what="original")
+    return _collect(sampler, n_pairs, meters, control=None, max_draws=max_draws, chunk=chunk,
+                    progress=progress, what="original")
 
 
-def generate_debiased(sampler: Sampler, n_pairs: int, meters: list[LengthMeter], *, max_retries: int = 10,
+def generate_debiased(sampler: Sampler, n_pairs: int, meters: list[LengthMeter], *, strategy: str = "search",
+                      max_retries: int | None = None, match_frequency: float | None = None,
                       max_draws: int | None = None, chunk: int = 256, progress=None) -> SetResult:
-    """Algorithm 1 over chunks of draws: keep pairs whose lengths match under every tokenizer."""
-    return _collect(sampler, n_pairs, meters, control=True, max_retries=max_retries, max_draws=max_draws,
-                    chunk=chunk, progress=progress, what="debiased")
+    """n_pairs distinct pairs whose lengths match under every tokenizer (see the module doc)."""
+    if strategy not in STRATEGIES:
+        raise ValueError(f"unknown strategy {strategy!r} (one of {', '.join(STRATEGIES)})")
+    retries = DEFAULT_RETRIES[strategy] if max_retries is None else max_retries
+    searcher = Searcher(sampler, meters, match_frequency)
+    if strategy == "resample":
+        def control(live):
+            return _resample(sampler, searcher, live, meters, retries)
+    else:
+        def control(live):
+            return _search(searcher, live, meters, retries)
+    return _collect(sampler, n_pairs, meters, control=control, max_draws=max_draws, chunk=chunk,
+                    progress=progress, what="debiased", freqs=searcher.freqs)
 
 
 def _lengths(meters: list[LengthMeter], sentences: list[str]) -> list[list[int]]:
     return [m.lengths(sentences) for m in meters]
+
+
+def _per_pair(meters: list[LengthMeter], sentences: list[str]) -> list[tuple[int, ...]]:
+    """One tuple of lengths (one per tokenizer) per sentence."""
+    return list(zip(*_lengths(meters, sentences))) if meters else [()] * len(sentences)
 
 
 def _attach_lengths(res: SetResult, meters: list[LengthMeter]) -> None:
@@ -85,17 +129,19 @@ def _attach_lengths(res: SetResult, meters: list[LengthMeter]) -> None:
     res.lengths = [{m.name: (goods[j][i], bads[j][i]) for j, m in enumerate(meters)} for i in range(len(res.pairs))]
 
 
-def _length_control(sampler: Sampler, live: list[Pair], meters: list[LengthMeter], max_retries: int) -> set[int]:
+def _resample(sampler: Sampler, searcher: Searcher, live: list[Pair], meters: list[LengthMeter],
+              max_retries: int) -> set[int]:
     """Algorithm 1 on a batch of pairs; returns the draw indices whose bad sentence matched the good
-    one's length under every tokenizer. Lengths are measured in one batch per round."""
-    good_len = {p.k: gl for p, gl in zip(live, zip(*_lengths(meters, [p.sentence_good for p in live])))}
+    one's length under every tokenizer (and the frequency tolerance, if any). Lengths are measured
+    in one batch per round."""
+    good_len = {p.k: gl for p, gl in zip(live, _per_pair(meters, [p.sentence_good for p in live]))}
     matched: set[int] = set()
     pending = live
     while pending:
-        bad_len = zip(*_lengths(meters, [p.sentence_bad for p in pending]))
+        bad_len = _per_pair(meters, [p.sentence_bad for p in pending])
         nxt = []
         for p, bl in zip(pending, bad_len):
-            if bl == good_len[p.k]:
+            if bl == good_len[p.k] and searcher.frequency_ok(p):
                 matched.add(p.k)
                 continue
             # redraw only the critical slots of the bad sentence, at most max_retries times
@@ -108,8 +154,63 @@ def _length_control(sampler: Sampler, live: list[Pair], meters: list[LengthMeter
     return matched
 
 
-def _collect(sampler: Sampler, n_pairs: int, meters: list[LengthMeter], *, control: bool, max_retries: int,
-             max_draws: int | None, chunk: int, progress, what: str) -> SetResult:
+def _search(searcher: Searcher, live: list[Pair], meters: list[LengthMeter], max_attempts: int) -> set[int]:
+    """The search strategy on a batch of pairs. Each round measures the pending pairs in one batch;
+    a pair that does not match gets its next step (pick a candidate that equalises; else redraw the
+    other critical slots and pick again; else redraw the whole pair), each step one attempt, and is
+    verified in the next round."""
+    matched: set[int] = set()
+    good_len: dict[int, tuple[int, ...]] = {}
+    picked: dict[int, int] = {}          # picks tried on the pair's current good sentence
+    pending = live
+    while pending:
+        fresh = [p for p in pending if p.k not in good_len]
+        good_len.update(zip((p.k for p in fresh), _per_pair(meters, [p.sentence_good for p in fresh])))
+        bad_len = _per_pair(meters, [p.sentence_bad for p in pending])
+        nxt = []
+        for p, bl in zip(pending, bad_len):
+            gl = good_len[p.k]
+            if bl == gl and searcher.frequency_ok(p):
+                matched.add(p.k)
+                continue
+            while p.redraws < max_attempts:
+                p.redraws += 1
+                tries = picked.get(p.k, 0)
+                if tries == 0 and searcher.pick(p, gl, bl):
+                    picked[p.k] = 1
+                    nxt.append(p)
+                    break
+                if 0 < tries < 3 and searcher.redraw_others(p):
+                    picked[p.k] = tries + 1
+                    bl = tuple(m.length(p.sentence_bad) for m in meters)
+                    if searcher.pick(p, gl, bl):
+                        nxt.append(p)
+                        break
+                    continue
+                picked[p.k] = 0
+                if searcher.redraw_pair(p):
+                    del good_len[p.k]
+                    nxt.append(p)
+                    break
+        pending = nxt
+    return matched
+
+
+def critical_words(sampler: Sampler, pairs: list[Pair]) -> set[str]:
+    """The distinct words of the critical slots (good and bad fillers) of a set of pairs; for a
+    reordering, the distinct words of all its vocabulary slots."""
+    names = list(sampler.p.critical)
+    out: set[str] = set()
+    for p in pairs:
+        if names:
+            out.update(f.word for n in names for f in (p.good[n], p.bad[n]) if f.word.strip())
+        else:
+            out.update(f.word for f in p.good.values() if f.row >= 0 and f.word.strip())
+    return out
+
+
+def _collect(sampler: Sampler, n_pairs: int, meters: list[LengthMeter], *, control, max_draws: int | None,
+             chunk: int, progress, what: str, freqs: Frequencies | None = None) -> SetResult:
     """Draw pairs chunk by chunk, (length-control them,) and accept them in draw order, skipping
     duplicates, until n_pairs are kept; accepting in draw order keeps the output independent of
     the chunk size."""
@@ -124,7 +225,7 @@ def _collect(sampler: Sampler, n_pairs: int, meters: list[LengthMeter], *, contr
         drawn = [(kk, sampler.draw(kk)) for kk in range(k, k + chunk)]
         live = [p for _, p in drawn if p is not None]
         valid += len(live)
-        matched = _length_control(sampler, live, meters, max_retries) if control else {p.k for p in live}
+        matched = control(live) if control else {p.k for p in live}
         for kk, p in drawn:
             st.drawn = kk + 1
             if p is None:
@@ -149,4 +250,8 @@ def _collect(sampler: Sampler, n_pairs: int, meters: list[LengthMeter], *, contr
             progress(len(res.pairs))
     st.kept = len(res.pairs)
     _attach_lengths(res, meters)
+    freqs = freqs or Frequencies(sampler)
+    dz = [d for d in (delta_zipf(freqs, sampler, p) for p in res.pairs) if d is not None]
+    st.mean_dzipf = sum(dz) / len(dz) if dz else None
+    st.distinct_words = len(critical_words(sampler, res.pairs))
     return res

@@ -46,6 +46,7 @@ class Pair:
     sentence_good: str = ""
     sentence_bad: str = ""
     redraws: int = 0
+    renewed: int = 0                            # whole-pair redraws (search strategy)
     rng: np.random.Generator | None = field(default=None, repr=False)
 
 
@@ -156,30 +157,47 @@ class Sampler:
             ctx[name] = f
         return ctx
 
+    def bad_candidates(self, name: str, good: dict[str, Filler], bad: dict[str, Filler]) -> np.ndarray | list[str]:
+        """Every allowed bad filler of critical slot `name` (rows, or strings for a literal), given
+        the good fillers and the bad fillers of the critical slots drawn before it."""
+        spec = self.p.critical[name]
+        g = good[name]
+        if spec.text:
+            return [w for w in spec.text if w != g.word]
+        if spec.form == "other_number":
+            sib = self.vocab.other_number(g.row)
+            base = np.array([sib] if sib is not None else [], dtype=np.int64)
+        elif isinstance(spec.form, dict):
+            base = self.vocab.form_of(g.row, spec.form)
+        else:
+            base = spec.base
+        base = base[self.vocab.expressions[base] != g.word] if len(base) else base
+        idx = self.candidates(spec, base, {**good, **bad})
+        det = self.kept_det(name, g)
+        if det is not None and det >= 0:  # keep the good determiner: the new noun must suit it
+            idx = idx[self.vocab.satisfiers(det, "arg_1")[idx]]
+        return idx
+
+    def kept_det(self, name: str, g: Filler) -> int | None:
+        """The determiner row the bad filler keeps (-1: none), or None if the slot has no determiner."""
+        return g.det if self.p.slots[name].det_base is not None and g.row >= 0 else None
+
+    def make_bad(self, name: str, g: Filler, choice) -> Filler:
+        """The bad Filler for a chosen candidate (a row, or a string for a literal)."""
+        if isinstance(choice, str):
+            return Filler(None, -1, literal=choice)
+        det = self.kept_det(name, g)
+        return Filler(self.vocab, int(choice), det) if det is not None else Filler(self.vocab, int(choice))
+
     def draw_bad(self, good: dict[str, Filler], rng: np.random.Generator) -> dict[str, Filler] | None:
         """New fillers for the critical slots (all other slots keep their good fillers)."""
         bad: dict[str, Filler] = {}
-        for name, spec in self.p.critical.items():
-            g = good[name]
-            if spec.text:
-                f = self._fill(spec, spec.base, good, rng, exclude=g.word)
-                if f is None:
-                    return None
-                bad[name] = f
-                continue
-            if spec.form == "other_number":
-                sib = self.vocab.other_number(g.row)
-                base = np.array([sib] if sib is not None else [], dtype=np.int64)
-            elif isinstance(spec.form, dict):
-                base = self.vocab.form_of(g.row, spec.form)
-            else:
-                base = spec.base
-            base = base[self.vocab.expressions[base] != g.word] if len(base) else base
-            ctx = {**good, **bad}
-            f = self._fill(spec, base, ctx, rng, det=g.det if self.p.slots[name].det_base is not None else None)
-            if f is None:
+        for name in self.p.critical:
+            cands = self.bad_candidates(name, good, bad)
+            if not len(cands):
+                self.dead_ends[f"critical.{name}"] = self.dead_ends.get(f"critical.{name}", 0) + 1
                 return None
-            bad[name] = f
+            bad[name] = self.make_bad(name, good[name], cands[int(rng.integers(len(cands)))])
         return bad
 
     def render(self, good: dict[str, Filler], bad: dict[str, Filler]) -> tuple[str, str]:
@@ -194,7 +212,10 @@ class Sampler:
     def draw(self, k: int) -> Pair | None:
         """Draw pair k (good fillers, then the first bad fillers). None when the draw dead-ends
         or gives identical sentences."""
-        rng = self.rng(k)
+        return self.draw_from(k, self.rng(k))
+
+    def draw_from(self, k: int, rng: np.random.Generator) -> Pair | None:
+        """A pair drawn from `rng` (a fresh stream for draw k, or one already used: a redraw)."""
         good = self.draw_good(rng)
         if good is None:
             return None
@@ -206,9 +227,10 @@ class Sampler:
             return None
         return Pair(k=k, good=good, bad=bad, sentence_good=sg, sentence_bad=sb, rng=rng)
 
-    def redraw_bad(self, pair: Pair) -> bool:
+    def redraw_bad(self, pair: Pair, count: bool = True) -> bool:
         """Algorithm 1's step: redraw the critical slots of the bad sentence only."""
-        pair.redraws += 1
+        if count:
+            pair.redraws += 1
         if not self.redrawable:  # the redraw would give the same sentence: skip the work
             return False
         bad = self.draw_bad(pair.good, pair.rng)

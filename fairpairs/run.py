@@ -16,7 +16,7 @@ from importlib import metadata
 from pathlib import Path
 
 from . import __version__
-from .control import ParadigmStats, SetResult, generate_debiased, generate_original
+from .control import DEFAULT_RETRIES, ParadigmStats, SetResult, generate_debiased, generate_original
 from .errors import FairpairsError
 from .generate import Sampler
 from .grammar import Paradigm
@@ -29,15 +29,17 @@ class RunConfig:
     models: list[str]
     pairs: int = 1000
     seed: int = 0
-    max_retries: int = 10
+    max_retries: int | None = None      # None: the strategy's default (control.DEFAULT_RETRIES)
     max_draws: int | None = None
-    strategy: str = "resample"
+    strategy: str = "search"
+    match_frequency: float | None = None
     command: str = ""
 
 
 @dataclass
 class RunResult:
     stats: dict[str, dict[str, ParadigmStats]] = field(default_factory=dict)   # uid -> set -> stats
+    strategy: str = "search"
 
 
 def dumps_row(row: dict) -> str:
@@ -74,7 +76,8 @@ def generate_run(paradigms: list[Paradigm], vocab: Vocabulary, cfg: RunConfig, o
     out.parent.mkdir(parents=True, exist_ok=True)
     _check_replaceable(out)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
-    result = RunResult()
+    result = RunResult(strategy=cfg.strategy)
+    retries = DEFAULT_RETRIES[cfg.strategy] if cfg.max_retries is None else cfg.max_retries
     try:
         (tmp / "original").mkdir()
         (tmp / "debiased").mkdir()
@@ -84,19 +87,26 @@ def generate_run(paradigms: list[Paradigm], vocab: Vocabulary, cfg: RunConfig, o
             bar = progress_factory(p.uid, 2 * cfg.pairs) if progress_factory else None
             orig = generate_original(sampler, cfg.pairs, meters, max_draws=cfg.max_draws,
                                      progress=(lambda n: bar(n)) if bar else None)
-            deb = generate_debiased(sampler, cfg.pairs, meters, max_retries=cfg.max_retries,
-                                    max_draws=cfg.max_draws,
+            deb = generate_debiased(sampler, cfg.pairs, meters, strategy=cfg.strategy, max_retries=retries,
+                                    match_frequency=cfg.match_frequency, max_draws=cfg.max_draws,
                                     progress=(lambda n: bar(cfg.pairs + n)) if bar else None)
             write_jsonl(tmp / "original" / f"{p.uid}.jsonl", sampler, orig)
             write_jsonl(tmp / "debiased" / f"{p.uid}.jsonl", sampler, deb)
             result.stats[p.uid] = {"original": orig.stats, "debiased": deb.stats}
             d = deb.stats
+            if orig.stats.distinct_words:
+                d.distinct_ratio = d.distinct_words / orig.stats.distinct_words
             manifest_paradigms[p.uid] = {
                 "phenomenon": p.phenomenon, "field": p.field, "linguistics_term": p.linguistics_term,
                 "grammar_file": p.path.name, "reorder": p.reorder,
                 "original": len(orig.pairs), "debiased": len(deb.pairs), "drawn": d.drawn,
                 "redraws": d.redraws, "dropped": d.dropped, "yield": d.as_dict()["yield"],
-                "first_try": d.first_try, "invalid_draws": d.invalid, "duplicates": d.duplicates,
+                "draws_per_kept": d.as_dict()["draws_per_kept"], "first_try": d.first_try,
+                "invalid_draws": d.invalid, "duplicates": d.duplicates,
+                "distinct_critical_words": {"original": orig.stats.distinct_words, "debiased": d.distinct_words,
+                                            "ratio": d.as_dict()["distinct_ratio"]},
+                "mean_abs_delta_zipf": {"original": orig.stats.as_dict()["mean_dzipf"],
+                                        "debiased": d.as_dict()["mean_dzipf"]},
                 "original_stats": orig.stats.as_dict(),
             }
         manifest = {
@@ -104,8 +114,9 @@ def generate_run(paradigms: list[Paradigm], vocab: Vocabulary, cfg: RunConfig, o
             "command": cfg.command,
             "seed": cfg.seed,
             "pairs": cfg.pairs,
-            "max_retries": cfg.max_retries,
             "strategy": cfg.strategy,
+            "max_retries": retries,
+            "match_frequency": cfg.match_frequency,
             "models": list(cfg.models),
             "token_length": "content tokens of the sentence as written (special tokens excluded)",
             "tokenizers": {m.name: tokenizer_info(m) for m in meters},

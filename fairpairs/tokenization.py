@@ -60,6 +60,8 @@ def load_hf_tokenizer(name: str):
     """A transformers fast tokenizer for `name` (bundled copy, local folder, or Hub)."""
     from transformers import AutoTokenizer
 
+    if name.lower() in SMOLLM2_NAMES or name.lower().endswith(".gguf"):
+        return _gguf_tokenizer(name)
     where = resolve(name)
     try:
         if isinstance(where, Path) and where.is_file():
@@ -76,6 +78,20 @@ def load_hf_tokenizer(name: str):
     if not getattr(tok, "is_fast", False):
         raise TokenizerError(f"--models: tokenizer {name!r} has no fast (Rust) implementation")
     return tok
+
+
+SMOLLM2_NAMES = {"smollm2-135m", "smollm2-135m-instruct", "smollm2"}
+
+
+def _gguf_tokenizer(name: str):
+    """The tokenizer inside a GGUF model file (SmolLM2-135M by name, or a .gguf path)."""
+    from .errors import FairpairsError
+    from .scoring.models import load_tokenizer, resolve_model_name
+
+    try:
+        return load_tokenizer(name, resolve_model_name(name))
+    except FairpairsError as exc:
+        raise TokenizerError(f"--models: {exc}".replace("--model ", "")) from None
 
 
 class LengthMeter:

@@ -169,9 +169,15 @@ def test_debiased_good_sentences_follow_the_original_stream(vocab):
     meters = [LengthMeter(m) for m in CONTROL]
     s = Sampler(p, vocab, 0)
     orig = {x.k: x.sentence_good for x in generate_original(s, 300, meters).pairs}
-    for x in generate_debiased(s, 100, meters).pairs:
+    for x in generate_debiased(s, 100, meters, strategy="resample").pairs:
         if x.k in orig:
             assert orig[x.k] == x.sentence_good
+    renewed = 0
+    for x in generate_debiased(s, 100, meters, strategy="search").pairs:
+        renewed += x.renewed > 0
+        if x.k in orig and not x.renewed:   # search keeps the good sentence unless it redrew the whole pair
+            assert orig[x.k] == x.sentence_good
+    assert 0 < renewed < 100
 
 
 # ---------------------------------------------------------------- CLI

@@ -56,8 +56,15 @@ def select_paradigms(spec: str, phenomenon: str | None, grammar_dir: Path | None
 @click.option("--pairs", default=1000, show_default=True, type=click.IntRange(1),
               help="Pairs per paradigm in each of original/ and debiased/.")
 @click.option("--seed", default=0, show_default=True, type=int, help="Random seed; same seed -> identical files.")
-@click.option("--max-retries", default=10, show_default=True, type=click.IntRange(0),
-              help="Redraws of the bad sentence before a pair is dropped (Algorithm 1's N).")
+@click.option("--strategy", default="search", show_default=True, type=click.Choice(["search", "resample"]),
+              help="Length control: 'search' draws the bad word among the candidates that equalise every "
+                   "length (else redraws the pair); 'resample' is Algorithm 1 (random redraws of the bad word).")
+@click.option("--max-retries", default=None, type=click.IntRange(0),
+              help="Attempts per pair before it is dropped [default: 10 for resample (Algorithm 1's N), "
+                   "100 for search].")
+@click.option("--match-frequency", "match_frequency", default=None, type=click.FloatRange(0),
+              metavar="TOL", help="Also require the good and bad critical words' Zipf frequencies "
+                                  "(wordfreq) to differ by at most TOL.")
 @click.option("--max-draws", default=None, type=click.IntRange(1),
               help="Draw budget per paradigm and set (default: 50 x --pairs, at least 2000).")
 @click.option("--out", "out", default=None, type=click.Path(file_okay=False, path_type=Path),
@@ -65,7 +72,8 @@ def select_paradigms(spec: str, phenomenon: str | None, grammar_dir: Path | None
 @click.option("--grammars", "grammar_dir", default=None, type=click.Path(exists=True, file_okay=False, path_type=Path),
               help="Folder of paradigm files [default: the bundled grammars/].")
 @click.option("--quiet", is_flag=True, help="No progress bar or table.")
-def generate(models, paradigms_spec, phenomenon, pairs, seed, max_retries, max_draws, out, grammar_dir, quiet):
+def generate(models, paradigms_spec, phenomenon, pairs, seed, strategy, max_retries, match_frequency, max_draws, out,
+             grammar_dir, quiet):
     """Generate minimal pairs, original and token-length controlled (debiased).
 
     Writes OUT/original/<uid>.jsonl, OUT/debiased/<uid>.jsonl and OUT/manifest.json.
@@ -83,8 +91,8 @@ def generate(models, paradigms_spec, phenomenon, pairs, seed, max_retries, max_d
     if out is None:
         slug = "+".join(m.replace("/", "_") for m in model_list)
         out = Path("outputs") / f"{slug}-s{seed}"
-    cfg = RunConfig(models=model_list, pairs=pairs, seed=seed, max_retries=max_retries,
-                    max_draws=max_draws, command=" ".join(["fairpairs", *map(shlex.quote, sys.argv[1:])]))
+    cfg = RunConfig(models=model_list, pairs=pairs, seed=seed, strategy=strategy, max_retries=max_retries,
+                    match_frequency=match_frequency, max_draws=max_draws, command=" ".join(["fairpairs", *map(shlex.quote, sys.argv[1:])]))
     progress = None
     bar = None
     if not quiet:
@@ -114,21 +122,29 @@ def print_table(result, out: Path) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    t = Table(title=f"Length control per paradigm -> {out}")
-    for col in ("paradigm", "kept", "drawn", "yield", "first try", "redraws", "dropped", "dup."):
+    t = Table(title=f"Length control per paradigm ({result.strategy}) -> {out}")
+    cols = ("paradigm", "kept", "dropped", "yield", "draws/kept", "distinct", "dZipf orig", "dZipf deb")
+    for col in cols:
         t.add_column(col, justify="left" if col == "paradigm" else "right", no_wrap=True)
+
+    def z(v):
+        return "-" if v is None else f"{v:.2f}"
+
     tot = {"kept": 0, "drawn": 0, "redraws": 0, "dropped": 0}
     for uid, sets in result.stats.items():
-        d = sets["debiased"]
-        t.add_row(uid, str(d.kept), str(d.drawn), f"{d.as_dict()['yield']:.1%}", str(d.first_try),
-                  str(d.redraws), str(d.dropped), str(d.duplicates))
+        d, o = sets["debiased"], sets["original"]
+        ratio = "-" if d.distinct_ratio is None else f"{d.distinct_ratio:.0%}"
+        t.add_row(uid, str(d.kept), str(d.dropped), f"{d.yield_:.1%}", f"{d.draws_per_kept:.2f}",
+                  ratio, z(o.mean_dzipf), z(d.mean_dzipf))
         for k in tot:
             tot[k] += getattr(d, k)
     if len(result.stats) > 1:
-        y = tot["kept"] / tot["drawn"] if tot["drawn"] else 0
-        t.add_row("total", str(tot["kept"]), str(tot["drawn"]), f"{y:.1%}", "", str(tot["redraws"]),
-                  str(tot["dropped"]), "", style="bold")
-    Console(stderr=True).print(t)
+        y = tot["kept"] / (tot["kept"] + tot["dropped"]) if tot["kept"] else 0
+        dpk = (tot["drawn"] + tot["redraws"]) / tot["kept"] if tot["kept"] else 0
+        t.add_row("total", str(tot["kept"]), str(tot["dropped"]), f"{y:.1%}", f"{dpk:.2f}", "", "", "", style="bold")
+    console = Console(stderr=True)
+    console.width = max(console.width, 120)
+    console.print(t)
 
 
 @click.command()

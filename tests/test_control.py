@@ -1,0 +1,249 @@
+"""Length-control strategies (resample = Algorithm 1, search), checked against independent tokenizers.
+
+References: the real tokenizers loaded from ../shared (or the trained tokenizer.json files) with
+their own `encode`, wordfreq called directly, and brute force over every candidate word.
+"""
+
+from __future__ import annotations
+
+import copy
+import tempfile
+import textwrap
+
+import numpy as np
+import pandas as pd
+import pytest
+from tokenizers import Tokenizer
+
+from fairpairs.control import critical_words, generate_debiased, generate_original
+from fairpairs.generate import Sampler
+from fairpairs.grammar import grammar_files, load_paradigm
+from fairpairs.search import Searcher
+from fairpairs.tokenization import LengthMeter
+from fairpairs.tokenizer_zoo import train_zoo
+from fairpairs.vocab import Vocabulary, default_vocabulary
+
+BUNDLED = ["gpt2", "bert-base-cased", "bert-base-uncased"]
+
+
+@pytest.fixture(scope="module")
+def zoo(shared, tmp_path_factory):
+    """Four trained tokenizers (BPE byte-level, WordPiece, Unigram/Metaspace, BPE whitespace)."""
+    names = ["bpe-bytelevel-4k", "wordpiece-cased-3k", "unigram-metaspace-4k", "bpe-whitespace-uncased-2k"]
+    return train_zoo(shared / "reference" / "wikitext-2" / "valid.txt", tmp_path_factory.mktemp("zoo"), names)
+
+
+@pytest.fixture(scope="module")
+def eight(shared, zoo):
+    """Eight distinct tokenizations: {name for --models: independent encode function}."""
+    out = {}
+    for m in BUNDLED + ["roberta-base"]:
+        tok = Tokenizer.from_file(str(shared / "assets" / "tokenizers" / m / "tokenizer.json"))
+        out[m] = tok
+    for path in zoo.values():
+        out[str(path)] = Tokenizer.from_file(str(path))
+    out.pop("roberta-base")   # same tokenization as gpt2
+    assert len(out) == 7
+    return out
+
+
+def n_tokens(tok: Tokenizer, text: str) -> int:
+    return len(tok.encode(text, add_special_tokens=False).ids)
+
+
+def paradigm(uid: str):
+    return load_paradigm([f for f in grammar_files() if f.stem == uid][0], default_vocabulary())
+
+
+# ------------------------------------------------------------------ a hand-built vocabulary
+NAMES_GOOD = ["Mary", "Ann", "Bartholomew", "Eve", "Xanthippe", "Rose"]
+NAMES_BAD = ["Tom", "Bob", "Nebuchadnezzar", "Ozymandias", "Jim", "Archibald", "Zbigniew", "Al", "Quetzalcoatl",
+             "Hieronymus", "Ed", "Cuthbert", "Peregrine", "Thaddeus", "Ulysses", "Bo", "Wolfgang", "Ignatius"]
+VERBS = ["left", "slept", "laughed", "waited", "sang"]
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    rows = [{"expression": v, "category": "S\\NP", "kind": "verb"} for v in VERBS]
+    rows += [{"expression": n, "category": "N", "kind": "good"} for n in NAMES_GOOD]
+    rows += [{"expression": n, "category": "N", "kind": "bad"} for n in NAMES_BAD]
+    df = pd.DataFrame(rows).fillna("")
+    for col in ("root", "category_2", "arg_1", "arg_2", "arg_3", "arg_clause"):
+        df[col] = ""
+    df["root"] = df["expression"]
+    return Vocabulary(df, source="tiny")
+
+
+def tiny_paradigm(tmp_path, vocab):
+    src = textwrap.dedent("""
+        uid: tiny_names
+        phenomenon: Test
+        field: syntax
+        linguistics_term: test
+        slots:
+          verb: {where: {kind: verb}}
+          subj: {where: {kind: good}}
+        template: "{{ subj }} {{ verb }} early."
+        critical:
+          subj: {where: {kind: bad}}
+    """)
+    path = tmp_path / "tiny_names.yaml"
+    path.write_text(src)
+    return load_paradigm(path, vocab)
+
+
+def test_search_finds_a_match_whenever_one_exists(tmp_path, tiny, shared):
+    toks = {m: Tokenizer.from_file(str(shared / "assets" / "tokenizers" / m / "tokenizer.json"))
+            for m in ("gpt2", "bert-base-cased")}
+    p = tiny_paradigm(tmp_path, tiny)
+    meters = [LengthMeter(m) for m in toks]
+
+    def matches(good: str, verb: str) -> set[str]:   # brute force over every bad name
+        g = f"{good} {verb} early."
+        return {b for b in NAMES_BAD
+                if all(n_tokens(t, g) == n_tokens(t, f"{b} {verb} early.") for t in toks.values())}
+
+    table = {(g, v): matches(g, v) for g in NAMES_GOOD for v in VERBS}
+    assert any(table.values()) and not all(table.values()), "the word lists must give both cases"
+    s = Sampler(p, tiny, 0)
+    res = generate_debiased(s, 20, meters, strategy="search")
+    assert res.stats.kept == 20 and res.stats.dropped == 0
+    for x in res.pairs:
+        assert x.bad["subj"].word in table[(x.good["subj"].word, x.good["verb"].word)]
+        first = s.draw(x.k)                      # the pair as first drawn from its stream
+        if table[(first.good["subj"].word, first.good["verb"].word)]:
+            assert x.renewed == 0 and x.redraws <= 1, "a match existed: search must take it at once"
+        else:
+            assert x.renewed > 0
+    # Algorithm 1 on the same draws drops pairs whose good word has a match it did not find in 10 tries
+    rs = generate_debiased(Sampler(p, tiny, 0), 20, meters, strategy="resample")
+    assert rs.stats.dropped > 0 and rs.stats.yield_ < res.stats.yield_
+
+
+@pytest.mark.parametrize("uid,min_found", [("transitive", 3), ("existential_there_quantifiers_1", 3),
+                                           ("only_npi_licensor_present", 0), ("anaphor_gender_agreement", 0),
+                                           ("determiner_noun_agreement_with_adjective_1", 0)])
+def test_pick_agrees_with_brute_force(uid, min_found, eight):
+    """The in-context length prediction equals full-sentence tokenization: pick() succeeds exactly
+    when some candidate equalises every length, and then picks one of those."""
+    p = paradigm(uid)
+    assert len(p.critical) == 1
+    name = next(iter(p.critical))
+    vocab = default_vocabulary()
+    s = Sampler(p, vocab, 11)
+    meters = [LengthMeter(m) for m in eight]
+    searcher = Searcher(s, meters)
+    toks = list(eight.values())
+    checked = found = 0
+    for k in range(25):
+        x = s.draw(k)
+        if x is None:
+            continue
+        good = [n_tokens(t, x.sentence_good) for t in toks]
+        bad = tuple(n_tokens(t, x.sentence_bad) for t in toks)
+        cands = s.bad_candidates(name, x.good, {})
+        ok = set()
+        for c in cands:
+            sb = s.render_bad(x.good, {name: s.make_bad(name, x.good[name], c)})
+            if sb != x.sentence_good and [n_tokens(t, sb) for t in toks] == good:
+                ok.add(sb)
+        y = copy.copy(x)
+        y.bad = dict(x.bad)
+        assert searcher.pick(y, tuple(good), bad) == bool(ok), (x.sentence_good, x.sentence_bad)
+        if ok:
+            assert y.sentence_bad in ok
+            found += 1
+        checked += 1
+    assert checked >= 20 and found >= min_found
+
+
+@pytest.mark.parametrize("strategy", ["search", "resample"])
+def test_only_equal_lengths_under_eight_tokenizers(strategy, eight):
+    """Both strategies emit only pairs of equal length under all eight tokenizations (independent
+    encode), for a substitution, a derived-form and a reordering paradigm."""
+    meters = [LengthMeter(m) for m in eight]
+    vocab = default_vocabulary()
+    for uid in ("transitive", "determiner_noun_agreement_1", "wh_island"):
+        res = generate_debiased(Sampler(paradigm(uid), vocab, 2), 40, meters, strategy=strategy, max_draws=20000)
+        assert res.pairs
+        for x in res.pairs:
+            for tok in eight.values():
+                assert n_tokens(tok, x.sentence_good) == n_tokens(tok, x.sentence_bad), (uid, x.sentence_good, x.sentence_bad)
+        if strategy == "search":
+            assert res.stats.yield_ >= 0.95, (uid, res.stats.as_dict())
+
+
+@pytest.mark.parametrize("strategy", ["search", "resample"])
+def test_frequency_tolerance_respected(strategy):
+    from wordfreq import zipf_frequency
+
+    vocab = default_vocabulary()
+    meters = [LengthMeter("gpt2")]
+    p = paradigm("animate_subject_trans")
+    free = generate_debiased(Sampler(p, vocab, 4), 150, meters, strategy=strategy)
+    tied = generate_debiased(Sampler(p, vocab, 4), 150, meters, strategy=strategy, match_frequency=0.5,
+                             max_draws=50000)
+    def worst(x):   # the largest |Zipf difference| over the critical slots with a word on both sides
+        return max(abs(zipf_frequency(x.good[n].word, "en") - zipf_frequency(x.bad[n].word, "en"))
+                   for n in p.critical if x.good[n].word and x.bad[n].word)
+
+    deltas = [worst(x) for x in tied.pairs]
+    assert len(deltas) == 150 and max(deltas) <= 0.5
+    assert max(worst(x) for x in free.pairs) > 0.5       # the tolerance is what made the difference
+    assert tied.stats.mean_dzipf == pytest.approx(np.mean(deltas), abs=1e-9)
+
+
+def test_search_reproducible_and_chunk_independent():
+    vocab = default_vocabulary()
+    meters = [LengthMeter(m) for m in BUNDLED]
+    p = paradigm("left_branch_island_echo_question")   # a reordering: whole-pair redraws
+    a = generate_debiased(Sampler(p, vocab, 9), 80, meters, chunk=13)
+    b = generate_debiased(Sampler(p, vocab, 9), 80, meters, chunk=256)
+    c = generate_debiased(Sampler(p, vocab, 10), 80, meters)
+    key = [(x.sentence_good, x.sentence_bad) for x in a.pairs]
+    assert key == [(x.sentence_good, x.sentence_bad) for x in b.pairs]
+    assert key != [(x.sentence_good, x.sentence_bad) for x in c.pairs]
+    assert a.stats.as_dict() == b.stats.as_dict()
+
+
+def test_critical_words_counts_fillers():
+    vocab = default_vocabulary()
+    s = Sampler(paradigm("anaphor_gender_agreement"), vocab, 0)
+    pairs = generate_original(s, 50, []).pairs
+    expected = {x.good[n].word for x in pairs for n in s.p.critical} | {x.bad[n].word for x in pairs for n in s.p.critical}
+    assert critical_words(s, pairs) == expected
+    assert expected <= {"himself", "herself", "itself", "themselves"}
+
+
+def test_length_meter_matches_whole_encoding(shared, zoo):
+    """Chunk-summed lengths equal whole-sentence encoding on real BLiMP sentences, for the bundled
+    and trained tokenizers; a tokenizer that can merge across spaces is encoded whole."""
+    import json
+
+    from tokenizers import models, pre_tokenizers, trainers
+
+    sents = []
+    for f in sorted((shared / "reference" / "blimp").glob("*.jsonl"))[::6]:
+        for line in f.read_text().splitlines()[:150]:
+            d = json.loads(line)
+            sents += [d["sentence_good"], d["sentence_bad"]]
+    sents += ["Two  spaces here.", "A tab\there.", " Leading space.", ""]
+    files = {m: shared / "assets" / "tokenizers" / m / "tokenizer.json" for m in BUNDLED + ["roberta-base"]}
+    files.update({str(p): p for p in zoo.values()})
+    for name, path in files.items():
+        m = LengthMeter(name)
+        assert m.decomposable, name
+        tok = Tokenizer.from_file(str(path))
+        assert m.lengths(sents) == [n_tokens(tok, t) for t in sents], name
+    # a Unigram model without whitespace splitting may learn tokens that span a space
+    tok = Tokenizer(models.Unigram())
+    tok.pre_tokenizer = pre_tokenizers.Metaspace(split=False)
+    tok.train_from_iterator([s for s in sents if s] * 3,
+                            trainers.UnigramTrainer(vocab_size=600, show_progress=False, unk_token="<unk>",
+                                                    special_tokens=["<unk>"]))
+    with tempfile.TemporaryDirectory() as d:
+        f = f"{d}/tokenizer.json"
+        tok.save(f)
+        m = LengthMeter(f)
+        assert not m.decomposable
+        assert m.lengths(sents) == [n_tokens(tok, t) for t in sents]
