@@ -2,6 +2,7 @@
 
 import csv
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -474,3 +475,12 @@ def test_fix_lexeme_features_agree(vocab, original_rows):
     assert not vocab.accepts(make, "arg_2", idx(vocab, "boy"))
     assert [r["pl"] for r in _orig(original_rows, expression="allegations")] == ["0"]
     assert vocab.get(idx(vocab, "allegations"), "pl") == "1"
+
+
+def test_docs_state_the_number_of_fixes_and_rows(vocab):
+    repo = Path(__file__).resolve().parents[1]
+    n_fixes, n_rows = len(vocab.fixes), f"{len(vocab):,}"
+    for doc, pattern in [("docs/vocabulary.md", r"holds (\d+) corrections"), ("vocab/README.md", r"corrections \((\d+),")]:
+        text = (repo / doc).read_text(encoding="utf-8")
+        assert re.search(pattern, text).group(1) == str(n_fixes), doc
+        assert f"{n_rows} rows" in " ".join(text.split()), doc
