@@ -51,9 +51,10 @@ def parse_args(argv=None) -> argparse.Namespace:
     return args
 
 
-def load_ours(args, FairpairsError) -> tuple[dict[str, list], str]:
+def load_ours(args) -> tuple[dict[str, list], str]:
     """uid -> our pairs, and a line saying where they came from."""
     from fairpairs import fidelity
+    from fairpairs.errors import FairpairsError
 
     if args.run is not None:
         folder = args.run / "original" if (args.run / "original").is_dir() else args.run
@@ -80,14 +81,14 @@ def load_ours(args, FairpairsError) -> tuple[dict[str, list], str]:
 
 
 def run(args) -> int:
-    from fairpairs import __version__, fidelity
+    from fairpairs import fidelity
     from fairpairs.audit import write_atomic
     from fairpairs.errors import FairpairsError
 
     t0 = time.perf_counter()
     if not args.blimp.is_dir():
         raise FairpairsError(f"--blimp: {args.blimp} is not a folder")
-    ours, source = load_ours(args, FairpairsError)
+    ours, source = load_ours(args)
     rows = []
     blimp = {}
     for uid, pairs in ours.items():
@@ -121,7 +122,7 @@ def run(args) -> int:
     missing = []
     if args.run is None and args.paradigms in (None, "all", "standard"):
         missing = sorted(p.stem for p in args.blimp.glob("*.jsonl") if p.stem not in ours)
-    text = report(args, rows, source, missing, __version__, fidelity)
+    text = report(args, rows, source, missing)
     print(text)
     if args.out is not None:
         write_atomic(args.out, text)
@@ -141,22 +142,25 @@ def scores_csv(sets, lps) -> str:
     return df.to_csv(index=False, lineterminator="\n")
 
 
-def report(args, rows, source, missing, version, fidelity) -> str:
+def report(args, rows, source, missing) -> str:
+    from fairpairs import __version__ as version
+    from fairpairs import fidelity
+
     cmd = " ".join(["python", "benchmarks/fidelity.py", *map(shlex.quote, args.argv)])
     n_text = sorted({r.ours.pairs for r in rows})
     lines = [
         "# Fidelity: generated pairs vs public BLiMP",
         "",
-        f"`{cmd}` (fairpairs {version}); {source}; text statistics on the first "
-        f"{', '.join(map(str, n_text))} pairs of each file.",
+        (f"`{cmd}` (fairpairs {version}); {source}; text statistics on the first "
+         f"{', '.join(map(str, n_text))} pairs of each file."),
     ]
     if args.score:
         lines.append(f"Accuracy: {args.model} on {args.device}, sum log-probability, good > bad, on the first "
                      f"{args.score_pairs} pairs of each file; diff = ours - BLiMP in points; "
                      f"FLAG = |diff| > {args.threshold:g}.")
-    lines += ["Words = runs of `[\\w']+` (punctuation excluded); mean ± population sd over good and bad "
-              "sentences. Vocab share = BLiMP word types also used in our file, both cut to the same "
-              "number of pairs.", "",
+    lines += [("Words = runs of `[\\w']+` (punctuation excluded); mean ± population sd over good and bad "
+               "sentences. Vocab share = BLiMP word types also used in our file, both cut to the same "
+               "number of pairs."), "",
               fidelity.markdown_table(rows, args.threshold), "",
               "**Summary.** " + fidelity.summary_line(rows, args.threshold)]
     if missing:

@@ -260,8 +260,8 @@ def summary_line(rows: list[ParadigmFidelity], threshold: float = DEFAULT_THRESH
 
 def markdown_table(rows: list[ParadigmFidelity], threshold: float = DEFAULT_THRESHOLD) -> str:
     """The main table: uid | words/sent ours | BLiMP | vocab share | acc ours | acc BLiMP | diff | flag."""
-    lines = ["| uid | words/sent ours (mean ± sd) | words/sent BLiMP | vocab share | acc ours | acc BLiMP "
-             "| diff | flag |",
+    lines = [("| uid | words/sent ours (mean ± sd) | words/sent BLiMP | vocab share | acc ours | acc BLiMP "
+              "| diff | flag |"),
              "|---|---|---|---:|---:|---:|---:|---|"]
     for r in rows:
         d = r.diff
@@ -275,8 +275,8 @@ def markdown_table(rows: list[ParadigmFidelity], threshold: float = DEFAULT_THRE
 def markdown_details(rows: list[ParadigmFidelity]) -> str:
     """The secondary table: words of good and bad sentences, good-bad difference, lexically
     identical pairs, word types."""
-    lines = ["| uid | pairs | words good ours / BLiMP | words bad ours / BLiMP | good−bad ours / BLiMP "
-             "| lex. identical ours / BLiMP | types ours / BLiMP | shared | share of ours | Jaccard |",
+    lines = [("| uid | pairs | words good ours / BLiMP | words bad ours / BLiMP | good−bad ours / BLiMP "
+              "| lex. identical ours / BLiMP | types ours / BLiMP | shared | share of ours | Jaccard |"),
              "|---|---:|---|---|---|---|---|---:|---:|---:|"]
     for r in rows:
         o, b, v = r.ours, r.blimp, r.vocab

@@ -223,7 +223,7 @@ def test_generate_original_pairs_equals_the_run_folder(tmp_path):
 
 def run_script(*args):
     return subprocess.run([sys.executable, str(SCRIPT), *map(str, args)], capture_output=True, text=True,
-                          cwd=REPO, timeout=300)
+                          cwd=REPO, timeout=300, check=False)
 
 
 def test_script_reads_a_run_folder_and_writes_the_report(tmp_path):
