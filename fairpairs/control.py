@@ -68,23 +68,30 @@ class SetResult:
 
 
 class Budget:
-    """Bounds the number of draws for one paradigm; fails with a clear error when spent."""
+    """Bounds the work for one paradigm - pairs drawn plus redraws of any kind - and fails with a
+    clear error when it is spent."""
 
     def __init__(self, sampler: Sampler, n_pairs: int, max_draws: int | None):
         self.sampler = sampler
         self.limit = max_draws if max_draws is not None else max(2000, 50 * n_pairs)
         self.probe = min(self.limit, 500)
 
-    def check(self, k: int, valid_so_far: int, kept: int, n_pairs: int, what: str) -> None:
+    def check(self, k: int, valid_so_far: int, kept: int, n_pairs: int, what: str, redraws: int = 0) -> None:
         p = self.sampler.p
         if valid_so_far == 0 and k >= self.probe:
             worst = max(self.sampler.dead_ends.items(), key=lambda kv: kv[1], default=("slots", 0))
             raise GrammarError(
                 f"{p.path}: {worst[0]}: unsatisfiable: {k} draws gave no valid pair "
                 f"(this slot had no candidate {worst[1]} times)")
-        if k >= self.limit:
+        if kept == 0 and valid_so_far and k + redraws >= min(self.limit, 20 * self.probe):
             raise GrammarError(
-                f"{p.path}: {what}: only {kept} of {n_pairs} pairs after {k} draws (the draw budget); "
+                f"{p.path}: {what}: length control kept no pair in {k} draws and {redraws} redraws; "
+                f"the selected tokenizers may make this contrast impossible to equalise (the good and "
+                f"bad words never have equal token counts under all of them)")
+        if k + redraws >= self.limit:
+            raise GrammarError(
+                f"{p.path}: {what}: only {kept} of {n_pairs} pairs after {k} draws and {redraws} redraws "
+                f"(the draw budget); "
                 f"the paradigm has too few distinct pairs, or length control rarely succeeds - "
                 f"ask for fewer pairs or raise --max-draws")
 
@@ -217,15 +224,17 @@ def _collect(sampler: Sampler, n_pairs: int, meters: list[LengthMeter], *, contr
     res = SetResult()
     st = res.stats
     budget = Budget(sampler, n_pairs, max_draws)
+    spent = 0                      # redraws made so far, kept pairs or not
     seen: set[tuple[str, str]] = set()
     k = 0
     valid = 0
     while len(res.pairs) < n_pairs:
-        budget.check(k, valid, len(res.pairs), n_pairs, what)
+        budget.check(k, valid, len(res.pairs), n_pairs, what, spent)
         drawn = [(kk, sampler.draw(kk)) for kk in range(k, k + chunk)]
         live = [p for _, p in drawn if p is not None]
         valid += len(live)
         matched = control(live) if control else {p.k for p in live}
+        spent += sum(p.redraws for p in live)
         for kk, p in drawn:
             st.drawn = kk + 1
             if p is None:

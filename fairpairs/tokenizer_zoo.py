@@ -18,12 +18,12 @@ from pathlib import Path
 
 # name -> (model, pre-tokenizer, vocabulary size, lower-case)
 ZOO = {
-    "bpe-bytelevel-4k": ("bpe", "bytelevel", 4000, False),
-    "wordpiece-cased-3k": ("wordpiece", "bert", 3000, False),
-    "unigram-metaspace-4k": ("unigram", "metaspace", 4000, False),
-    "bpe-whitespace-uncased-2k": ("bpe", "whitespace", 2000, True),
+    "bpe-bytelevel-16k": ("bpe", "bytelevel", 16000, False),
+    "wordpiece-cased-16k": ("wordpiece", "bert", 16000, False),
+    "unigram-metaspace-16k": ("unigram", "metaspace", 16000, False),
+    "bpe-whitespace-uncased-12k": ("bpe", "whitespace", 12000, True),
     "wordpiece-uncased-8k": ("wordpiece", "bert", 8000, True),
-    "bpe-bytelevel-12k": ("bpe", "bytelevel", 12000, False),
+    "bpe-bytelevel-4k": ("bpe", "bytelevel", 4000, False),
 }
 
 
@@ -56,15 +56,17 @@ def _build(kind: str, pre: str, size: int, lower: bool):
     return tok, trainer
 
 
-def train(name: str, corpus: str | Path, out_dir: str | Path) -> Path:
-    """Train zoo tokenizer `name` on `corpus` (plain text), save it as out_dir/name/tokenizer.json
-    (atomically; reused when it exists) and return that path."""
+def train(name: str, corpus: str | Path | list, out_dir: str | Path) -> Path:
+    """Train zoo tokenizer `name` on `corpus` (plain-text file(s)), save it as
+    out_dir/name/tokenizer.json (atomically; reused when it exists) and return that path.
+    (WordPiece and Unigram training is multi-threaded and not bit-for-bit reproducible.)"""
     kind, pre, size, lower = ZOO[name]
     target = Path(out_dir) / name / "tokenizer.json"
     if target.is_file():
         return target
     tok, trainer = _build(kind, pre, size, lower)
-    tok.train([str(corpus)], trainer)
+    files = [str(c) for c in corpus] if isinstance(corpus, (list, tuple)) else [str(corpus)]
+    tok.train(files, trainer)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=target.parent, suffix=".tmp")
     os.close(fd)
@@ -73,6 +75,6 @@ def train(name: str, corpus: str | Path, out_dir: str | Path) -> Path:
     return target
 
 
-def train_zoo(corpus: str | Path, out_dir: str | Path, names: list[str] | None = None) -> dict[str, Path]:
+def train_zoo(corpus: str | Path | list, out_dir: str | Path, names: list[str] | None = None) -> dict[str, Path]:
     """Train (or reuse) several zoo tokenizers; {name: tokenizer.json path}."""
     return {n: train(n, corpus, out_dir) for n in (names or list(ZOO))}

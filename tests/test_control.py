@@ -29,7 +29,7 @@ BUNDLED = ["gpt2", "bert-base-cased", "bert-base-uncased"]
 @pytest.fixture(scope="module")
 def zoo(shared, tmp_path_factory):
     """Four trained tokenizers (BPE byte-level, WordPiece, Unigram/Metaspace, BPE whitespace)."""
-    names = ["bpe-bytelevel-4k", "wordpiece-cased-3k", "unigram-metaspace-4k", "bpe-whitespace-uncased-2k"]
+    names = ["bpe-bytelevel-16k", "wordpiece-cased-16k", "unigram-metaspace-16k", "bpe-whitespace-uncased-12k"]
     return train_zoo(shared / "reference" / "wikitext-2" / "valid.txt", tmp_path_factory.mktemp("zoo"), names)
 
 
@@ -247,3 +247,21 @@ def test_length_meter_matches_whole_encoding(shared, zoo):
         m = LengthMeter(f)
         assert not m.decomposable
         assert m.lengths(sents) == [n_tokens(tok, t) for t in sents]
+
+
+@pytest.mark.parametrize("strategy", ["search", "resample"])
+def test_impossible_contrast_fails_fast_with_a_clear_error(tmp_path, tiny, strategy):
+    """Good names of one token, bad names of several: no pair can ever match under gpt2."""
+    from fairpairs.errors import GrammarError
+
+    p = tiny_paradigm(tmp_path, tiny)
+    meter = LengthMeter("gpt2")
+    long_names = [n for n in NAMES_BAD if meter.length(n) >= 3]
+    short_goods = [n for n in NAMES_GOOD if meter.length(n) == 1]
+    assert long_names and short_goods
+    src = p.path.read_text().replace("subj: {where: {kind: good}}", f"subj: {{where: {{expression: {short_goods}}}}}")
+    src = src.replace("subj: {where: {kind: bad}}", f"subj: {{where: {{expression: {long_names}}}}}")
+    p.path.write_text(src)
+    p = load_paradigm(p.path, tiny)
+    with pytest.raises(GrammarError, match=r"tiny_names.yaml: debiased: length control kept no pair in \d+ draws"):
+        generate_debiased(Sampler(p, tiny, 0), 10, [meter], strategy=strategy)

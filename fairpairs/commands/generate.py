@@ -66,7 +66,7 @@ def select_paradigms(spec: str, phenomenon: str | None, grammar_dir: Path | None
               metavar="TOL", help="Also require the good and bad critical words' Zipf frequencies "
                                   "(wordfreq) to differ by at most TOL.")
 @click.option("--max-draws", default=None, type=click.IntRange(1),
-              help="Draw budget per paradigm and set (default: 50 x --pairs, at least 2000).")
+              help="Work budget per paradigm and set: pairs drawn plus redraws (default: 50 x --pairs, at least 2000).")
 @click.option("--out", "out", default=None, type=click.Path(file_okay=False, path_type=Path),
               help="Output folder [default: outputs/<models>-s<seed>].")
 @click.option("--grammars", "grammar_dir", default=None, type=click.Path(exists=True, file_okay=False, path_type=Path),

