@@ -83,7 +83,7 @@ class Budget:
             raise GrammarError(
                 f"{p.path}: {worst[0]}: unsatisfiable: {k} draws gave no valid pair "
                 f"(this slot had no candidate {worst[1]} times)")
-        if kept == 0 and valid_so_far and k + redraws >= min(self.limit, 20 * self.probe):
+        if kept == 0 and valid_so_far and k + redraws >= min(self.limit, 5 * self.probe):
             raise GrammarError(
                 f"{p.path}: {what}: length control kept no pair in {k} draws and {redraws} redraws; "
                 f"the selected tokenizers may make this contrast impossible to equalise (the good and "
@@ -228,9 +228,13 @@ def _collect(sampler: Sampler, n_pairs: int, meters: list[LengthMeter], *, contr
     seen: set[tuple[str, str]] = set()
     k = 0
     valid = 0
+    grow = min(chunk, 32)          # small first chunks: an impossible paradigm fails fast
     while len(res.pairs) < n_pairs:
         budget.check(k, valid, len(res.pairs), n_pairs, what, spent)
-        drawn = [(kk, sampler.draw(kk)) for kk in range(k, k + chunk)]
+        # (the size of a chunk changes the work done, never the output: pairs are accepted in draw order)
+        size = max(1, min(grow, chunk, (n_pairs - len(res.pairs)) * 5 // 4 + 8))
+        grow *= 2
+        drawn = [(kk, sampler.draw(kk)) for kk in range(k, k + size)]
         live = [p for _, p in drawn if p is not None]
         valid += len(live)
         matched = control(live) if control else {p.k for p in live}
@@ -254,7 +258,7 @@ def _collect(sampler: Sampler, n_pairs: int, meters: list[LengthMeter], *, contr
             res.pairs.append(p)
             if len(res.pairs) == n_pairs:
                 break
-        k += chunk
+        k += size
         if progress is not None:
             progress(len(res.pairs))
     st.kept = len(res.pairs)

@@ -112,17 +112,18 @@ class Searcher:
 
     def row_lengths(self, left: str, right: str, cap: bool, rows: np.ndarray) -> np.ndarray:
         """Lengths of `left + word + right` for vocabulary rows, one row per tokenizer."""
-        out = np.empty((len(self.meters), len(rows)), dtype=np.int64)
-        expr = self.sampler.vocab.expressions
-        for t, m in enumerate(self.meters):
-            key = (t, left, right, cap)
-            arr = self._row_len.get(key)
-            if arr is None:
-                arr = self._row_len[key] = np.full(len(expr), -1, dtype=np.int64)
-            missing = np.unique(rows[arr[rows] < 0])
-            if len(missing):
-                arr[missing] = m.lengths([f"{left}{self._word(str(expr[r]), cap)}{right}" for r in missing])
-            out[t] = arr[rows]
+        key = (left, right, cap)
+        table = self._row_len.get(key)
+        if table is None:
+            table = self._row_len[key] = np.full((len(self.meters), len(self.sampler.vocab)), -1, dtype=np.int64)
+        out = table[:, rows]
+        if len(self.meters) and (out[0] < 0).any():
+            expr = self.sampler.vocab.expressions
+            missing = np.unique(rows[out[0] < 0])
+            texts = [f"{left}{self._word(str(expr[r]), cap)}{right}" for r in missing]
+            for t, m in enumerate(self.meters):
+                table[t, missing] = m.lengths(texts)
+            out = table[:, rows]
         return out
 
     def text_lengths(self, texts: list[str]) -> np.ndarray:

@@ -115,24 +115,25 @@ class LengthMeter:
         self.hf = load_hf_tokenizer(name)
         self.backend = self.hf.backend_tokenizer
         self._cache: dict[str, int] = {}
-        self._chunk_cache: dict[str, int] = {}
+        self._first: dict[str, int] = {}
+        self._later: dict[str, int] = {}
         self.decomposable = _splits_at_spaces(self.backend) and all(
             self._by_chunks([t]) == [self._encode([t])[0]] for t in self.PROBES)
-        self._chunk_cache.clear()
 
     def _encode(self, texts: list[str]) -> list[int]:
         return [len(e.ids) for e in self.backend.encode_batch(texts, add_special_tokens=False)]
 
     def _by_chunks(self, texts: list[str]) -> list[int]:
-        chunks = self._chunk_cache
-        split = []
-        for t in texts:
-            parts = t.split(" ")
-            split.append([parts[0], *(" " + p for p in parts[1:])])
-        new = list(dict.fromkeys(c for cs in split for c in cs if c not in chunks))
-        if new:
-            chunks.update(zip(new, self._encode(new)))
-        return [sum(chunks[c] for c in cs) for cs in split]
+        first, later = self._first, self._later   # a sentence's first chunk; later chunks (measured with their space)
+        split = [t.split(" ") for t in texts]
+        new_first = list({p[0] for p in split if p[0] not in first})
+        new_later = list({c for p in split for c in p[1:] if c not in later})
+        if new_first:
+            first.update(zip(new_first, self._encode(new_first)))
+        if new_later:
+            later.update(zip(new_later, self._encode([" " + c for c in new_later])))
+        get = later.__getitem__
+        return [first[p[0]] + sum(map(get, p[1:])) for p in split]
 
     def lengths(self, texts) -> list[int]:
         """Token counts of `texts` (a sequence of str), in order."""
