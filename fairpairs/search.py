@@ -30,6 +30,7 @@ from .grammar import finish_sentence
 from .tokenization import LengthMeter
 
 SENTINEL = "\x01"
+MAX_DEPENDENT_CHECKS = 24        # equalising candidates tried for a slot other critical slots depend on
 
 
 @lru_cache(maxsize=None)
@@ -81,9 +82,11 @@ class Searcher:
         self.freqs = freqs or Frequencies(sampler)
         crit = sampler.p.critical
         # (a critical spec naming its own slot means the good filler: no dependency)
-        referenced = {r for n, spec in crit.items() for r in spec.references() if r != n}
-        # slots whose bad filler no other critical slot depends on, the last declared first
-        self.slots = [n for n in reversed(list(crit)) if n not in referenced]
+        self.dependents = {n: [m for m, spec in crit.items() if m != n and n in spec.references()] for n in crit}
+        # slots whose bad filler no other critical slot depends on first (the last declared first),
+        # then the others, whose picks must keep their dependents' bad fillers valid
+        order = list(reversed(list(crit)))
+        self.slots = [n for n in order if not self.dependents[n]] + [n for n in order if self.dependents[n]]
         self.others = len(crit) > 1 and sampler.redrawable
         self._row_len: dict[tuple, np.ndarray] = {}
 
@@ -163,14 +166,32 @@ class Searcher:
             hits = np.flatnonzero(ok)
             if not len(hits):
                 continue
-            choice = cands[int(hits[int(pair.rng.integers(len(hits)))])]
-            bad = {**pair.bad, name: s.make_bad(name, g, choice)}
-            sb = s.render_bad(pair.good, bad)
-            if sb == pair.sentence_good:
-                continue
-            pair.bad, pair.sentence_bad = bad, sb
-            return True
+            if not self.dependents[name]:
+                order = [hits[int(pair.rng.integers(len(hits)))]]
+            else:   # uniform among the hits that keep the dependents' bad fillers valid
+                order = pair.rng.permutation(hits)[:MAX_DEPENDENT_CHECKS]
+            for h in order:
+                bad = {**pair.bad, name: s.make_bad(name, g, cands[int(h)])}
+                if not self._dependents_valid(pair, name, bad):
+                    continue
+                sb = s.render_bad(pair.good, bad)
+                if sb == pair.sentence_good:
+                    continue
+                pair.bad, pair.sentence_bad = bad, sb
+                return True
         return False
+
+    def _dependents_valid(self, pair: Pair, name: str, bad: dict[str, Filler]) -> bool:
+        """Whether the critical slots that depend on `name` keep allowed bad fillers."""
+        for dep in self.dependents[name]:
+            f = bad[dep]
+            cands = self.sampler.bad_candidates(dep, pair.good, {n: x for n, x in bad.items() if n != dep})
+            if isinstance(cands, list):
+                if f.word not in cands:
+                    return False
+            elif f.row not in set(cands.tolist()):
+                return False
+        return True
 
     def frequency_ok(self, pair: Pair) -> bool:
         if self.tol is None:
