@@ -176,3 +176,33 @@ def test_plain_templates_render_like_jinja():
                 values = {n: f"<{n} x>" for n in p.slots}
                 assert tpl.render(values) == env.from_string(src).render(values)
     assert plain >= 40
+
+
+def test_paradigm_set_matches_blimp(shared):
+    """The 67 standard UIDs are BLiMP's (its paradigm table), each with BLiMP's phenomenon; the two
+    paradigms BLiMP dropped are shipped as non-standard; field and term are normalised: one term
+    per phenomenon, fields from a fixed set, BLiMP's 'syntax/semantics' spelt syntax_semantics."""
+    import csv
+
+    from fairpairs.grammar import load_all
+
+    with open(shared / "reference" / "blimp_paradigms.tsv", newline="", encoding="utf-8") as fh:
+        table = {r["uid"]: r for r in csv.DictReader(fh, delimiter="\t")}
+    assert len(table) == 67
+    ps = load_all()
+    standard = {u for u, p in ps.items() if p.standard}
+    assert standard == set(table)
+    assert set(ps) - standard == {"coordinate_structure_constraint_subject_extraction",
+                                  "wh_questions_object_gap_long_distance"}
+    terms: dict[str, set[str]] = {}
+    for uid, p in ps.items():
+        assert p.field in {"morphology", "syntax", "semantics", "syntax_semantics"}, uid
+        terms.setdefault(p.phenomenon, set()).add(p.linguistics_term)
+        if uid in table:
+            assert p.phenomenon == table[uid]["phenomenon"], uid
+            blimp_term, blimp_field = [x.strip() for x in table[uid]["term_field"].split(" / ")]
+            assert p.field == blimp_field.replace("/", "_"), uid
+            if not uid.startswith("animate_subject"):
+                assert p.linguistics_term == blimp_term, uid
+    assert all(len(t) == 1 for t in terms.values()), terms
+    assert ps["animate_subject_trans"].linguistics_term == "argument_structure"
