@@ -65,7 +65,7 @@ def load_sets(path: str | os.PathLike, columns: Columns = Columns()) -> dict[str
 
 def _load_folder(folder: Path, columns: Columns) -> pd.DataFrame:
     files = sorted(f for f in folder.rglob("*") if f.is_file() and f.suffix.lower() in SUFFIXES
-                   and f.name != "manifest.json"
+                   and f.name not in {"manifest.json", "fairpairs_manifest.json"}   # run / publish-folder metadata
                    and not any(part.startswith(".") for part in f.relative_to(folder).parts))
     if not files:
         raise DatasetError(f"{folder}: no dataset files ({', '.join(SUFFIXES)}) in this folder")

@@ -148,6 +148,11 @@ def test_run_folder_parquet_and_hf_disk_inputs(tmp_path):
     assert sorted(sets) == ["debiased", "original"]
     assert len(sets["original"]) == 2 and len(sets["debiased"]) == 1
     assert sets["original"]["pair_id"].tolist() == ["1", "0"]
+    # a publish folder: jsonl files beside the copied run manifest, which is no data
+    pub = tmp_path / "pub"
+    write_jsonl(pub / "data" / "p1.jsonl", [HAND[0], HAND[1]])
+    (pub / "fairpairs_manifest.json").write_text('{"paradigms": {}}')
+    assert len(load_sets(pub)["pub"]) == 2
 
     pq = tmp_path / "hand.parquet"
     pd.DataFrame(HAND).to_parquet(pq)
