@@ -94,6 +94,25 @@ def _gguf_tokenizer(name: str):
         raise TokenizerError(f"--models: {exc}".replace("--model ", "")) from None
 
 
+def _tokenizer_file_backend(name: str):
+    """A `tokenizers.Tokenizer` straight from a bundled or local tokenizer.json (no transformers
+    import: the same pipeline transformers wraps, and lengths are checked equal in the tests);
+    None when `name` is not such a file or folder."""
+    if name.lower() in SMOLLM2_NAMES or name.lower().endswith(".gguf"):
+        return None
+    where = resolve(name)
+    if isinstance(where, Path):
+        f = where if where.is_file() else where / "tokenizer.json"
+        if f.is_file() and f.suffix == ".json":
+            from tokenizers import Tokenizer
+
+            try:
+                return Tokenizer.from_file(str(f))
+            except Exception as exc:  # the Rust library raises its own exception type
+                raise TokenizerError(f"--models: cannot load tokenizer {name!r} from {f} ({exc})") from None
+    return None
+
+
 class LengthMeter:
     """Counts content tokens of strings under one tokenizer, batched and cached.
 
@@ -112,8 +131,7 @@ class LengthMeter:
 
     def __init__(self, name: str):
         self.name = name
-        self.hf = load_hf_tokenizer(name)
-        self.backend = self.hf.backend_tokenizer
+        self.backend = _tokenizer_file_backend(name) or load_hf_tokenizer(name).backend_tokenizer
         self._cache: dict[str, int] = {}
         self._first: dict[str, int] = {}
         self._later: dict[str, int] = {}
@@ -155,7 +173,7 @@ class LengthMeter:
 
     def file_hashes(self) -> dict[str, str]:
         """sha256 of the tokenizer files (for the manifest)."""
-        return tokenizer_file_hashes(self.name, self.hf)
+        return tokenizer_file_hashes(self.name, self.backend)
 
 
 _OTHER_SPACE = re.compile(r"[^\S ]")
@@ -189,7 +207,7 @@ def _splits_at_spaces(backend) -> bool:
     return not any(" " in a.get("content", "") for a in spec.get("added_tokens") or [])
 
 
-def tokenizer_file_hashes(name: str, hf_tokenizer=None) -> dict[str, str]:
+def tokenizer_file_hashes(name: str, backend=None) -> dict[str, str]:
     where = resolve(name)
     files: list[Path] = []
     if isinstance(where, Path):
@@ -200,9 +218,9 @@ def tokenizer_file_hashes(name: str, hf_tokenizer=None) -> dict[str, str]:
     for f in files:
         if f.is_file() and not f.name.startswith("LICENSE") and f.suffix != ".md":
             out[f.name] = hashlib.sha256(f.read_bytes()).hexdigest()
-    if not out and hf_tokenizer is not None:
+    if not out and backend is not None:
         # Hub tokenizer outside our reach: hash its serialised form instead.
-        data = hf_tokenizer.backend_tokenizer.to_str().encode()
+        data = backend.to_str().encode()
         out["tokenizer.json(serialised)"] = hashlib.sha256(data).hexdigest()
     return out
 
