@@ -25,6 +25,7 @@ from pathlib import Path
 import pandas as pd
 
 from .errors import DatasetError
+from .jsonl import iter_objects
 
 SUFFIXES = (".jsonl", ".json", ".csv", ".tsv", ".parquet")
 RUN_SETS = ("original", "debiased")
@@ -110,22 +111,7 @@ def _read_file(path: Path, columns: Columns) -> pd.DataFrame:
 
 
 def _read_jsonl(path: Path) -> list[tuple[int, dict]]:
-    records = []
-    try:
-        with path.open(encoding="utf-8") as fh:
-            for lineno, line in enumerate(fh, 1):
-                if not line.strip():
-                    continue
-                try:
-                    obj = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise DatasetError(f"{path}:{lineno}: invalid JSON ({exc.msg})") from None
-                if not isinstance(obj, dict):
-                    raise DatasetError(f"{path}:{lineno}: expected a JSON object, got {type(obj).__name__}")
-                records.append((lineno, obj))
-    except UnicodeDecodeError as exc:
-        raise DatasetError(f"{path}: not UTF-8 text ({exc.reason})") from None
-    return records
+    return list(iter_objects(path))
 
 
 def _check_text(value, where: str, field: str) -> str:

@@ -23,13 +23,13 @@ Nothing here imports torch; scoring takes an already built `fairpairs.scoring.Sc
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import DatasetError
 from .generate import lexically_identical, words
+from .jsonl import iter_objects
 
 Pair = tuple[str, str]
 
@@ -45,29 +45,17 @@ def read_pairs(path: str | Path, limit: int | None = None) -> list[Pair]:
     if not path.is_file():
         raise DatasetError(f"{path}: no such file")
     pairs: list[Pair] = []
-    try:
-        with path.open(encoding="utf-8") as fh:
-            for lineno, line in enumerate(fh, 1):
-                if limit is not None and len(pairs) >= limit:
-                    break
-                if not line.strip():
-                    continue
-                try:
-                    obj = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise DatasetError(f"{path}:{lineno}: invalid JSON ({exc.msg})") from None
-                if not isinstance(obj, dict):
-                    raise DatasetError(f"{path}:{lineno}: expected a JSON object, got {type(obj).__name__}")
-                pair = []
-                for key in ("sentence_good", "sentence_bad"):
-                    value = obj.get(key)
-                    if not isinstance(value, str) or not value.strip():
-                        what = "missing" if value is None else f"empty or not a string ({value!r})"
-                        raise DatasetError(f"{path}:{lineno}: field {key!r} is {what}")
-                    pair.append(value)
-                pairs.append((pair[0], pair[1]))
-    except UnicodeDecodeError as exc:
-        raise DatasetError(f"{path}: not UTF-8 text ({exc.reason})") from None
+    for lineno, obj in iter_objects(path):
+        if limit is not None and len(pairs) >= limit:
+            break
+        pair = []
+        for key in ("sentence_good", "sentence_bad"):
+            value = obj.get(key)
+            if not isinstance(value, str) or not value.strip():
+                what = "missing" if value is None else f"empty or not a string ({value!r})"
+                raise DatasetError(f"{path}:{lineno}: field {key!r} is {what}")
+            pair.append(value)
+        pairs.append((pair[0], pair[1]))
     if not pairs:
         raise DatasetError(f"{path}: no pairs")
     return pairs

@@ -21,7 +21,7 @@ per-pair attempt budget.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 
@@ -33,7 +33,7 @@ SENTINEL = "\x01"
 MAX_DEPENDENT_CHECKS = 24        # equalising candidates tried for a slot other critical slots depend on
 
 
-@lru_cache(maxsize=None)
+@cache
 def zipf(word: str) -> float:
     """wordfreq's Zipf frequency of an English word or phrase (0 for unknown words)."""
     from wordfreq import zipf_frequency

@@ -28,7 +28,14 @@ ZOO = {
 
 
 def _build(kind: str, pre: str, size: int, lower: bool):
-    from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
+    from tokenizers import (
+        Tokenizer,
+        decoders,
+        models,
+        normalizers,
+        pre_tokenizers,
+        trainers,
+    )
 
     unk = "[UNK]"
     if kind == "bpe":

@@ -52,7 +52,7 @@ def n_tokens(tok: Tokenizer, text: str) -> int:
 
 
 def paradigm(uid: str):
-    return load_paradigm([f for f in grammar_files() if f.stem == uid][0], default_vocabulary())
+    return load_paradigm(next(f for f in grammar_files() if f.stem == uid), default_vocabulary())
 
 
 # ------------------------------------------------------------------ a hand-built vocabulary

@@ -1,0 +1,27 @@
+"""Reading jsonl files of records, with `file:line: message` errors (shared by audit and fidelity)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+from .errors import DatasetError
+
+
+def iter_objects(path: Path) -> Iterator[tuple[int, dict]]:
+    """(line number, JSON object) for every non-blank line of a jsonl file, lazily."""
+    try:
+        with path.open(encoding="utf-8") as fh:
+            for lineno, line in enumerate(fh, 1):
+                if not line.strip():
+                    continue
+                try:
+                    obj = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise DatasetError(f"{path}:{lineno}: invalid JSON ({exc.msg})") from None
+                if not isinstance(obj, dict):
+                    raise DatasetError(f"{path}:{lineno}: expected a JSON object, got {type(obj).__name__}")
+                yield lineno, obj
+    except UnicodeDecodeError as exc:
+        raise DatasetError(f"{path}: not UTF-8 text ({exc.reason})") from None
