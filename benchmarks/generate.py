@@ -30,6 +30,7 @@ def main() -> None:
     ap.add_argument("--pairs", type=int, default=1000)
     ap.add_argument("--models", default="gpt2,roberta-base,bert-base-cased,bert-base-uncased")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--strategy", default="search", choices=["search", "resample"])
     args = ap.parse_args()
 
     from fairpairs.commands.generate import select_paradigms
@@ -44,15 +45,17 @@ def main() -> None:
     t_load = time.perf_counter() - t0
     with tempfile.TemporaryDirectory() as tmp:
         t1 = time.perf_counter()
-        res = generate_run(paradigms, vocab, RunConfig(models=models, pairs=args.pairs, seed=args.seed),
+        res = generate_run(paradigms, vocab, RunConfig(models=models, pairs=args.pairs, seed=args.seed,
+                                                               strategy=args.strategy),
                            Path(tmp) / "run")
         t_gen = time.perf_counter() - t1
     total = sum(s["original"].kept + s["debiased"].kept for s in res.stats.values())
-    print(f"{'paradigm':55s} {'yield':>7s} {'drawn':>7s} {'redraws':>8s}")
+    print(f"{'paradigm':55s} {'yield':>7s} {'drawn':>7s} {'redraws':>8s} {'draws/kept':>10s}")
     for uid, s in res.stats.items():
         d = s["debiased"].as_dict()
-        print(f"{uid:55s} {d['yield']:7.1%} {d['drawn']:7d} {d['redraws']:8d}")
-    print(f"\n{len(paradigms)} paradigms x {args.pairs} pairs (original + debiased) against {len(models)} tokenizers")
+        print(f"{uid:55s} {d['yield']:7.1%} {d['drawn']:7d} {d['redraws']:8d} {d['draws_per_kept']:10.2f}")
+    print(f"\n{len(paradigms)} paradigms x {args.pairs} pairs (original + debiased, strategy {args.strategy}) "
+          f"against {len(models)} tokenizers")
     print(f"load (vocabulary, grammars, tokenizers): {t_load:.2f} s")
     print(f"generation: {t_gen:.2f} s  ->  {total / t_gen:,.0f} pairs/s written ({total} pairs)")
     print(f"total: {t_load + t_gen:.2f} s")
