@@ -84,10 +84,10 @@ def test_score_bad_inputs_leave_no_output(models, tmp_path, capsys):
     bad.write_text('{"sentence_good": "A b.", "sentence_bad": "B a."}\n{oops\n', encoding="utf-8")
     out = tmp_path / "o.jsonl"
     code, _, err = run(["score", "--model", models["gpt2"], "--input", str(bad), "--out", str(out)], capsys)
-    assert code == 1 and "bad.jsonl line 2: not valid JSON" in err and not out.exists()
+    assert code == 1 and "bad.jsonl:2: invalid JSON" in err and not out.exists()
     bad.write_text('{"sentence_good": "A b."}\n', encoding="utf-8")
     code, _, err = run(["score", "--model", models["gpt2"], "--input", str(bad), "--out", str(out)], capsys)
-    assert code == 1 and "line 1: field 'sentence_bad'" in err
+    assert code == 1 and "bad.jsonl:1: field 'sentence_bad'" in err
     code, _, err = run(["score", "--model", models["gpt2"], "--input", str(bad), "--out", str(tmp_path / "o.txt")],
                        capsys)
     assert code == 1 and "must be .jsonl or .csv" in err

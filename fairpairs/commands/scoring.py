@@ -61,24 +61,18 @@ def read_input(path: Path):
         if not rows:
             raise DatasetError(f"--input {path}: no sentences")
         return rows, False
+    from ..jsonl import iter_objects
+
     rows, pairs = [], None
-    for no, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise DatasetError(f"--input {path} line {no}: not valid JSON ({exc.msg})") from None
-        if not isinstance(obj, dict):
-            raise DatasetError(f"--input {path} line {no}: expected a JSON object")
+    for no, obj in iter_objects(path):
         is_pair = "sentence_good" in obj or "sentence_bad" in obj
         pairs = is_pair if pairs is None else pairs
         if is_pair != pairs:
-            raise DatasetError(f"--input {path} line {no}: mixes pairs and single sentences")
+            raise DatasetError(f"--input {path}:{no}: mixes pairs and single sentences")
         fields = ("sentence_good", "sentence_bad") if pairs else ("sentence",)
         for key in fields:
             if not isinstance(obj.get(key), str) or not obj[key].strip():
-                raise DatasetError(f"--input {path} line {no}: field {key!r} is missing or not a non-empty string")
+                raise DatasetError(f"--input {path}:{no}: field {key!r} is missing or not a non-empty string")
         rows.append(obj)
     if not rows:
         raise DatasetError(f"--input {path}: no rows")
