@@ -204,13 +204,12 @@ def _search(searcher: Searcher, live: list[Pair], meters: list[LengthMeter], max
 
 
 def critical_words(sampler: Sampler, pairs: list[Pair]) -> set[str]:
-    """The distinct words of the critical slots (good and bad fillers) of a set of pairs; for a
-    reordering, the distinct words of all its vocabulary slots."""
-    names = list(sampler.p.critical)
+    """The distinct words of the critical slots the sentences show (good and bad fillers) of a set
+    of pairs; for a reordering, the distinct words of all its vocabulary slots."""
     out: set[str] = set()
     for p in pairs:
-        if names:
-            out.update(f.word for n in names for f in (p.good[n], p.bad[n]) if f.word.strip())
+        if sampler.p.critical:
+            out.update(f.word for n in sampler.shown_critical(p) for f in (p.good[n], p.bad[n]) if f.word.strip())
         else:
             out.update(f.word for f in p.good.values() if f.row >= 0 and f.word.strip())
     return out

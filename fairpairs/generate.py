@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .grammar import Paradigm, SlotSpec, finish_sentence
+from .grammar import Paradigm, PlainTemplate, SlotSpec, finish_sentence
 from .vocab import Vocabulary
 
 
@@ -78,6 +78,10 @@ class Sampler:
         # can a redraw of the bad sentence ever change it? (not for reorderings or derived forms)
         self.redrawable = any(spec.form is None for spec in paradigm.critical.values())
         self.dead_ends: dict[str, int] = {}
+        # critical slots a plain template names (a Jinja2 template may leave some unrendered)
+        self._plain = isinstance(paradigm.good_template, PlainTemplate)
+        self._named = [n for n in paradigm.critical
+                       if not self._plain or n in paradigm.good_template.parts[1::2]]
 
     def rng(self, k: int) -> np.random.Generator:
         return np.random.default_rng([self.seed, self._uid_seed, int(k)])
@@ -242,6 +246,19 @@ class Sampler:
         pair.bad, pair.sentence_bad = bad, sb
         return True
 
+    def shown_critical(self, pair: Pair) -> list[str]:
+        """The critical slots the pair's sentences actually show (a template that switches between
+        variants with `{% if %}` leaves the other variant's slots unrendered)."""
+        if self._plain:
+            return self._named
+        shown = []
+        for name in self.p.critical:
+            probe = Filler(None, -1, literal="\x02")
+            if ("\x02" in self.p.good_template.render({**pair.good, name: probe})
+                    or "\x02" in self.p.bad_template.render({**pair.good, **pair.bad, name: probe})):
+                shown.append(name)
+        return shown
+
     def row(self, pair: Pair, lengths: dict[str, tuple[int, int]], pair_id: int) -> dict:
         """The jsonl record of a pair."""
         p = self.p
@@ -253,8 +270,8 @@ class Sampler:
             "UID": p.uid,
             "pairID": str(pair_id),
             "lexically_identical": lexically_identical(pair.sentence_good, pair.sentence_bad),
-            "critical_good": {n: pair.good[n].word for n in p.critical},
-            "critical_bad": {n: pair.bad[n].word for n in p.critical},
+            "critical_good": {n: pair.good[n].word for n in self.shown_critical(pair)},
+            "critical_bad": {n: pair.bad[n].word for n in self.shown_critical(pair)},
             "token_lengths": {m: {"good": g, "bad": b} for m, (g, b) in lengths.items()},
             "redraws": pair.redraws,
         }

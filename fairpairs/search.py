@@ -62,7 +62,7 @@ def delta_zipf(freqs: Frequencies, sampler: Sampler, pair: Pair) -> float | None
     """The largest |Zipf(good word) - Zipf(bad word)| over the pair's critical slots (slots whose
     good or bad filler is empty do not count); None when no slot counts (reorderings)."""
     worst = None
-    for name in sampler.p.critical:
+    for name in sampler.shown_critical(pair):
         g, b = pair.good[name], pair.bad[name]
         if not g.word.strip() or not b.word.strip():
             continue

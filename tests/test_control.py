@@ -265,3 +265,22 @@ def test_impossible_contrast_fails_fast_with_a_clear_error(tmp_path, tiny, strat
     p = load_paradigm(p.path, tiny)
     with pytest.raises(GrammarError, match=r"tiny_names.yaml: debiased: length control kept no pair in \d+ draws"):
         generate_debiased(Sampler(p, tiny, 0), 10, [meter], strategy=strategy)
+
+
+def test_records_name_only_the_critical_words_the_sentences_show():
+    """Paradigms whose template switches variants draw slots it does not render; the jsonl record's
+    critical words (and so the distinct-word and frequency figures) are only those shown."""
+    vocab = default_vocabulary()
+    switching = [f for f in grammar_files() if "{% if" in f.read_text()]
+    assert len(switching) >= 10
+    for f in switching:
+        p = load_paradigm(f, vocab)
+        if not p.critical:
+            continue
+        s = Sampler(p, vocab, 1)
+        for x in generate_original(s, 30, []).pairs:
+            row = s.row(x, {}, 0)
+            assert row["critical_good"], f.stem
+            for key, sent in (("critical_good", x.sentence_good), ("critical_bad", x.sentence_bad)):
+                for word in row[key].values():
+                    assert word.lower() in sent.lower(), (f.stem, key, word, sent)
