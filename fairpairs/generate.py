@@ -7,6 +7,7 @@ their good sentences' stream.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import re
 from dataclasses import dataclass, field
@@ -15,6 +16,9 @@ import numpy as np
 
 from .grammar import Paradigm, PlainTemplate, SlotSpec, finish_sentence
 from .vocab import Vocabulary
+
+
+MEMO_LIMIT = 20000     # draws remembered per sampler
 
 
 class Filler:
@@ -47,6 +51,13 @@ class Pair:
     sentence_bad: str = ""
     redraws: int = 0
     renewed: int = 0                            # whole-pair redraws (search strategy)
+    shown: tuple | None = field(default=None, repr=False)   # cache of Sampler.shown_critical
+
+    def copy(self) -> "Pair":
+        """An independent copy (fillers are immutable; the random stream is copied in its state)."""
+        return Pair(k=self.k, good=dict(self.good), bad=dict(self.bad), sentence_good=self.sentence_good,
+                    sentence_bad=self.sentence_bad, redraws=self.redraws, renewed=self.renewed,
+                    rng=copy.deepcopy(self.rng))
     rng: np.random.Generator | None = field(default=None, repr=False)
 
 
@@ -78,6 +89,7 @@ class Sampler:
         # can a redraw of the bad sentence ever change it? (not for reorderings or derived forms)
         self.redrawable = any(spec.form is None for spec in paradigm.critical.values())
         self.dead_ends: dict[str, int] = {}
+        self._memo: dict[int, Pair | None] = {}
         # critical slots a plain template names (a Jinja2 template may leave some unrendered)
         self._plain = isinstance(paradigm.good_template, PlainTemplate)
         self._named = [n for n in paradigm.critical
@@ -215,8 +227,15 @@ class Sampler:
 
     def draw(self, k: int) -> Pair | None:
         """Draw pair k (good fillers, then the first bad fillers). None when the draw dead-ends
-        or gives identical sentences."""
-        return self.draw_from(k, self.rng(k))
+        or gives identical sentences. Draws are remembered (as drawn, before any redraw), so the
+        debiased set does not redo the original set's draws."""
+        if k in self._memo:
+            q = self._memo[k]
+            return None if q is None else q.copy()
+        p = self.draw_from(k, self.rng(k))
+        if len(self._memo) < MEMO_LIMIT:
+            self._memo[k] = None if p is None else p.copy()
+        return p
 
     def draw_from(self, k: int, rng: np.random.Generator) -> Pair | None:
         """A pair drawn from `rng` (a fresh stream for draw k, or one already used: a redraw)."""
@@ -251,12 +270,14 @@ class Sampler:
         variants with `{% if %}` leaves the other variant's slots unrendered)."""
         if self._plain:
             return self._named
-        shown = []
-        for name in self.p.critical:
-            probe = Filler(None, -1, literal="\x02")
-            if ("\x02" in self.p.good_template.render({**pair.good, name: probe})
-                    or "\x02" in self.p.bad_template.render({**pair.good, **pair.bad, name: probe})):
-                shown.append(name)
+        key = (id(pair.good), id(pair.bad))
+        if pair.shown is not None and pair.shown[0] == key:
+            return pair.shown[1]
+        probes = {n: Filler(None, -1, literal=f"\x02{i}\x03") for i, n in enumerate(self.p.critical)}
+        text = (self.p.good_template.render({**pair.good, **probes})
+                + self.p.bad_template.render({**pair.good, **pair.bad, **probes}))
+        shown = [n for n, f in probes.items() if f.text in text]
+        pair.shown = (key, shown)
         return shown
 
     def row(self, pair: Pair, lengths: dict[str, tuple[int, int]], pair_id: int) -> dict:

@@ -55,7 +55,12 @@ class Frequencies:
         return self._rows[idx]
 
     def of(self, f: Filler) -> float:
-        return float(self.rows(np.array([f.row]))[0]) if f.row >= 0 else zipf(f.word)
+        if f.row < 0:
+            return zipf(f.word)
+        v = self._rows[f.row]
+        if v < 0:
+            v = self._rows[f.row] = zipf(str(self.vocab.expressions[f.row]))
+        return float(v)
 
 
 def delta_zipf(freqs: Frequencies, sampler: Sampler, pair: Pair) -> float | None:

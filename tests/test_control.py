@@ -284,3 +284,19 @@ def test_records_name_only_the_critical_words_the_sentences_show():
             for key, sent in (("critical_good", x.sentence_good), ("critical_bad", x.sentence_bad)):
                 for word in row[key].values():
                     assert word.lower() in sent.lower(), (f.stem, key, word, sent)
+
+
+@pytest.mark.parametrize("strategy", ["search", "resample"])
+def test_remembered_draws_change_nothing(strategy):
+    """A run draws the original set first and the debiased set reuses those draws: the debiased set
+    must be exactly what a fresh sampler gives."""
+    vocab = default_vocabulary()
+    meters = [LengthMeter(m) for m in ("gpt2", "bert-base-cased")]
+    p = paradigm("animate_subject_trans")
+    fresh = generate_debiased(Sampler(p, vocab, 3), 120, meters, strategy=strategy)
+    s = Sampler(p, vocab, 3)
+    generate_original(s, 120, meters)
+    reused = generate_debiased(s, 120, meters, strategy=strategy)
+    assert [(x.sentence_good, x.sentence_bad) for x in fresh.pairs] == \
+        [(x.sentence_good, x.sentence_bad) for x in reused.pairs]
+    assert fresh.stats.as_dict() == reused.stats.as_dict()
