@@ -143,7 +143,7 @@ def print_table(result, out: Path) -> None:
         dpk = (tot["drawn"] + tot["redraws"]) / tot["kept"] if tot["kept"] else 0
         t.add_row("total", str(tot["kept"]), str(tot["dropped"]), f"{y:.1%}", f"{dpk:.2f}", "", "", "", style="bold")
     console = Console(stderr=True)
-    console.width = max(console.width, 120)
+    console.width = max(console.width, 160)   # never truncate figures when stderr is not a terminal
     console.print(t)
 
 
