@@ -86,7 +86,8 @@ class Paradigm:
 
 
 # ---------------------------------------------------------------------------- templates
-def _cap(text: Any) -> str:
+def cap_first(text: Any) -> str:
+    """The text with its first character upper-cased (the template filter `cap`)."""
     s = str(text)
     return s[:1].upper() + s[1:]
 
@@ -99,7 +100,7 @@ def _lower_first(text: Any) -> str:
 @lru_cache(maxsize=1)
 def template_env() -> jinja2.Environment:
     env = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False, keep_trailing_newline=False)
-    env.filters["cap"] = _cap
+    env.filters["cap"] = cap_first
     env.filters["lower_first"] = _lower_first
     return env
 
@@ -111,7 +112,7 @@ _SPACE_PUNCT = re.compile(r"\s+([.,?!;:])")
 def finish_sentence(text: str) -> str:
     """Collapse spaces (empty fillers leave doubles), drop spaces before punctuation, capitalise."""
     text = _SPACE_PUNCT.sub(r"\1", _SPACES.sub(" ", text).strip())
-    return text[:1].upper() + text[1:]
+    return cap_first(text)
 
 
 # ---------------------------------------------------------------------------- loading

@@ -26,7 +26,7 @@ from functools import cache
 import numpy as np
 
 from .generate import Filler, Pair, Sampler
-from .grammar import finish_sentence
+from .grammar import cap_first, finish_sentence
 from .tokenization import LengthMeter
 
 SENTINEL = "\x01"
@@ -48,19 +48,19 @@ class Frequencies:
         self.vocab = sampler.vocab
         self._rows = np.full(len(self.vocab), -1.0)
 
+    def _row(self, r: int) -> float:
+        v = self._rows[r]
+        if v < 0:
+            v = self._rows[r] = zipf(str(self.vocab.expressions[r]))
+        return float(v)
+
     def rows(self, idx: np.ndarray) -> np.ndarray:
-        missing = idx[self._rows[idx] < 0]
-        for r in np.unique(missing):
-            self._rows[r] = zipf(str(self.vocab.expressions[r]))
+        for r in np.unique(idx[self._rows[idx] < 0]):
+            self._row(int(r))
         return self._rows[idx]
 
     def of(self, f: Filler) -> float:
-        if f.row < 0:
-            return zipf(f.word)
-        v = self._rows[f.row]
-        if v < 0:
-            v = self._rows[f.row] = zipf(str(self.vocab.expressions[f.row]))
-        return float(v)
+        return self._row(f.row) if f.row >= 0 else zipf(f.word)
 
 
 def delta_zipf(freqs: Frequencies, sampler: Sampler, pair: Pair) -> float | None:
@@ -116,7 +116,7 @@ class Searcher:
         return prefix, suffix, left, right, i == 0
 
     def _word(self, word: str, cap: bool) -> str:
-        return word[:1].upper() + word[1:] if cap else word
+        return cap_first(word) if cap else word
 
     def row_lengths(self, left: str, right: str, cap: bool, rows: np.ndarray) -> np.ndarray:
         """Lengths of `left + word + right` for vocabulary rows, one row per tokenizer."""
