@@ -138,22 +138,15 @@ class Sampler:
             return None
         return int(dets[rng.integers(len(dets))])
 
-    def _fill(self, spec: SlotSpec, base: np.ndarray, ctx: dict[str, Filler], rng: np.random.Generator,
-              det: int | None = None, exclude: str | None = None) -> Filler | None:
+    def _fill(self, spec: SlotSpec, ctx: dict[str, Filler], rng: np.random.Generator) -> Filler | None:
+        """A good filler for a slot: a literal, or a row (with its determiner) passing every constraint."""
         if spec.text:
-            options = [w for w in spec.text if w != exclude]
-            if not options:
-                return None
-            return Filler(None, -1, literal=options[int(rng.integers(len(options)))])
-        idx = self.candidates(spec, base, ctx)
-        if det is not None and det >= 0:  # keep the good determiner: the new noun must suit it
-            idx = idx[self.vocab.satisfiers(det, "arg_1")[idx]]
+            return Filler(None, -1, literal=spec.text[int(rng.integers(len(spec.text)))])
+        idx = self.candidates(spec, spec.base, ctx)
         if not len(idx):
             self.dead_ends[spec.key] = self.dead_ends.get(spec.key, 0) + 1
             return None
         row = int(idx[rng.integers(len(idx))])
-        if det is not None:
-            return Filler(self.vocab, row, det)
         if spec.det_base is not None:
             d = self._det_for(spec, row, rng)
             if d is None:
@@ -167,7 +160,7 @@ class Sampler:
         ctx: dict[str, Filler] = {}
         for name in self.p.order:
             spec = self.p.slots[name]
-            f = self._fill(spec, spec.base, ctx, rng)
+            f = self._fill(spec, ctx, rng)
             if f is None:
                 return None
             ctx[name] = f
