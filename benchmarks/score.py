@@ -93,7 +93,7 @@ def full_size_bert(out_dir: Path) -> Path:
     import torch
     from transformers import AutoTokenizer, BertConfig, BertForMaskedLM
 
-    from fairpairs.tokenization import ASSETS
+    from fairpairs.sources import ASSETS
 
     tok = AutoTokenizer.from_pretrained(str(ASSETS / "bert-base-cased"))
     torch.manual_seed(0)

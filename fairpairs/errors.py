@@ -17,5 +17,9 @@ class TokenizerError(FairpairsError):
     """A tokenizer cannot be found or loaded."""
 
 
+class ModelError(FairpairsError):
+    """A model cannot be found, loaded, or used for the requested kind of scoring."""
+
+
 class DatasetError(FairpairsError):
     """An input dataset is missing, corrupt or incomplete."""

@@ -20,7 +20,8 @@ from .control import DEFAULT_RETRIES, ParadigmStats, SetResult, generate_debiase
 from .errors import FairpairsError
 from .generate import Sampler
 from .grammar import Paradigm
-from .tokenization import BUNDLED, LengthMeter, bundled_path
+from .sources import BUNDLED, bundled_path, resolve_tokenizer
+from .tokenization import LengthMeter
 from .vocab import Vocabulary
 
 
@@ -65,7 +66,11 @@ def versions() -> dict[str, str]:
 def tokenizer_info(meter: LengthMeter) -> dict:
     b = bundled_path(meter.name)
     source = f"bundled:{BUNDLED[meter.name.lower()]}" if b is not None else str(meter.name)
-    return {"source": source, "files": meter.file_hashes()}
+    info = {"source": source, "files": meter.file_hashes()}
+    src = resolve_tokenizer(meter.name)
+    if src.mapped_from is not None:   # a Hub name read from local files ($FAIRPAIRS_TOKENIZER_MAP)
+        info["read_from"] = src.path
+    return info
 
 
 def generate_run(paradigms: list[Paradigm], vocab: Vocabulary, cfg: RunConfig, out: Path,

