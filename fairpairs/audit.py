@@ -208,8 +208,10 @@ def length_bias(sets: dict[str, pd.DataFrame], tokenizers: list[str]) -> tuple[p
     """Per set, group and tokenizer: the A=U / A>U / A<U counts, and the distribution of
     len(bad) - len(good). Returns (summary, distribution); the summary has one extra row per set
     and tokenizer with uid ``ALL`` that pools every group."""
+    from .sources import expand
+
     rows, dist = [], []
-    for tok in tokenizers:
+    for tok in expand(tokenizers):
         for set_name, pairs in sets.items():
             lens = token_lengths(pairs, tok)
             groups = [(uid, g["len_diff"]) for uid, g in lens.groupby("uid", sort=True)]

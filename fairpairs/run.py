@@ -20,7 +20,7 @@ from .control import DEFAULT_RETRIES, ParadigmStats, SetResult, generate_debiase
 from .errors import FairpairsError
 from .generate import Sampler
 from .grammar import Paradigm
-from .sources import BUNDLED, bundled_path, resolve_tokenizer
+from .sources import BUNDLED, bundled_path, expand, resolve_tokenizer
 from .tokenization import LengthMeter
 from .vocab import Vocabulary
 
@@ -35,6 +35,9 @@ class RunConfig:
     strategy: str = "search"
     match_frequency: float | None = None
     command: str = ""
+
+    def __post_init__(self):
+        self.models = expand(self.models)      # preset:NAME -> its tokenizers
 
 
 @dataclass

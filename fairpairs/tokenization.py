@@ -24,7 +24,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from .errors import TokenizerError
-from .sources import ASSETS, BUNDLED, TokenizerSource, bundled_path, resolve_tokenizer  # noqa: F401  (ASSETS, bundled_path: older imports)
+from .sources import ASSETS, BUNDLED, MAP_ENV, TokenizerSource, bundled_path, resolve_tokenizer  # noqa: F401  (ASSETS, bundled_path: older imports)
 
 
 def load_tokenizer(name: str):
@@ -50,7 +50,8 @@ def _load(src: TokenizerSource):
             raise TokenizerError(
                 f"--models: cannot load tokenizer {name!r}: not a bundled tokenizer "
                 f"({', '.join(sorted(set(BUNDLED.values())))}), not a local folder or file, and not "
-                f"loadable from the Hub ({_first_line(exc)})"
+                f"loadable from the Hub ({_first_line(exc)}); offline, point it at local files with "
+                f"${MAP_ENV} (docs/tokenizers.md)"
             ) from None
         raise TokenizerError(f"--models: cannot load tokenizer {name!r} ({src.kind} at {src.path}): "
                              f"{_first_line(exc)}") from None

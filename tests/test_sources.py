@@ -131,3 +131,33 @@ def test_tekken_json_detected_in_a_map(tmp_path):
     f = tmp_path / "tekken.json"
     f.write_text(json.dumps({"config": {"pattern": "x"}, "vocab": []}))
     assert resolve_tokenizer(str(f)).kind == "tekken"
+
+
+def test_generate_with_a_preset_offline_through_the_map(tmp_path, monkeypatch, capsys):
+    """preset:modern runs offline when its Hub names are mapped to local files; the manifest records
+    the Hub names (what studies share) and where each was read from."""
+    from fairpairs.cli import main
+
+    stand_ins = {n: str(ASSETS / ("roberta-base" if i % 2 else "electra-base-generator"))
+                 for i, n in enumerate(PRESETS["modern"]) if resolve_tokenizer(n).kind == "hub"}
+    assert len(stand_ins) == 5
+    m = tmp_path / "map.json"
+    m.write_text(json.dumps(stand_ins))
+    monkeypatch.setenv("FAIRPAIRS_TOKENIZER_MAP", str(m))
+    out = tmp_path / "run"
+    args = ["generate", "--paradigms", "determiner_noun_agreement_1", "--pairs", "20", "--models", "preset:modern",
+            "--out", str(out), "--quiet"]
+    with pytest.raises(SystemExit) as exc:
+        main(args)
+    assert exc.value.code == 0
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["models"] == list(PRESETS["modern"])
+    llama = manifest["tokenizers"]["meta-llama/Meta-Llama-3-8B"]
+    assert llama["read_from"] == stand_ins["meta-llama/Meta-Llama-3-8B"] and "tokenizer.json" in llama["files"]
+    assert "read_from" not in manifest["tokenizers"]["gpt2"]
+    monkeypatch.delenv("FAIRPAIRS_TOKENIZER_MAP")
+    with pytest.raises(SystemExit) as exc:
+        main(args[:-3] + ["--out", str(tmp_path / "run2"), "--quiet"])
+    assert exc.value.code == 1
+    err = capsys.readouterr().err
+    assert "HuggingFaceTB/SmolLM2-135M" in err and "FAIRPAIRS_TOKENIZER_MAP" in err and "Traceback" not in err

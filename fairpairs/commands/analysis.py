@@ -27,7 +27,8 @@ def _column_options(f):
 @click.command()
 @click.argument("dataset", type=click.Path(path_type=Path))
 @click.option("--models", "-m", default="gpt2,bert-base-cased", show_default=True,
-              help="Comma-separated tokenizers (bundled name, local folder or Hub name).")
+              help="Comma-separated tokenizers (bundled name, local folder or file, preset:modern or Hub name; "
+                   "docs/tokenizers.md).")
 @click.option("--out", "-o", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Folder for length_bias.csv and length_diff.csv (default: print only).")
 @_column_options

@@ -47,9 +47,10 @@ def select_paradigms(spec: str, phenomenon: str | None, grammar_dir: Path | None
 
 @click.command()
 @click.option("--models", default=DEFAULT_MODELS, show_default=True,
-              help="Comma-separated tokenizers to control lengths for: HF names or local folders. "
+              help="Comma-separated tokenizers to control lengths for: HF names, local folders, tokenizer.json, "
+                   "sentencepiece .model, tiktoken FILE@PATTERN, Tekken json, or preset:modern. "
                    "gpt2, roberta-base, bert-base-cased, bert-base-uncased and "
-                   "google/electra-base-generator are bundled and work offline.")
+                   "google/electra-base-generator are bundled and work offline (docs/tokenizers.md).")
 @click.option("--paradigms", "paradigms_spec", default="all", show_default=True,
               help="Comma-separated paradigm UIDs, or 'all' (the standard BLiMP set).")
 @click.option("--phenomenon", default=None, help="Only paradigms of this phenomenon (e.g. 'Island effects').")
@@ -80,16 +81,18 @@ def generate(models, paradigms_spec, phenomenon, pairs, seed, strategy, max_retr
     Token length = tokens of the sentence as written, special tokens excluded.
     """
     from ..run import RunConfig, generate_run
+    from ..sources import expand
     from ..tokenization import LengthMeter
 
-    model_list = _split(models)
+    given = _split(models)
+    model_list = expand(given)
     if not model_list:
         raise FairpairsError("--models: give at least one tokenizer")
     for m in model_list:  # fail fast on an unknown tokenizer, before any work
         LengthMeter(m)
     vocab, paradigms = select_paradigms(paradigms_spec, phenomenon, grammar_dir)
     if out is None:
-        slug = "+".join(m.replace("/", "_") for m in model_list)
+        slug = "+".join(m.replace("/", "_").replace(":", "_") for m in given)
         out = Path("outputs") / f"{slug}-s{seed}"
     cfg = RunConfig(models=model_list, pairs=pairs, seed=seed, strategy=strategy, max_retries=max_retries,
                     match_frequency=match_frequency, max_draws=max_draws, command=" ".join(["fairpairs", *map(shlex.quote, sys.argv[1:])]))

