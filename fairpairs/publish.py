@@ -35,6 +35,8 @@ REQUIRED = ("sentence_good", "sentence_bad", "field", "linguistics_term", "UID",
 OPTIONAL = ("lexically_identical", "critical_good", "critical_bad", "token_lengths", "redraws")
 # paths a new upload replaces wholesale, so stale configs of an earlier upload disappear
 REPLACED_ON_UPLOAD = ["data/**", "lm_eval/**"]
+# version of the exported lm-eval tasks; 2.0: `target_delimiter: ""` (1.0 scored " " + sentence)
+LM_EVAL_TASK_VERSION = 2.0
 
 
 class PublishError(FairpairsError):
@@ -243,13 +245,18 @@ def lm_eval_files(repo_id: str, configs: list[Config], prefix: str) -> dict[str,
         "output_type": "multiple_choice",
         "validation_split": "train",
         "doc_to_text": "",
+        # lm-eval scores `target_delimiter + choice` after its prefix token; its default " " would
+        # score " " + sentence, which is not the token sequence whose length was controlled (GPT-2's
+        # BPE splits a sentence-initial word differently after a space). "" scores the sentence as
+        # written, as fairpairs does and as lm-eval's own multiblimp / zhoblimp / blimp_nl tasks.
+        "target_delimiter": "",
         "doc_to_target": 0,
         "doc_to_choice": "{{[sentence_good, sentence_bad]}}",
         "num_fewshot": 0,
         "should_decontaminate": True,
         "doc_to_decontamination_query": "{{sentence_good}} {{sentence_bad}}",
         "metric_list": [{"metric": "acc", "aggregation": "mean", "higher_is_better": True}],
-        "metadata": {"version": 1.0},
+        "metadata": {"version": LM_EVAL_TASK_VERSION},
     }
     files = {f"{base}/_template_yaml": _dump_yaml(template)}
     for set_name in SETS:
@@ -261,7 +268,7 @@ def lm_eval_files(repo_id: str, configs: list[Config], prefix: str) -> dict[str,
             "group": group,
             "task": tasks,
             "aggregate_metric_list": [{"metric": "acc", "aggregation": "mean", "weight_by_size": False}],
-            "metadata": {"version": 1.0},
+            "metadata": {"version": LM_EVAL_TASK_VERSION},
         })
     for c in configs:
         files[f"{base}/{c.task}.yaml"] = _dump_yaml(

@@ -1,8 +1,8 @@
 """Tokenising sentences for scoring, and the forward-pass rows of causal and masked scoring.
 
-Causal: the sentence string as written is tokenised with no special tokens, and the BOS id
-(else EOS) is prepended by us, never by the tokenizer, so there is exactly one and the first word
-is scored. Masked: the tokenizer's own template adds [CLS]/[SEP] (<s>/</s>); special tokens are
+Causal: the sentence string as written is tokenised with no special tokens, and one prefix token
+(`prefix_token_id`: the BOS id, else EOS) is prepended by us, never by the tokenizer, so there is
+exactly one and the first word is scored. Masked: the tokenizer's own template adds [CLS]/[SEP] (<s>/</s>); special tokens are
 never masked or scored. Either way the content tokens are exactly those counted by
 `fairpairs.tokenization.LengthMeter`.
 """
@@ -61,6 +61,23 @@ def _renumber(word_ids) -> np.ndarray:
             last = w
         out.append(k)
     return np.asarray(out, dtype=np.int64)
+
+
+def prefix_token_id(tokenizer, custom: int | None = None) -> int | None:
+    """The token put before a sentence for causal scoring: `custom`, else the tokenizer's BOS id,
+    else its EOS id (None if it has neither).
+
+    This is lm-evaluation-harness' rule (`HFLM.prefix_token_id`: its `prefix_token_id=` model
+    argument, else `bos_token_id`, else `eos_token_id`), which it applies to an empty context; with
+    the `target_delimiter: ""` of the tasks `fairpairs publish` exports, lm-eval then scores exactly
+    the tokens fairpairs scores. A model whose tokenizer names another BOS than the one fairpairs
+    uses (the SmolLM2 GGUF) needs `prefix_token_id=` given to lm-eval.
+    """
+    if custom is not None:
+        return int(custom)
+    if tokenizer.bos_token_id is not None:
+        return tokenizer.bos_token_id
+    return tokenizer.eos_token_id
 
 
 def encode(tokenizer, sentences: list[str], kind: str, bos_id: int | None, max_len: int | None) -> Encoded:

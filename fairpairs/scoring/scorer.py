@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .batching import auto_budget, batch_tensors, run_rows
-from .encoding import PLL_VARIANTS, Encoded, causal_rows, check_sentences, encode, masked_rows
+from .encoding import PLL_VARIANTS, Encoded, causal_rows, check_sentences, encode, masked_rows, prefix_token_id
 from .heads import Forward
 from .models import ModelError, load_model
 from .normalize import NEEDS_UNIGRAMS, load_unigrams, parse_normalize
@@ -28,7 +28,7 @@ class Scorer:
         self.dtype = next(model.parameters()).dtype
         cfg = model.config
         if kind == "causal":
-            self.bos_id = tokenizer.bos_token_id if tokenizer.bos_token_id is not None else tokenizer.eos_token_id
+            self.bos_id = prefix_token_id(tokenizer)  # BOS, else EOS: lm-eval's rule
             if self.bos_id is None:
                 raise ModelError(f"--model {name}: its tokenizer has neither a BOS nor an EOS token "
                                  f"to put before the sentence, so the first word cannot be scored")
