@@ -27,9 +27,9 @@ from .vocab import RESTRICTION_COLUMNS, Vocabulary, default_vocabulary
 
 META_KEYS = ("uid", "phenomenon", "field", "linguistics_term")
 TOP_KEYS = {*META_KEYS, "description", "standard", "slots", "template", "good", "bad", "critical",
-            "reorder", "examples"}
+            "reorder", "examples", "include", "defs"}
 SLOT_KEYS = {"where", "where_not", "fills", "fails", "takes", "rejects", "same", "differ",
-             "distinct_from", "det", "note", "text"}
+             "distinct_from", "det", "note", "text", "use"}
 CRITICAL_KEYS = SLOT_KEYS - {"det"} | {"form"}
 DET_KEYS = {"where", "where_not"}
 DEFAULT_DET = {"category_2": "D"}
@@ -278,13 +278,12 @@ def _compile_template(ctx: _Ctx, key: str, source: Any, slot_names: set[str]) ->
     return PlainTemplate(source) if _PLAIN.match(source) else env.from_string(source)
 
 
-def load_paradigm(path: str | Path, vocab: Vocabulary | None = None) -> Paradigm:
-    """Load and validate one paradigm file."""
-    path = Path(path)
-    ctx = _Ctx(path)
-    vocab = vocab or default_vocabulary()
+# ---------------------------------------------------------------------------- include: and use:
+def _read_yaml(path: Path) -> dict:
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise GrammarError(f"{path}: file not found") from None
     except OSError as exc:
         raise GrammarError(f"{path}: cannot read: {exc.strerror}") from None
     except yaml.YAMLError as exc:
@@ -293,6 +292,83 @@ def load_paradigm(path: str | Path, vocab: Vocabulary | None = None) -> Paradigm
         raise GrammarError(f"{path}: YAML syntax error{where}: {getattr(exc, 'problem', exc)}") from None
     if not isinstance(data, dict):
         raise GrammarError(f"{path}: top level must be a mapping")
+    return data
+
+
+def merge(base: Any, local: Any) -> Any:
+    """`local` over `base`: mappings merge key by key (recursively, local wins); any other value
+    (string, list, number) replaces the base value. Keys keep the base's order, new ones follow."""
+    if isinstance(base, dict) and isinstance(local, dict):
+        out = dict(base)
+        for k, v in local.items():
+            out[k] = merge(base[k], v) if k in base else v
+        return out
+    return local
+
+
+def _include_path(path: Path, name: Any) -> Path:
+    if not isinstance(name, str) or not name.strip():
+        raise GrammarError(f"{path}: include: must be a file name or a list of file names")
+    target = path.parent / name
+    if not target.exists() and not Path(name).is_absolute():
+        bundled = data_dir("grammars") / name   # a user's paradigm may include the bundled _common.yaml
+        if bundled.exists():
+            return bundled
+    if not target.exists():
+        raise GrammarError(f"{path}: include: {name} not found (looked in {path.parent}"
+                           f"{'' if Path(name).is_absolute() else ' and the bundled grammars/'})")
+    return target
+
+
+def read_with_includes(path: str | Path, _stack: tuple[Path, ...] = ()) -> dict:
+    """A paradigm (or include) file's mapping with its `include:` files merged underneath it, in
+    order (later includes over earlier ones, the file itself over all). Include paths are relative
+    to the including file; a name not found there is looked up in the bundled grammars/ folder."""
+    path = Path(path)
+    key = path.resolve()
+    if key in _stack:
+        chain = " -> ".join(p.name for p in (*_stack[_stack.index(key):], key))
+        raise GrammarError(f"{path}: include: cycle {chain}")
+    data = _read_yaml(path)
+    includes = data.pop("include", None)
+    if includes is None:
+        return data
+    base: dict = {}
+    for name in [includes] if isinstance(includes, str) else _as_list(includes) or [None]:
+        base = merge(base, read_with_includes(_include_path(path, name), (*_stack, key)))
+    return merge(base, data)
+
+
+def _resolve_use(ctx: _Ctx, key: str, spec: Any, defs: dict) -> Any:
+    """A slot spec with `use: NAME` replaced by definition NAME (from `defs:`) merged under it."""
+    if not isinstance(spec, dict) or "use" not in spec:
+        return spec
+    name = spec["use"]
+    if not isinstance(name, str) or name not in defs:
+        known = ", ".join(sorted(defs)) or "none; include a file with defs:, e.g. include: _common.yaml"
+        raise ctx.error(f"{key}.use", f"unknown definition {name!r} (defs: {known})")
+    base = defs[name]
+    if not isinstance(base, dict):
+        raise ctx.error(f"defs.{name}", "must be a mapping of slot constraints")
+    if "use" in base:
+        raise ctx.error(f"defs.{name}.use", "a definition cannot use another one")
+    return merge(base, {k: v for k, v in spec.items() if k != "use"})
+
+
+def load_paradigm(path: str | Path, vocab: Vocabulary | None = None) -> Paradigm:
+    """Load and validate one paradigm file (this is also what `fairpairs validate` runs)."""
+    path = Path(path)
+    ctx = _Ctx(path)
+    vocab = vocab or default_vocabulary()
+    if path.name.startswith("_"):
+        raise GrammarError(f"{path}: a file whose name starts with _ is an include file, not a paradigm")
+    data = read_with_includes(path)
+    defs = data.get("defs") or {}
+    if not isinstance(defs, dict):
+        raise ctx.error("defs", "must map definition names to slot constraints")
+    for part in ("slots", "critical"):
+        if isinstance(data.get(part), dict):
+            data[part] = {n: _resolve_use(ctx, f"{part}.{n}", s, defs) for n, s in data[part].items()}
     for k in data:
         if k not in TOP_KEYS:
             raise ctx.error(k, f"unknown key (allowed: {', '.join(sorted(TOP_KEYS))})")
@@ -368,8 +444,10 @@ def load_paradigm(path: str | Path, vocab: Vocabulary | None = None) -> Paradigm
 
 
 def grammar_files(directory: str | Path | None = None) -> list[Path]:
+    """The paradigm files of a folder (default: the bundled grammars/); files whose name starts
+    with _ (shared definitions such as _common.yaml) are include files, not paradigms."""
     d = Path(directory) if directory else data_dir("grammars")
-    return sorted(p for p in d.glob("*.yaml"))
+    return sorted(p for p in d.glob("*.yaml") if not p.name.startswith("_"))
 
 
 def load_all(directory: str | Path | None = None, vocab: Vocabulary | None = None) -> dict[str, Paradigm]:
