@@ -19,6 +19,7 @@ from .errors import FairpairsError
 COMMANDS = {
     "generate": "fairpairs.commands.generate:generate",
     "paradigms": "fairpairs.commands.generate:paradigms",
+    "validate": "fairpairs.commands.grammar:validate",
     "score": "fairpairs.commands.scoring:score",
     "unigrams": "fairpairs.commands.scoring:unigrams",
     "morcela": "fairpairs.commands.scoring:morcela",

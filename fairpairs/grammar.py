@@ -14,14 +14,14 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 
 import jinja2
 import jinja2.meta
 import numpy as np
 import yaml
 
-from .errors import GrammarError, VocabularyError
+from .errors import FairpairsError, GrammarError, VocabularyError
 from .paths import data_dir
 from .vocab import RESTRICTION_COLUMNS, Vocabulary, default_vocabulary
 
@@ -222,9 +222,29 @@ def _compile_slot(ctx: _Ctx, name: str, key: str, spec: Any, vocab: Vocabulary, 
                 if col not in vocab.columns:
                     raise ctx.error(f"{key}.form.{col}", f"unknown vocabulary column {col!r}")
         out.form = form
-    if not critical and not len(out.base):
+    if not len(out.base):
         raise ctx.error(key, "no vocabulary row satisfies where/where_not (slot has no candidate word)")
     return out
+
+
+def _check_satisfiable(ctx: _Ctx, slots: dict[str, SlotSpec], vocab: Vocabulary) -> None:
+    """Every relation between two slots can hold for some pair of their candidates (a necessary
+    condition: draws that combine several relations can still dead-end, which generation reports)."""
+    for n, sp in slots.items():
+        if sp.text:
+            continue
+        for ref, arg in sp.fills:
+            if not vocab.any_accepts(slots[ref].base, arg, sp.base):
+                raise ctx.error(f"{sp.key}.fills", f"no candidate of {n!r} satisfies {ref}.{arg} of any candidate of {ref!r}")
+        for arg, ref in sp.takes:
+            if not vocab.any_accepts(sp.base, arg, slots[ref].base):
+                raise ctx.error(f"{sp.key}.takes.{arg}", f"no candidate of {ref!r} satisfies {arg} of any candidate of {n!r}")
+        for ref, cols in sp.same:
+            mine = {tuple(vocab.column(c)[i] for c in cols) for i in sp.base}
+            if not any(tuple(vocab.column(c)[i] for c in cols) in mine for i in slots[ref].base):
+                raise ctx.error(f"{sp.key}.same.{ref}", f"no candidate of {n!r} equals a candidate of {ref!r} in {', '.join(cols)}")
+        if sp.det_base is not None and not vocab.any_accepts(sp.det_base, "arg_1", sp.base):
+            raise ctx.error(f"{sp.key}.det", f"no determiner accepts any candidate of {n!r}")
 
 
 def _topological(ctx: _Ctx, slots: dict[str, SlotSpec]) -> list[str]:
@@ -391,6 +411,7 @@ def load_paradigm(path: str | Path, vocab: Vocabulary | None = None) -> Paradigm
         if bad_refs:
             raise ctx.error(f"slots.{n}", f"refers to literal (text) slot {sorted(bad_refs)[0]!r}, which has no vocabulary row")
     order = _topological(ctx, slots)
+    _check_satisfiable(ctx, slots, vocab)
 
     if "template" in data:
         if "good" in data or "bad" in data:
@@ -453,3 +474,23 @@ def grammar_files(directory: str | Path | None = None) -> list[Path]:
 def load_all(directory: str | Path | None = None, vocab: Vocabulary | None = None) -> dict[str, Paradigm]:
     """Every paradigm of a grammar folder, by UID."""
     return {p.stem: load_paradigm(p, vocab) for p in grammar_files(directory)}
+
+
+def validate(paths: Iterable[str | Path] | None = None, vocab: Vocabulary | None = None
+             ) -> list[tuple[Path, Paradigm | FairpairsError]]:
+    """Check paradigm files without generating: each is loaded exactly as generation loads it
+    (schema, includes, vocabulary columns and values, templates, satisfiability of every slot).
+
+    `paths`: files or folders (a folder means its paradigm files); default: the bundled
+    paradigms. Returns (path, Paradigm) for a valid file and (path, error) for a broken one."""
+    files: list[Path] = []
+    for p in [data_dir("grammars")] if paths is None else [Path(x) for x in paths]:
+        files.extend(grammar_files(p) if p.is_dir() else [p])
+    vocab = vocab or default_vocabulary()
+    out: list[tuple[Path, Paradigm | FairpairsError]] = []
+    for f in files:
+        try:
+            out.append((f, load_paradigm(f, vocab)))
+        except FairpairsError as exc:
+            out.append((f, exc))
+    return out

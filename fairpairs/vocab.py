@@ -186,6 +186,13 @@ class Vocabulary:
         codes, table = self._accept_matrix(arg)
         return table[codes if rows is None else codes[rows], int(i)]
 
+    def any_accepts(self, functors: np.ndarray, arg: str, arguments: np.ndarray) -> bool:
+        """Does some row of `arguments` satisfy restriction `arg` of some row of `functors`?"""
+        if not len(functors) or not len(arguments):
+            return False
+        codes, table = self._accept_matrix(arg)
+        return bool(table[np.unique(codes[functors])][:, arguments].any())
+
     def column(self, name: str) -> np.ndarray:
         """The values of one column as an array (read-only use)."""
         return self._col_arrays[name]
@@ -305,3 +312,9 @@ def apply_fixes(df: pd.DataFrame, path: Path) -> tuple[pd.DataFrame, list[str]]:
 def default_vocabulary() -> Vocabulary:
     """The bundled, fixed BLiMP vocabulary (loaded once per process)."""
     return Vocabulary.load()
+
+
+def load_vocabulary(path: str | Path | None = None) -> Vocabulary:
+    """A vocabulary table: the bundled, fixed BLiMP table (default), or the CSV file at `path`
+    with the same columns, checked row by row (fixes.yaml applies to the bundled table only)."""
+    return default_vocabulary() if path is None else Vocabulary.load(path)
