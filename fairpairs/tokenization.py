@@ -237,12 +237,27 @@ def _splits_at_spaces(backend) -> bool:
         if t == "ByteLevel":
             return p.get("use_regex", True)
         if t == "Metaspace":
-            return p.get("split", True)
+            return p.get("split", True) or _pieces_start_at_spaces(spec)
+        if t == "Split":   # GPT-2-family regexes (tiktoken, Llama-3, Qwen, DeepSeek): a space only starts a piece
+            return (p.get("behavior") == "Isolated" and not p.get("invert")
+                    and r"\s+(?!\S)" in (p.get("pattern") or {}).get("Regex", ""))
         return t in {"BertPreTokenizer", "Whitespace", "WhitespaceSplit"}
 
     if not any(splits(p) for p in pres) or any(p.get("type") not in _FURTHER for p in pres):
         return False
     return not any(" " in a.get("content", "") for a in spec.get("added_tokens") or [])
+
+
+def _pieces_start_at_spaces(spec: dict) -> bool:
+    """Whether a Metaspace tokenizer that does not split at "▁" (transformers' Llama / Mistral
+    sentencepiece BPE) still cannot make a token across one: a BPE model whose vocabulary has "▁"
+    only at the start of a piece (or pieces of "▁" alone), as sentencepiece's split_by_whitespace
+    training gives, never merges across it."""
+    model = spec.get("model") or {}
+    vocab = model.get("vocab")
+    if model.get("type") != "BPE" or not isinstance(vocab, dict):
+        return False
+    return all(t.find("▁", 1) < 0 or not t.strip("▁") for t in vocab)
 
 
 def tokenizer_file_hashes(name: str, backend=None) -> dict[str, str]:

@@ -46,7 +46,9 @@ def test_tiktoken_file_counts_like_gpt2(tmp_path, shared):
     f = tmp_path / "gpt2.tiktoken"
     f.write_text("".join(f"{base64.b64encode(b).decode()} {r}\n" for b, r in sorted(gpt2_ranks().items(), key=lambda x: x[1])))
     sents = blimp_sentences(shared, 6)
-    assert LengthMeter(f"{f}@r50k").lengths(sents) == LengthMeter("gpt2").lengths(sents)
+    meter = LengthMeter(f"{f}@r50k")
+    assert meter.decomposable          # the split regex never lets a token cross a space: chunks are measured once
+    assert meter.lengths(sents) == LengthMeter("gpt2").lengths(sents)
 
 
 def test_tekken_json_counts_like_gpt2(tmp_path, shared):
@@ -87,7 +89,9 @@ def test_sentencepiece_model_counts_like_sentencepiece(trained_spm, shared, tmp_
     # adds no dummy prefix and counts one token less than sentencepiece; generated sentences never do)
     sents = blimp_sentences(shared, 6) + ["Two  spaces, then  café and 3 dogs.", "Émile's naïve coöperation."]
     ref = [len(x) for x in spm.SentencePieceProcessor(model_file=str(trained_spm / "llama.model")).encode(sents)]
-    assert LengthMeter(str(trained_spm / "llama.model")).lengths(sents) == ref
+    meter = LengthMeter(str(trained_spm / "llama.model"))
+    assert meter.decomposable          # no vocabulary piece has "▁" inside, so no token crosses a space
+    assert meter.lengths(sents) == ref
     # the dummy prefix is the model's own: "The" at the start is "▁The", as sentencepiece encodes it
     renamed = tmp_path / "tokenizer.model.v3"            # any name: files are recognised by content
     renamed.write_bytes((trained_spm / "llama.model").read_bytes())
@@ -167,3 +171,22 @@ def test_real_tekken_files(name, all_blimp):
     tk = Tekkenizer.from_file(f)
     ref = [len(tk.encode(s, bos=False, eos=False)) for s in all_blimp]
     assert LengthMeter(f).lengths(all_blimp) == ref
+
+
+@pytest.mark.slow
+def test_real_preset_tokenizers_measure_by_chunks_exactly(all_blimp, tmp_path, monkeypatch):
+    """Every tokenizer of preset:modern (real files) is measured chunk by chunk, and that equals
+    encoding each whole sentence with the same tokenizer, on all of public BLiMP."""
+    from fairpairs.sources import expand
+
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    try:
+        import real_tokenizers
+    finally:
+        sys.path.pop(0)
+    monkeypatch.setenv("FAIRPAIRS_TOKENIZER_MAP", str(real_tokenizers.write_map(tmp_path / "map.yaml")))
+    for name in expand(["preset:modern"]):
+        meter = LengthMeter(name)
+        assert meter.decomposable, name
+        whole = [len(e.ids) for e in meter.backend.encode_batch(all_blimp, add_special_tokens=False)]
+        assert meter.lengths(all_blimp) == whole, name
