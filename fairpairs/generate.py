@@ -7,7 +7,6 @@ their good sentences' stream.
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import re
 from dataclasses import dataclass, field
@@ -57,8 +56,18 @@ class Pair:
         """An independent copy (fillers are immutable; the random stream is copied in its state)."""
         return Pair(k=self.k, good=dict(self.good), bad=dict(self.bad), sentence_good=self.sentence_good,
                     sentence_bad=self.sentence_bad, redraws=self.redraws, renewed=self.renewed,
-                    rng=copy.deepcopy(self.rng))
+                    rng=_copy_rng(self.rng))
     rng: np.random.Generator | None = field(default=None, repr=False)
+
+
+def _copy_rng(rng: np.random.Generator | None) -> np.random.Generator | None:
+    """The same stream in its current state (a third of copy.deepcopy's time; pairs are copied often)."""
+    if rng is None:
+        return None
+    bg = rng.bit_generator
+    fresh = type(bg)(0)
+    fresh.state = bg.state
+    return np.random.Generator(fresh)
 
 
 _WORD = re.compile(r"[\w']+")
