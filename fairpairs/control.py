@@ -28,6 +28,9 @@ STRATEGIES = ("search", "resample")
 DEFAULT_RETRIES = {"resample": 10, "search": 100}
 
 
+LOW_DIVERSITY = 0.7   # distinct-word ratio (debiased / original) below which runs and cards warn
+
+
 @dataclass
 class ParadigmStats:
     drawn: int = 0          # pairs drawn (good sentence + first bad) up to the last kept one

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import __version__
+from .control import LOW_DIVERSITY
 from .errors import DatasetError, FairpairsError
 
 SETS = ("debiased", "original")
@@ -305,13 +306,16 @@ def render_card(repo_id: str, manifest: dict, configs: list[Config], skipped: li
         info = paradigms.get(uid) if isinstance(paradigms.get(uid), dict) else {}
         table.append({"uid": uid, "info": info,
                       "published": {s: counts.get((uid, s)) for s in sets}})
+    low_diversity = [(row["uid"], r) for row in table
+                     if (r := (row["info"].get("distinct_critical_words") or {}).get("ratio")) is not None
+                     and r < LOW_DIVERSITY]
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("fairpairs", "templates"), undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True, autoescape=False)
     body = env.get_template("dataset_card.md.j2").render(
         repo_id=repo_id, manifest=manifest, configs=configs, table=table, sets=sets,
         skipped=skipped, prefix=prefix, n_pairs=n_pairs, version=__version__,
-        example=configs[0], data_file=DATA_FILE)
+        example=configs[0], data_file=DATA_FILE, low_diversity=low_diversity, low_ratio=LOW_DIVERSITY)
     return f"---\n{_dump_yaml(front)}---\n\n{body}"
 
 

@@ -145,6 +145,23 @@ def test_card_front_matter_lists_every_config_and_the_licence(built_both):
     assert json.loads((out / "fairpairs_manifest.json").read_text()) == MANIFEST
 
 
+def test_card_shows_lexical_diversity_and_warns_below_the_floor(tmp_path):
+    """Distinct critical words per paradigm in the table; a note names the paradigms under 0.7."""
+    run = make_run(tmp_path / "run")
+    manifest = json.loads(json.dumps(MANIFEST))
+    manifest["paradigms"]["determiner_noun_agreement_1"]["distinct_critical_words"] = \
+        {"original": 66, "debiased": 18, "ratio": 18 / 66}
+    manifest["paradigms"]["anaphor_number_agreement"] = {
+        "phenomenon": "anaphor_agreement", "field": "morphology", "original": 2, "debiased": 2,
+        "distinct_critical_words": {"original": 4, "debiased": 4, "ratio": 1.0}}
+    (run / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    assert run_cli("publish", run, "--repo-id", REPO_ID, "--dry-run", "--out", tmp_path / "hub") == 0
+    body = (tmp_path / "hub" / "README.md").read_text(encoding="utf-8").split("---\n", 2)[2]
+    assert "| 0.75 | 18 / 66 (0.27) |" in body and "| 4 / 4 (1.00) |" in body
+    assert "In 1 paradigm(s) the debiased set uses fewer than\n70% of the original set's distinct" in body
+    assert "`determiner_noun_agreement_1` (0.27)." in body and "`anaphor_number_agreement` (1" not in body
+
+
 def lm_eval_config(path: Path) -> dict:
     """A task YAML with its `include:` merged under it, as lm-eval resolves it."""
     cfg = yaml.safe_load(path.read_text())

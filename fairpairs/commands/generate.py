@@ -133,10 +133,16 @@ def print_table(result, out: Path) -> None:
     def z(v):
         return "-" if v is None else f"{v:.2f}"
 
+    from ..control import LOW_DIVERSITY
+
     tot = {"kept": 0, "drawn": 0, "redraws": 0, "dropped": 0}
+    low = 0
     for uid, sets in result.stats.items():
         d, o = sets["debiased"], sets["original"]
         ratio = "-" if d.distinct_ratio is None else f"{d.distinct_ratio:.0%}"
+        if d.distinct_ratio is not None and d.distinct_ratio < LOW_DIVERSITY:
+            ratio += " (low)"
+            low += 1
         t.add_row(uid, str(d.kept), str(d.dropped), f"{d.yield_:.1%}", f"{d.draws_per_kept:.2f}",
                   ratio, z(o.mean_dzipf), z(d.mean_dzipf))
         for k in tot:
@@ -148,6 +154,10 @@ def print_table(result, out: Path) -> None:
     console = Console(stderr=True)
     console.width = max(console.width, 160)   # never truncate figures when stderr is not a terminal
     console.print(t)
+    if low:
+        console.print(f"distinct: distinct critical words of the debiased set / the original set's; (low): below "
+                      f"{LOW_DIVERSITY:.0%} in {low} paradigm(s) -- their word lists have few words whose forms "
+                      f"tokenize to equal lengths under every tokenizer (the dataset card says so too)")
 
 
 @click.command()
