@@ -23,3 +23,7 @@ class ModelError(FairpairsError):
 
 class DatasetError(FairpairsError):
     """An input dataset is missing, corrupt or incomplete."""
+
+
+class LexiconError(FairpairsError, ValueError):
+    """A corpus cannot be read, or leaves a paradigm's slot with no word seen often enough."""

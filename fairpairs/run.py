@@ -35,6 +35,7 @@ class RunConfig:
     strategy: str = "search"
     match_frequency: float | None = None
     command: str = ""
+    lexicon: dict | None = None         # the corpus restriction (fairpairs.lexicon), recorded in the manifest
 
     def __post_init__(self):
         self.models = expand(self.models)      # preset:NAME -> its tokenizers
@@ -132,6 +133,8 @@ def generate_run(paradigms: list[Paradigm], vocab: Vocabulary, cfg: RunConfig, o
             "vocabulary": {"file": Path(vocab.source).name, "sha256": vocab.sha256, "fixes": vocab.fixes},
             "paradigms": manifest_paradigms,
         }
+        if cfg.lexicon is not None:
+            manifest["lexicon"] = cfg.lexicon
         (tmp / "manifest.json").write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         _replace_dir(tmp, out)
     except BaseException:

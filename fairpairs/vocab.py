@@ -11,7 +11,9 @@ the generator's inner loop is array indexing.
 
 from __future__ import annotations
 
+import csv
 import hashlib
+import io
 from functools import lru_cache
 from pathlib import Path
 from typing import Iterable, Mapping
@@ -27,6 +29,11 @@ RESTRICTION_COLUMNS = ("arg_1", "arg_2", "arg_3", "arg_clause")
 VERB_FORM_COLUMNS = ("finite", "bare", "pres", "past", "ing", "en", "3sg")
 
 Dnf = tuple[tuple[tuple[str, str], ...], ...]
+
+# vocab/blimp_vocabulary.csv as fixes.yaml was written for it (a test checks the bundled file)
+BUNDLED_TABLE = "blimp_vocabulary.csv"
+BUNDLED_SHA256 = "02235400b2d9c8a8ae56f58318f7b93accea439189d709c766d0649845d8b182"
+BUNDLED_ROWS = 4216
 
 
 def parse_dnf(text: str) -> Dnf:
@@ -71,26 +78,53 @@ class Vocabulary:
 
     # ------------------------------------------------------------------ loading
     @classmethod
-    def load(cls, csv_path: str | Path | None = None, fixes_path: str | Path | None = "default") -> "Vocabulary":
-        """Load a vocabulary CSV (default: the bundled BLiMP table) and apply fixes.yaml."""
+    def load(cls, csv_path: str | Path | None = None, fixes_path: str | Path | None = "default",
+             reference: "Vocabulary | None" = None) -> "Vocabulary":
+        """Load a vocabulary CSV (default: the bundled BLiMP table) and apply fixes.yaml (by default
+        only to the bundled table, and only if it is the file the fixes were written for).
+
+        Every row must have the header's number of fields and parseable restrictions; with
+        `reference`, the table must also have all of its columns, and the columns that hold only
+        0/1/empty there must hold only those. Errors name the file, the line and the column."""
         vocab_dir = data_dir("vocab")
-        csv_path = Path(csv_path) if csv_path else vocab_dir / "blimp_vocabulary.csv"
+        csv_path = Path(csv_path) if csv_path else vocab_dir / BUNDLED_TABLE
         if fixes_path == "default":
-            fixes_path = vocab_dir / "fixes.yaml" if csv_path.parent == vocab_dir else None
+            bundled = csv_path.parent.resolve() == vocab_dir.resolve() and csv_path.name == BUNDLED_TABLE
+            fixes_path = vocab_dir / "fixes.yaml" if bundled else None
         try:
             raw = csv_path.read_bytes()
-            df = pd.read_csv(csv_path, dtype=str, keep_default_na=False)
-        except (OSError, pd.errors.ParserError, UnicodeDecodeError) as exc:
+            _check_rows(csv_path, raw)
+            df = pd.read_csv(io.BytesIO(raw), dtype=str, keep_default_na=False)
+        except FileNotFoundError:
+            raise VocabularyError(f"{csv_path}: vocabulary table not found") from None
+        except (OSError, pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
             raise VocabularyError(f"{csv_path}: cannot read vocabulary table: {exc}") from None
+        sha256 = hashlib.sha256(raw).hexdigest()
         if "expression" not in df.columns:
             raise VocabularyError(f"{csv_path}: expression: column missing")
+        if reference is not None:
+            _check_against(csv_path, df, reference)
         for col in ("root", "category", "category_2", *RESTRICTION_COLUMNS):
             if col not in df.columns:
                 df[col] = ""
+        _check_restrictions(csv_path, df)
         applied: list[str] = []
         if fixes_path:
+            if fixes_path == vocab_dir / "fixes.yaml" and sha256 != BUNDLED_SHA256:
+                raise VocabularyError(
+                    f"{csv_path}: not the BLiMP table that fixes.yaml corrects ({len(df)} rows, expected "
+                    f"{BUNDLED_ROWS}; sha256 differs): a truncated or modified copy. Restore it, or load a "
+                    f"table of your own from another folder (fixes.yaml applies to the bundled table only)")
             df, applied = apply_fixes(df, Path(fixes_path))
-        return cls(df, source=str(csv_path), fixes=applied, sha256=hashlib.sha256(raw).hexdigest())
+        return cls(df, source=str(csv_path), fixes=applied, sha256=sha256)
+
+    def subset(self, mask: np.ndarray) -> "Vocabulary":
+        """The rows where `mask` is True, as a vocabulary of their own (same source and hash). A
+        value of the whole table stays a valid query value, matching no row if none is left."""
+        sub = Vocabulary(self.df[np.asarray(mask, dtype=bool)], source=self.source, fixes=self.fixes,
+                         sha256=self.sha256)
+        sub._values = self._values
+        return sub
 
     # ------------------------------------------------------------------ basic access
     def __len__(self) -> int:
@@ -248,6 +282,50 @@ class Vocabulary:
         return idx
 
 
+def _where(path: Path, line: int, expression: str) -> str:
+    return f"{path}: line {line} (expression {expression!r})"
+
+
+def _check_rows(path: Path, raw: bytes) -> None:
+    """Every data row has as many fields as the header (a cut-off file ends in a short row)."""
+    reader = csv.reader(io.StringIO(raw.decode("utf-8")))
+    header = next(reader, None)
+    if not header:
+        raise VocabularyError(f"{path}: empty vocabulary table (no header line)")
+    for row in reader:
+        if row and len(row) != len(header):
+            raise VocabularyError(f"{path}: line {reader.line_num}: {len(row)} field(s), the header has "
+                                  f"{len(header)} (a truncated or damaged file?)")
+
+
+def _check_restrictions(path: Path, df: pd.DataFrame) -> None:
+    for col in RESTRICTION_COLUMNS:
+        for value in df[col].unique():
+            try:
+                parse_dnf(value)
+            except VocabularyError as exc:
+                i = int(np.flatnonzero(df[col].to_numpy() == value)[0])
+                raise VocabularyError(f"{_where(path, i + 2, df['expression'].iat[i])}: {col}: {exc}") from None
+
+
+BINARY = frozenset({"", "0", "1"})
+
+
+def _check_against(path: Path, df: pd.DataFrame, reference: "Vocabulary") -> None:
+    """A table of one's own has the reference's columns, and its 0/1 columns hold only 0, 1 or ''."""
+    missing = [c for c in reference.df.columns if c not in df.columns]
+    if missing:
+        raise VocabularyError(f"{path}: missing column(s) {', '.join(missing)} (a vocabulary table needs the "
+                              f"columns of the bundled {BUNDLED_TABLE}; docs/vocabulary.md)")
+    for col in reference.df.columns:
+        if reference._values[col] <= BINARY:
+            bad = ~df[col].isin(BINARY).to_numpy()
+            if bad.any():
+                i = int(np.flatnonzero(bad)[0])
+                raise VocabularyError(f"{_where(path, i + 2, df['expression'].iat[i])}: {col}: "
+                                      f"{df[col].iat[i]!r} is not 0, 1 or empty")
+
+
 def apply_fixes(df: pd.DataFrame, path: Path) -> tuple[pd.DataFrame, list[str]]:
     """Apply the corrections of a fixes.yaml file; returns the new table and the fix ids."""
     try:
@@ -317,4 +395,10 @@ def default_vocabulary() -> Vocabulary:
 def load_vocabulary(path: str | Path | None = None) -> Vocabulary:
     """A vocabulary table: the bundled, fixed BLiMP table (default), or the CSV file at `path`
     with the same columns, checked row by row (fixes.yaml applies to the bundled table only)."""
-    return default_vocabulary() if path is None else Vocabulary.load(path)
+    if path is None:
+        return default_vocabulary()
+    path = Path(path)
+    bundled = data_dir("vocab") / BUNDLED_TABLE
+    if path.name == BUNDLED_TABLE and path.resolve() == bundled.resolve():
+        return default_vocabulary()
+    return Vocabulary.load(path, reference=default_vocabulary())

@@ -17,13 +17,14 @@ def _split(value: str) -> list[str]:
     return [v.strip() for v in value.split(",") if v.strip()]
 
 
-def select_paradigms(spec: str, phenomenon: str | None, grammar_dir: Path | None, *, standard_only: bool = True):
+def select_paradigms(spec: str, phenomenon: str | None, grammar_dir: Path | None, *, standard_only: bool = True,
+                     vocab=None):
     """Load the paradigms named by --paradigms (uid,uid | all | standard) and --phenomenon; with
     'all', only the standard ones unless standard_only is False."""
     from ..grammar import grammar_files, load_paradigm
     from ..vocab import default_vocabulary
 
-    vocab = default_vocabulary()
+    vocab = vocab or default_vocabulary()
     files = {p.stem: p for p in grammar_files(grammar_dir)}
     if spec in ("all", "standard"):
         chosen = sorted(files)
@@ -72,9 +73,17 @@ def select_paradigms(spec: str, phenomenon: str | None, grammar_dir: Path | None
               help="Output folder [default: outputs/<models>-s<seed>].")
 @click.option("--grammars", "grammar_dir", default=None, type=click.Path(exists=True, file_okay=False, path_type=Path),
               help="Folder of paradigm files [default: the bundled grammars/].")
+@click.option("--vocab", "vocab_path", default=None, type=click.Path(dir_okay=False, path_type=Path),
+              help="A vocabulary table of your own (CSV with the bundled table's columns; docs/vocabulary.md) "
+                   "[default: the bundled, fixed BLiMP table].")
+@click.option("--lexicon-from", "lexicon_from", default=None, type=click.Path(dir_okay=False, path_type=Path),
+              metavar="CORPUS", help="Draw only words seen at least --min-count times in this UTF-8 text file "
+                                     "(case-insensitive; docs/vocabulary.md), in both sentences of every pair.")
+@click.option("--min-count", default=1, show_default=True, type=click.IntRange(1), metavar="K",
+              help="With --lexicon-from: how often a word must occur in the corpus.")
 @click.option("--quiet", is_flag=True, help="No progress bar or table.")
 def generate(models, paradigms_spec, phenomenon, pairs, seed, strategy, max_retries, match_frequency, max_draws, out,
-             grammar_dir, quiet):
+             grammar_dir, vocab_path, lexicon_from, min_count, quiet):
     """Generate minimal pairs, original and token-length controlled (debiased).
 
     Writes OUT/original/<uid>.jsonl, OUT/debiased/<uid>.jsonl and OUT/manifest.json.
@@ -90,12 +99,23 @@ def generate(models, paradigms_spec, phenomenon, pairs, seed, strategy, max_retr
         raise FairpairsError("--models: give at least one tokenizer")
     for m in model_list:  # fail fast on an unknown tokenizer, before any work
         LengthMeter(m)
-    vocab, paradigms = select_paradigms(paradigms_spec, phenomenon, grammar_dir)
+    from ..vocab import load_vocabulary
+
+    vocab, paradigms = select_paradigms(paradigms_spec, phenomenon, grammar_dir, vocab=load_vocabulary(vocab_path))
+    lexicon = None
+    if lexicon_from is not None:
+        from ..lexicon import load_lexicon, restrict_to_lexicon
+
+        lex = load_lexicon(lexicon_from, min_count)
+        vocab, paradigms, kept = restrict_to_lexicon(paradigms, vocab, lex)
+        lexicon = {**lex.manifest(), "paradigms": kept}
+        if not quiet:
+            print_lexicon(lexicon)
     if out is None:
         slug = "+".join(m.replace("/", "_").replace(":", "_") for m in given)
         out = Path("outputs") / f"{slug}-s{seed}"
     cfg = RunConfig(models=model_list, pairs=pairs, seed=seed, strategy=strategy, max_retries=max_retries,
-                    match_frequency=match_frequency, max_draws=max_draws, command=" ".join(["fairpairs", *map(shlex.quote, sys.argv[1:])]))
+                    match_frequency=match_frequency, max_draws=max_draws, lexicon=lexicon, command=" ".join(["fairpairs", *map(shlex.quote, sys.argv[1:])]))
     progress = None
     bar = None
     if not quiet:
@@ -119,6 +139,21 @@ def generate(models, paradigms_spec, phenomenon, pairs, seed, strategy, max_retr
             bar.close()
     if not quiet:
         print_table(result, out)
+
+
+def print_lexicon(lexicon: dict) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    t = Table(title=f"Candidates seen >= {lexicon['min_count']} times in {lexicon['corpus']} "
+                    f"({lexicon['words_kept']} words) / all candidates")
+    t.add_column("paradigm", no_wrap=True)
+    t.add_column("slots: kept/candidates")
+    for uid, slots in lexicon["paradigms"].items():
+        t.add_row(uid, ", ".join(f"{k.removeprefix('slots.')} {c['kept']}/{c['candidates']}" for k, c in slots.items()))
+    console = Console(stderr=True)
+    console.width = max(console.width, 160)
+    console.print(t)
 
 
 def print_table(result, out: Path) -> None:
