@@ -57,10 +57,14 @@ class Lexicon:
         known = {e: self.known(e) for e in set(vocab.expressions)}
         return np.array([known[e] for e in vocab.expressions], dtype=bool)
 
-    def manifest(self) -> dict:
-        return {"corpus": Path(self.source).name, "sha256": self.sha256, "min_count": self.min_count,
-                "tokenization": TOKENIZATION,
-                "words_kept": sum(1 for c in self.counts.values() if c >= self.min_count)}
+    def manifest(self, report: dict | None = None) -> dict:
+        """The run manifest's `lexicon` entry; `report` is restrict_to_lexicon's per-slot counts."""
+        out = {"corpus": Path(self.source).name, "sha256": self.sha256, "min_count": self.min_count,
+               "tokenization": TOKENIZATION,
+               "words_kept": sum(1 for c in self.counts.values() if c >= self.min_count)}
+        if report is not None:
+            out["paradigms"] = report
+        return out
 
 
 def load_lexicon(corpus: str | Path, min_count: int = 1) -> Lexicon:

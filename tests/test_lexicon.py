@@ -218,3 +218,8 @@ def test_validate_against_an_own_table_without_demonstratives(tmp_path, capsys):
     code, out, _ = run_cli(["validate", "--vocab", path, data_dir("grammars") / "determiner_noun_agreement_1.yaml"], capsys)
     assert code == 1
     assert re.search(r"determiner_noun_agreement_1\.yaml: slots\.dem\.where\.expression: value 'this' never occurs", out)
+
+
+def test_min_count_without_a_corpus_is_a_usage_error(capsys):
+    code, _, err = run_cli(["generate", "--paradigms", "determiner_noun_agreement_1", "--min-count", 2], capsys)
+    assert code == 2 and "--min-count needs --lexicon-from" in err

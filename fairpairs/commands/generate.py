@@ -79,8 +79,8 @@ def select_paradigms(spec: str, phenomenon: str | None, grammar_dir: Path | None
 @click.option("--lexicon-from", "lexicon_from", default=None, type=click.Path(dir_okay=False, path_type=Path),
               metavar="CORPUS", help="Draw only words seen at least --min-count times in this UTF-8 text file "
                                      "(case-insensitive; docs/vocabulary.md), in both sentences of every pair.")
-@click.option("--min-count", default=1, show_default=True, type=click.IntRange(1), metavar="K",
-              help="With --lexicon-from: how often a word must occur in the corpus.")
+@click.option("--min-count", default=None, type=click.IntRange(1), metavar="K",
+              help="With --lexicon-from: how often a word must occur in the corpus [default: 1].")
 @click.option("--quiet", is_flag=True, help="No progress bar or table.")
 def generate(models, paradigms_spec, phenomenon, pairs, seed, strategy, max_retries, match_frequency, max_draws, out,
              grammar_dir, vocab_path, lexicon_from, min_count, quiet):
@@ -92,23 +92,24 @@ def generate(models, paradigms_spec, phenomenon, pairs, seed, strategy, max_retr
     from ..run import RunConfig, generate_run
     from ..sources import expand
     from ..tokenization import LengthMeter
+    from ..vocab import load_vocabulary
 
+    if min_count is not None and lexicon_from is None:
+        raise click.UsageError("--min-count needs --lexicon-from CORPUS")
     given = _split(models)
     model_list = expand(given)
     if not model_list:
         raise FairpairsError("--models: give at least one tokenizer")
     for m in model_list:  # fail fast on an unknown tokenizer, before any work
         LengthMeter(m)
-    from ..vocab import load_vocabulary
-
     vocab, paradigms = select_paradigms(paradigms_spec, phenomenon, grammar_dir, vocab=load_vocabulary(vocab_path))
     lexicon = None
     if lexicon_from is not None:
         from ..lexicon import load_lexicon, restrict_to_lexicon
 
-        lex = load_lexicon(lexicon_from, min_count)
+        lex = load_lexicon(lexicon_from, 1 if min_count is None else min_count)
         vocab, paradigms, kept = restrict_to_lexicon(paradigms, vocab, lex)
-        lexicon = {**lex.manifest(), "paradigms": kept}
+        lexicon = lex.manifest(kept)
         if not quiet:
             print_lexicon(lexicon)
     if out is None:
