@@ -82,7 +82,7 @@ def load_ours(args) -> tuple[dict[str, list], str]:
 
 def run(args) -> int:
     from fairpairs import fidelity
-    from fairpairs.audit import write_atomic
+    from fairpairs.io import atomic_write
     from fairpairs.errors import FairpairsError
 
     t0 = time.perf_counter()
@@ -116,7 +116,7 @@ def run(args) -> int:
             r.acc_blimp = fidelity.pair_accuracy([g for g, _ in b], [x for _, x in b])
             r.scored_pairs = (len(o), len(b))
         if args.scores is not None:
-            write_atomic(args.scores, scores_csv(sets, lps))
+            atomic_write(args.scores, scores_csv(sets, lps))
             print(f"written: {args.scores}", file=sys.stderr)
 
     missing = []
@@ -125,7 +125,7 @@ def run(args) -> int:
     text = report(args, rows, source, missing)
     print(text)
     if args.out is not None:
-        write_atomic(args.out, text)
+        atomic_write(args.out, text)
         print(f"written: {args.out}", file=sys.stderr)
     print(f"time: {time.perf_counter() - t0:.1f} s (text statistics {t_text:.1f} s)", file=sys.stderr)
     return 0

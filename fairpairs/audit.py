@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
 from .errors import DatasetError
+from .io import atomic_write
 from .jsonl import iter_objects
 
 SUFFIXES = (".jsonl", ".json", ".csv", ".tsv", ".parquet")
@@ -58,10 +58,28 @@ def load_sets(path: str | os.PathLike, columns: Columns = Columns()) -> dict[str
         if (p / "dataset_dict.json").is_file() or (p / "state.json").is_file():
             return _load_hf_disk(p, columns)
         subsets = [s for s in RUN_SETS if (p / s).is_dir()]
-        if subsets:
+        if subsets or (p / "manifest.json").is_file():
+            _check_run_folder(p, subsets)
             return {s: _load_folder(p / s, columns) for s in subsets}
         return {p.name: _load_folder(p, columns)}
     return {p.stem: _finish(_read_file(p, columns), p)}
+
+
+def _check_run_folder(p: Path, subsets: list[str]) -> None:
+    """A run folder of `fairpairs generate` is complete: a valid manifest and both sets."""
+    missing = [s for s in RUN_SETS if s not in subsets]
+    if missing:
+        raise DatasetError(f"{p}: a run folder without {' and '.join(m + '/' for m in missing)} "
+                           f"(an incomplete `fairpairs generate` output?)")
+    manifest = p / "manifest.json"
+    if not manifest.is_file():
+        raise DatasetError(f"{manifest}: not found (is {p} a `fairpairs generate` output folder?)")
+    try:
+        doc = json.loads(manifest.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise DatasetError(f"{manifest}: not valid JSON ({exc})") from None
+    if not isinstance(doc, dict):
+        raise DatasetError(f"{manifest}: expected a JSON object at the top level")
 
 
 def _load_folder(folder: Path, columns: Columns) -> pd.DataFrame:
@@ -250,24 +268,6 @@ def summary_text(summary: pd.DataFrame) -> str:
 # ---------------------------------------------------------------------------- writing
 
 
-def write_atomic(path: str | os.PathLike, data: str | bytes) -> None:
-    """Write `data` to `path` through a temporary file in the same folder, so that a crash never
-    leaves a half-written file behind."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data.encode("utf-8") if isinstance(data, str) else data)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp creates 0600; give the usual permissions
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def write_csv(df: pd.DataFrame, path: str | os.PathLike) -> None:
     """Atomically write `df` as CSV (no index, "\\n" line ends, empty cells for missing values)."""
-    write_atomic(path, df.to_csv(index=False, lineterminator="\n"))
+    atomic_write(path, df.to_csv(index=False, lineterminator="\n"))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import logging
 import sys
 
 import click
@@ -50,22 +51,51 @@ def cli():
 
 
 def main(argv=None):
-    """Entry point: run the CLI, turning FairpairsError into one line on stderr and exit code 1."""
+    """Entry point: run the CLI. Every failure ends in one line on stderr, never a traceback:
+    FairpairsError and OS errors (naming the path) exit 1, usage errors 2, Ctrl-C 130, SIGTERM 143
+    (both remove partial output, see fairpairs.io)."""
+    from . import io
+
+    io.handle_sigterm()
+    io.reset_network_time()
+    logging.getLogger("huggingface_hub").setLevel(logging.ERROR)   # no retry chatter: one line per error
     try:
         cli.main(args=argv, prog_name="fairpairs", standalone_mode=False)
     except FairpairsError as exc:
-        click.echo(f"fairpairs: error: {exc}", err=True)
-        sys.exit(1)
-    except click.exceptions.Abort:
-        click.echo("fairpairs: interrupted; no partial output was written", err=True)
-        sys.exit(130)
+        _fail(f"error: {exc}", 1)
+    except (click.exceptions.Abort, KeyboardInterrupt):   # click turns SIGTERM's Terminated into Abort
+        if io.received_sigterm:
+            _fail("terminated (SIGTERM); no partial output was written", 143)
+        _fail("interrupted; no partial output was written", 130)
     except click.ClickException as exc:
         exc.show()
         sys.exit(exc.exit_code)
-    except KeyboardInterrupt:
-        click.echo("fairpairs: interrupted; no partial output was written", err=True)
-        sys.exit(130)
+    except UnicodeError as exc:   # library reads name their file; this is the last resort
+        _fail(f"error: text that is not UTF-8 ({exc.reason}, byte {getattr(exc, 'start', '?')})", 1)
+    except OSError as exc:
+        _fail(f"error: {_os_error_line(exc)}", 1)
+    except MemoryError:
+        _fail("error: out of memory; ask for less work (fewer pairs, smaller batches)", 1)
     sys.exit(0)
+
+
+def _os_error_line(exc: OSError) -> str:
+    """One line naming the path(s) of an OS error (read, write, permission, disk full ...)."""
+    paths = [_printable(p) for p in (exc.filename, exc.filename2) if p is not None]
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    return f"{' -> '.join(paths)}: {reason}" if paths else reason
+
+
+def _printable(path) -> str:
+    """A path as text even when its bytes are not UTF-8 (shown escaped)."""
+    if isinstance(path, bytes):
+        return path.decode("utf-8", "backslashreplace")
+    return str(path).encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def _fail(message: str, code: int) -> None:
+    click.echo(f"fairpairs: {_printable(message)}", err=True)
+    sys.exit(code)
 
 
 if __name__ == "__main__":  # pragma: no cover

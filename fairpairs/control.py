@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .errors import GrammarError
+from .errors import BudgetError, GrammarError
 from .generate import Pair, Sampler
 from .search import Frequencies, Searcher, delta_zipf
 from .tokenization import LengthMeter
@@ -70,14 +70,51 @@ class SetResult:
     stats: ParadigmStats = field(default_factory=ParadigmStats)
 
 
+MAX_PAIRS = 100_000        # pairs per paradigm and set: bounds memory (every pair is held until written)
+MAX_DRAWS = 5_000_000      # the largest draw budget per paradigm and set: bounds time
+
+
+def default_max_draws(n_pairs: int) -> int:
+    return min(MAX_DRAWS, max(2000, 50 * n_pairs))
+
+
+def check_request(n_pairs: int, max_draws: int | None) -> None:
+    """Fail fast, before any work, on a request the draw budget cannot meet."""
+    if not isinstance(n_pairs, int) or n_pairs < 1:
+        raise BudgetError(f"pairs: expected a whole number >= 1, not {n_pairs!r}")
+    if n_pairs > MAX_PAIRS:
+        raise BudgetError(f"pairs: {n_pairs} pairs per paradigm is more than fairpairs generates in one "
+                          f"run ({MAX_PAIRS}); use several seeds")
+    if max_draws is not None:
+        if not isinstance(max_draws, int) or max_draws < 1:
+            raise BudgetError(f"max_draws: expected a whole number >= 1, not {max_draws!r}")
+        if max_draws > MAX_DRAWS:
+            raise BudgetError(f"max_draws: at most {MAX_DRAWS}, not {max_draws}")
+        if max_draws < n_pairs:
+            raise BudgetError(f"max_draws: {max_draws} draws cannot give {n_pairs} pairs (every pair "
+                              f"takes at least one draw)")
+
+
 class Budget:
-    """Bounds the work for one paradigm - pairs drawn plus redraws of any kind - and fails with a
-    clear error when it is spent."""
+    """Bounds the work for one paradigm and set - pairs drawn plus redraws of any kind, counted one
+    by one (`take`), a hard limit - and fails with a clear error when it is spent."""
 
     def __init__(self, sampler: Sampler, n_pairs: int, max_draws: int | None):
+        check_request(n_pairs, max_draws)
         self.sampler = sampler
-        self.limit = max_draws if max_draws is not None else max(2000, 50 * n_pairs)
+        self.limit = max_draws if max_draws is not None else default_max_draws(n_pairs)
         self.probe = min(self.limit, 500)
+        self.used = 0
+
+    def take(self, n: int = 1) -> bool:
+        """Spend n units of work if that many are left."""
+        if self.used + n > self.limit:
+            return False
+        self.used += n
+        return True
+
+    def left(self) -> int:
+        return self.limit - self.used
 
     def check(self, k: int, valid_so_far: int, kept: int, n_pairs: int, what: str, redraws: int = 0) -> None:
         p = self.sampler.p
@@ -91,7 +128,7 @@ class Budget:
                 f"{p.path}: {what}: length control kept no pair in {k} draws and {redraws} redraws; "
                 f"the selected tokenizers may make this contrast impossible to equalise (the good and "
                 f"bad words never have equal token counts under all of them)")
-        if k + redraws >= self.limit:
+        if self.used >= self.limit:
             raise GrammarError(
                 f"{p.path}: {what}: only {kept} of {n_pairs} pairs after {k} draws and {redraws} redraws "
                 f"(the draw budget); "
@@ -115,11 +152,11 @@ def generate_debiased(sampler: Sampler, n_pairs: int, meters: list[LengthMeter],
     retries = DEFAULT_RETRIES[strategy] if max_retries is None else max_retries
     searcher = Searcher(sampler, meters, match_frequency)
     if strategy == "resample":
-        def control(live):
-            return _resample(sampler, searcher, live, meters, retries)
+        def control(live, budget):
+            return _resample(sampler, searcher, live, meters, retries, budget)
     else:
-        def control(live):
-            return _search(searcher, live, meters, retries)
+        def control(live, budget):
+            return _search(searcher, live, meters, retries, budget)
     return _collect(sampler, n_pairs, meters, control=control, max_draws=max_draws, chunk=chunk,
                     progress=progress, what="debiased", freqs=searcher.freqs)
 
@@ -140,7 +177,7 @@ def _attach_lengths(res: SetResult, meters: list[LengthMeter]) -> None:
 
 
 def _resample(sampler: Sampler, searcher: Searcher, live: list[Pair], meters: list[LengthMeter],
-              max_retries: int) -> set[int]:
+              max_retries: int, budget: Budget) -> set[int]:
     """Algorithm 1 on a batch of pairs; returns the draw indices whose bad sentence matched the good
     one's length under every tokenizer (and the frequency tolerance, if any). Lengths are measured
     in one batch per round."""
@@ -156,7 +193,7 @@ def _resample(sampler: Sampler, searcher: Searcher, live: list[Pair], meters: li
                 continue
             # redraw only the critical slots of the bad sentence, at most max_retries times
             ok = False
-            while not ok and p.redraws < max_retries:
+            while not ok and p.redraws < max_retries and budget.take():
                 ok = sampler.redraw_bad(p)
             if ok:
                 nxt.append(p)
@@ -164,7 +201,8 @@ def _resample(sampler: Sampler, searcher: Searcher, live: list[Pair], meters: li
     return matched
 
 
-def _search(searcher: Searcher, live: list[Pair], meters: list[LengthMeter], max_attempts: int) -> set[int]:
+def _search(searcher: Searcher, live: list[Pair], meters: list[LengthMeter], max_attempts: int,
+            budget: Budget) -> set[int]:
     """The search strategy on a batch of pairs. Each round measures the pending pairs in one batch;
     a pair that does not match gets its next step (pick a candidate that equalises; else redraw the
     other critical slots and pick again; else redraw the whole pair), each step one attempt, and is
@@ -183,7 +221,7 @@ def _search(searcher: Searcher, live: list[Pair], meters: list[LengthMeter], max
             if bl == gl and searcher.frequency_ok(p):
                 matched.add(p.k)
                 continue
-            while p.redraws < max_attempts:
+            while p.redraws < max_attempts and budget.take():
                 p.redraws += 1
                 tries = picked.get(p.k, 0)
                 if tries == 0 and searcher.pick(p, gl, bl):
@@ -234,12 +272,13 @@ def _collect(sampler: Sampler, n_pairs: int, meters: list[LengthMeter], *, contr
     while len(res.pairs) < n_pairs:
         budget.check(k, valid, len(res.pairs), n_pairs, what, spent)
         # (the size of a chunk changes the work done, never the output: pairs are accepted in draw order)
-        size = max(1, min(grow, chunk, (n_pairs - len(res.pairs)) * 5 // 4 + 8))
+        size = max(1, min(grow, chunk, (n_pairs - len(res.pairs)) * 5 // 4 + 8, budget.left()))
         grow *= 2
+        budget.take(size)
         drawn = [(kk, sampler.draw(kk)) for kk in range(k, k + size)]
         live = [p for _, p in drawn if p is not None]
         valid += len(live)
-        matched = control(live) if control else {p.k for p in live}
+        matched = control(live, budget) if control else {p.k for p in live}
         spent += sum(p.redraws for p in live)
         for kk, p in drawn:
             st.drawn = kk + 1

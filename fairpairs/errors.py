@@ -27,3 +27,19 @@ class DatasetError(FairpairsError):
 
 class LexiconError(FairpairsError, ValueError):
     """A corpus cannot be read, or leaves a paradigm's slot with no word seen often enough."""
+
+
+class OutputError(FairpairsError, OSError):
+    """An output cannot be written where asked (not writable, in the way, or an input)."""
+
+
+class BudgetError(FairpairsError, ValueError):
+    """A request the draw budget cannot meet (too many pairs, too few draws); raised before work."""
+
+
+class FixTargetError(VocabularyError):
+    """A correction of fixes.yaml finds no row it corrects (the table is not the one it was written for)."""
+
+
+class NetworkError(FairpairsError, TimeoutError):
+    """The Hub did not answer within the command's network time (FAIRPAIRS_HUB_TIMEOUT)."""

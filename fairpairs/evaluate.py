@@ -26,7 +26,8 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from .audit import ALL, split_label, write_atomic, write_csv
+from .audit import ALL, split_label, write_csv
+from .io import atomic_write
 from .errors import FairpairsError
 
 NORMALIZATIONS = ("lp", "mean_lp", "pen_lp", "slor")
@@ -134,7 +135,7 @@ def cached_scores(model: str, sentences: list[str], settings: Settings, cache_di
     if path is not None:
         buf = io.BytesIO()
         df.to_parquet(buf, index=False)
-        write_atomic(path, buf.getvalue())
+        atomic_write(path, buf.getvalue())
     return df, False
 
 
@@ -418,7 +419,11 @@ def evaluate(sets: dict[str, pd.DataFrame], models: list[str], settings: Setting
     if split_tokenizer:
         from .tokenization import LengthMeter
 
-        lengths = dict(zip(sentences, LengthMeter(split_tokenizer).lengths(sentences)))
+        try:
+            meter = LengthMeter(split_tokenizer)
+        except FairpairsError as exc:
+            raise type(exc)(f"split_tokenizer: {str(exc).replace('--models: ', '')}") from None
+        lengths = dict(zip(sentences, meter.lengths(sentences)))
     labels = [display_name(m) for m in models]
     if len(set(labels)) < len(labels):
         labels = list(models)
@@ -452,7 +457,7 @@ def write_report(report: Report, out: Path) -> list[Path]:
         "summary.md": summary_markdown(report.summary, report.change),
     }
     for name, text in md.items():
-        write_atomic(out / name, text)
+        atomic_write(out / name, text)
         written.append(out / name)
     figures = {
         "accuracy.png": plots.accuracy_scatter(report.accuracy),
@@ -462,7 +467,7 @@ def write_report(report: Report, out: Path) -> list[Path]:
         "summary.png": plots.summary_bars(report.summary),
     }
     for name, png in figures.items():
-        write_atomic(out / name, png)
+        atomic_write(out / name, png)
         written.append(out / name)
     sections = [
         ("1. Accuracy per paradigm: original vs debiased", "accuracy"),
@@ -474,6 +479,6 @@ def write_report(report: Report, out: Path) -> list[Path]:
     body = ["# fairpairs evaluation report\n"]
     for title, stem in [sections[4]] + sections[:4]:
         body.append(f"## {title}\n\n![{stem}]({stem}.png)\n\n{md[stem + '.md']}")
-    write_atomic(out / "report.md", "\n".join(body))
+    atomic_write(out / "report.md", "\n".join(body))
     written.append(out / "report.md")
     return written

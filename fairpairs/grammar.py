@@ -26,6 +26,7 @@ from .paths import data_dir
 from .vocab import RESTRICTION_COLUMNS, Vocabulary, default_vocabulary
 
 META_KEYS = ("uid", "phenomenon", "field", "linguistics_term")
+FIELDS = ("morphology", "syntax", "semantics", "syntax_semantics")   # BLiMP's `field` values
 TOP_KEYS = {*META_KEYS, "description", "standard", "slots", "template", "good", "bad", "critical",
             "reorder", "examples", "include", "defs"}
 SLOT_KEYS = {"where", "where_not", "fills", "fails", "takes", "rejects", "same", "differ",
@@ -306,6 +307,8 @@ def _read_yaml(path: Path) -> dict:
         raise GrammarError(f"{path}: file not found") from None
     except OSError as exc:
         raise GrammarError(f"{path}: cannot read: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise GrammarError(f"{path}: not UTF-8 (byte {exc.start})") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 1})" if mark else ""
@@ -395,6 +398,10 @@ def load_paradigm(path: str | Path, vocab: Vocabulary | None = None) -> Paradigm
     for k in META_KEYS:
         if not isinstance(data.get(k), str) or not data[k].strip():
             raise ctx.error(k, "required (a non-empty string)")
+    if data["field"] not in FIELDS:
+        raise ctx.error("field", f"{data['field']!r} is not a BLiMP field (one of {', '.join(FIELDS)})")
+    if not isinstance(data.get("standard", True), bool):
+        raise ctx.error("standard", f"expected true or false, not {data['standard']!r}")
     if data["uid"] != path.stem:
         raise ctx.error("uid", f"{data['uid']!r} does not match the file name {path.stem!r}")
     raw_slots = data.get("slots")
@@ -460,7 +467,7 @@ def load_paradigm(path: str | Path, vocab: Vocabulary | None = None) -> Paradigm
     return Paradigm(uid=data["uid"], phenomenon=data["phenomenon"], field=data["field"],
                     linguistics_term=data["linguistics_term"], path=path, slots=slots, order=order,
                     critical=critical, good_template=good_t, bad_template=bad_t, good_source=good_src,
-                    bad_source=bad_src, reorder=reorder, standard=bool(data.get("standard", True)),
+                    bad_source=bad_src, reorder=reorder, standard=data.get("standard", True),
                     description=str(data.get("description", "")))
 
 
@@ -468,7 +475,12 @@ def grammar_files(directory: str | Path | None = None) -> list[Path]:
     """The paradigm files of a folder (default: the bundled grammars/); files whose name starts
     with _ (shared definitions such as _common.yaml) are include files, not paradigms."""
     d = Path(directory) if directory else data_dir("grammars")
-    return sorted(p for p in d.glob("*.yaml") if not p.name.startswith("_"))
+    if not d.is_dir():
+        raise GrammarError(f"{d}: no such folder of paradigm files")
+    files = sorted(p for p in d.glob("*.yaml") if not p.name.startswith("_"))
+    if not files:
+        raise GrammarError(f"{d}: no paradigm files (*.yaml) in this folder")
+    return files
 
 
 def load_all(directory: str | Path | None = None, vocab: Vocabulary | None = None) -> dict[str, Paradigm]:

@@ -12,14 +12,14 @@ from .errors import DatasetError
 def iter_objects(path: Path) -> Iterator[tuple[int, dict]]:
     """(line number, JSON object) for every non-blank line of a jsonl file, lazily."""
     try:
-        with path.open(encoding="utf-8") as fh:
+        with path.open(encoding="utf-8-sig") as fh:   # a byte-order mark is not part of line 1
             for lineno, line in enumerate(fh, 1):
                 if not line.strip():
                     continue
                 try:
                     obj = json.loads(line)
                 except json.JSONDecodeError as exc:
-                    raise DatasetError(f"{path}:{lineno}: invalid JSON ({exc.msg})") from None
+                    raise DatasetError(f"{path}:{lineno}: invalid JSON ({exc.msg} at column {exc.colno})") from None
                 if not isinstance(obj, dict):
                     raise DatasetError(f"{path}:{lineno}: expected a JSON object, got {type(obj).__name__}")
                 yield lineno, obj

@@ -17,17 +17,16 @@ the single split `train`, as in BLiMP (`nyu-mll/blimp`).
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import sys
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import __version__
 from .control import LOW_DIVERSITY
-from .errors import DatasetError, FairpairsError
+from .errors import DatasetError, FairpairsError, NetworkError
+from .io import MARKER, OutputFolder, network_deadline
 
 SETS = ("debiased", "original")
 DATA_FILE = "train-00000-of-00001.parquet"
@@ -328,8 +327,8 @@ def build_folder(run_dir: Path, repo_id: str, out: Path, which: str = "debiased"
                  progress: bool = True) -> Built:
     """Build the Hub-ready folder at `out` from a run folder; all or nothing (temp dir + rename).
 
-    `which` is "debiased", "original" or "both". An existing `out` is replaced only if it is an
-    earlier fairpairs publish folder (it holds fairpairs_manifest.json) or empty.
+    `which` is "debiased", "original" or "both". An existing `out` is replaced only if fairpairs
+    wrote it (fairpairs.io.OutputFolder: its marker) or it is empty.
     """
     import pyarrow.parquet as pq
     from tqdm.auto import tqdm
@@ -339,14 +338,10 @@ def build_folder(run_dir: Path, repo_id: str, out: Path, which: str = "debiased"
         raise PublishError(f"--set {which!r}: expected debiased, original or both")
     sets = SETS if which == "both" else (which,)
     run_dir, out = Path(run_dir), Path(out)
-    if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / MANIFEST_COPY).is_file())):
-        raise PublishError(f"{out}: exists and is not an earlier fairpairs publish folder; "
-                           "choose another --out")
+    folder = OutputFolder(out, "out", inputs=[run_dir])   # refuses a folder fairpairs did not write, before any work
     prefix = task_prefix(repo_id)
     manifest, configs, skipped = read_run(run_dir, sets, prefix)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
-    try:
+    with folder as tmp:
         for c in tqdm(configs, desc="parquet", unit="config", file=sys.stderr,
                       disable=None if progress else True):
             target = tmp / "data" / c.name / DATA_FILE
@@ -357,16 +352,6 @@ def build_folder(run_dir: Path, repo_id: str, out: Path, which: str = "debiased"
         card = render_card(repo_id, manifest, configs, skipped, sets, prefix)
         _write_bytes(tmp / "README.md", card.encode("utf-8"))
         shutil.copyfile(run_dir / "manifest.json", tmp / MANIFEST_COPY)
-        old = None
-        if out.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
-            os.replace(out, old / "previous")
-        os.replace(tmp, out)
-        if old is not None:
-            shutil.rmtree(old)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
     return Built(out, configs, skipped)
 
 
@@ -407,10 +392,14 @@ def upload(built: Built, repo_id: str, private: bool = False) -> tuple[str, str]
                f"({len(built.configs)} configs, {built.n_pairs} pairs)")
     api = HfApi(token=token)
     try:
-        repo_url = api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
-        info = api.upload_folder(folder_path=built.folder, repo_id=repo_id, repo_type="dataset",
-                                 commit_message=message, delete_patterns=REPLACED_ON_UPLOAD)
+        with network_deadline(f"upload to {repo_id}"):
+            repo_url = api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
+            info = api.upload_folder(folder_path=built.folder, repo_id=repo_id, repo_type="dataset",
+                                     commit_message=message, delete_patterns=REPLACED_ON_UPLOAD,
+                                     ignore_patterns=[MARKER])
+    except NetworkError as exc:
+        raise PublishError(f"{exc}; {kept}") from None
     except _network_errors() as exc:
         reason = " ".join(str(exc).split()) or type(exc).__name__
-        raise PublishError(f"upload to {repo_id} failed: {reason[:300]}; {kept}") from None
+        raise PublishError(f"upload to {repo_id} failed: {reason}; {kept}") from None
     return str(repo_url), info.commit_url

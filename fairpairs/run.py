@@ -1,25 +1,32 @@
 """A generation run: paradigms x tokenizers -> original/ and debiased/ jsonl files + manifest.
 
 The whole run is written into a temporary folder beside the destination and renamed into place at
-the end, so an interrupted or failed run never leaves a half-written output.
+the end (`fairpairs.io.OutputFolder`), so an interrupted or failed run never leaves a half-written
+output, and a folder fairpairs did not write is never replaced.
 """
 
 from __future__ import annotations
 
 import json
-import os
+import math
 import platform
-import shutil
-import tempfile
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 
 from . import __version__
-from .control import DEFAULT_RETRIES, ParadigmStats, SetResult, generate_debiased, generate_original
+from .control import (
+    DEFAULT_RETRIES,
+    ParadigmStats,
+    SetResult,
+    check_request,
+    generate_debiased,
+    generate_original,
+)
 from .errors import FairpairsError
 from .generate import Sampler
 from .grammar import Paradigm
+from .io import OutputFolder
 from .sources import BUNDLED, bundled_path, expand, resolve_tokenizer
 from .tokenization import LengthMeter
 from .vocab import Vocabulary
@@ -80,14 +87,21 @@ def tokenizer_info(meter: LengthMeter) -> dict:
 def generate_run(paradigms: list[Paradigm], vocab: Vocabulary, cfg: RunConfig, out: Path,
                  progress_factory=None) -> RunResult:
     """Generate every paradigm and write the run folder `out` atomically."""
+    check_request(cfg.pairs, cfg.max_draws)
+    if not isinstance(cfg.seed, int) or cfg.seed < 0:
+        raise FairpairsError(f"seed: expected a whole number >= 0, not {cfg.seed!r}")
+    if not cfg.models or len(set(cfg.models)) != len(cfg.models):
+        raise FairpairsError(f"models: expected distinct tokenizer names, not {cfg.models!r}")
+    if not paradigms:
+        raise FairpairsError("paradigms: none selected")
+    mf = cfg.match_frequency
+    if mf is not None and not (isinstance(mf, (int, float)) and math.isfinite(mf) and mf >= 0):
+        raise FairpairsError(f"match_frequency: expected a finite number of Zipf units >= 0, not {mf!r}")
+    folder = OutputFolder(out, "out")   # checked before any work
     meters = [LengthMeter(m) for m in cfg.models]
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    _check_replaceable(out)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
     result = RunResult(strategy=cfg.strategy)
     retries = DEFAULT_RETRIES[cfg.strategy] if cfg.max_retries is None else cfg.max_retries
-    try:
+    with folder as tmp:
         (tmp / "original").mkdir()
         (tmp / "debiased").mkdir()
         manifest_paradigms = {}
@@ -136,28 +150,5 @@ def generate_run(paradigms: list[Paradigm], vocab: Vocabulary, cfg: RunConfig, o
         if cfg.lexicon is not None:
             manifest["lexicon"] = cfg.lexicon
         (tmp / "manifest.json").write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-        _replace_dir(tmp, out)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
     return result
 
-
-def _check_replaceable(out: Path) -> None:
-    if out.exists():
-        if not out.is_dir():
-            raise FairpairsError(f"--out: {out} exists and is not a folder")
-        if any(out.iterdir()) and not (out / "manifest.json").is_file():
-            raise FairpairsError(f"--out: {out} is a non-empty folder that is not a fairpairs run; "
-                                 f"refusing to replace it")
-
-
-def _replace_dir(tmp: Path, out: Path) -> None:
-    if out.exists():
-        _check_replaceable(out)
-        old = out.with_name(f".{out.name}.old-{os.getpid()}")
-        os.replace(out, old)
-        os.replace(tmp, out)
-        shutil.rmtree(old, ignore_errors=True)
-    else:
-        os.replace(tmp, out)

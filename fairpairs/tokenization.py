@@ -23,7 +23,8 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-from .errors import TokenizerError
+from .errors import NetworkError, TokenizerError
+from .io import network_deadline
 from .sources import ASSETS, BUNDLED, MAP_ENV, TokenizerSource, bundled_path, resolve_tokenizer  # noqa: F401  (ASSETS, bundled_path: older imports)
 
 
@@ -37,8 +38,9 @@ def load_tokenizer(name: str):
 def _load(src: TokenizerSource):
     name = src.name
     try:
-        tok = _construct(src)
-    except TokenizerError:
+        with network_deadline(f"--models {name}", None if src.kind == "hub" else src.path):
+            tok = _construct(src)
+    except (TokenizerError, NetworkError):
         raise
     except ImportError as exc:
         extra = {"sentencepiece": "sentencepiece", "tiktoken": "tiktoken", "tekken": "mistral"}.get(src.kind)
@@ -59,7 +61,37 @@ def _load(src: TokenizerSource):
         raise TokenizerError(f"--models: tokenizer {name!r} has no fast (Rust) implementation")
     if src.bos_token is not None:
         tok.bos_token = src.bos_token
+    check_tokenizes(name, tok.backend_tokenizer)
     return tok
+
+
+PROBE_SENTENCE = "The children were reading a book about the old castle."
+
+
+def check_tokenizes(name: str, backend, what: str = "tokenizer") -> None:
+    """The sanity probe every loaded tokenizer passes: a plain English sentence gives at least one
+    token, and not only unknown tokens. A folder with a config but no vocabulary loads as a
+    tokenizer that gives no tokens at all, which would make every length 0 and every pair
+    "controlled"; that is an error naming `name`."""
+    enc = backend.encode(PROBE_SENTENCE, add_special_tokens=False)
+    if not enc.ids:
+        raise TokenizerError(f"{what} {name!r} gives no tokens for an English sentence "
+                             f"({PROBE_SENTENCE!r}); it has no usable vocabulary")
+    unknown = _unknown_tokens(backend)
+    if unknown and all(t in unknown for t in enc.tokens):
+        raise TokenizerError(f"{what} {name!r} reads an English sentence as unknown tokens only "
+                             f"({', '.join(sorted(set(enc.tokens)))}); it has no usable vocabulary")
+
+
+def _unknown_tokens(backend) -> set[str]:
+    model = json.loads(backend.to_str()).get("model") or {}
+    unk = model.get("unk_token")
+    if unk is None and model.get("unk_id") is not None and model.get("vocab"):
+        try:
+            unk = model["vocab"][model["unk_id"]][0]
+        except (IndexError, KeyError, TypeError):
+            unk = None
+    return {unk} if isinstance(unk, str) else set()
 
 
 load_hf_tokenizer = load_tokenizer   # the name older code and notebooks use
@@ -141,9 +173,11 @@ def _backend(src: TokenizerSource):
     from tokenizers import Tokenizer
 
     try:
-        return Tokenizer.from_file(str(f))
+        tok = Tokenizer.from_file(str(f))
     except Exception as exc:  # the Rust library raises its own exception type
         raise TokenizerError(f"--models: cannot load tokenizer {name!r} from {f} ({exc})") from None
+    check_tokenizes(name, tok)
+    return tok
 
 
 def _first_line(exc: BaseException) -> str:

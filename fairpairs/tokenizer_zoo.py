@@ -12,9 +12,9 @@ as a `tokenizer.json`, which `--models` accepts as a path.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
+
+from .io import atomic_write
 
 # name -> (model, pre-tokenizer, vocabulary size, lower-case)
 ZOO = {
@@ -75,10 +75,7 @@ def train(name: str, corpus: str | Path | list, out_dir: str | Path) -> Path:
     files = [str(c) for c in corpus] if isinstance(corpus, (list, tuple)) else [str(corpus)]
     tok.train(files, trainer)
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, suffix=".tmp")
-    os.close(fd)
-    tok.save(tmp)
-    os.replace(tmp, target)
+    atomic_write(target, tok.to_str(pretty=True))
     return target
 
 

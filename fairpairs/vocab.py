@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from .errors import VocabularyError
+from .errors import FixTargetError, VocabularyError
 from .paths import data_dir
 
 RESTRICTION_COLUMNS = ("arg_1", "arg_2", "arg_3", "arg_clause")
@@ -97,8 +97,12 @@ class Vocabulary:
             df = pd.read_csv(io.BytesIO(raw), dtype=str, keep_default_na=False)
         except FileNotFoundError:
             raise VocabularyError(f"{csv_path}: vocabulary table not found") from None
-        except (OSError, pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
-            raise VocabularyError(f"{csv_path}: cannot read vocabulary table: {exc}") from None
+        except OSError as exc:
+            raise VocabularyError(f"{csv_path}: cannot read vocabulary table: {exc.strerror or exc}") from None
+        except UnicodeDecodeError as exc:
+            raise VocabularyError(f"{csv_path}: vocabulary table is not UTF-8 (byte {exc.start})") from None
+        except ValueError as exc:   # pandas: ParserError, EmptyDataError
+            raise VocabularyError(f"{csv_path}: cannot read vocabulary table: {' '.join(str(exc).split())}") from None
         sha256 = hashlib.sha256(raw).hexdigest()
         if "expression" not in df.columns:
             raise VocabularyError(f"{csv_path}: expression: column missing")
@@ -109,13 +113,19 @@ class Vocabulary:
                 df[col] = ""
         _check_restrictions(csv_path, df)
         applied: list[str] = []
+        if df.empty:
+            raise VocabularyError(f"{csv_path}: vocabulary table has no rows")
         if fixes_path:
             if fixes_path == vocab_dir / "fixes.yaml" and sha256 != BUNDLED_SHA256:
                 raise VocabularyError(
                     f"{csv_path}: not the BLiMP table that fixes.yaml corrects ({len(df)} rows, expected "
                     f"{BUNDLED_ROWS}; sha256 differs): a truncated or modified copy. Restore it, or load a "
                     f"table of your own from another folder (fixes.yaml applies to the bundled table only)")
-            df, applied = apply_fixes(df, Path(fixes_path))
+            try:
+                df, applied = apply_fixes(df, Path(fixes_path))
+            except FixTargetError as exc:
+                raise VocabularyError(f"{csv_path}: the vocabulary table lacks rows that {Path(fixes_path).name} "
+                                      f"corrects ({len(df)} rows; truncated, or not BLiMP's table?): {exc}") from None
         return cls(df, source=str(csv_path), fixes=applied, sha256=sha256)
 
     def subset(self, mask: np.ndarray) -> "Vocabulary":
@@ -354,11 +364,11 @@ def apply_fixes(df: pd.DataFrame, path: Path) -> tuple[pd.DataFrame, list[str]]:
             values = [str(v) for v in val] if isinstance(val, list) else [str(val)]
             mask &= df[col].isin(values).to_numpy()
         if not mask.any():
-            raise VocabularyError(f"{where}match: no row matches {match}")
+            raise FixTargetError(f"{where}match: no row matches {match}")
         for col, val in match.items():  # a list matches any of its values, and each must match
             for v in val if isinstance(val, list) else []:
                 if not (mask & (df[col] == str(v)).to_numpy()).any():
-                    raise VocabularyError(f"{where}match: no row matches {col}={v!r} with the other conditions")
+                    raise FixTargetError(f"{where}match: no row matches {col}={v!r} with the other conditions")
         if fix.get("drop"):
             df = df[~mask].reset_index(drop=True)
         elif fix.get("dedupe"):
@@ -367,9 +377,9 @@ def apply_fixes(df: pd.DataFrame, path: Path) -> tuple[pd.DataFrame, list[str]]:
             for col, val in match.items():
                 for v in val if isinstance(val, list) else [val]:
                     if not (dup & (df[col] == str(v)).to_numpy()).any():
-                        raise VocabularyError(f"{where}dedupe: no two identical rows with {col}={v!r}")
+                        raise FixTargetError(f"{where}dedupe: no two identical rows with {col}={v!r}")
             if not dup.any():
-                raise VocabularyError(f"{where}dedupe: no two matched rows are identical")
+                raise FixTargetError(f"{where}dedupe: no two matched rows are identical")
             df = df[~dup].reset_index(drop=True)
         elif "set" in fix:
             for col, val in fix["set"].items():

@@ -256,7 +256,7 @@ def test_cli_refuses_to_replace_a_foreign_folder(tmp_path):
     (tmp_path / "mine" / "notes.txt").write_text("keep me")
     r = run_cli("generate", "--paradigms", "determiner_noun_agreement_1", "--pairs", "5", "--quiet",
                 "--out", str(tmp_path / "mine"))
-    assert r.returncode == 1 and "not a fairpairs run" in r.stderr
+    assert r.returncode == 1 and "--out" in r.stderr and "fairpairs did not write" in r.stderr
     assert (tmp_path / "mine" / "notes.txt").read_text() == "keep me"
 
 

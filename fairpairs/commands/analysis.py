@@ -70,15 +70,17 @@ def audit(dataset, models, out, good_col, bad_col, group_col):
               help="Tokenizer deciding A=U/A>U/A<U for every model (default: each model's own tokenizer).")
 @click.option("--device", default="auto", show_default=True, help="cpu, cuda, mps or auto.")
 @click.option("--dtype", default=None, help="Model dtype, e.g. float32 or bfloat16 (default: the scorer's).")
-@click.option("--batch-tokens", type=int, default=None, help="Tokens per scoring batch (default: the scorer's).")
+@click.option("--batch-tokens", type=click.IntRange(min=1), default=None, help="Tokens per scoring batch (default: the scorer's).")
 @_column_options
 def evaluate(models, data, pll, normalize, unigrams, out, cache_dir, no_cache, split_tokenizer, device, dtype, batch_tokens,
              good_col, bad_col, group_col):
     """Score the original and debiased sets with each model and report how token-length bias
     changes accuracy and rankings (CSV, markdown and PNG under OUT; report.md links them all)."""
+    import shutil
     import sys
 
     from ..audit import Columns, load_sets
+    from ..io import check_output_file
     from ..evaluate import Settings, default_loader, evaluate as run, parse_normalize, summary_markdown, write_report
 
     names = _names(models, "--models")
@@ -92,8 +94,16 @@ def evaluate(models, data, pll, normalize, unigrams, out, cache_dir, no_cache, s
         click.echo(f"scoring with {model} ...", err=True)
         return default_loader(model, s, device=device, batch_tokens=batch_tokens, progress=progress)
 
-    report = run(sets, names, settings, cache, split_tokenizer=split_tokenizer, load_scorer=load)
-    write_report(report, out)
+    check_output_file(out / "report.md", "--out", inputs=[data])
+    created = [p for p in dict.fromkeys([out, cache]) if p is not None and not p.exists()]
+    try:
+        report = run(sets, names, settings, cache, split_tokenizer=split_tokenizer, load_scorer=load)
+        write_report(report, out)
+    except BaseException:
+        # leave nothing behind: folders this command made (and only those) go
+        for p in created:
+            shutil.rmtree(p, ignore_errors=True)
+        raise
     head = settings.normalize[0]
     change = report.change[report.change["normalization"] == head] if report.change is not None else None
     click.echo(summary_markdown(report.summary[report.summary["normalization"] == head], change))

@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import math
 import shlex
 import sys
 from pathlib import Path
 
 import click
 
-from ..errors import FairpairsError
+from ..errors import BudgetError, FairpairsError
 
 DEFAULT_MODELS = "gpt2,bert-base-cased"
+
+
+def _text(arg: str) -> str:
+    """An argument as text for the manifest; bytes that are not UTF-8 are shown escaped (\\xff)."""
+    return arg.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def _split(value: str) -> list[str]:
@@ -30,6 +36,11 @@ def select_paradigms(spec: str, phenomenon: str | None, grammar_dir: Path | None
         chosen = sorted(files)
     else:
         chosen = _split(spec)
+        if not chosen:
+            raise FairpairsError(f"--paradigms: {spec!r} names no paradigm (give uid,uid or 'all')")
+        dupes = sorted({u for u in chosen if chosen.count(u) > 1})
+        if dupes:
+            raise FairpairsError(f"--paradigms: {', '.join(dupes)} named twice")
         unknown = [u for u in chosen if u not in files]
         if unknown:
             raise FairpairsError(f"--paradigms: unknown paradigm(s) {', '.join(unknown)} "
@@ -42,6 +53,11 @@ def select_paradigms(spec: str, phenomenon: str | None, grammar_dir: Path | None
         known = sorted({p.phenomenon for p in paradigms})
         paradigms = [p for p in paradigms if p.phenomenon.lower().replace("-", " ") == norm]
         if not paradigms:
+            if spec not in ("all", "standard"):
+                every = {p.phenomenon for p in (load_paradigm(f, vocab) for f in files.values())}
+                if any(ph.lower().replace("-", " ") == norm for ph in every):
+                    raise FairpairsError(f"--phenomenon {phenomenon!r}: none of the paradigms named by "
+                                         f"--paradigms belongs to it (theirs: {', '.join(known)})")
             raise FairpairsError(f"--phenomenon: unknown phenomenon {phenomenon!r} (known: {', '.join(known)})")
     return vocab, paradigms
 
@@ -57,7 +73,7 @@ def select_paradigms(spec: str, phenomenon: str | None, grammar_dir: Path | None
 @click.option("--phenomenon", default=None, help="Only paradigms of this phenomenon (e.g. 'Island effects').")
 @click.option("--pairs", default=1000, show_default=True, type=click.IntRange(1),
               help="Pairs per paradigm in each of original/ and debiased/.")
-@click.option("--seed", default=0, show_default=True, type=int, help="Random seed; same seed -> identical files.")
+@click.option("--seed", default=0, show_default=True, type=click.IntRange(0), help="Random seed; same seed -> identical files.")
 @click.option("--strategy", default="search", show_default=True, type=click.Choice(["search", "resample"]),
               help="Length control: 'search' draws the bad word among the candidates that equalise every "
                    "length (else redraws the pair); 'resample' is Algorithm 1 (random redraws of the bad word).")
@@ -89,6 +105,8 @@ def generate(models, paradigms_spec, phenomenon, pairs, seed, strategy, max_retr
     Writes OUT/original/<uid>.jsonl, OUT/debiased/<uid>.jsonl and OUT/manifest.json.
     Token length = tokens of the sentence as written, special tokens excluded.
     """
+    from ..control import check_request
+    from ..io import check_output_folder
     from ..run import RunConfig, generate_run
     from ..sources import expand
     from ..tokenization import LengthMeter
@@ -100,6 +118,19 @@ def generate(models, paradigms_spec, phenomenon, pairs, seed, strategy, max_retr
     model_list = expand(given)
     if not model_list:
         raise FairpairsError("--models: give at least one tokenizer")
+    dupes = sorted({m for m in model_list if model_list.count(m) > 1})
+    if dupes:
+        raise FairpairsError(f"--models: {', '.join(dupes)} named twice")
+    if out is None:
+        slug = "+".join(m.replace("/", "_").replace(":", "_") for m in given)
+        out = Path("outputs") / f"{slug}-s{seed}"
+    if match_frequency is not None and not math.isfinite(match_frequency):
+        raise click.BadParameter(f"{match_frequency} is not a finite number", param_hint="'--match-frequency'")
+    try:
+        check_request(pairs, max_draws)      # fail fast, before any work
+    except BudgetError as exc:
+        raise BudgetError("--" + str(exc).replace("max_draws", "max-draws")) from None
+    check_output_folder(out, "--out")
     for m in model_list:  # fail fast on an unknown tokenizer, before any work
         LengthMeter(m)
     vocab, paradigms = select_paradigms(paradigms_spec, phenomenon, grammar_dir, vocab=load_vocabulary(vocab_path))
@@ -112,11 +143,8 @@ def generate(models, paradigms_spec, phenomenon, pairs, seed, strategy, max_retr
         lexicon = lex.manifest(kept)
         if not quiet:
             print_lexicon(lexicon)
-    if out is None:
-        slug = "+".join(m.replace("/", "_").replace(":", "_") for m in given)
-        out = Path("outputs") / f"{slug}-s{seed}"
     cfg = RunConfig(models=model_list, pairs=pairs, seed=seed, strategy=strategy, max_retries=max_retries,
-                    match_frequency=match_frequency, max_draws=max_draws, lexicon=lexicon, command=" ".join(["fairpairs", *map(shlex.quote, sys.argv[1:])]))
+                    match_frequency=match_frequency, max_draws=max_draws, lexicon=lexicon, command=" ".join(["fairpairs", *(shlex.quote(_text(a)) for a in sys.argv[1:])]))
     progress = None
     bar = None
     if not quiet:

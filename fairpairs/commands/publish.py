@@ -24,9 +24,11 @@ def publish(run_dir: Path, repo_id: str, private: bool, which: str, dry_run: boo
     lm-evaluation-harness task folder under lm_eval/. The token comes from HF_TOKEN or
     `hf auth login`. If the upload fails, the built folder is kept.
     """
+    from ..io import check_output_folder
     from ..publish import build_folder, upload
 
     out = out if out is not None else Path(run_dir) / "hub"
+    check_output_folder(out, "--out", inputs=[run_dir])   # before any work
     built = build_folder(run_dir, repo_id, out, which=which)
     click.echo(f"built {built.folder}: {len(built.configs)} configs, {built.n_pairs} pairs")
     for name in built.skipped:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import time
 from pathlib import Path
 
@@ -49,7 +50,9 @@ def _scorer(model, kind, pll, device, dtype, batch_tokens, progress):
 def read_input(path: Path):
     """Rows to score from a text file (one sentence a line) or jsonl (pairs or 'sentence')."""
     try:
-        text = path.read_text(encoding="utf-8")
+        if path.is_dir():
+            raise DatasetError(f"--input {path}: is a folder, not a file")
+        text = path.read_text(encoding="utf-8-sig")   # a byte-order mark is not part of sentence 1
     except FileNotFoundError:
         raise DatasetError(f"--input {path}: no such file") from None
     except OSError as exc:
@@ -81,16 +84,22 @@ def read_input(path: Path):
 
 def write_table(df, out: Path) -> None:
     """jsonl or csv by extension, atomically."""
-    from ..scoring.normalize import atomic_write_text
+    from ..io import atomic_write
 
     suffix = out.suffix.lower()
     if suffix == ".jsonl":
-        lines = [json.dumps(rec, ensure_ascii=False) for rec in df.to_dict(orient="records")]
-        atomic_write_text(out, "\n".join(lines) + "\n")
+        # JSON has no NaN or infinity: an undefined score is written as null
+        lines = [json.dumps({k: _finite_or_none(v) for k, v in rec.items()}, ensure_ascii=False, allow_nan=False)
+                 for rec in df.to_dict(orient="records")]
+        atomic_write(out, "\n".join(lines) + "\n")
     elif suffix == ".csv":
-        atomic_write_text(out, df.to_csv(index=False, lineterminator="\n"))
+        atomic_write(out, df.to_csv(index=False, lineterminator="\n"))
     else:
         raise FairpairsError(f"--out {out}: extension must be .jsonl or .csv")
+
+
+def _finite_or_none(value):
+    return None if isinstance(value, float) and not math.isfinite(value) else value
 
 
 @click.command()
@@ -108,10 +117,12 @@ def write_table(df, out: Path) -> None:
 def score(model, kind, pll, device, dtype, batch_tokens, progress, input_path, out, normalize, alpha,
           unigrams, morcela_params):
     """Score sentences (or good/bad pairs) with a causal or masked LM."""
+    from ..io import check_output_file
     from ..scoring.normalize import parse_normalize
 
     if out.suffix.lower() not in {".jsonl", ".csv"}:
         raise FairpairsError(f"--out {out}: extension must be .jsonl or .csv")
+    check_output_file(out, "--out", inputs=[input_path, morcela_params, unigrams])
     names = parse_normalize(normalize)
     if "morcela" in names and morcela_params is None:
         raise FairpairsError("--normalize morcela needs --morcela-params (from `fairpairs morcela fit`)")
@@ -151,14 +162,22 @@ def score(model, kind, pll, device, dtype, batch_tokens, progress, input_path, o
 @click.option("--out", type=click.Path(path_type=Path), required=True, help="Table file (.json).")
 def unigrams(model, corpus, out):
     """Count a model's tokens on plain text: a unigram table (add-one smoothed) for SLOR/MORCELA."""
+    from ..io import check_output_file
     from ..scoring.normalize import UnigramTable
     from ..tokenization import load_tokenizer
 
+    if out.suffix.lower() != ".json":
+        raise FairpairsError(f"--out {out}: the table is JSON; give a file name ending in .json")
     for f in corpus:
+        if f.is_dir():
+            raise DatasetError(f"--corpus {f}: is a folder; give plain-text files (repeat --corpus)")
         if not f.is_file():
             raise DatasetError(f"--corpus {f}: no such file")
+    check_output_file(out, "--out", inputs=corpus)
     tok = load_tokenizer(model)
     table = UnigramTable.count(tok, corpus, model=model)
+    if table.total == 0:
+        raise DatasetError(f"--corpus {', '.join(map(str, corpus))}: no tokens counted (empty corpus)")
     table.save(out)
     click.echo(f"counted {table.total} tokens ({int((table.counts > 0).sum())} types of "
                f"{len(table.counts)}) -> {out}", err=True)
@@ -176,15 +195,20 @@ def morcela():
 @click.option("--measure", default="LS", show_default=True, help="Judgment column suffix (LS or ME).")
 @click.option("--unigrams", default=None, help="Unigram table (default: wordfreq).")
 @click.option("--folds", type=click.IntRange(min=2), default=5, show_default=True)
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the fold split.")
+@click.option("--seed", type=click.IntRange(0), default=0, show_default=True, help="Seed of the fold split.")
 @click.option("--out", type=click.Path(path_type=Path), required=True, help="Parameters file (.json).")
 def fit(model, kind, pll, device, dtype, batch_tokens, progress, judgments, measure, unigrams, folds,
         seed, out):
     """Fit beta and gamma on z-scored judgments; report cross-validated r of MORCELA, SLOR, LP."""
+    from ..io import atomic_write, check_output_file
     from ..scoring import morcela as mc
-    from ..scoring.normalize import atomic_write_text
 
-    sentences, ys = mc.read_judgments(judgments, measure)
+    check_output_file(out, "--out", inputs=[judgments])
+    sentences, ys, dropped = mc.read_judgments_counted(judgments, measure)
+    if dropped:
+        click.echo(f"fairpairs: warning: --judgments {judgments}: left out "
+                   + ", ".join(f"{n} row(s) with {why}" for why, n in dropped.items())
+                   + f"; fitting {len(sentences)} sentences", err=True)
     scorer = _scorer(model, kind, pll, device, dtype, batch_tokens, progress)
     df = scorer.score(sentences, normalize=("slor",), unigrams=unigrams)
     p, u, n = (df[c].to_numpy(float) for c in ("sum_logprob", "unigram_logprob", "n_tokens"))
@@ -194,7 +218,7 @@ def fit(model, kind, pll, device, dtype, batch_tokens, progress, judgments, meas
                    "unigrams": str(unigrams) if unigrams else "wordfreq", "measure": measure,
                    "judgments": judgments.name,
                    "judgments_sha256": hashlib.sha256(judgments.read_bytes()).hexdigest()}
-    atomic_write_text(out, result.to_json())
+    atomic_write(out, result.to_json())
     cv = result.cv
     click.echo(f"MORCELA on {result.n} sentences: beta = {result.beta:.4f}, gamma = {result.gamma:.4f}\n"
                f"{folds}-fold CV Pearson r: MORCELA {cv['morcela']:.3f}, SLOR {cv['slor']:.3f}, "

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import warnings
 
-from ..errors import ModelError, TokenizerError
+from ..errors import ModelError, NetworkError, TokenizerError
+from ..io import network_deadline
 from ..sources import (  # noqa: F401  (re-exported: where scoring code has always found them)
     SMOLLM2_ALIASES,
     SMOLLM2_BOS,
@@ -97,7 +98,10 @@ def load_model(name: str, kind: str | None = None, device: str = "auto", dtype=N
     dev = resolve_device(device)
     tdtype = resolve_dtype(dtype, dev)
     try:
-        config = AutoConfig.from_pretrained(source.path, **source.kwargs())
+        with network_deadline(f"--model {name}", source.path):
+            config = AutoConfig.from_pretrained(source.path, **source.kwargs())
+    except NetworkError:
+        raise
     except Exception as exc:
         raise ModelError(f"--model {name}: cannot load the model's config: not a model folder, "
                          f"GGUF file or reachable Hub model ({_first_line(exc)})") from None
@@ -112,9 +116,11 @@ def load_model(name: str, kind: str | None = None, device: str = "auto", dtype=N
                          f"scored with pseudo-log-likelihood (use --kind causal?)")
     auto = AutoModelForMaskedLM if kind == "masked" else AutoModelForCausalLM
     try:
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), network_deadline(f"--model {name}", source.path):
             warnings.simplefilter("ignore")
             model = auto.from_pretrained(source.path, dtype=tdtype, **source.kwargs())
+    except NetworkError:
+        raise
     except Exception as exc:
         raise ModelError(f"--model {name}: cannot load it as a {kind} LM ({_first_line(exc)})") from None
     model = model.to(dev).eval()

@@ -42,7 +42,13 @@ def fit(p, u, length, y) -> MorcelaFit:
     x = _design(p, u, length)
     if len(y) < 5 or not np.all(np.isfinite(x)) or not np.all(np.isfinite(y)):
         raise FairpairsError("MORCELA fit: needs at least 5 sentences with finite scores and judgments")
-    (a, b, c, d), *_ = np.linalg.lstsq(x, y, rcond=None)
+    if np.std(y) == 0:
+        raise FairpairsError(f"MORCELA fit: all {len(y)} judgments are equal ({y[0]:g}); nothing to fit")
+    (a, b, c, d), _, rank, _ = np.linalg.lstsq(x, y, rcond=None)
+    if rank < x.shape[1]:
+        raise FairpairsError(f"MORCELA fit: degenerate: the scores give {rank} independent predictors of 4 "
+                             f"(p/l, u/l, 1/l, 1), e.g. every sentence has the same length; beta and gamma "
+                             f"are not determined")
     if a == 0:
         raise FairpairsError("MORCELA fit: the LP coefficient is 0, beta and gamma are undefined")
     return MorcelaFit(float(a), float(b), float(c), float(d), float(-b / a), float(c / a), len(y))
@@ -73,12 +79,22 @@ def cross_validate(p, u, length, y, folds: int = 5, seed: int = 0) -> dict:
         rs["morcela"].append(_pearson(pred, y[test]))
         rs["slor"].append(_pearson((p[test] - u[test]) / n_tok[test], y[test]))
         rs["lp"].append(_pearson(p[test], y[test]))
+    bad = sorted(k for k, v in rs.items() if not np.all(np.isfinite(v)))
+    if bad:
+        raise FairpairsError(f"--folds {folds}: the correlation of {', '.join(bad)} is undefined in some fold "
+                             f"(constant scores or judgments there); use fewer folds or more varied data")
     return {k: float(np.mean(v)) for k, v in rs.items()} | {"folds": folds, "seed": seed}
 
 
 def read_judgments(path, measure: str = "LS"):
     """(sentences, judgments) from a CSV: Sprouse et al. (2013) pairs ('Good Sentence',
     'Bad Sentence', 'Good Sentence LS', 'Bad Sentence LS', ...) or plain 'sentence,judgment'."""
+    sents, ys, _ = read_judgments_counted(path, measure)
+    return sents, ys
+
+
+def read_judgments_counted(path, measure: str = "LS"):
+    """read_judgments, plus how many rows were left out and why: {reason: count}."""
     import pandas as pd
 
     try:
@@ -98,11 +114,21 @@ def read_judgments(path, measure: str = "LS"):
                                f"(expected Sprouse-style pairs or 'sentence','judgment')")
         sents = pd.concat([df["Good Sentence"], df["Bad Sentence"]], ignore_index=True)
         ys = pd.concat([df[f"Good Sentence {measure}"], df[f"Bad Sentence {measure}"]], ignore_index=True)
+    raw = ys
     ys = pd.to_numeric(ys, errors="coerce")
-    keep = sents.notna() & ys.notna() & sents.astype(str).str.strip().astype(bool)
+    inf = np.isinf(ys.to_numpy(float))
+    if inf.any():
+        row = int(np.nonzero(inf)[0][0])
+        raise DatasetError(f"--judgments {path}: judgment {raw.iloc[row]!r} of sentence "
+                           f"{sents.iloc[row]!r} is infinite (inf), not a judgment")
+    has_text = sents.notna() & sents.astype(str).str.strip().astype(bool)
+    missing = has_text & raw.isna()            # empty cells and NaN (pandas reads "NaN" as missing)
+    dropped = {"no sentence": int((~has_text).sum()), "a missing or NaN judgment": int(missing.sum()),
+               "a non-numeric judgment": int((has_text & ~missing & ys.isna()).sum())}
+    keep = has_text & ys.notna()
     if keep.sum() < 10:
         raise DatasetError(f"--judgments {path}: fewer than 10 sentences with a numeric judgment")
-    return sents[keep].astype(str).tolist(), ys[keep].to_numpy(float)
+    return sents[keep].astype(str).tolist(), ys[keep].to_numpy(float), {k: v for k, v in dropped.items() if v}
 
 
 def load_params(spec) -> dict:

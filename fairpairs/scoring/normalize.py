@@ -17,14 +17,13 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import os
-import tempfile
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
 from ..errors import DatasetError, FairpairsError
+from ..io import atomic_write
 
 NORMALIZATIONS = ("lp", "mean_lp", "pen_lp", "slor", "morcela")
 NEEDS_UNIGRAMS = {"slor", "morcela"}
@@ -92,7 +91,7 @@ class UnigramTable:
             path = Path(f)
             try:
                 data = path.read_bytes()
-                lines = data.decode("utf-8").splitlines()
+                lines = data.decode("utf-8-sig").splitlines()
             except OSError as exc:
                 raise DatasetError(f"--corpus {f}: cannot read ({exc.strerror})") from None
             except UnicodeDecodeError as exc:
@@ -110,7 +109,7 @@ class UnigramTable:
         doc = {"format": TABLE_FORMAT, "model": self.model, "tokenizer_sha256": self.fingerprint,
                "vocab_size": len(self.counts), "total_tokens": self.total, "smoothing": "add-one",
                "corpus": self.corpus, "counts": {str(int(i)): int(self.counts[i]) for i in nz}}
-        atomic_write_text(path, json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
+        atomic_write(path, json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
 
     @classmethod
     def load(cls, path) -> UnigramTable:
@@ -207,18 +206,3 @@ def read_json(path, where: str):
         raise DatasetError(f"{where}: cannot read ({exc.strerror})") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise DatasetError(f"{where}: not JSON ({exc})") from None
-
-
-def atomic_write_text(path, text: str) -> None:
-    """Write text to `path` via a temporary file in the same folder and os.replace."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
