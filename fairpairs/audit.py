@@ -58,7 +58,7 @@ def load_sets(path: str | os.PathLike, columns: Columns = Columns()) -> dict[str
         if (p / "dataset_dict.json").is_file() or (p / "state.json").is_file():
             return _load_hf_disk(p, columns)
         subsets = [s for s in RUN_SETS if (p / s).is_dir()]
-        if subsets or (p / "manifest.json").is_file():
+        if subsets:
             _check_run_folder(p, subsets)
             return {s: _load_folder(p / s, columns) for s in subsets}
         return {p.name: _load_folder(p, columns)}
@@ -71,15 +71,9 @@ def _check_run_folder(p: Path, subsets: list[str]) -> None:
     if missing:
         raise DatasetError(f"{p}: a run folder without {' and '.join(m + '/' for m in missing)} "
                            f"(an incomplete `fairpairs generate` output?)")
-    manifest = p / "manifest.json"
-    if not manifest.is_file():
-        raise DatasetError(f"{manifest}: not found (is {p} a `fairpairs generate` output folder?)")
-    try:
-        doc = json.loads(manifest.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise DatasetError(f"{manifest}: not valid JSON ({exc})") from None
-    if not isinstance(doc, dict):
-        raise DatasetError(f"{manifest}: expected a JSON object at the top level")
+    from .publish import read_manifest   # the same check as publish's (light module, no pandas)
+
+    read_manifest(p)
 
 
 def _load_folder(folder: Path, columns: Columns) -> pd.DataFrame:
