@@ -59,7 +59,7 @@ def one_error_line(err: str | bytes) -> str:
     text = err.decode("utf-8", "replace") if isinstance(err, bytes) else err
     lines = [ln for ln in text.splitlines() if ln.startswith("fairpairs:")]
     assert "Traceback" not in text, text
-    assert len(lines) == 1 and text.rstrip().endswith(lines[0]), text
+    assert len(lines) == 1 and text.rstrip().endswith(lines[0].rstrip()), text
     return lines[0]
 
 

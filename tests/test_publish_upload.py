@@ -15,8 +15,9 @@ import huggingface_hub
 import pytest
 from huggingface_hub import constants
 from huggingface_hub.utils import _http
-
 from test_publish import PAIRS, REPO_ID, make_run, run_cli
+
+from fairpairs.io import MARKER
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -84,7 +85,10 @@ def hub(monkeypatch):
 
 
 def local_files(folder: Path) -> dict[str, bytes]:
-    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+    """The built folder's files, less fairpairs' own ownership marker (fairpairs.io.MARKER), which
+    stays local: it says which local folder fairpairs may replace, nothing about the dataset."""
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*")
+            if p.is_file() and p.name != MARKER}
 
 
 def test_upload_sends_every_built_file_in_one_commit(tmp_path, hub, capsys):

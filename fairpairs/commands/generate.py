@@ -118,7 +118,7 @@ def generate(models, paradigms_spec, phenomenon, pairs, seed, strategy, max_retr
     model_list = expand(given)
     if not model_list:
         raise FairpairsError("--models: give at least one tokenizer")
-    dupes = sorted({m for m in model_list if model_list.count(m) > 1})
+    dupes = sorted({m for m in given if given.count(m) > 1})   # (a preset may overlap a name: fine)
     if dupes:
         raise FairpairsError(f"--models: {', '.join(dupes)} named twice")
     if out is None:
