@@ -47,6 +47,15 @@ def cli(*args, capsys) -> tuple[int, str, str]:
     return code, out, err
 
 
+def grammar_folder(tmp_path: Path, name: str = "g") -> Path:
+    """A folder for one edited paradigm file, with the shared include files (_*.yaml) it may use."""
+    folder = tmp_path / name
+    folder.mkdir()
+    for f in (REPO / "grammars").glob("_*.yaml"):
+        (folder / f.name).write_bytes(f.read_bytes())
+    return folder
+
+
 def run(args, env=None, timeout=120, cwd=None) -> subprocess.CompletedProcess:
     """`fairpairs ARGS` as a subprocess (args may hold bytes)."""
     full = {**os.environ, **(env or {})}
@@ -273,8 +282,7 @@ def test_evaluate_checks_the_run_folder_and_options_are_validated_alike(tmp_path
     assert code == 2 and "--match-frequency" in err
     code, _, err = cli(*GEN, "--models", "gpt2,bert-base-cased,gpt2", "--out", tmp_path / "o", capsys=capsys)
     assert code == 1 and "gpt2 named twice" in one_error_line(err)
-    gdir = tmp_path / "g"
-    gdir.mkdir()
+    gdir = grammar_folder(tmp_path)
     src = (REPO / "grammars" / f"{UID}.yaml").read_text(encoding="utf-8")
     for change, key in ((("field: morphology", "field: phonology"), "field"),
                         (("field: morphology", 'field: morphology\nstandard: "no"'), "standard")):
@@ -414,8 +422,7 @@ def test_failed_evaluate_leaves_no_cache_or_report(tmp_path, capsys):
 
 # -------------------------------------------------------------------- §6 no tracebacks
 def test_bad_inputs_end_in_one_line_never_a_traceback(tmp_path, capsys):
-    g = tmp_path / "g"
-    g.mkdir()
+    g = grammar_folder(tmp_path)
     (g / f"{UID}.yaml").write_bytes((REPO / "grammars" / f"{UID}.yaml").read_bytes().replace(b"agreement", b"agr\xe9ement", 1))
     code, _, err = cli("paradigms", "--grammars", g, capsys=capsys)
     assert code == 1 and "not UTF-8" in one_error_line(err) and f"{UID}.yaml" in err
