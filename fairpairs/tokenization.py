@@ -55,8 +55,9 @@ def _load(src: TokenizerSource):
                 f"loadable from the Hub ({_first_line(exc)}); offline, point it at local files with "
                 f"${MAP_ENV} (docs/tokenizers.md)"
             ) from None
+        missing = _no_vocabulary_files(src)
         raise TokenizerError(f"--models: cannot load tokenizer {name!r} ({src.kind} at {src.path}): "
-                             f"{_first_line(exc)}") from None
+                             f"{missing or _first_line(exc)}") from None
     if not getattr(tok, "is_fast", False):
         raise TokenizerError(f"--models: tokenizer {name!r} has no fast (Rust) implementation")
     if src.bos_token is not None:
@@ -178,6 +179,23 @@ def _backend(src: TokenizerSource):
         raise TokenizerError(f"--models: cannot load tokenizer {name!r} from {f} ({exc})") from None
     check_tokenizes(name, tok)
     return tok
+
+
+VOCABULARY_FILES = ("tokenizer.json", "vocab.txt", "vocab.json", "tokenizer.model", "spiece.model",
+                    "sentencepiece.bpe.model", "*.tiktoken", "tekken.json")
+
+
+def _no_vocabulary_files(src: TokenizerSource) -> str | None:
+    """For a folder that holds none of the files a tokenizer's vocabulary comes in, say so (instead of
+    transformers' paragraph about the ways it could not instantiate a backend)."""
+    folder = Path(src.path) if src.kind == "folder" and src.path else None
+    if folder is None or not folder.is_dir():
+        return None
+    if any(any(folder.glob(pattern)) for pattern in VOCABULARY_FILES):
+        return None
+    present = sorted(p.name for p in folder.iterdir())[:6]
+    return (f"the folder holds no tokenizer vocabulary ({', '.join(VOCABULARY_FILES)}); it has "
+            f"{', '.join(present) if present else 'no files'}")
 
 
 def _first_line(exc: BaseException) -> str:

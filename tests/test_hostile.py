@@ -460,6 +460,9 @@ def test_messages_say_what_is_wrong(tmp_path, capsys, broken_tokenizers):
     code, _, err = cli(*GEN, "--models", empty_tok, "--out", tmp_path / "o", capsys=capsys)
     line = one_error_line(err)
     assert code == 1 and "empty_tok" in line and "not a local directory" not in line
+    code, _, err = cli(*GEN, "--models", broken_tokenizers[0], "--out", tmp_path / "o", capsys=capsys)
+    line = one_error_line(err)   # names what is missing, not transformers' cut-off paragraph
+    assert code == 1 and "no tokenizer vocabulary" in line and "tokenizer_config.json" in line
 
     here = tmp_path / "here"
     here.mkdir()
