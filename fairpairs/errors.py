@@ -43,3 +43,15 @@ class FixTargetError(VocabularyError):
 
 class NetworkError(FairpairsError, TimeoutError):
     """The Hub did not answer within the command's network time (FAIRPAIRS_HUB_TIMEOUT)."""
+
+
+class DistributedError(FairpairsError, RuntimeError):
+    """A multi-process (torchrun / accelerate launch) run failed on some rank, or lost a rank.
+
+    Every rank raises it with the same message; `quiet` is true on all ranks but the first, so
+    that a launcher's combined output shows the message once.
+    """
+
+    def __init__(self, message: str, quiet: bool = False):
+        super().__init__(message)
+        self.quiet = quiet

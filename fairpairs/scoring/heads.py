@@ -65,21 +65,24 @@ class Forward:
 
     @torch.inference_mode()
     def __call__(self, ids, att, trow, tpos, tid):
+        # with a device map (accelerate) the last hidden states and the head may sit on other GPUs
+        # than the inputs: index where the tensor is
         if self.split:
-            states = self._hidden(ids, att)[trow, tpos]
+            states = self._hidden(ids, att)
             head = self.head
         else:
-            states = self._full_logits(ids, att)[trow, tpos]
+            states = self._full_logits(ids, att)
             head = None
+        states = states[trow.to(states.device), tpos.to(states.device)]
         out = []
         for i in range(0, states.shape[0], self.chunk):
             logits = states[i:i + self.chunk]
             if head is not None:
                 logits = head(logits)
             logits = logits.float()
-            tgt = tid[i:i + self.chunk]
+            tgt = tid[i:i + self.chunk].to(logits.device)
             out.append(logits.gather(1, tgt[:, None]).squeeze(1) - torch.logsumexp(logits, dim=-1))
-        return torch.cat(out) if out else torch.zeros(0, device=ids.device)
+        return torch.cat([o.to(ids.device) for o in out]) if out else torch.zeros(0, device=ids.device)
 
     def probe(self, ids, att, trow, tpos, tid, tol: float) -> None:
         """Compare the split path with the full model on a sample batch; fall back if they differ."""

@@ -16,6 +16,7 @@ from ..sources import (  # noqa: F401  (re-exported: where scoring code has alwa
 from ..tokenization import load_tokenizer as _load_tokenizer
 
 KINDS = ("causal", "masked")
+DEVICE_MAPS = ("auto", "balanced", "balanced_low_0", "sequential")
 DTYPES = {"float32": "float32", "fp32": "float32", "bfloat16": "bfloat16", "bf16": "bfloat16",
           "float16": "float16", "fp16": "float16", "half": "float16"}
 
@@ -39,13 +40,45 @@ def detect_kind(config) -> str | None:
     return None
 
 
+def cuda_for_process(gpu_count: int, launch) -> tuple[str, str | None]:
+    """The GPU a process asking for 'cuda' scores on, and a hint to print (or None).
+
+    Under a multi-process launch (`launch`, see `distributed.detect_launch`) each rank takes the GPU
+    of its ``local_rank``, one GPU per rank; more ranks on a node than GPUs is an error. A single
+    process on a machine with several GPUs takes the first and the hint says how to use them all.
+    """
+    if gpu_count < 1:
+        raise ModelError("--device cuda: no CUDA GPU is available (use --device cpu or auto)")
+    if launch is not None:
+        if launch.local_rank >= gpu_count:
+            raise ModelError(f"--device cuda: this is local rank {launch.local_rank} but only {gpu_count} "
+                             f"GPU(s) are visible; start at most {gpu_count} process(es) per node")
+        return f"cuda:{launch.local_rank}", None
+    if gpu_count == 1:
+        return "cuda", None
+    return "cuda", (f"{gpu_count} GPUs are visible but one process scores on cuda:0 only; to use all of "
+                    f"them start one process per GPU: torchrun --nproc_per_node {gpu_count} -m fairpairs.cli "
+                    f"... (or --device-map auto for one model too large for one GPU; see docs/scaling.md)")
+
+
 def resolve_device(device: str | None) -> str:
-    """'auto' -> 'cuda' when a GPU is visible, else 'cpu'; validate 'cpu', 'cuda', 'cuda:N', 'mps'."""
+    """'auto' -> 'cuda' when a GPU is visible, else 'cpu'; validate 'cpu', 'cuda', 'cuda:N', 'mps'.
+
+    'cuda' (and 'auto' with GPUs) is the GPU `cuda_for_process` picks: ``cuda:LOCAL_RANK`` under a
+    multi-process launch; a single process with several GPUs uses the first and warns how to use all.
+    """
     import torch
+
+    from .distributed import detect_launch
 
     device = (device or "auto").lower()
     if device == "auto":
-        return "cuda" if torch.cuda.is_available() else "cpu"
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+    if device == "cuda" and torch.cuda.is_available():
+        device, hint = cuda_for_process(torch.cuda.device_count(), detect_launch())
+        if hint:
+            warnings.warn(hint, stacklevel=2)
+        return device
     if device == "cpu":
         return "cpu"
     if device == "mps":
@@ -88,14 +121,44 @@ def load_tokenizer(name: str, source: ModelSource | None = None):
         raise ModelError(f"--model {name}: cannot load its tokenizer ({str(exc).split(': ', 1)[-1]})") from None
 
 
-def load_model(name: str, kind: str | None = None, device: str = "auto", dtype=None):
-    """Load (model, tokenizer, kind, device, torch_dtype) for scoring; errors are ModelError."""
+def check_device_map(device_map: str | None, device: str | None, launch=None) -> None:
+    """A `device_map` needs accelerate, leaves the device to it, and takes a node's GPUs for one
+    process, so a launch (`launch`, see `distributed.detect_launch`) may start one process per node."""
+    if device_map is None:
+        return
+    if device_map not in DEVICE_MAPS:
+        raise ModelError(f"--device-map {device_map}: expected one of {', '.join(DEVICE_MAPS)}")
+    if (device or "auto").lower() != "auto":
+        raise ModelError(f"--device-map {device_map}: places the model itself; leave --device at auto "
+                         f"(got {device})")
+    if launch is not None and launch.local_world_size > 1:
+        raise ModelError(f"--device-map {device_map}: spreads one model over all GPUs of a node, but this "
+                         f"launch starts {launch.local_world_size} processes per node; use one "
+                         f"(torchrun --nproc_per_node 1)")
+    if importlib.util.find_spec("accelerate") is None:
+        raise ModelError(f"--device-map {device_map}: needs the accelerate package (pip install accelerate)")
+
+
+def load_model(name: str, kind: str | None = None, device: str = "auto", dtype=None,
+               device_map: str | None = None):
+    """Load (model, tokenizer, kind, device, torch_dtype) for scoring; errors are ModelError.
+
+    With `device_map` the model is dispatched by accelerate (big-model inference) and the device
+    returned is the one its inputs go to."""
     from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForMaskedLM
 
     if kind is not None and kind not in KINDS:
         raise ModelError(f"--kind {kind}: expected causal or masked")
+    from .distributed import detect_launch
+
+    check_device_map(device_map, device, detect_launch())
     source = resolve_model_name(name)
-    dev = resolve_device(device)
+    if device_map:
+        import torch
+
+        dev = "cuda" if torch.cuda.is_available() else "cpu"
+    else:
+        dev = resolve_device(device)
     tdtype = resolve_dtype(dtype, dev)
     try:
         with network_deadline(f"--model {name}", source.path):
@@ -118,12 +181,17 @@ def load_model(name: str, kind: str | None = None, device: str = "auto", dtype=N
     try:
         with warnings.catch_warnings(), network_deadline(f"--model {name}", source.path):
             warnings.simplefilter("ignore")
-            model = auto.from_pretrained(source.path, dtype=tdtype, **source.kwargs())
+            placed = {"device_map": device_map} if device_map else {}
+            model = auto.from_pretrained(source.path, dtype=tdtype, **placed, **source.kwargs())
     except NetworkError:
         raise
     except Exception as exc:
         raise ModelError(f"--model {name}: cannot load it as a {kind} LM ({_first_line(exc)})") from None
-    model = model.to(dev).eval()
+    if device_map:
+        dev = str(model.get_input_embeddings().weight.device)
+        model = model.eval()
+    else:
+        model = model.to(dev).eval()
     for p in model.parameters():
         p.requires_grad_(False)
     return model, tok, kind, dev, tdtype
