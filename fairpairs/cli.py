@@ -62,6 +62,8 @@ def main(argv=None):
     try:
         cli.main(args=argv, prog_name="fairpairs", standalone_mode=False)
     except FairpairsError as exc:
+        if getattr(exc, "quiet", False):  # a multi-process failure is told once, by rank 0
+            sys.exit(1)
         _fail(f"error: {exc}", 1)
     except (click.exceptions.Abort, KeyboardInterrupt):   # click turns SIGTERM's Terminated into Abort
         if io.received_sigterm:

@@ -16,10 +16,12 @@ and `summary_table` work on plain DataFrames and need no model.
 from __future__ import annotations
 
 import hashlib
+import inspect
 import io
 import json
 import re
-from dataclasses import asdict, dataclass
+import time
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
 
@@ -104,38 +106,70 @@ def cache_file(cache_dir: Path, model: str, settings: Settings, sentences: list[
 
 
 def default_loader(model: str, settings: Settings, device: str = "auto", batch_tokens: int | None = None,
-                   progress: bool = True):
+                   progress: bool = True, device_map: str | None = None):
     """Load a `fairpairs.scoring.Scorer` for `model`."""
     from .scoring import Scorer
 
     return Scorer.from_pretrained(model, device=device, dtype=settings.dtype, pll=settings.pll,
-                                  batch_tokens=batch_tokens, progress=progress)
+                                  batch_tokens=batch_tokens, progress=progress, device_map=device_map)
+
+
+def resume_folder(path: Path) -> Path:
+    """Where the scores behind cache file `path` are saved while they are produced."""
+    return path.with_name(path.stem + ".parts")
+
+
+def _read_cache(path: Path | None, sentences: list[str], needed: list[str]) -> pd.DataFrame | None:
+    if path is None or not path.is_file():
+        return None
+    try:
+        df = pd.read_parquet(path)
+    except (OSError, ValueError):  # a damaged cache file is re-scored and replaced
+        return None
+    if set(needed) <= set(df.columns) and df["sentence"].tolist() == sentences:
+        return df
+    return None
 
 
 def cached_scores(model: str, sentences: list[str], settings: Settings, cache_dir: Path | None,
                   load_scorer: Callable[[str, Settings], object]) -> tuple[pd.DataFrame, bool]:
     """Scores of `sentences` (sorted, unique) by `model`: read from the cache when present, else
-    scored with ``load_scorer(model, settings)`` and cached. Returns (scores, cache_hit)."""
+    scored with ``load_scorer(model, settings)`` and cached. Returns (scores, cache_hit).
+
+    While scoring, finished batches are saved next to the cache file (`resume_folder`), so a run
+    that is killed resumes there; the folder is removed once the cache file is written. Under a
+    multi-process launch rank 0 reads and writes the cache file, the sentences are shared out
+    across the ranks, and every rank returns the same scores.
+    """
+    from .scoring import distributed
+    from .scoring.resume import remove_parts
+
+    group = distributed.init()
     path = cache_file(cache_dir, model, settings, sentences) if cache_dir is not None else None
     needed = ["sentence", "n_tokens"] + [score_column(n) for n in settings.normalize]
-    if path is not None and path.is_file():
-        try:
-            df = pd.read_parquet(path)
-        except (OSError, ValueError):  # a damaged cache file is re-scored and replaced
-            df = pd.DataFrame()
-        if set(needed) <= set(df.columns) and df["sentence"].tolist() == sentences:
-            return df, True
+    if group is None:
+        df = _read_cache(path, sentences, needed)
+    else:  # rank 0's view decides, so that all ranks take the same path
+        df = group.broadcast(_read_cache(path, sentences, needed) if group.is_main else None)
+    if df is not None:
+        return df, True
     scorer = load_scorer(model, settings)
     kwargs = {"unigrams": settings.unigrams} if "slor" in settings.normalize else {}
+    if path is not None and "resume_dir" in inspect.signature(scorer.score).parameters:
+        kwargs["resume_dir"] = resume_folder(path)
     df = scorer.score(list(sentences), normalize=settings.scorer_normalize(), **kwargs)
     missing = [c for c in needed if c not in df.columns]
     if missing or len(df) != len(sentences):
         raise FairpairsError(f"model {model!r}: scorer returned {len(df)} rows without column(s) {missing}")
     df = df.reset_index(drop=True)
     if path is not None:
-        buf = io.BytesIO()
-        df.to_parquet(buf, index=False)
-        atomic_write(path, buf.getvalue())
+        if group is None or group.is_main:
+            buf = io.BytesIO()
+            df.to_parquet(buf, index=False)
+            atomic_write(path, buf.getvalue())
+        if group is not None:
+            group.barrier()  # the cache file exists before any rank drops the saved batches
+        remove_parts(resume_folder(path))
     return df, False
 
 
@@ -396,6 +430,7 @@ class Report:
     summary: pd.DataFrame
     change: pd.DataFrame | None
     cache_hits: dict[str, bool]
+    seconds: dict[str, float] = field(default_factory=dict)  # per model: reading or scoring its sentences
 
 
 def analyse(ps: pd.DataFrame) -> Report:
@@ -411,8 +446,14 @@ def analyse(ps: pd.DataFrame) -> Report:
 
 def evaluate(sets: dict[str, pd.DataFrame], models: list[str], settings: Settings, cache_dir: Path | None,
              split_tokenizer: str | None = None, load_scorer: Callable[[str, Settings], object] = default_loader
-             ) -> Report:
-    """Score every sentence of `sets` with each model (through the cache) and analyse."""
+             ) -> Report | None:
+    """Score every sentence of `sets` with each model (through the cache) and analyse.
+
+    Under a multi-process launch (torchrun, accelerate launch) every rank calls this; the ranks
+    share the scoring and rank 0 alone analyses and returns the report (the others return None).
+    """
+    from .scoring.distributed import is_main
+
     pairs = pd.concat([df.assign(set=name) for name, df in sets.items()], ignore_index=True)
     sentences = sorted(set(pairs["sentence_good"]) | set(pairs["sentence_bad"]))
     lengths = None
@@ -427,12 +468,16 @@ def evaluate(sets: dict[str, pd.DataFrame], models: list[str], settings: Setting
     labels = [display_name(m) for m in models]
     if len(set(labels)) < len(labels):
         labels = list(models)
-    frames, hits = [], {}
+    frames, hits, seconds = [], {}, {}
     for model, label in zip(models, labels):
+        start = time.perf_counter()
         scores, hits[label] = cached_scores(model, sentences, settings, cache_dir, load_scorer)
+        seconds[label] = time.perf_counter() - start
         frames.append(pair_scores(pairs, scores, label, settings.normalize, lengths))
+    if not is_main():
+        return None
     report = analyse(pd.concat(frames, ignore_index=True))
-    report.cache_hits = hits
+    report.cache_hits, report.seconds = hits, seconds
     return report
 
 

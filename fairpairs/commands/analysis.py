@@ -70,42 +70,61 @@ def audit(dataset, models, out, good_col, bad_col, group_col):
               help="Tokenizer deciding A=U/A>U/A<U for every model (default: each model's own tokenizer).")
 @click.option("--device", default="auto", show_default=True, help="cpu, cuda, mps or auto.")
 @click.option("--dtype", default=None, help="Model dtype, e.g. float32 or bfloat16 (default: the scorer's).")
+@click.option("--device-map", type=click.Choice(["auto", "balanced", "balanced_low_0", "sequential"]), default=None,
+              help="Spread each model over the visible GPUs (accelerate), for models larger than one GPU.")
 @click.option("--batch-tokens", type=click.IntRange(min=1), default=None, help="Tokens per scoring batch (default: the scorer's).")
 @_column_options
-def evaluate(models, data, pll, normalize, unigrams, out, cache_dir, no_cache, split_tokenizer, device, dtype, batch_tokens,
-             good_col, bad_col, group_col):
+def evaluate(models, data, pll, normalize, unigrams, out, cache_dir, no_cache, split_tokenizer, device, dtype,
+             device_map, batch_tokens, good_col, bad_col, group_col):
     """Score the original and debiased sets with each model and report how token-length bias
-    changes accuracy and rankings (CSV, markdown and PNG under OUT; report.md links them all)."""
+    changes accuracy and rankings (CSV, markdown and PNG under OUT; report.md links them all).
+
+    Started by torchrun or accelerate launch, the processes share the sentences out and rank 0
+    writes OUT; a killed run resumes from the cache (docs/scaling.md)."""
     import shutil
     import sys
 
     from ..audit import Columns, load_sets
     from ..io import check_output_file
     from ..evaluate import Settings, default_loader, evaluate as run, parse_normalize, summary_markdown, write_report
+    from ..scoring.distributed import is_main
 
     names = _names(models, "--models")
     settings = Settings(pll=pll, normalize=parse_normalize(normalize), dtype=dtype, unigrams=unigrams)
     sets = load_sets(data, Columns(good_col, bad_col, group_col))
     out = out if out is not None else Path(f"evaluation-{data.resolve().name}")
     cache = None if no_cache else (cache_dir if cache_dir is not None else out / "cache")
-    progress = sys.stderr.isatty()
+    main = is_main()
+    progress = sys.stderr.isatty() and main
+
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()  # one bar per model, ours (on rank 0 only)
 
     def load(model, s):
-        click.echo(f"scoring with {model} ...", err=True)
-        return default_loader(model, s, device=device, batch_tokens=batch_tokens, progress=progress)
+        if main:
+            click.echo(f"scoring with {model} ...", err=True)
+        return default_loader(model, s, device=device, batch_tokens=batch_tokens, progress=progress,
+                              device_map=device_map)
 
     check_output_file(out / "report.md", "--out", inputs=[data])
     created = [p for p in dict.fromkeys([out, cache]) if p is not None and not p.exists()]
     try:
         report = run(sets, names, settings, cache, split_tokenizer=split_tokenizer, load_scorer=load)
+        if report is None:  # not rank 0 of a multi-process launch: rank 0 writes OUT
+            return
         write_report(report, out)
     except BaseException:
-        # leave nothing behind: folders this command made (and only those) go
+        # leave nothing behind: folders this command made (and only those) go, except the batches
+        # saved for resuming (cache/*.parts), which let the same command continue where this stopped
+        keep = cache is not None and any(cache.glob("*.parts"))
         for p in created:
-            shutil.rmtree(p, ignore_errors=True)
+            if not (keep and (p == cache or cache.is_relative_to(p))):
+                shutil.rmtree(p, ignore_errors=True)
         raise
     head = settings.normalize[0]
     change = report.change[report.change["normalization"] == head] if report.change is not None else None
     click.echo(summary_markdown(report.summary[report.summary["normalization"] == head], change))
-    hits = ", ".join(f"{m}: {'cached' if h else 'scored'}" for m, h in report.cache_hits.items())
+    hits = ", ".join(f"{m}: {'cached' if h else 'scored'} in {report.seconds.get(m, 0):.1f} s"
+                     for m, h in report.cache_hits.items())
     click.echo(f"wrote {out}/report.md ({hits})", err=True)

@@ -27,6 +27,9 @@ def _model_options(f):
         click.option("--device", default="auto", show_default=True, help="auto, cpu, cuda or cuda:N."),
         click.option("--dtype", type=click.Choice(["float32", "bfloat16", "float16"]), default=None,
                      help="Weights/activations dtype on a GPU (always float32 on the CPU)."),
+        click.option("--device-map", type=click.Choice(["auto", "balanced", "balanced_low_0", "sequential"]),
+                     default=None, help="Spread one model over the visible GPUs (accelerate), for a model "
+                     "larger than one GPU; see docs/scaling.md."),
         click.option("--batch-tokens", type=click.IntRange(min=1), default=None,
                      help="Padded tokens per batch (default: auto; halves on GPU out-of-memory)."),
         click.option("--progress/--no-progress", default=True, show_default=True,
@@ -37,14 +40,14 @@ def _model_options(f):
     return f
 
 
-def _scorer(model, kind, pll, device, dtype, batch_tokens, progress):
+def _scorer(model, kind, pll, device, dtype, device_map, batch_tokens, progress):
     from transformers.utils import logging as hf_logging
 
     from ..scoring import Scorer
 
     hf_logging.disable_progress_bar()
     return Scorer.from_pretrained(model, kind=kind, device=device, dtype=dtype, pll=pll,
-                                  batch_tokens=batch_tokens, progress=progress)
+                                  batch_tokens=batch_tokens, progress=progress, device_map=device_map)
 
 
 def read_input(path: Path):
@@ -114,10 +117,14 @@ def _finite_or_none(value):
               help="Unigram table from `fairpairs unigrams` for slor/morcela (default: wordfreq).")
 @click.option("--morcela-params", type=click.Path(path_type=Path), default=None,
               help="Parameters written by `fairpairs morcela fit` (needed for morcela).")
-def score(model, kind, pll, device, dtype, batch_tokens, progress, input_path, out, normalize, alpha,
-          unigrams, morcela_params):
-    """Score sentences (or good/bad pairs) with a causal or masked LM."""
+def score(model, kind, pll, device, dtype, device_map, batch_tokens, progress, input_path, out, normalize,
+          alpha, unigrams, morcela_params):
+    """Score sentences (or good/bad pairs) with a causal or masked LM.
+
+    Started by torchrun or accelerate launch, the processes share the sentences out and rank 0
+    writes OUT (docs/scaling.md)."""
     from ..io import check_output_file
+    from ..scoring.distributed import is_main
     from ..scoring.normalize import parse_normalize
 
     if out.suffix.lower() not in {".jsonl", ".csv"}:
@@ -127,7 +134,7 @@ def score(model, kind, pll, device, dtype, batch_tokens, progress, input_path, o
     if "morcela" in names and morcela_params is None:
         raise FairpairsError("--normalize morcela needs --morcela-params (from `fairpairs morcela fit`)")
     rows, pairs = read_input(input_path)
-    scorer = _scorer(model, kind, pll, device, dtype, batch_tokens, progress)
+    scorer = _scorer(model, kind, pll, device, dtype, device_map, batch_tokens, progress)
     if pairs:
         sentences = [s for r in rows for s in (r["sentence_good"], r["sentence_bad"])]
     else:
@@ -145,6 +152,8 @@ def score(model, kind, pll, device, dtype, batch_tokens, progress, input_path, o
             if all(key in r for r in rows):
                 lead[key] = [str(r[key]) for r in rows for _ in (0, 1)]
         df = pd.concat([pd.DataFrame(lead), df], axis=1)
+    if not is_main():
+        return
     write_table(df, out)
     click.echo(f"scored {len(sentences)} sentences in {secs:.1f} s "
                f"({len(sentences) / max(secs, 1e-9):.1f} sentences/s) -> {out}", err=True)
@@ -197,8 +206,8 @@ def morcela():
 @click.option("--folds", type=click.IntRange(min=2), default=5, show_default=True)
 @click.option("--seed", type=click.IntRange(0), default=0, show_default=True, help="Seed of the fold split.")
 @click.option("--out", type=click.Path(path_type=Path), required=True, help="Parameters file (.json).")
-def fit(model, kind, pll, device, dtype, batch_tokens, progress, judgments, measure, unigrams, folds,
-        seed, out):
+def fit(model, kind, pll, device, dtype, device_map, batch_tokens, progress, judgments, measure, unigrams,
+        folds, seed, out):
     """Fit beta and gamma on z-scored judgments; report cross-validated r of MORCELA, SLOR, LP."""
     from ..io import atomic_write, check_output_file
     from ..scoring import morcela as mc
@@ -209,7 +218,7 @@ def fit(model, kind, pll, device, dtype, batch_tokens, progress, judgments, meas
         click.echo(f"fairpairs: warning: --judgments {judgments}: left out "
                    + ", ".join(f"{n} row(s) with {why}" for why, n in dropped.items())
                    + f"; fitting {len(sentences)} sentences", err=True)
-    scorer = _scorer(model, kind, pll, device, dtype, batch_tokens, progress)
+    scorer = _scorer(model, kind, pll, device, dtype, device_map, batch_tokens, progress)
     df = scorer.score(sentences, normalize=("slor",), unigrams=unigrams)
     p, u, n = (df[c].to_numpy(float) for c in ("sum_logprob", "unigram_logprob", "n_tokens"))
     result = mc.fit(p, u, n, ys)

@@ -90,12 +90,14 @@ def is_oom(exc: BaseException) -> bool:
 
 def run_rows(rows: Rows, padded_ids: np.ndarray, lengths: np.ndarray, n_out: int, forward,
              budget: int, pad_id: int, mask_id: int | None, progress: bool, desc: str,
-             device: str) -> np.ndarray:
+             device: str, on_batch=None) -> np.ndarray:
     """Run every row through `forward` in batches; returns the flat float64 log-prob array.
 
     `forward(input_ids, attention_mask, tgt_row, tgt_pos, tgt_id)` takes torch tensors on the
     device and returns a 1-D tensor of log-probabilities. On a CUDA out-of-memory error the
     failing batch is split in two, the budget halves, and the rest is re-planned.
+    ``on_batch(rows, out)``, if given, is called after each batch with its row indices and the
+    output array filled so far.
     """
     import torch
     from tqdm.auto import tqdm
@@ -127,6 +129,8 @@ def run_rows(rows: Rows, padded_ids: np.ndarray, lengths: np.ndarray, n_out: int
                 continue
             out[rows.tgt_out[lp[0]]] = lp[1]
             bar.update(1)
+            if on_batch is not None:
+                on_batch(batch, out)
     finally:
         bar.close()
     return out

@@ -36,6 +36,11 @@ class Encoded:
             out[k, :len(ids)] = ids
         return out, lengths
 
+    def subset(self, idx) -> Encoded:
+        """The sentences at `idx`, in that order."""
+        return Encoded([self.ids[i] for i in idx], [self.content[i] for i in idx],
+                       [self.words[i] for i in idx], [self.offsets[i] for i in idx])
+
     def out_ptr(self) -> np.ndarray:
         """Start of each sentence's content tokens in the flat output array (plus the end)."""
         return np.concatenate([[0], np.cumsum([len(c) for c in self.content])]).astype(np.int64)

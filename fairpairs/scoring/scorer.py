@@ -51,12 +51,27 @@ class Scorer:
     @classmethod
     def from_pretrained(cls, name_or_path: str, kind: str | None = None, device: str = "auto",
                         dtype=None, pll: str = "word_l2r", batch_tokens: int | None = None,
-                        progress: bool = True) -> Scorer:
-        """Load a model by Hub name, folder, `.gguf` file or alias (`smollm2-135m`)."""
+                        progress: bool = True, device_map: str | None = None) -> Scorer:
+        """Load a model by Hub name, folder, `.gguf` file or alias (`smollm2-135m`).
+
+        Under a multi-process launch (torchrun, accelerate launch) every rank loads the model, on
+        ``cuda:LOCAL_RANK`` when GPUs are used, and a failure on any rank is raised on all of them.
+        `device_map` ("auto", "balanced", "sequential") spreads one model over the visible GPUs
+        with accelerate instead (for a model larger than one GPU).
+        """
+        from . import distributed
+
         if pll not in PLL_VARIANTS:
             raise ModelError(f"--pll {pll}: expected one of {', '.join(PLL_VARIANTS)}")
-        model, tok, kind, dev, _ = load_model(str(name_or_path), kind=kind, device=device, dtype=dtype)
-        return cls(model, tok, kind, str(name_or_path), dev, pll, batch_tokens, progress)
+
+        def load():
+            model, tok, k, dev, _ = load_model(str(name_or_path), kind=kind, device=device, dtype=dtype,
+                                               device_map=device_map)
+            return cls(model, tok, k, str(name_or_path), dev, pll, batch_tokens,
+                       progress and distributed.is_main())
+
+        group = distributed.init()
+        return group.run(load) if group is not None else load()
 
     # -- core -------------------------------------------------------------------------------
     def _encode(self, sentences) -> Encoded:
@@ -102,9 +117,45 @@ class Scorer:
         toks = self.tokenizer.convert_ids_to_tokens(enc.ids[0][enc.content[0]].tolist())
         return [(t, float(v)) for t, v in zip(toks, lp)]
 
+    def _sums(self, enc: Encoded, sentences: list[str], pll: str, resume_dir) -> np.ndarray:
+        """Sum of content-token log-probabilities per sentence, data-parallel under a launch."""
+        from .distributed import sentence_sums
+
+        lengths = np.array([len(i) for i in enc.ids], dtype=np.int64)
+        if self.kind == "causal":
+            costs = lengths  # one row per sentence
+        else:  # one row per content token (per word for whole_word), each the sentence's length
+            n_rows = [int(w[-1]) + 1 if pll == "whole_word" else len(w) for w in enc.words]
+            costs = np.asarray(n_rows, dtype=np.int64) * lengths
+        meta = {"model": self.name, "kind": self.kind, "pll": pll if self.kind == "masked" else None,
+                "dtype": str(self.dtype).replace("torch.", "")}
+        desc = "causal" if self.kind == "causal" else f"PLL {pll}"
+        return sentence_sums(lambda idx, done: self._score_subset(enc, idx, pll, done), sentences,
+                             np.diff(enc.out_ptr()), costs, resume_dir=resume_dir, meta=meta,
+                             progress=self.progress, desc=desc)
+
+    def _score_subset(self, enc: Encoded, idx: np.ndarray, pll: str, on_done) -> None:
+        """Score the sentences `idx` of `enc`, calling ``on_done(indices, sums)`` as batches
+        complete sentences (a sentence is complete when all its rows have run)."""
+        sub = enc.subset(idx)
+        rows = self._rows(sub, pll)
+        padded, lengths = sub.padded(self.pad_id)
+        ptr = sub.out_ptr()
+        left = np.bincount(rows.sent, minlength=len(idx))
+
+        def finished(batch, out):
+            sent, count = np.unique(rows.sent[batch], return_counts=True)
+            left[sent] -= count
+            done = sent[left[sent] == 0]
+            if len(done):
+                on_done(idx[done], [float(np.sum(out[ptr[i]:ptr[i + 1]])) for i in done])
+
+        run_rows(rows, padded, lengths, int(ptr[-1]), self.forward, self.batch_tokens, self.pad_id,
+                 self.mask_id, False, "", self.device, on_batch=finished)
+
     # -- sentence scores ----------------------------------------------------------------------
     def score(self, sentences, normalize=("mean_lp", "pen_lp", "slor"), unigrams=None,
-              alpha: float = 0.8, morcela_params=None, pll: str | None = None):
+              alpha: float = 0.8, morcela_params=None, pll: str | None = None, resume_dir=None):
         """One DataFrame row per sentence, input order: sentence, sum_logprob (natural log),
         n_tokens (content tokens), n_words, then one column per requested normalisation
         (`lp` is sum_logprob itself and adds none; `slor`/`morcela` add `unigram_logprob` too).
@@ -112,6 +163,12 @@ class Scorer:
         `unigrams`: None or "wordfreq" (word frequencies spread over tokens), a table path or a
         `UnigramTable`. `morcela_params`: dict with beta and gamma, or the JSON file written by
         `fairpairs morcela fit`; required for `morcela`.
+
+        Each distinct sentence is scored once. Under a multi-process launch every rank must call
+        this with the same sentences: they are shared out across the ranks (balanced by token
+        count) and every rank returns the whole table (see `fairpairs.scoring.distributed`).
+        `resume_dir`: a folder where sums are saved as batches finish; a later call with the same
+        folder (same model and settings, any number of ranks) scores only what is missing there.
         """
         import pandas as pd
 
@@ -130,16 +187,19 @@ class Scorer:
         table = load_unigrams(unigrams, self.tokenizer) if NEEDS_UNIGRAMS & set(names) else None
         cols = {"sentence": sentences, "sum_logprob": [], "n_tokens": [], "n_words": []}
         if sentences:
-            enc = self._encode(sentences)
-            flat = self._run(enc, pll)
-            ptr = enc.out_ptr()
-            cols["sum_logprob"] = [float(np.sum(flat[ptr[i]:ptr[i + 1]])) for i in range(len(sentences))]
-            cols["n_tokens"] = np.diff(ptr).tolist()
-            cols["n_words"] = [int(w[-1]) + 1 for w in enc.words]
+            unique = list(dict.fromkeys(sentences))
+            where = {s: i for i, s in enumerate(unique)}
+            back = np.array([where[s] for s in sentences], dtype=np.int64)
+            enc = self._encode(unique)
+            sums = self._sums(enc, unique, pll or self.pll, resume_dir)
+            cols["sum_logprob"] = sums[back].tolist()
+            cols["n_tokens"] = np.diff(enc.out_ptr())[back].tolist()
+            n_words = np.array([int(w[-1]) + 1 for w in enc.words], dtype=np.int64)
+            cols["n_words"] = n_words[back].tolist()
             if table is not None:
-                cols["unigram_logprob"] = [
-                    float(np.sum(table.token_logprobs(s, i[c], o)))
-                    for s, i, c, o in zip(sentences, enc.ids, enc.content, enc.offsets)]
+                uni = np.array([float(np.sum(table.token_logprobs(s, i[c], o)))
+                                for s, i, c, o in zip(unique, enc.ids, enc.content, enc.offsets)])
+                cols["unigram_logprob"] = uni[back].tolist()
         elif table is not None:
             cols["unigram_logprob"] = []
         df = pd.DataFrame(cols)

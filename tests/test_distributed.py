@@ -1,0 +1,328 @@
+"""Data-parallel scoring on the CPU: 2 gloo processes started by torchrun against one process.
+
+The work is counted outside fairpairs (tests/dist_worker.py logs every row the model's input
+embeddings see), the reference results come from a plain single-process run, and token counts from
+the tokenizer files loaded with the `tokenizers` library.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from tokenizers import Tokenizer
+
+from fairpairs.errors import DistributedError
+from fairpairs.scoring.models import ModelError
+from fairpairs.scoring.distributed import Launch, balanced_shards, detect_launch
+from fairpairs.scoring.models import check_device_map, cuda_for_process
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+BLIMP = SHARED / "reference" / "blimp"
+WORKER = Path(__file__).with_name("dist_worker.py")
+UIDS = ("determiner_noun_agreement_1", "causative", "anaphor_gender_agreement", "wh_island")
+N = 8
+TIMEOUT = 300
+
+
+def env(**extra) -> dict:
+    e = {k: v for k, v in os.environ.items() if k not in {"RANK", "WORLD_SIZE", "LOCAL_RANK"}}
+    e.update(OMP_NUM_THREADS="1", HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", PYTHONPATH=str(REPO))
+    e.update({k: str(v) for k, v in extra.items()})
+    return e
+
+
+def torchrun(args, nproc=2, **extra) -> subprocess.CompletedProcess:
+    cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", str(nproc)]
+    return subprocess.run(cmd + [str(a) for a in args], env=env(**extra), capture_output=True, text=True,
+                          timeout=TIMEOUT)
+
+
+def single(args, **extra) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable] + [str(a) for a in args], env=env(**extra), capture_output=True,
+                          text=True, timeout=TIMEOUT)
+
+
+@pytest.fixture(scope="module")
+def models(tmp_path_factory):
+    from fairpairs.scoring import build_tiny_model
+
+    root = tmp_path_factory.mktemp("tiny")
+    return {"gpt2": str(build_tiny_model("gpt2", root / "tiny-gpt2", seed=0)),
+            "bert": str(build_tiny_model("bert-base-cased", root / "tiny-bert", seed=0))}
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory):
+    """original/ = the first N public BLiMP pairs of a few paradigms, debiased/ = every other one."""
+    run = tmp_path_factory.mktemp("run")
+    for uid in UIDS:
+        rows = [json.loads(line) for line in (BLIMP / f"{uid}.jsonl").read_text().splitlines()[:N]]
+        for name, part in (("original", rows), ("debiased", rows[::2])):
+            (run / name).mkdir(exist_ok=True)
+            keep = ("sentence_good", "sentence_bad", "field", "linguistics_term", "UID", "pairID", "lexically_identical")
+            text = "".join(json.dumps({k: r[k] for k in keep} | {"critical_good": {}, "critical_bad": {},
+                                                                   "token_lengths": {}, "redraws": 0}) + "\n"
+                           for r in part)
+            (run / name / f"{uid}.jsonl").write_text(text, encoding="utf-8")
+    (run / "manifest.json").write_text(json.dumps({"seed": 0, "pairs": N}))
+    return run
+
+
+@pytest.fixture(scope="module")
+def sentences():
+    """Unique sentences of public BLiMP (sorted), plus a few repeated ones for `score`."""
+    out = set()
+    for uid in UIDS:
+        for line in (BLIMP / f"{uid}.jsonl").read_text().splitlines()[:20]:
+            r = json.loads(line)
+            out |= {r["sentence_good"], r["sentence_bad"]}
+    return sorted(out)
+
+
+@functools.lru_cache(maxsize=None)
+def tokenizer(model: str) -> Tokenizer:
+    return Tokenizer.from_file(str(Path(model) / "tokenizer.json"))
+
+
+def content_ids(model: str, sentence: str) -> list[int]:
+    return tokenizer(model).encode(sentence, add_special_tokens=False).ids
+
+
+def logged_rows(log_dir: Path, rank: int) -> list[list[int]]:
+    path = log_dir / f"rows-{rank}.jsonl"
+    if not path.is_file():
+        return []
+    return [row for line in path.read_text().splitlines() for row in json.loads(line)]
+
+
+def run_worker(tmp_path, name, spec, nproc=1, **extra):
+    spec = {"log_dir": str(tmp_path / name / "logs"), "out": str(tmp_path / name / "out.parquet"), **spec}
+    (tmp_path / name).mkdir(parents=True, exist_ok=True)
+    path = tmp_path / name / "spec.json"
+    path.write_text(json.dumps(spec))
+    proc = torchrun([WORKER, path], nproc, **extra) if nproc > 1 else single([WORKER, path], **extra)
+    return proc, Path(spec["log_dir"]), Path(spec["out"])
+
+
+def causal_counts(model, sentences, rows) -> Counter:
+    """How many logged rows are each sentence ([BOS] + its tokens, the only form a causal row takes)."""
+    bos = 50256  # GPT-2's <|endoftext|>, the BOS/EOS of the tiny gpt2
+    by_ids = {tuple([bos] + content_ids(model, s)): s for s in sentences}
+    assert len(by_ids) == len(sentences)
+    counts = Counter()
+    for row in rows:
+        assert tuple(row) in by_ids, f"row {row} is no sentence"
+        counts[by_ids[tuple(row)]] += 1
+    return counts
+
+
+# ---------------------------------------------------------------------------- end to end
+
+
+def test_evaluate_two_ranks_equals_one_process(models, run_dir, tmp_path):
+    args = ["evaluate", "--models", f"{models['gpt2']},{models['bert']}", "--data", run_dir,
+            "--normalize", "lp,mean_lp"]
+    one = single(["-m", "fairpairs.cli"] + args + ["--out", tmp_path / "one"])
+    assert one.returncode == 0, one.stderr
+    two = torchrun(["-m", "fairpairs.cli"] + args + ["--out", tmp_path / "two"])
+    assert two.returncode == 0, two.stderr
+    # rank 0 alone reports and writes: the same files as one process, the summary printed once
+    assert two.stdout.count("Overall accuracy") == 1 == one.stdout.count("Overall accuracy")
+    assert two.stderr.count("wrote ") == 1
+
+    def files(d):
+        return sorted(str(p.relative_to(d)) for p in d.rglob("*") if p.is_file())
+
+    assert files(tmp_path / "two") == files(tmp_path / "one")
+    for name in ("accuracy.csv", "splits.csv", "summary.csv", "length_diff_accuracy.csv"):
+        a, b = pd.read_csv(tmp_path / "one" / name), pd.read_csv(tmp_path / "two" / name)
+        pd.testing.assert_frame_equal(a, b, check_exact=True, obj=name)
+    a, b = pd.read_csv(tmp_path / "one" / "pair_scores.csv"), pd.read_csv(tmp_path / "two" / "pair_scores.csv")
+    scores = ["score_good", "score_bad"]
+    pd.testing.assert_frame_equal(a.drop(columns=scores), b.drop(columns=scores), check_exact=True)
+    assert np.abs(a[scores].to_numpy() - b[scores].to_numpy()).max() < 1e-5
+    assert a["score_good"].nunique() > len(a) // 4  # real, varied scores were compared
+
+
+@pytest.mark.parametrize("arch", ["gpt2", "bert"])
+def test_every_sentence_scored_once_and_shards_balanced(arch, models, sentences, tmp_path):
+    model = models[arch]
+    repeated = sentences + sentences[:7]  # a repeated sentence is still scored once
+    spec = {"model": model, "sentences": repeated, "mode": "score", "batch_tokens": 256}
+    proc, logs, out = run_worker(tmp_path, "two", spec, nproc=2)
+    assert proc.returncode == 0, proc.stderr
+    proc1, logs1, out1 = run_worker(tmp_path, "one", spec, nproc=1)
+    assert proc1.returncode == 0, proc1.stderr
+
+    two, one = pd.read_parquet(out), pd.read_parquet(out1)
+    assert two["sentence"].tolist() == repeated == one["sentence"].tolist()
+    assert (two["n_tokens"] == one["n_tokens"]).all()
+    assert np.abs(two["sum_logprob"] - one["sum_logprob"]).max() < 1e-5
+
+    rows = [logged_rows(logs, r) for r in (0, 1)]
+    assert rows[0] and rows[1], "both ranks scored something"
+    lengths = {s: len(content_ids(model, s)) for s in sentences}
+    if arch == "gpt2":  # one row per sentence: every sentence on exactly one rank, once
+        counts = [causal_counts(model, sentences, r) for r in rows]
+        total = counts[0] + counts[1]
+        assert set(total) == set(sentences) and set(total.values()) == {1}
+        tokens = [sum(lengths[s] + 1 for s in c) for c in counts]  # + BOS: what a causal row costs
+        assert abs(tokens[0] - tokens[1]) <= max(lengths.values()) + 1
+    else:  # word_l2r PLL: one row per content token; a sentence split over ranks would add rows
+        assert len(rows[0]) + len(rows[1]) == sum(lengths.values()) == len(logged_rows(logs1, 0))
+        cost = [sum(len(row) for row in r) for r in rows]  # a masked sentence costs tokens x rows
+        biggest = max((n + 2) * n for n in lengths.values())
+        assert abs(cost[0] - cost[1]) <= biggest
+
+
+def test_progress_bar_on_rank_zero_only(models, sentences, tmp_path):
+    spec = {"model": models["gpt2"], "sentences": sentences, "mode": "score", "batch_tokens": 256,
+            "progress": True}
+    proc, logs, _ = run_worker(tmp_path, "bar", spec, nproc=2)
+    assert proc.returncode == 0, proc.stderr
+    bar0, bar1 = (logs / "stderr-0.txt").read_text(), (logs / "stderr-1.txt").read_text()
+    assert f"/{len(sentences)}" in bar0 and "causal" in bar0  # one bar for the whole job ...
+    assert "causal" not in bar1 and "%|" not in bar1  # ... and none on rank 1
+
+
+def test_failure_on_one_rank_stops_all_and_writes_nothing(models, run_dir, tmp_path):
+    out = tmp_path / "report"
+    proc = torchrun(["-m", "fairpairs.cli", "evaluate", "--models", models["gpt2"], "--data", run_dir,
+                     "--out", out, "--batch-tokens", "64"], FAIRPAIRS_TEST_FAIL_RANK="1:2")
+    assert proc.returncode != 0
+    lines = [l for l in proc.stderr.splitlines() if l.startswith("fairpairs: error:")]
+    assert len(lines) == 1, proc.stderr  # told once, by rank 0
+    assert "rank 1 of 2 failed" in lines[0] and "failure injected" in lines[0]
+    assert "no output was written" in lines[0]
+    # torchrun reports the failed processes (with a traceback of its own); fairpairs raised none
+    assert "fairpairs/" not in "".join(l for l in proc.stderr.splitlines() if l.strip().startswith("File "))
+    written = [p for p in out.rglob("*") if p.is_file()] if out.exists() else []
+    assert not [p for p in written if ".parts" not in str(p)], written  # only the saved batches
+
+
+# ---------------------------------------------------------------------------- resume
+
+
+def saved_sentences(cache_dir: Path) -> list[str]:
+    """Sentences in the saved-batch files of an interrupted run, read with pandas."""
+    parts = sorted(cache_dir.rglob("*.parts/*.parquet"))
+    return [s for p in parts for s in pd.read_parquet(p)["sentence"].tolist()]
+
+
+@pytest.mark.parametrize("restart_ranks", [1, 2])
+def test_killed_run_resumes_with_only_the_rest(restart_ranks, models, sentences, tmp_path):
+    model = models["gpt2"]
+    cache = tmp_path / "cache"
+    spec = {"model": model, "sentences": sentences, "mode": "cached", "cache_dir": str(cache),
+            "batch_tokens": 128}
+    # first run: SIGKILLed right after its 3rd batch finished
+    proc, logs, out = run_worker(tmp_path, "killed", spec | {"kill_after": {"rank": 0, "batches": 3}})
+    assert proc.returncode == -9
+    assert not out.exists() and not list(cache.glob("*.parquet"))  # no cache file, no output
+    first = causal_counts(model, sentences, logged_rows(logs, 0))
+    saved = saved_sentences(cache)
+    assert sorted(saved) == sorted(first)  # every finished batch was kept, nothing else
+    assert 0 < len(saved) < len(sentences)
+
+    proc, logs, out = run_worker(tmp_path, "restart", spec, nproc=restart_ranks)
+    assert proc.returncode == 0, proc.stderr
+    again = sum((causal_counts(model, sentences, logged_rows(logs, r)) for r in range(restart_ranks)), Counter())
+    assert set(again.values()) == {1}
+    assert set(again) == set(sentences) - set(saved)  # only the rest was scored
+    assert len(again) == len(sentences) - len(saved)
+
+    proc, _, ref = run_worker(tmp_path, "uninterrupted", spec | {"mode": "score"})
+    assert proc.returncode == 0, proc.stderr
+    got, want = pd.read_parquet(out), pd.read_parquet(ref)
+    assert got["sentence"].tolist() == want["sentence"].tolist()
+    assert np.abs(got["sum_logprob"] - want["sum_logprob"]).max() < 1e-5
+    assert list(cache.glob("*.parquet")) and not list(cache.glob("*.parts"))  # cache written, parts gone
+
+
+def test_saved_batches_of_other_settings_are_refused(models, sentences, tmp_path):
+    from fairpairs.errors import FairpairsError
+    from fairpairs.scoring import Scorer
+
+    scorer = Scorer.from_pretrained(models["bert"], progress=False)
+    folder = tmp_path / "parts"
+    scorer.score(sentences[:4], normalize=(), resume_dir=folder, pll="original")
+    with pytest.raises(FairpairsError, match="resume_dir"):
+        scorer.score(sentences[:4], normalize=(), resume_dir=folder, pll="word_l2r")
+
+
+# ---------------------------------------------------------------------------- device placement
+
+
+def test_device_map_auto_on_cpu_scores_like_a_plain_load(models, sentences):
+    pytest.importorskip("accelerate")  # a test dependency: pyproject's [test] extra installs it
+    from fairpairs.scoring import Scorer
+
+    for arch in ("gpt2", "bert"):
+        plain = Scorer.from_pretrained(models[arch], progress=False).score(sentences[:20], normalize=())
+        mapped = Scorer.from_pretrained(models[arch], progress=False, device_map="auto")
+        assert mapped.device == "cpu"
+        got = mapped.score(sentences[:20], normalize=())
+        assert np.abs(got["sum_logprob"] - plain["sum_logprob"]).max() < 1e-5
+
+
+def test_one_gpu_per_rank_by_local_rank():
+    # node 2 of a 2 x 4 launch: global rank 6 is local rank 2 there
+    assert cuda_for_process(4, Launch(rank=6, world_size=8, local_rank=2, local_world_size=4)) == ("cuda:2", None)
+    assert cuda_for_process(1, Launch(0, 2, 0, 1)) == ("cuda:0", None)
+    with pytest.raises(ModelError, match="local rank 2 but only 2 GPU"):
+        cuda_for_process(2, Launch(2, 3, 2, 3))
+    with pytest.raises(ModelError, match="no CUDA GPU"):
+        cuda_for_process(0, None)
+
+
+def test_single_process_with_several_gpus_uses_one_and_says_how_to_use_all():
+    assert cuda_for_process(1, None) == ("cuda", None)
+    device, hint = cuda_for_process(8, None)
+    assert device == "cuda"
+    assert "8 GPUs" in hint and "torchrun --nproc_per_node 8" in hint and "--device-map auto" in hint
+
+
+def test_device_map_checks():
+    check_device_map(None, "cuda", None)  # no map: nothing to check
+    check_device_map("auto", "auto", None)
+    check_device_map("auto", None, Launch(0, 2, 0, 1))  # 2 nodes, one process each
+    with pytest.raises(ModelError, match="leave --device at auto"):
+        check_device_map("auto", "cuda:1", None)
+    with pytest.raises(ModelError, match="2 processes per node"):
+        check_device_map("auto", "auto", Launch(1, 2, 1, 2))
+    with pytest.raises(ModelError, match="expected one of"):
+        check_device_map("everywhere", "auto", None)
+
+
+def test_detect_launch_from_torchrun_and_accelerate_variables():
+    # torchrun --nnodes 2 --nproc_per_node 4, second node, its second process
+    torchrun_env = {"RANK": "5", "WORLD_SIZE": "8", "LOCAL_RANK": "1", "LOCAL_WORLD_SIZE": "4",
+                    "MASTER_ADDR": "node1", "MASTER_PORT": "29500"}
+    assert detect_launch(torchrun_env) == Launch(5, 8, 1, 4)
+    # accelerate launch --multi_gpu --num_processes 2 sets the same variables (no LOCAL_WORLD_SIZE)
+    assert detect_launch({"RANK": "1", "WORLD_SIZE": "2", "LOCAL_RANK": "1"}) == Launch(1, 2, 1, 2)
+    assert detect_launch({}) is None
+    assert detect_launch({"RANK": "0", "WORLD_SIZE": "1", "LOCAL_RANK": "0"}) is None  # one process
+    with pytest.raises(DistributedError, match="RANK must be in 0 .. WORLD_SIZE-1"):
+        detect_launch({"RANK": "2", "WORLD_SIZE": "2"})
+    with pytest.raises(DistributedError, match="WORLD_SIZE: 'two'"):
+        detect_launch({"RANK": "0", "WORLD_SIZE": "two"})
+
+
+def test_balanced_shards_hand_computed():
+    # costs 5 1 4 2 3: largest first (5, 4, 3, 2, 1 = items 0, 2, 4, 3, 1) dealt 0 1 1 0 0
+    shards = balanced_shards([5, 1, 4, 2, 3], 2)
+    assert [s.tolist() for s in shards] == [[0, 1, 3], [2, 4]]  # totals 8 and 7
+    # three ranks, six equal costs: two each, in index order within a rank
+    assert [s.tolist() for s in balanced_shards([1] * 6, 3)] == [[0, 5], [1, 4], [2, 3]]
+    assert [s.tolist() for s in balanced_shards([], 2)] == [[], []]
