@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import shutil
 import subprocess
 import sys
 from collections import Counter
@@ -154,18 +155,32 @@ def test_evaluate_two_ranks_equals_one_process(models, run_dir, tmp_path):
     assert a["score_good"].nunique() > len(a) // 4  # real, varied scores were compared
 
 
+@pytest.fixture(scope="module")
+def one_process_scores(models, sentences, one_torch_thread):
+    """Reference: each model's sums from a plain Scorer in this process."""
+    from fairpairs.scoring import Scorer
+
+    return {arch: Scorer.from_pretrained(m, progress=False).score(sentences, normalize=())
+            for arch, m in models.items()}
+
+
 @pytest.mark.parametrize("arch", ["gpt2", "bert"])
-def test_every_sentence_scored_once_and_shards_balanced(arch, models, sentences, tmp_path):
+def test_every_sentence_scored_once_shards_balanced_one_bar(arch, models, sentences, one_process_scores, tmp_path):
     model = models[arch]
     repeated = sentences + sentences[:7]  # a repeated sentence is still scored once
-    spec = {"model": model, "sentences": repeated, "mode": "score", "batch_tokens": 256}
+    spec = {"model": model, "sentences": repeated, "mode": "score", "batch_tokens": 256, "progress": True}
     proc, logs, out = run_worker(tmp_path, "two", spec, nproc=2)
     assert proc.returncode == 0, proc.stderr
-    proc1, logs1, out1 = run_worker(tmp_path, "one", spec, nproc=1)
-    assert proc1.returncode == 0, proc1.stderr
+    # progress: one bar for the whole job (all unique sentences) on rank 0, none on rank 1
+    desc = "causal" if arch == "gpt2" else "PLL word_l2r"
+    bar0, bar1 = (logs / "stderr-0.txt").read_text(), (logs / "stderr-1.txt").read_text()
+    assert f"0/{len(sentences)} " in bar0 and desc in bar0  # the total is the whole job, not a shard
+    assert bar0.count(f"{desc}:   0%") == 1
+    assert desc not in bar1 and "%|" not in bar1
 
-    two, one = pd.read_parquet(out), pd.read_parquet(out1)
-    assert two["sentence"].tolist() == repeated == one["sentence"].tolist()
+    two = pd.read_parquet(out)
+    one = one_process_scores[arch].set_index("sentence").loc[repeated].reset_index()
+    assert two["sentence"].tolist() == repeated
     assert (two["n_tokens"] == one["n_tokens"]).all()
     assert np.abs(two["sum_logprob"] - one["sum_logprob"]).max() < 1e-5
 
@@ -178,21 +193,11 @@ def test_every_sentence_scored_once_and_shards_balanced(arch, models, sentences,
         assert set(total) == set(sentences) and set(total.values()) == {1}
         tokens = [sum(lengths[s] + 1 for s in c) for c in counts]  # + BOS: what a causal row costs
         assert abs(tokens[0] - tokens[1]) <= max(lengths.values()) + 1
-    else:  # word_l2r PLL: one row per content token; a sentence split over ranks would add rows
-        assert len(rows[0]) + len(rows[1]) == sum(lengths.values()) == len(logged_rows(logs1, 0))
+    else:  # word_l2r PLL: one row per content token; a sentence scored twice would add rows
+        assert len(rows[0]) + len(rows[1]) == sum(lengths.values())
         cost = [sum(len(row) for row in r) for r in rows]  # a masked sentence costs tokens x rows
         biggest = max((n + 2) * n for n in lengths.values())
         assert abs(cost[0] - cost[1]) <= biggest
-
-
-def test_progress_bar_on_rank_zero_only(models, sentences, tmp_path):
-    spec = {"model": models["gpt2"], "sentences": sentences, "mode": "score", "batch_tokens": 256,
-            "progress": True}
-    proc, logs, _ = run_worker(tmp_path, "bar", spec, nproc=2)
-    assert proc.returncode == 0, proc.stderr
-    bar0, bar1 = (logs / "stderr-0.txt").read_text(), (logs / "stderr-1.txt").read_text()
-    assert f"/{len(sentences)}" in bar0 and "causal" in bar0  # one bar for the whole job ...
-    assert "causal" not in bar1 and "%|" not in bar1  # ... and none on rank 1
 
 
 def test_failure_on_one_rank_stops_all_and_writes_nothing(models, run_dir, tmp_path):
@@ -219,14 +224,24 @@ def saved_sentences(cache_dir: Path) -> list[str]:
     return [s for p in parts for s in pd.read_parquet(p)["sentence"].tolist()]
 
 
-@pytest.mark.parametrize("restart_ranks", [1, 2])
-def test_killed_run_resumes_with_only_the_rest(restart_ranks, models, sentences, tmp_path):
-    model = models["gpt2"]
-    cache = tmp_path / "cache"
-    spec = {"model": model, "sentences": sentences, "mode": "cached", "cache_dir": str(cache),
+@pytest.fixture(scope="module")
+def killed_run(models, sentences, tmp_path_factory):
+    """A cached scoring run SIGKILLed right after its 3rd batch finished."""
+    tmp = tmp_path_factory.mktemp("killed")
+    spec = {"model": models["gpt2"], "sentences": sentences, "mode": "cached", "cache_dir": str(tmp / "cache"),
             "batch_tokens": 128}
-    # first run: SIGKILLed right after its 3rd batch finished
-    proc, logs, out = run_worker(tmp_path, "killed", spec | {"kill_after": {"rank": 0, "batches": 3}})
+    proc, logs, out = run_worker(tmp, "killed", spec | {"kill_after": {"rank": 0, "batches": 3}})
+    return spec, proc, logs, out
+
+
+@pytest.mark.parametrize("restart_ranks", [1, 2])
+def test_killed_run_resumes_with_only_the_rest(restart_ranks, killed_run, models, sentences, one_process_scores,
+                                               tmp_path):
+    model = models["gpt2"]
+    spec, proc, logs, out = killed_run
+    cache = tmp_path / "cache"
+    shutil.copytree(spec["cache_dir"], cache)
+    spec = spec | {"cache_dir": str(cache)}
     assert proc.returncode == -9
     assert not out.exists() and not list(cache.glob("*.parquet"))  # no cache file, no output
     first = causal_counts(model, sentences, logged_rows(logs, 0))
@@ -241,9 +256,7 @@ def test_killed_run_resumes_with_only_the_rest(restart_ranks, models, sentences,
     assert set(again) == set(sentences) - set(saved)  # only the rest was scored
     assert len(again) == len(sentences) - len(saved)
 
-    proc, _, ref = run_worker(tmp_path, "uninterrupted", spec | {"mode": "score"})
-    assert proc.returncode == 0, proc.stderr
-    got, want = pd.read_parquet(out), pd.read_parquet(ref)
+    got, want = pd.read_parquet(out), one_process_scores["gpt2"]
     assert got["sentence"].tolist() == want["sentence"].tolist()
     assert np.abs(got["sum_logprob"] - want["sum_logprob"]).max() < 1e-5
     assert list(cache.glob("*.parquet")) and not list(cache.glob("*.parts"))  # cache written, parts gone
