@@ -11,6 +11,7 @@ import functools
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 from collections import Counter
@@ -21,8 +22,7 @@ import pandas as pd
 import pytest
 from tokenizers import Tokenizer
 
-from fairpairs.errors import DistributedError
-from fairpairs.scoring.models import ModelError
+from fairpairs.errors import DistributedError, ModelError
 from fairpairs.scoring.distributed import Launch, balanced_shards, detect_launch
 from fairpairs.scoring.models import check_device_map, cuda_for_process
 
@@ -153,6 +153,45 @@ def test_evaluate_two_ranks_equals_one_process(models, run_dir, tmp_path):
     pd.testing.assert_frame_equal(a.drop(columns=scores), b.drop(columns=scores), check_exact=True)
     assert np.abs(a[scores].to_numpy() - b[scores].to_numpy()).max() < 1e-5
     assert a["score_good"].nunique() > len(a) // 4  # real, varied scores were compared
+
+
+def test_score_two_ranks_equals_one_process(models, run_dir, tmp_path):
+    args = ["-m", "fairpairs.cli", "score", "--model", models["bert"], "--input", run_dir / "original" / "causative.jsonl",
+            "--normalize", "mean_lp", "--no-progress"]
+    one = single(args + ["--out", tmp_path / "one.csv"])
+    assert one.returncode == 0, one.stderr
+    two = torchrun(args + ["--out", tmp_path / "two.csv"])
+    assert two.returncode == 0, two.stderr
+    assert two.stderr.count("scored ") == 1  # rank 0 alone writes and reports
+    a, b = pd.read_csv(tmp_path / "one.csv"), pd.read_csv(tmp_path / "two.csv")
+    nums = ["sum_logprob", "mean_lp"]
+    assert len(a) == 2 * N
+    pd.testing.assert_frame_equal(a.drop(columns=nums), b.drop(columns=nums), check_exact=True)
+    assert np.abs(a[nums].to_numpy() - b[nums].to_numpy()).max() < 1e-5
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_two_nodes_with_a_rendezvous_endpoint(models, run_dir, tmp_path):
+    """docs/scaling.md's multi-node command, both "nodes" on this machine: two torchrun agents
+    meeting at one c10d endpoint, one process each (global ranks 0 and 1, both LOCAL_RANK 0)."""
+    args = ["-m", "fairpairs.cli", "evaluate", "--models", models["gpt2"], "--data", run_dir, "--normalize", "lp"]
+    one = single(args + ["--out", tmp_path / "one"])
+    assert one.returncode == 0, one.stderr
+    port = free_port()
+    cmd = [sys.executable, "-m", "torch.distributed.run", "--nnodes", "2", "--nproc_per_node", "1",
+           "--rdzv_backend", "c10d", "--rdzv_endpoint", f"127.0.0.1:{port}", "--rdzv_id", "fairpairs-test"]
+    nodes = [subprocess.Popen(cmd + [str(a) for a in args] + ["--out", str(tmp_path / "two")], env=env(),
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    outs = [n.communicate(timeout=TIMEOUT) for n in nodes]
+    assert [n.returncode for n in nodes] == [0, 0], [o[1][-2000:] for o in outs]
+    assert sum(o[0].count("Overall accuracy") for o in outs) == 1  # rank 0 alone reports
+    pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "one" / "accuracy.csv"),
+                                  pd.read_csv(tmp_path / "two" / "accuracy.csv"), check_exact=True)
 
 
 @pytest.fixture(scope="module")

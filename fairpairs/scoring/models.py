@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import warnings
 
 from ..errors import ModelError, NetworkError, TokenizerError
