@@ -430,7 +430,8 @@ class Report:
     summary: pd.DataFrame
     change: pd.DataFrame | None
     cache_hits: dict[str, bool]
-    seconds: dict[str, float] = field(default_factory=dict)  # per model: reading or scoring its sentences
+    seconds: dict[str, float] = field(default_factory=dict)  # per model: scoring (or reading) its sentences
+    load_seconds: dict[str, float] = field(default_factory=dict)  # per model: loading it (0 on a cache hit)
 
 
 def analyse(ps: pd.DataFrame) -> Report:
@@ -468,16 +469,24 @@ def evaluate(sets: dict[str, pd.DataFrame], models: list[str], settings: Setting
     labels = [display_name(m) for m in models]
     if len(set(labels)) < len(labels):
         labels = list(models)
-    frames, hits, seconds = [], {}, {}
+    frames, hits, seconds, loading = [], {}, {}, {}
+
+    def timed_load(model, s):
+        start = time.perf_counter()
+        scorer = load_scorer(model, s)
+        loading[model] = time.perf_counter() - start
+        return scorer
+
     for model, label in zip(models, labels):
         start = time.perf_counter()
-        scores, hits[label] = cached_scores(model, sentences, settings, cache_dir, load_scorer)
-        seconds[label] = time.perf_counter() - start
+        scores, hits[label] = cached_scores(model, sentences, settings, cache_dir, timed_load)
+        seconds[label] = time.perf_counter() - start - loading.get(model, 0.0)
         frames.append(pair_scores(pairs, scores, label, settings.normalize, lengths))
     if not is_main():
         return None
     report = analyse(pd.concat(frames, ignore_index=True))
     report.cache_hits, report.seconds = hits, seconds
+    report.load_seconds = {label: loading.get(model, 0.0) for model, label in zip(models, labels)}
     return report
 
 

@@ -125,6 +125,7 @@ def evaluate(models, data, pll, normalize, unigrams, out, cache_dir, no_cache, s
     head = settings.normalize[0]
     change = report.change[report.change["normalization"] == head] if report.change is not None else None
     click.echo(summary_markdown(report.summary[report.summary["normalization"] == head], change))
-    hits = ", ".join(f"{m}: {'cached' if h else 'scored'} in {report.seconds.get(m, 0):.1f} s"
+    hits = ", ".join(f"{m}: cached" if h else
+                     f"{m}: scored in {report.seconds[m]:.1f} s after {report.load_seconds[m]:.1f} s loading"
                      for m, h in report.cache_hits.items())
     click.echo(f"wrote {out}/report.md ({hits})", err=True)
