@@ -10,6 +10,12 @@ our scores and the references' (a correctness check on the very sentences timed)
     python benchmarks/score.py --device cuda --dtype bfloat16 --full-size-bert --variants word_l2r \
         --blimp-dir DIR --all --naive-limit 0
 
+Scale-out (--ranks): `fairpairs evaluate` of generated data (all 67 paradigms x --pairs pairs, original
+and debiased) with a tiny causal and a tiny masked model, as one process and under torchrun with N
+processes of --threads threads each; prints wall times and the speed-up over one process:
+    python benchmarks/score.py --ranks 1,2            # 1 thread per process, 30 pairs
+    python benchmarks/score.py --ranks 1,2 --device cuda --model <dir>   # one process per GPU
+
 minicons 0.3.39 needs transformers<5, so it runs in a separate interpreter (--minicons-python):
     python -m venv /tmp/mc-venv && /tmp/mc-venv/bin/pip install torch==2.13.0 \
         && /tmp/mc-venv/bin/pip install "transformers<5" minicons==0.3.39
@@ -20,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -180,6 +187,73 @@ def print_row(row: dict) -> None:
           f"{naive:>12}{mc:>15}{diff:>11}", flush=True)
 
 
+def _evaluate_cmd(ranks: int, models: list[str], data: Path, out: Path, device: str) -> list[str]:
+    launch = [sys.executable] if ranks == 1 else [
+        sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", str(ranks)]
+    return launch + ["-m", "fairpairs.cli", "evaluate", "--models", ",".join(models), "--data", str(data),
+                     "--out", str(out), "--device", device]
+
+
+def _load() -> str:
+    return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+
+
+def scale_out(args, ranks: list[int]) -> None:
+    """Wall time of whole `fairpairs evaluate` runs with 1..N processes (see the module docstring),
+    and of their scoring alone (rank 0's time from a model loaded to all its sentences gathered)."""
+    import pandas as pd
+
+    from fairpairs.scoring import build_tiny_model
+
+    tmp = tempfile.TemporaryDirectory()
+    root = Path(tmp.name)
+    models = list(args.model or []) or [str(build_tiny_model(a, root / f"tiny-{a}"))
+                                        for a in ("gpt2", "bert-base-cased")]
+    data = root / "data"
+    env = dict(os.environ, HF_HUB_OFFLINE="1", OMP_NUM_THREADS=str(args.threads or 1), PYTHONPATH=str(REPO))
+    gen = subprocess.run([sys.executable, "-m", "fairpairs.cli", "generate", "--pairs", str(args.pairs),
+                          "--out", str(data)], env=env, capture_output=True, text=True)
+    if gen.returncode != 0:
+        sys.exit(f"generate failed: {gen.stderr.strip()[-500:]}")
+    n_pairs = sum(len(f.read_text().splitlines()) for f in data.glob("*/*.jsonl"))
+    print(f"evaluate of {len(list(data.glob('original/*.jsonl')))} paradigms x {args.pairs} pairs "
+          f"(original + debiased: {n_pairs} pairs) with {', '.join(Path(m).name for m in models)}; "
+          f"{args.threads or 1} thread(s) per process; {os.cpu_count()} CPUs; device {args.device}")
+    print(f"load before: {_load()}")
+    times: dict[int, list[float]] = {r: [] for r in ranks}
+    scoring: dict[int, list[float]] = {r: [] for r in ranks}
+    accuracy = {}
+    for rep in range(args.repeats):
+        for r in ranks:  # interleaved, so a change in the machine's load hits every setting alike
+            out = root / f"out-{r}-{rep}"
+            t0 = time.perf_counter()
+            proc = subprocess.run(_evaluate_cmd(r, models, data, out, args.device), env=env,
+                                  capture_output=True, text=True)
+            wall = time.perf_counter() - t0
+            if proc.returncode != 0:
+                sys.exit(f"{r} process(es): evaluate failed:\n{proc.stderr.strip()[-2000:]}")
+            secs = [float(x) for x in re.findall(r"scored in ([0-9.]+) s after", proc.stderr)]
+            if len(secs) != len(models):
+                sys.exit(f"{r} process(es): no 'scored in' figure per model in:\n{proc.stderr[-1000:]}")
+            loads = [float(x) for x in re.findall(r"after ([0-9.]+) s loading", proc.stderr)]
+            times[r].append(wall)
+            scoring[r].append(sum(secs))
+            accuracy[r] = pd.read_csv(out / "accuracy.csv")
+            print(f"  run {rep + 1}, {r} process(es): {wall:6.1f} s wall, {sum(secs):6.1f} s scoring "
+                  f"(load {os.getloadavg()[0]:.2f})", flush=True)
+    print(f"load after: {_load()}")
+    base, base_scoring = min(times[ranks[0]]), min(scoring[ranks[0]])
+    print(f"\n  {'processes':>9}{'wall s':>9}{'scoring s':>11}{'speed-up':>10}{'scoring speed-up':>18}"
+          f"{'pairs/s':>9}  same accuracies")
+    for r in ranks:
+        same = accuracy[r].equals(accuracy[ranks[0]])
+        print(f"  {r:>9}{min(times[r]):>9.1f}{min(scoring[r]):>11.1f}{base / min(times[r]):>9.2f}x"
+              f"{base_scoring / min(scoring[r]):>17.2f}x{n_pairs * len(models) / min(times[r]):>9.1f}  {same}")
+        if not same:
+            sys.exit(f"{r} processes: accuracy.csv differs from {ranks[0]} process(es)")
+    tmp.cleanup()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--model", action="append", help="model folder / name (repeatable); default: tiny "
@@ -200,7 +274,12 @@ def main():
     ap.add_argument("--minicons-python", default=None, help="python of a venv with minicons 0.3.39")
     ap.add_argument("--minicons-batch", type=int, default=32)
     ap.add_argument("--json-out", type=Path, default=None)
+    ap.add_argument("--ranks", default=None, help="scale-out: comma-separated process counts, e.g. 1,2")
+    ap.add_argument("--pairs", type=int, default=30, help="scale-out: pairs per paradigm and set")
     args = ap.parse_args()
+    if args.ranks:
+        ranks = [int(r) for r in args.ranks.split(",")]
+        return scale_out(args, ranks)
 
     import torch
 
