@@ -163,11 +163,19 @@ def test_score_two_ranks_equals_one_process(models, run_dir, tmp_path):
     two = torchrun(args + ["--out", tmp_path / "two.csv"])
     assert two.returncode == 0, two.stderr
     assert two.stderr.count("scored ") == 1  # rank 0 alone writes and reports
-    a, b = pd.read_csv(tmp_path / "one.csv"), pd.read_csv(tmp_path / "two.csv")
+    # docs/scaling.md's accelerate form (on a machine without GPUs it runs gloo processes alike)
+    accelerate = [sys.executable, "-m", "accelerate.commands.launch", "--multi_gpu", "--num_processes", "2",
+                  "--num_machines", "1", "--mixed_precision", "no", "--dynamo_backend", "no"]
+    acc = subprocess.run(accelerate + [str(a) for a in args] + ["--out", str(tmp_path / "acc.csv")],
+                         env=env(), capture_output=True, text=True, timeout=TIMEOUT)
+    assert acc.returncode == 0, acc.stderr
+    assert acc.stderr.count("scored ") == 1
+    a = pd.read_csv(tmp_path / "one.csv")
     nums = ["sum_logprob", "mean_lp"]
     assert len(a) == 2 * N
-    pd.testing.assert_frame_equal(a.drop(columns=nums), b.drop(columns=nums), check_exact=True)
-    assert np.abs(a[nums].to_numpy() - b[nums].to_numpy()).max() < 1e-5
+    for b in (pd.read_csv(tmp_path / "two.csv"), pd.read_csv(tmp_path / "acc.csv")):
+        pd.testing.assert_frame_equal(a.drop(columns=nums), b.drop(columns=nums), check_exact=True)
+        assert np.abs(a[nums].to_numpy() - b[nums].to_numpy()).max() < 1e-5
 
 
 def free_port() -> int:
