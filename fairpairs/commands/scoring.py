@@ -211,6 +211,7 @@ def fit(model, kind, pll, device, dtype, device_map, batch_tokens, progress, jud
     """Fit beta and gamma on z-scored judgments; report cross-validated r of MORCELA, SLOR, LP."""
     from ..io import atomic_write, check_output_file
     from ..scoring import morcela as mc
+    from ..scoring.distributed import is_main
 
     check_output_file(out, "--out", inputs=[judgments])
     sentences, ys, dropped = mc.read_judgments_counted(judgments, measure)
@@ -220,6 +221,8 @@ def fit(model, kind, pll, device, dtype, device_map, batch_tokens, progress, jud
                    + f"; fitting {len(sentences)} sentences", err=True)
     scorer = _scorer(model, kind, pll, device, dtype, device_map, batch_tokens, progress)
     df = scorer.score(sentences, normalize=("slor",), unigrams=unigrams)
+    if not is_main():  # under torchrun / accelerate launch the ranks share the scoring; rank 0 fits and writes
+        return
     p, u, n = (df[c].to_numpy(float) for c in ("sum_logprob", "unigram_logprob", "n_tokens"))
     result = mc.fit(p, u, n, ys)
     result.cv = mc.cross_validate(p, u, n, ys, folds=folds, seed=seed)
