@@ -27,3 +27,13 @@ def one_torch_thread():
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(before)
+
+
+@pytest.fixture(scope="session")
+def tiny_models(tmp_path_factory) -> dict[str, str]:
+    """Folders of a tiny random gpt2 (causal) and bert-base-cased (masked) model, built once."""
+    from fairpairs.scoring import build_tiny_model
+
+    root = tmp_path_factory.mktemp("tiny")
+    return {"gpt2": str(build_tiny_model("gpt2", root / "tiny-gpt2", seed=0)),
+            "bert": str(build_tiny_model("bert-base-cased", root / "tiny-bert", seed=0))}

@@ -54,12 +54,8 @@ def single(args, **extra) -> subprocess.CompletedProcess:
 
 
 @pytest.fixture(scope="module")
-def models(tmp_path_factory):
-    from fairpairs.scoring import build_tiny_model
-
-    root = tmp_path_factory.mktemp("tiny")
-    return {"gpt2": str(build_tiny_model("gpt2", root / "tiny-gpt2", seed=0)),
-            "bert": str(build_tiny_model("bert-base-cased", root / "tiny-bert", seed=0))}
+def models(tiny_models):
+    return tiny_models
 
 
 @pytest.fixture(scope="module")
