@@ -382,3 +382,27 @@ def test_balanced_shards_hand_computed():
     # three ranks, six equal costs: two each, in index order within a rank
     assert [s.tolist() for s in balanced_shards([1] * 6, 3)] == [[0, 5], [1, 4], [2, 3]]
     assert [s.tolist() for s in balanced_shards([], 2)] == [[], []]
+
+
+def test_sigterm_keeps_saved_batches_and_a_rerun_finishes(models, run_dir, tmp_path):
+    """A pre-empted job (SLURM sends SIGTERM) leaves no output but keeps the batches it finished."""
+    import signal
+    import time
+
+    out = tmp_path / "report"
+    args = [sys.executable, "-m", "fairpairs.cli", "evaluate", "--models", models["bert"], "--data", str(run_dir),
+            "--out", str(out), "--batch-tokens", "64"]
+    proc = subprocess.Popen(args, env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + TIMEOUT
+    while not list(out.glob("cache/*.parts/part-*.parquet")) and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=TIMEOUT)
+    assert proc.returncode == 143, err
+    assert "terminated (SIGTERM)" in err
+    assert not (out / "report.md").exists() and not list(out.glob("cache/*.parquet"))
+    saved = saved_sentences(out / "cache")
+    assert saved
+    again = subprocess.run(args, env=env(), capture_output=True, text=True, timeout=TIMEOUT)
+    assert again.returncode == 0, again.stderr
+    assert (out / "report.md").is_file() and not list(out.glob("cache/*.parts"))
