@@ -71,7 +71,7 @@ def load_ours(args) -> tuple[dict[str, list], str]:
 
     from tqdm import tqdm
 
-    from fairpairs.commands.generate import select_paradigms
+    from fairpairs.grammar import select_paradigms
 
     vocab, paradigms = select_paradigms(args.paradigms or "all", None, None)
     ours = {}

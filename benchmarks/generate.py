@@ -33,7 +33,7 @@ def main() -> None:
     ap.add_argument("--strategy", default="search", choices=["search", "resample"])
     args = ap.parse_args()
 
-    from fairpairs.commands.generate import select_paradigms
+    from fairpairs.grammar import select_paradigms
     from fairpairs.run import RunConfig, generate_run
     from fairpairs.tokenization import LengthMeter
 

@@ -75,7 +75,7 @@ def main() -> None:
 
     from tqdm import tqdm
 
-    from fairpairs.commands.generate import select_paradigms
+    from fairpairs.grammar import select_paradigms
     from fairpairs.control import generate_debiased, generate_original
     from fairpairs.errors import GrammarError
     from fairpairs.generate import Sampler
@@ -146,7 +146,7 @@ def real_tokenizers(args) -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     import real_tokenizers as real
 
-    from fairpairs.commands.generate import select_paradigms   # (issue 12 moves it out of the CLI)
+    from fairpairs.grammar import select_paradigms
     from fairpairs.control import LOW_DIVERSITY as LOW
     from fairpairs.control import generate_debiased, generate_original
     from fairpairs.generate import Sampler

@@ -1,11 +1,61 @@
 """fairpairs: minimal-pair benchmarks free of token-length bias.
 
+    import fairpairs as fp
+    p = fp.load_paradigm("determiner_noun_agreement_1")
+    pairs = fp.generate(p, n=50, tokenizers=["gpt2", "bert-base-cased"], seed=0)
+
+The public API (docs/api.md) is exported lazily from `fairpairs.api`: importing the package does
+no work and imports neither torch nor transformers; each name's module is imported on first use.
+
 Pipeline, one module (or sub-package) per stage:
 
     vocab -> grammar -> generate -> control -> scoring -> evaluate -> publish
-
-Importing the package does no work; heavy libraries (torch, transformers) are imported by the
-stages that need them.
 """
 
 __version__ = "0.1.0"
+
+# public name -> module that defines it (imported on first access, PEP 562)
+_EXPORTS = {
+    "load_paradigm": "api", "paradigms": "api", "load_vocabulary": "api", "validate": "api",
+    "generate": "api", "generate_run": "api", "load_sets": "api", "audit": "api", "score_pairs": "api",
+    "evaluate": "api",
+    "PairRecord": "records", "Scorer": "scoring", "write_report": "evaluate", "Report": "evaluate",
+}
+
+__all__ = ["__version__", *_EXPORTS]
+
+# `fairpairs.generate`, `fairpairs.audit` and `fairpairs.evaluate` are the API's functions, though
+# modules of the same names exist (fairpairs/generate.py, ...): importing such a module must not
+# replace the function on the package, whatever the order of imports. The modules stay importable
+# by their full names (`from fairpairs.evaluate import write_report`).
+
+
+def _install_package_class():
+    import sys
+    import types
+
+    class Package(types.ModuleType):
+        def __setattr__(self, name, value):
+            if name in _EXPORTS and isinstance(value, types.ModuleType):
+                return          # the submodule stays in sys.modules under its full name
+            super().__setattr__(name, value)
+
+    sys.modules[__name__].__class__ = Package
+
+
+_install_package_class()
+
+
+def __getattr__(name):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_EXPORTS))

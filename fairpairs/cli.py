@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import logging
+import re
 import sys
 
 import click
@@ -28,6 +29,27 @@ COMMANDS = {
     "audit": "fairpairs.commands.analysis:audit",
     "evaluate": "fairpairs.commands.analysis:evaluate",
 }
+
+
+# library parameter -> CLI option: library errors name parameters, the CLI shows its options
+OPTION_NAMES = {
+    "model": "--model", "models": "--models", "tokenizers": "--models", "device": "--device",
+    "dtype": "--dtype", "kind": "--kind", "pll": "--pll", "normalize": "--normalize",
+    "unigrams": "--unigrams", "corpus": "--corpus", "input": "--input", "judgments": "--judgments",
+    "folds": "--folds", "out": "--out", "paradigms": "--paradigms", "phenomenon": "--phenomenon",
+    "repo_id": "--repo-id", "which": "--set", "morcela_params": "--morcela-params",
+    "max_draws": "--max-draws", "max_retries": "--max-retries", "data": "--data", "pairs": "--pairs",
+    "grammars": "--grammars", "strategy": "--strategy", "match_frequency": "--match-frequency",
+}
+_LEADING = re.compile(r"^([a-z_]+)(?=[ :])")
+_INNER = re.compile(r"\b(morcela_params|max_draws|max_retries|repo_id|match_frequency)\b")
+
+
+def cli_message(message: str) -> str:
+    """A library error message with the parameter it starts with (and the multi-word parameter
+    names it mentions) written as this CLI's options."""
+    message = _LEADING.sub(lambda m: OPTION_NAMES.get(m.group(1), m.group(1)), message, count=1)
+    return _INNER.sub(lambda m: OPTION_NAMES[m.group(1)], message)
 
 
 class LazyGroup(click.Group):
@@ -64,7 +86,7 @@ def main(argv=None):
     except FairpairsError as exc:
         if getattr(exc, "quiet", False):  # a multi-process failure is told once, by rank 0
             sys.exit(1)
-        _fail(f"error: {exc}", 1)
+        _fail(f"error: {cli_message(str(exc))}", 1)
     except (click.exceptions.Abort, KeyboardInterrupt):   # click turns SIGTERM's Terminated into Abort
         if io.received_sigterm:
             _fail("terminated (SIGTERM); no partial output was written", 143)

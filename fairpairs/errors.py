@@ -55,3 +55,7 @@ class DistributedError(FairpairsError, RuntimeError):
     def __init__(self, message: str, quiet: bool = False):
         super().__init__(message)
         self.quiet = quiet
+
+
+class UsageError(FairpairsError, ValueError):
+    """A library call got an argument it cannot use (unknown name, bad value, wrong type)."""

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .grammar import Paradigm, PlainTemplate, SlotSpec, finish_sentence
+from .records import PairRecord
 from .vocab import Vocabulary
 
 
@@ -282,19 +283,24 @@ class Sampler:
         pair.shown = (key, shown)
         return shown
 
-    def row(self, pair: Pair, lengths: dict[str, tuple[int, int]], pair_id: int) -> dict:
-        """The jsonl record of a pair."""
+    def record(self, pair: Pair, lengths: dict[str, tuple[int, int]], pair_id: int) -> PairRecord:
+        """The typed record of a pair (its `to_dict()` is the jsonl row)."""
         p = self.p
-        return {
-            "sentence_good": pair.sentence_good,
-            "sentence_bad": pair.sentence_bad,
-            "field": p.field,
-            "linguistics_term": p.linguistics_term,
-            "UID": p.uid,
-            "pairID": str(pair_id),
-            "lexically_identical": lexically_identical(pair.sentence_good, pair.sentence_bad),
-            "critical_good": {n: pair.good[n].word for n in self.shown_critical(pair)},
-            "critical_bad": {n: pair.bad[n].word for n in self.shown_critical(pair)},
-            "token_lengths": {m: {"good": g, "bad": b} for m, (g, b) in lengths.items()},
-            "redraws": pair.redraws,
-        }
+        shown = self.shown_critical(pair)
+        return PairRecord(
+            sentence_good=pair.sentence_good,
+            sentence_bad=pair.sentence_bad,
+            field=p.field,
+            linguistics_term=p.linguistics_term,
+            UID=p.uid,
+            pairID=str(pair_id),
+            lexically_identical=lexically_identical(pair.sentence_good, pair.sentence_bad),
+            critical_good={n: pair.good[n].word for n in shown},
+            critical_bad={n: pair.bad[n].word for n in shown},
+            token_lengths={m: {"good": g, "bad": b} for m, (g, b) in lengths.items()},
+            redraws=pair.redraws,
+        )
+
+    def row(self, pair: Pair, lengths: dict[str, tuple[int, int]], pair_id: int) -> dict:
+        """The jsonl record of a pair, as a dict."""
+        return self.record(pair, lengths, pair_id).to_dict()

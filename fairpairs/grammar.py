@@ -11,6 +11,7 @@ Everything is checked when the file is loaded; errors read `file: key: message`.
 from __future__ import annotations
 
 import re
+import dataclasses
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -80,6 +81,7 @@ class Paradigm:
     reorder: bool = False
     standard: bool = True
     description: str = ""
+    vocab: Any = dataclasses.field(default=None, repr=False, compare=False)   # the table its rows index
 
     @property
     def is_reordering(self) -> bool:
@@ -468,7 +470,7 @@ def load_paradigm(path: str | Path, vocab: Vocabulary | None = None) -> Paradigm
                     linguistics_term=data["linguistics_term"], path=path, slots=slots, order=order,
                     critical=critical, good_template=good_t, bad_template=bad_t, good_source=good_src,
                     bad_source=bad_src, reorder=reorder, standard=data.get("standard", True),
-                    description=str(data.get("description", "")))
+                    description=str(data.get("description", "")), vocab=vocab)
 
 
 def grammar_files(directory: str | Path | None = None) -> list[Path]:
@@ -506,3 +508,45 @@ def validate(paths: Iterable[str | Path] | None = None, vocab: Vocabulary | None
         except FairpairsError as exc:
             out.append((f, exc))
     return out
+
+
+def select_paradigms(spec: str | list[str] = "all", phenomenon: str | None = None,
+                     grammar_dir: str | Path | None = None, *, standard_only: bool = True,
+                     vocab: Vocabulary | None = None) -> tuple[Vocabulary, list[Paradigm]]:
+    """The vocabulary and the paradigms named by `spec` ("uid,uid", a list of UIDs, "all" or
+    "standard"), optionally only those of `phenomenon`; with "all", only the standard ones unless
+    `standard_only` is False. Errors name the parameters `paradigms` and `phenomenon`."""
+    from .errors import UsageError
+
+    vocab = vocab or default_vocabulary()
+    files = {p.stem: p for p in grammar_files(grammar_dir)}
+    every = isinstance(spec, str) and spec in ("all", "standard")
+    if every:
+        chosen = sorted(files)
+    else:
+        names = spec.split(",") if isinstance(spec, str) else list(spec)
+        chosen = [u.strip() for u in names if u.strip()]
+        if not chosen:
+            raise UsageError(f"paradigms: {spec!r} names no paradigm (give uid,uid or 'all')")
+        dupes = sorted({u for u in chosen if chosen.count(u) > 1})
+        if dupes:
+            raise UsageError(f"paradigms: {', '.join(dupes)} named twice")
+        unknown = [u for u in chosen if u not in files]
+        if unknown:
+            raise UsageError(f"paradigms: unknown paradigm(s) {', '.join(unknown)} "
+                             f"(see `fairpairs paradigms`)")
+    paradigms = [load_paradigm(files[u], vocab) for u in chosen]
+    if every and standard_only:
+        paradigms = [p for p in paradigms if p.standard]
+    if phenomenon:
+        norm = phenomenon.strip().lower().replace("_", " ").replace("-", " ")
+        known = sorted({p.phenomenon for p in paradigms})
+        paradigms = [p for p in paradigms if p.phenomenon.lower().replace("-", " ") == norm]
+        if not paradigms:
+            if not every:
+                all_phen = {q.phenomenon for q in (load_paradigm(f, vocab) for f in files.values())}
+                if any(ph.lower().replace("-", " ") == norm for ph in all_phen):
+                    raise UsageError(f"phenomenon {phenomenon!r}: none of the paradigms named by "
+                                     f"paradigms belongs to it (theirs: {', '.join(known)})")
+            raise UsageError(f"phenomenon: unknown phenomenon {phenomenon!r} (known: {', '.join(known)})")
+    return vocab, paradigms

@@ -17,16 +17,18 @@ from pathlib import Path
 from . import __version__
 from .control import (
     DEFAULT_RETRIES,
+    STRATEGIES,
     ParadigmStats,
     SetResult,
     check_request,
     generate_debiased,
     generate_original,
 )
-from .errors import FairpairsError
+from .errors import UsageError
 from .generate import Sampler
 from .grammar import Paradigm
 from .io import OutputFolder
+from .records import PairRecord
 from .sources import BUNDLED, bundled_path, expand, resolve_tokenizer
 from .tokenization import LengthMeter
 from .vocab import Vocabulary
@@ -54,14 +56,82 @@ class RunResult:
     strategy: str = "search"
 
 
-def dumps_row(row: dict) -> str:
-    return json.dumps(row, ensure_ascii=False, separators=(", ", ": "))
+@dataclass
+class ParadigmSets:
+    """The sets generated for one paradigm, with the sampler that drew them (it renders records)."""
+
+    paradigm: Paradigm
+    sampler: Sampler
+    original: SetResult | None = None
+    debiased: SetResult | None = None
+
+    def records(self, which: str) -> list[PairRecord]:
+        """The typed records of set `which` ("original" or "debiased"), in output order."""
+        res = getattr(self, which)
+        return [self.sampler.record(pair, lengths, i) for i, (pair, lengths) in enumerate(zip(res.pairs, res.lengths))]
 
 
-def write_jsonl(path: Path, sampler: Sampler, res: SetResult) -> None:
+def write_jsonl(path: Path, records: list[PairRecord]) -> None:
     with open(path, "w", encoding="utf-8", newline="\n") as fh:
-        for i, (pair, lengths) in enumerate(zip(res.pairs, res.lengths)):
-            fh.write(dumps_row(sampler.row(pair, lengths, i)) + "\n")
+        for rec in records:
+            fh.write(rec.to_json() + "\n")
+
+
+def check_config(cfg: RunConfig, need_models: bool = True) -> None:
+    """Fail fast, before any work, on settings no run can use (errors name the parameter)."""
+    check_request(cfg.pairs, cfg.max_draws)
+    if isinstance(cfg.seed, bool) or not isinstance(cfg.seed, int) or cfg.seed < 0:
+        raise UsageError(f"seed: expected a whole number >= 0, not {cfg.seed!r}")
+    if cfg.strategy not in STRATEGIES:
+        raise UsageError(f"strategy: expected one of {', '.join(STRATEGIES)}, not {cfg.strategy!r}")
+    if (need_models and not cfg.models) or len(set(cfg.models)) != len(cfg.models):
+        raise UsageError(f"tokenizers: expected distinct tokenizer names, not {cfg.models!r}")
+    mf = cfg.match_frequency
+    if mf is not None and not (isinstance(mf, (int, float)) and math.isfinite(mf) and mf >= 0):
+        raise UsageError(f"match_frequency: expected a finite number of Zipf units >= 0, not {mf!r}")
+    mr = cfg.max_retries
+    if mr is not None and (isinstance(mr, bool) or not isinstance(mr, int) or mr < 0):
+        raise UsageError(f"max_retries: expected a whole number >= 0, not {mr!r}")
+
+
+def generate_paradigm(p: Paradigm, vocab: Vocabulary, cfg: RunConfig, meters: list[LengthMeter],
+                      sets: tuple[str, ...] = ("original", "debiased"), progress=None) -> ParadigmSets:
+    """Generate the sets `sets` of one paradigm (lengths measured with `meters`). `progress(n)` is
+    told the pairs done so far, the original set's first. The one code path of `fairpairs generate`
+    and `fairpairs.generate`: every pair has its own seeded stream, so a set is the same whether or
+    not the other set is generated too."""
+    out = ParadigmSets(paradigm=p, sampler=Sampler(p, vocab, cfg.seed))
+    retries = DEFAULT_RETRIES[cfg.strategy] if cfg.max_retries is None else cfg.max_retries
+    done = cfg.pairs if "original" in sets else 0
+    if "original" in sets:
+        out.original = generate_original(out.sampler, cfg.pairs, meters, max_draws=cfg.max_draws,
+                                         progress=progress)
+    if "debiased" in sets:
+        out.debiased = generate_debiased(out.sampler, cfg.pairs, meters, strategy=cfg.strategy,
+                                         max_retries=retries, match_frequency=cfg.match_frequency,
+                                         max_draws=cfg.max_draws,
+                                         progress=(lambda n: progress(done + n)) if progress else None)
+    if out.original is not None and out.debiased is not None and out.original.stats.distinct_words:
+        out.debiased.stats.distinct_ratio = out.debiased.stats.distinct_words / out.original.stats.distinct_words
+    return out
+
+
+def paradigm_manifest(sets: ParadigmSets) -> dict:
+    """A paradigm's entry in the run manifest."""
+    p, orig, d = sets.paradigm, sets.original, sets.debiased.stats
+    return {
+        "phenomenon": p.phenomenon, "field": p.field, "linguistics_term": p.linguistics_term,
+        "grammar_file": p.path.name, "reorder": p.reorder,
+        "original": len(orig.pairs), "debiased": len(sets.debiased.pairs), "drawn": d.drawn,
+        "redraws": d.redraws, "dropped": d.dropped, "yield": d.as_dict()["yield"],
+        "draws_per_kept": d.as_dict()["draws_per_kept"], "first_try": d.first_try,
+        "invalid_draws": d.invalid, "duplicates": d.duplicates,
+        "distinct_critical_words": {"original": orig.stats.distinct_words, "debiased": d.distinct_words,
+                                    "ratio": d.as_dict()["distinct_ratio"]},
+        "mean_abs_delta_zipf": {"original": orig.stats.as_dict()["mean_dzipf"],
+                                "debiased": d.as_dict()["mean_dzipf"]},
+        "original_stats": orig.stats.as_dict(),
+    }
 
 
 def versions() -> dict[str, str]:
@@ -87,16 +157,9 @@ def tokenizer_info(meter: LengthMeter) -> dict:
 def generate_run(paradigms: list[Paradigm], vocab: Vocabulary, cfg: RunConfig, out: Path,
                  progress_factory=None) -> RunResult:
     """Generate every paradigm and write the run folder `out` atomically."""
-    check_request(cfg.pairs, cfg.max_draws)
-    if not isinstance(cfg.seed, int) or cfg.seed < 0:
-        raise FairpairsError(f"seed: expected a whole number >= 0, not {cfg.seed!r}")
-    if not cfg.models or len(set(cfg.models)) != len(cfg.models):
-        raise FairpairsError(f"models: expected distinct tokenizer names, not {cfg.models!r}")
+    check_config(cfg)
     if not paradigms:
-        raise FairpairsError("paradigms: none selected")
-    mf = cfg.match_frequency
-    if mf is not None and not (isinstance(mf, (int, float)) and math.isfinite(mf) and mf >= 0):
-        raise FairpairsError(f"match_frequency: expected a finite number of Zipf units >= 0, not {mf!r}")
+        raise UsageError("paradigms: none selected")
     folder = OutputFolder(out, "out")   # checked before any work
     meters = [LengthMeter(m) for m in cfg.models]
     result = RunResult(strategy=cfg.strategy)
@@ -106,32 +169,12 @@ def generate_run(paradigms: list[Paradigm], vocab: Vocabulary, cfg: RunConfig, o
         (tmp / "debiased").mkdir()
         manifest_paradigms = {}
         for p in paradigms:
-            sampler = Sampler(p, vocab, cfg.seed)
             bar = progress_factory(p.uid, 2 * cfg.pairs) if progress_factory else None
-            orig = generate_original(sampler, cfg.pairs, meters, max_draws=cfg.max_draws,
-                                     progress=(lambda n: bar(n)) if bar else None)
-            deb = generate_debiased(sampler, cfg.pairs, meters, strategy=cfg.strategy, max_retries=retries,
-                                    match_frequency=cfg.match_frequency, max_draws=cfg.max_draws,
-                                    progress=(lambda n: bar(cfg.pairs + n)) if bar else None)
-            write_jsonl(tmp / "original" / f"{p.uid}.jsonl", sampler, orig)
-            write_jsonl(tmp / "debiased" / f"{p.uid}.jsonl", sampler, deb)
-            result.stats[p.uid] = {"original": orig.stats, "debiased": deb.stats}
-            d = deb.stats
-            if orig.stats.distinct_words:
-                d.distinct_ratio = d.distinct_words / orig.stats.distinct_words
-            manifest_paradigms[p.uid] = {
-                "phenomenon": p.phenomenon, "field": p.field, "linguistics_term": p.linguistics_term,
-                "grammar_file": p.path.name, "reorder": p.reorder,
-                "original": len(orig.pairs), "debiased": len(deb.pairs), "drawn": d.drawn,
-                "redraws": d.redraws, "dropped": d.dropped, "yield": d.as_dict()["yield"],
-                "draws_per_kept": d.as_dict()["draws_per_kept"], "first_try": d.first_try,
-                "invalid_draws": d.invalid, "duplicates": d.duplicates,
-                "distinct_critical_words": {"original": orig.stats.distinct_words, "debiased": d.distinct_words,
-                                            "ratio": d.as_dict()["distinct_ratio"]},
-                "mean_abs_delta_zipf": {"original": orig.stats.as_dict()["mean_dzipf"],
-                                        "debiased": d.as_dict()["mean_dzipf"]},
-                "original_stats": orig.stats.as_dict(),
-            }
+            sets = generate_paradigm(p, vocab, cfg, meters, progress=bar)
+            for which in ("original", "debiased"):
+                write_jsonl(tmp / which / f"{p.uid}.jsonl", sets.records(which))
+            result.stats[p.uid] = {"original": sets.original.stats, "debiased": sets.debiased.stats}
+            manifest_paradigms[p.uid] = paradigm_manifest(sets)
         manifest = {
             "fairpairs_version": __version__,
             "command": cfg.command,

@@ -206,7 +206,7 @@ def test_real_blimp_lexically_identical_share(shared):
 
 
 def test_generate_original_pairs_equals_the_run_folder(tmp_path):
-    from fairpairs.commands.generate import select_paradigms
+    from fairpairs.grammar import select_paradigms
     from fairpairs.run import RunConfig, generate_run
 
     vocab, paradigms = select_paradigms("transitive,adjunct_island", None, None)

@@ -39,11 +39,11 @@ def audit(dataset, models, out, good_col, bad_col, group_col):
     `fairpairs generate`, or a saved HF dataset. Per group and tokenizer it reports A=U, A>U (good
     sentence longer) and A<U, and the distribution of len(bad) - len(good).
     """
-    from ..audit import Columns, length_bias, load_sets, summary_text, write_csv
+    from ..api import audit as run_audit
+    from ..audit import Columns, summary_text, write_csv
 
-    tokenizers = _names(models, "--models")
-    sets = load_sets(dataset, Columns(good_col, bad_col, group_col))
-    summary, dist = length_bias(sets, tokenizers)
+    summary, dist = run_audit(dataset, _names(models, "--models"), columns=Columns(good_col, bad_col, group_col),
+                              distribution=True)
     if out is not None:
         write_csv(summary, out / "length_bias.csv")
         write_csv(dist, out / "length_diff.csv")
@@ -84,14 +84,14 @@ def evaluate(models, data, pll, normalize, unigrams, out, cache_dir, no_cache, s
     import shutil
     import sys
 
-    from ..audit import Columns, load_sets
+    from ..api import evaluate as run
+    from ..audit import Columns
+    from ..evaluate import parse_normalize, summary_markdown, write_report
     from ..io import check_output_file
-    from ..evaluate import Settings, default_loader, evaluate as run, parse_normalize, summary_markdown, write_report
     from ..scoring.distributed import is_main
 
     names = _names(models, "--models")
-    settings = Settings(pll=pll, normalize=parse_normalize(normalize), dtype=dtype, unigrams=unigrams)
-    sets = load_sets(data, Columns(good_col, bad_col, group_col))
+    norms = parse_normalize(normalize)
     out = out if out is not None else Path(f"evaluation-{data.resolve().name}")
     cache = None if no_cache else (cache_dir if cache_dir is not None else out / "cache")
     main = is_main()
@@ -101,16 +101,17 @@ def evaluate(models, data, pll, normalize, unigrams, out, cache_dir, no_cache, s
 
     hf_logging.disable_progress_bar()  # one bar per model, ours (on rank 0 only)
 
-    def load(model, s):
+    def announce(model):
         if main:
             click.echo(f"scoring with {model} ...", err=True)
-        return default_loader(model, s, device=device, batch_tokens=batch_tokens, progress=progress,
-                              device_map=device_map)
 
     check_output_file(out / "report.md", "--out", inputs=[data])
     created = [p for p in dict.fromkeys([out, cache]) if p is not None and not p.exists()]
     try:
-        report = run(sets, names, settings, cache, split_tokenizer=split_tokenizer, load_scorer=load)
+        report = run(data, names, normalize=norms, pll=pll, unigrams=unigrams, cache_dir=cache,
+                     split_tokenizer=split_tokenizer, device=device, dtype=dtype, device_map=device_map,
+                     batch_tokens=batch_tokens, progress=progress, columns=Columns(good_col, bad_col, group_col),
+                     on_load=announce)
         if report is None:  # not rank 0 of a multi-process launch: rank 0 writes OUT
             return
         write_report(report, out)
@@ -122,7 +123,7 @@ def evaluate(models, data, pll, normalize, unigrams, out, cache_dir, no_cache, s
             if not (keep and (p == cache or cache.is_relative_to(p))):
                 shutil.rmtree(p, ignore_errors=True)
         raise
-    head = settings.normalize[0]
+    head = norms[0]
     change = report.change[report.change["normalization"] == head] if report.change is not None else None
     click.echo(summary_markdown(report.summary[report.summary["normalization"] == head], change))
     hits = ", ".join(f"{m}: cached" if h else

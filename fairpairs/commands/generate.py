@@ -9,7 +9,6 @@ from pathlib import Path
 
 import click
 
-from ..errors import BudgetError, FairpairsError
 
 DEFAULT_MODELS = "gpt2,bert-base-cased"
 
@@ -21,45 +20,6 @@ def _text(arg: str) -> str:
 
 def _split(value: str) -> list[str]:
     return [v.strip() for v in value.split(",") if v.strip()]
-
-
-def select_paradigms(spec: str, phenomenon: str | None, grammar_dir: Path | None, *, standard_only: bool = True,
-                     vocab=None):
-    """Load the paradigms named by --paradigms (uid,uid | all | standard) and --phenomenon; with
-    'all', only the standard ones unless standard_only is False."""
-    from ..grammar import grammar_files, load_paradigm
-    from ..vocab import default_vocabulary
-
-    vocab = vocab or default_vocabulary()
-    files = {p.stem: p for p in grammar_files(grammar_dir)}
-    if spec in ("all", "standard"):
-        chosen = sorted(files)
-    else:
-        chosen = _split(spec)
-        if not chosen:
-            raise FairpairsError(f"--paradigms: {spec!r} names no paradigm (give uid,uid or 'all')")
-        dupes = sorted({u for u in chosen if chosen.count(u) > 1})
-        if dupes:
-            raise FairpairsError(f"--paradigms: {', '.join(dupes)} named twice")
-        unknown = [u for u in chosen if u not in files]
-        if unknown:
-            raise FairpairsError(f"--paradigms: unknown paradigm(s) {', '.join(unknown)} "
-                                 f"(see `fairpairs paradigms`)")
-    paradigms = [load_paradigm(files[u], vocab) for u in chosen]
-    if spec in ("all", "standard") and standard_only:
-        paradigms = [p for p in paradigms if p.standard]
-    if phenomenon:
-        norm = phenomenon.strip().lower().replace("_", " ").replace("-", " ")
-        known = sorted({p.phenomenon for p in paradigms})
-        paradigms = [p for p in paradigms if p.phenomenon.lower().replace("-", " ") == norm]
-        if not paradigms:
-            if spec not in ("all", "standard"):
-                every = {p.phenomenon for p in (load_paradigm(f, vocab) for f in files.values())}
-                if any(ph.lower().replace("-", " ") == norm for ph in every):
-                    raise FairpairsError(f"--phenomenon {phenomenon!r}: none of the paradigms named by "
-                                         f"--paradigms belongs to it (theirs: {', '.join(known)})")
-            raise FairpairsError(f"--phenomenon: unknown phenomenon {phenomenon!r} (known: {', '.join(known)})")
-    return vocab, paradigms
 
 
 @click.command()
@@ -105,67 +65,22 @@ def generate(models, paradigms_spec, phenomenon, pairs, seed, strategy, max_retr
     Writes OUT/original/<uid>.jsonl, OUT/debiased/<uid>.jsonl and OUT/manifest.json.
     Token length = tokens of the sentence as written, special tokens excluded.
     """
-    from ..control import check_request
-    from ..io import check_output_folder
-    from ..run import RunConfig, generate_run
-    from ..sources import expand
-    from ..tokenization import LengthMeter
-    from ..vocab import load_vocabulary
+    from ..api import generate_run
 
     if min_count is not None and lexicon_from is None:
         raise click.UsageError("--min-count needs --lexicon-from CORPUS")
     given = _split(models)
-    model_list = expand(given)
-    if not model_list:
-        raise FairpairsError("--models: give at least one tokenizer")
-    dupes = sorted({m for m in given if given.count(m) > 1})   # (a preset may overlap a name: fine)
-    if dupes:
-        raise FairpairsError(f"--models: {', '.join(dupes)} named twice")
     if out is None:
         slug = "+".join(m.replace("/", "_").replace(":", "_") for m in given)
         out = Path("outputs") / f"{slug}-s{seed}"
     if match_frequency is not None and not math.isfinite(match_frequency):
         raise click.BadParameter(f"{match_frequency} is not a finite number", param_hint="'--match-frequency'")
-    try:
-        check_request(pairs, max_draws)      # fail fast, before any work
-    except BudgetError as exc:
-        raise BudgetError("--" + str(exc).replace("max_draws", "max-draws")) from None
-    check_output_folder(out, "--out")
-    for m in model_list:  # fail fast on an unknown tokenizer, before any work
-        LengthMeter(m)
-    vocab, paradigms = select_paradigms(paradigms_spec, phenomenon, grammar_dir, vocab=load_vocabulary(vocab_path))
-    lexicon = None
-    if lexicon_from is not None:
-        from ..lexicon import load_lexicon, restrict_to_lexicon
-
-        lex = load_lexicon(lexicon_from, 1 if min_count is None else min_count)
-        vocab, paradigms, kept = restrict_to_lexicon(paradigms, vocab, lex)
-        lexicon = lex.manifest(kept)
-        if not quiet:
-            print_lexicon(lexicon)
-    cfg = RunConfig(models=model_list, pairs=pairs, seed=seed, strategy=strategy, max_retries=max_retries,
-                    match_frequency=match_frequency, max_draws=max_draws, lexicon=lexicon, command=" ".join(["fairpairs", *(shlex.quote(_text(a)) for a in sys.argv[1:])]))
-    progress = None
-    bar = None
-    if not quiet:
-        from tqdm import tqdm
-
-        bar = tqdm(total=len(paradigms) * 2 * pairs, unit="pair", desc="generating", file=sys.stderr,
-                   dynamic_ncols=True)
-        def progress(uid, total):
-            """A callback for one paradigm: it reports pairs done so far in that paradigm."""
-            bar.set_postfix_str(uid)
-            last = [0]
-
-            def update(n):
-                bar.update(n - last[0])
-                last[0] = n
-            return update
-    try:
-        result = generate_run(paradigms, vocab, cfg, out, progress_factory=progress)
-    finally:
-        if bar is not None:
-            bar.close()
+    result = generate_run(out, paradigms_spec, given, pairs=pairs, seed=seed, strategy=strategy,
+                          max_retries=max_retries, match_frequency=match_frequency, max_draws=max_draws,
+                          phenomenon=phenomenon, grammars=grammar_dir, vocab=vocab_path,
+                          lexicon_from=lexicon_from, min_count=min_count, progress=not quiet,
+                          on_lexicon=None if quiet else print_lexicon,
+                          command=" ".join(["fairpairs", *(shlex.quote(_text(a)) for a in sys.argv[1:])]))
     if not quiet:
         print_table(result, out)
 
@@ -231,6 +146,8 @@ def print_table(result, out: Path) -> None:
               help="Folder of paradigm files [default: the bundled grammars/].")
 def paradigms(verbose, phenomenon, grammar_dir):
     """List the paradigms (one UID per line)."""
+    from ..grammar import select_paradigms
+
     _, ps = select_paradigms("all", phenomenon, grammar_dir, standard_only=bool(phenomenon))
     for p in ps:
         if verbose:

@@ -1,0 +1,349 @@
+"""The public Python API: what `import fairpairs as fp` exports (docs/api.md).
+
+    import fairpairs as fp
+    p = fp.load_paradigm("determiner_noun_agreement_1")
+    pairs = fp.generate(p, n=50, tokenizers=["gpt2", "bert-base-cased"], seed=0)
+    bias = fp.audit(fp.generate(p, n=50, seed=0), tokenizers=["gpt2"])
+    scores = fp.score_pairs(fp.Scorer.from_pretrained(MODEL), pairs)
+    report = fp.evaluate({"original": orig, "debiased": pairs}, [MODEL])
+
+Every call wraps the modules the CLI uses (run, control, audit, evaluate, scoring): the CLI's
+commands are clients of these functions, so `fp.generate(p, n, tokenizers, seed)` gives exactly
+the pairs `fairpairs generate --seed` writes. Errors are `fairpairs.errors` classes (each also a
+built-in such as ValueError) whose messages name this module's parameters. Importing this module
+imports neither torch nor pandas; they are imported by the calls that need them.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
+
+from .errors import BudgetError, UsageError
+from .records import PairRecord
+
+if TYPE_CHECKING:   # (for readers and type checkers only: nothing heavy is imported at run time)
+    import pandas as pd
+
+    from .evaluate import Report
+    from .grammar import Paradigm
+    from .run import RunResult
+    from .scoring import Scorer
+    from .vocab import Vocabulary
+
+DEFAULT_TOKENIZERS = ("gpt2", "bert-base-cased")
+DEFAULT_NORMALIZE = ("lp", "mean_lp", "pen_lp")
+
+
+# ---------------------------------------------------------------------------- paradigms, vocabulary
+
+
+def load_vocabulary(path: str | os.PathLike | None = None) -> "Vocabulary":
+    """The bundled, fixed BLiMP vocabulary table, or a table of your own at `path` (same columns;
+    checked row by row)."""
+    from .vocab import load_vocabulary as load
+
+    return load(path)
+
+
+def load_paradigm(paradigm: str | os.PathLike, vocab: "Vocabulary | str | os.PathLike | None" = None) -> "Paradigm":
+    """A paradigm: a bundled UID (``"determiner_noun_agreement_1"``, see `paradigms()`) or the path
+    of a YAML paradigm file. `vocab`: the vocabulary it draws from (a `Vocabulary` or a table
+    path; default: the bundled table)."""
+    from .grammar import grammar_files, load_paradigm as load
+
+    vocab = _vocabulary(vocab)
+    if not isinstance(paradigm, (str, os.PathLike)):
+        raise UsageError(f"paradigm: expected a UID or a file path, not {type(paradigm).__name__}")
+    path = Path(paradigm)
+    if path.suffix.lower() in (".yaml", ".yml") or path.exists():
+        if not path.is_file():
+            raise UsageError(f"paradigm: {path}: no such paradigm file")
+        return load(path, vocab)
+    files = {f.stem: f for f in grammar_files()}
+    if str(paradigm) not in files:
+        raise UsageError(f"paradigm: unknown paradigm {str(paradigm)!r} (a bundled UID, see fairpairs.paradigms(), "
+                         f"or a .yaml file)")
+    return load(files[str(paradigm)], vocab)
+
+
+def paradigms(grammars: str | os.PathLike | None = None, phenomenon: str | None = None) -> list[dict[str, Any]]:
+    """Every paradigm of a grammar folder (default: the bundled one), in UID order: one dict per
+    paradigm with uid, phenomenon, field, linguistics_term and standard (in BLiMP's 67)."""
+    from .grammar import select_paradigms
+
+    _, ps = select_paradigms("all", phenomenon, grammars, standard_only=False)
+    return [{"uid": p.uid, "phenomenon": p.phenomenon, "field": p.field,
+             "linguistics_term": p.linguistics_term, "standard": p.standard} for p in ps]
+
+
+def validate(paths: Iterable[str | os.PathLike] | None = None, vocab=None):
+    """Check paradigm files without generating (`fairpairs validate`): a list of (path, Paradigm)
+    for each valid file and (path, error) for each broken one."""
+    from .grammar import validate as check
+
+    return check(paths, _vocabulary(vocab))
+
+
+def _vocabulary(vocab):
+    if vocab is None or hasattr(vocab, "expressions"):
+        return vocab
+    if isinstance(vocab, (str, os.PathLike)):
+        return load_vocabulary(vocab)
+    raise UsageError(f"vocab: expected a Vocabulary or a table path, not {type(vocab).__name__}")
+
+
+# ---------------------------------------------------------------------------- generation
+
+
+def _tokenizer_list(tokenizers, default=()) -> list[str]:
+    from .sources import expand
+
+    if tokenizers is None:
+        return list(default)
+    given = [tokenizers] if isinstance(tokenizers, str) else list(tokenizers)
+    if not all(isinstance(t, str) and t.strip() for t in given):
+        raise UsageError(f"tokenizers: expected tokenizer names, not {tokenizers!r}")
+    dupes = sorted({t for t in given if given.count(t) > 1})   # (a preset may overlap a name: fine)
+    if dupes:
+        raise UsageError(f"tokenizers: {', '.join(dupes)} named twice")
+    return expand(given)
+
+
+def _renamed(exc: Exception, old: str, new: str) -> Exception:
+    """The same error with the parameter `old` its message starts with called `new`."""
+    msg = str(exc)
+    return type(exc)(new + msg[len(old):]) if msg.startswith(old + ":") else exc
+
+
+def generate(paradigm: "Paradigm | str | os.PathLike", n: int = 1000, tokenizers: Iterable[str] | str | None = None,
+             seed: int = 0, strategy: str | None = "search", *, max_retries: int | None = None,
+             match_frequency: float | None = None, max_draws: int | None = None,
+             vocab: "Vocabulary | str | os.PathLike | None" = None) -> list[PairRecord]:
+    """`n` minimal pairs of `paradigm` (a `Paradigm`, bundled UID or YAML path) as `PairRecord`s.
+
+    With `tokenizers`, the pairs are length-controlled: both sentences have equal token counts
+    under every tokenizer (`strategy` "search" or "resample"); these are the pairs `fairpairs
+    generate --seed SEED` writes to debiased/<uid>.jsonl. With `strategy=None` they are the
+    uncontrolled pairs measured under the tokenizers (original/<uid>.jsonl); without tokenizers,
+    the uncontrolled pairs with no lengths. Same seed, same pairs, in the same order.
+    """
+    from .grammar import Paradigm
+    from .run import RunConfig, check_config, generate_paradigm
+    from .tokenization import LengthMeter
+    from .vocab import default_vocabulary
+
+    if not isinstance(paradigm, Paradigm):
+        paradigm = load_paradigm(paradigm, vocab)
+    names = _tokenizer_list(tokenizers)
+    sets = ("debiased",) if names and strategy is not None else ("original",)
+    cfg = RunConfig(models=names, pairs=n, seed=seed, strategy=strategy or "search", max_retries=max_retries,
+                    match_frequency=match_frequency, max_draws=max_draws)
+    try:
+        check_config(cfg, need_models=False)
+    except BudgetError as exc:
+        raise _renamed(exc, "pairs", "n") from None
+    vocab = _vocabulary(vocab) or paradigm.vocab or default_vocabulary()
+    meters = [LengthMeter(m) for m in cfg.models]
+    return generate_paradigm(paradigm, vocab, cfg, meters, sets=sets).records(sets[0])
+
+
+def generate_run(out: str | os.PathLike, paradigms: str | Iterable[str] = "all",
+                 tokenizers: Iterable[str] | str = DEFAULT_TOKENIZERS, pairs: int = 1000, seed: int = 0,
+                 strategy: str = "search", *, max_retries: int | None = None, match_frequency: float | None = None,
+                 max_draws: int | None = None, phenomenon: str | None = None,
+                 grammars: str | os.PathLike | None = None, vocab: "Vocabulary | str | os.PathLike | None" = None,
+                 lexicon_from: str | os.PathLike | None = None, min_count: int | None = None,
+                 progress: bool = False, on_lexicon: Callable[[dict], None] | None = None,
+                 command: str = "") -> "RunResult":
+    """A whole run folder, as `fairpairs generate` writes it (the command calls this): for every
+    selected paradigm ("all": BLiMP's standard set; or UIDs), original/<uid>.jsonl,
+    debiased/<uid>.jsonl and manifest.json under `out`, written atomically. `lexicon_from`: keep
+    only words seen at least `min_count` (default 1) times in that text file; its per-slot counts
+    go to the manifest and to `on_lexicon(table)` before generation. Returns the per-paradigm
+    statistics (`RunResult`)."""
+    from .grammar import select_paradigms
+    from .io import check_output_folder
+    from .run import RunConfig, check_config, generate_run as write_run
+    from .tokenization import LengthMeter
+    from .vocab import default_vocabulary
+
+    if min_count is not None and lexicon_from is None:
+        raise UsageError("min_count: needs lexicon_from (a corpus)")
+    names = _tokenizer_list(tokenizers)
+    if not names:
+        raise UsageError("tokenizers: give at least one tokenizer")
+    cfg = RunConfig(models=names, pairs=pairs, seed=seed, strategy=strategy, max_retries=max_retries,
+                    match_frequency=match_frequency, max_draws=max_draws, command=command)
+    check_config(cfg)                       # fail fast, before any work
+    out = Path(out)
+    check_output_folder(out, "out")
+    for m in cfg.models:                    # an unknown tokenizer fails before any work
+        LengthMeter(m)
+    vocab = _vocabulary(vocab) or default_vocabulary()
+    voc, chosen = select_paradigms(paradigms, phenomenon, grammars, vocab=vocab)
+    if lexicon_from is not None:
+        from .lexicon import load_lexicon, restrict_to_lexicon
+
+        lex = load_lexicon(lexicon_from, 1 if min_count is None else min_count)
+        voc, chosen, kept = restrict_to_lexicon(chosen, voc, lex)
+        cfg.lexicon = lex.manifest(kept)
+        if on_lexicon is not None:
+            on_lexicon(cfg.lexicon)
+    bar = None
+    factory = None
+    if progress:
+        import sys
+
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(chosen) * 2 * cfg.pairs, unit="pair", desc="generating", file=sys.stderr,
+                   dynamic_ncols=True)
+
+        def factory(uid, total):
+            """A callback for one paradigm: it is told the pairs done so far in that paradigm."""
+            bar.set_postfix_str(uid)
+            last = [0]
+
+            def update(k):
+                bar.update(k - last[0])
+                last[0] = k
+            return update
+    try:
+        return write_run(chosen, voc, cfg, out, progress_factory=factory)
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+# ---------------------------------------------------------------------------- datasets
+
+
+def _frame(data, name: str, columns) -> "pd.DataFrame":
+    """One set of pairs (columns uid, pair_id, sentence_good, sentence_bad) from records or a frame."""
+    import pandas as pd
+
+    from .audit import PAIR_COLUMNS, _finish, _from_frame, _from_records
+
+    if isinstance(data, pd.DataFrame):
+        if set(PAIR_COLUMNS) <= set(data.columns) and columns.good == "sentence_good" and columns.group is None:
+            return _finish(data, Path(name))
+        return _finish(_from_frame(data, Path(name), columns), Path(name))
+    rows = list(data)
+    if rows and all(isinstance(r, PairRecord) for r in rows):
+        rows = [r.to_dict() for r in rows]
+    if not all(isinstance(r, Mapping) for r in rows):
+        raise UsageError(f"{name}: expected PairRecords, dicts, a DataFrame or a dataset path")
+    return _finish(_from_records([(i + 1, dict(r)) for i, r in enumerate(rows)], Path(name), columns, unit="item"),
+                   Path(name))
+
+
+def load_sets(data, columns=None, name: str = "pairs") -> dict[str, "pd.DataFrame"]:
+    """Named sets of pairs from anything the API accepts as a dataset: a list of `PairRecord`s (or
+    dicts with the same keys), a DataFrame (BLiMP columns), a path `fairpairs audit` accepts (a
+    file, folder, run folder - its original and debiased sets - or saved HF dataset), or a dict
+    of set name -> any of these."""
+    from .audit import Columns, load_sets as load_path
+
+    columns = columns or Columns()
+    if isinstance(data, Mapping):
+        if not data:
+            raise UsageError("data: no sets given")
+        out = {}
+        for key, value in data.items():
+            sub = load_sets(value, columns, str(key))
+            if len(sub) != 1:
+                raise UsageError(f"data[{key!r}]: holds {len(sub)} sets ({', '.join(sub)}); give one set per name")
+            out[str(key)] = next(iter(sub.values()))
+        return out
+    if isinstance(data, (str, os.PathLike)):
+        return load_path(data, columns)
+    if isinstance(data, (bytes, int, float)) or data is None:
+        raise UsageError(f"data: expected PairRecords, a DataFrame or a dataset path, not {type(data).__name__}")
+    return {name: _frame(data, name, columns)}
+
+
+def audit(data, tokenizers: Iterable[str] | str = DEFAULT_TOKENIZERS, *, columns=None,
+          distribution: bool = False):
+    """Token-length bias of a dataset (no LM needed): per set, paradigm (uid; ``ALL`` pools them)
+    and tokenizer, n_pairs, n_equal (A=U), n_good_longer (A>U), n_good_shorter (A<U),
+    share_unequal and the len(bad) - len(good) range. With `distribution`, returns (summary,
+    distribution of len(bad) - len(good) per paradigm)."""
+    from .audit import length_bias
+
+    names = _tokenizer_list(tokenizers)
+    if not names:
+        raise UsageError("tokenizers: give at least one tokenizer")
+    summary, dist = length_bias(load_sets(data, columns), names)
+    return (summary, dist) if distribution else summary
+
+
+# ---------------------------------------------------------------------------- scoring
+
+
+def _normalize(value) -> tuple[str, ...]:
+    from .evaluate import parse_normalize
+
+    return parse_normalize(value if isinstance(value, str) else ",".join(map(str, value)))
+
+
+def score_pairs(scorer: "Scorer", pairs, normalize: Iterable[str] | str = DEFAULT_NORMALIZE, *,
+                columns=None, unigrams=None) -> "pd.DataFrame":
+    """Score both sentences of every pair with `scorer` (`Scorer.from_pretrained(...)`): one row per
+    pair, in input order, with set, uid, pair_id, the sentences, len_good/len_bad (the scorer's
+    tokens), split (A=U, A>U, A<U), <norm>_good and <norm>_bad for each normalisation (lp: the
+    summed natural-log probability), and correct (the first normalisation's good score is strictly
+    higher)."""
+    import pandas as pd
+
+    from .evaluate import Settings, pair_scores
+
+    norms = _normalize(normalize)
+    sets = load_sets(pairs, columns)
+    frame = pd.concat([df.assign(set=name) for name, df in sets.items()], ignore_index=True)
+    sentences = sorted(set(frame["sentence_good"]) | set(frame["sentence_bad"]))
+    settings = Settings(normalize=norms, unigrams=unigrams)
+    kwargs = {"unigrams": unigrams} if "slor" in norms else {}
+    scores = scorer.score(sentences, normalize=settings.scorer_normalize(), **kwargs)
+    ps = pair_scores(frame, scores, getattr(scorer, "name", ""), norms)
+    first = ps[ps["normalization"] == norms[0]].reset_index(drop=True)
+    out = first[["set", "uid", "pair_id", "model", "sentence_good", "sentence_bad", "len_good", "len_bad",
+                 "split"]].copy()
+    for norm in norms:
+        part = ps[ps["normalization"] == norm].reset_index(drop=True)
+        out[f"{norm}_good"] = part["score_good"].to_numpy()
+        out[f"{norm}_bad"] = part["score_bad"].to_numpy()
+    out["correct"] = (first["outcome"] == 1).to_numpy()
+    return out
+
+
+def evaluate(data, models: Iterable[str] | str, *, normalize: Iterable[str] | str = DEFAULT_NORMALIZE,
+             pll: str = "word_l2r", unigrams: str | None = None, cache_dir: str | os.PathLike | None = None,
+             split_tokenizer: str | None = None, device: str = "auto", dtype: str | None = None,
+             device_map: str | None = None, batch_tokens: int | None = None, progress: bool = False, columns=None,
+             load_scorer: Callable | None = None, on_load: Callable[[str], None] | None = None) -> "Report | None":
+    """Score every set of `data` (e.g. ``{"original": orig, "debiased": pairs}``, or a run folder)
+    with each model and analyse how token-length bias changes accuracy and rankings: the
+    `fairpairs.evaluate.Report` that `fairpairs.evaluate.write_report` saves (`fairpairs evaluate`
+    calls this). Scores are cached under `cache_dir` when given; `on_load(model)` is called before
+    a model is loaded (a model whose scores are cached is not loaded). `device_map` spreads each
+    model over the visible GPUs. Under a multi-process launch (torchrun, accelerate launch; see
+    docs/scaling.md) every rank calls this, the ranks share the scoring, and rank 0 alone gets the
+    report (the others get None)."""
+    from .evaluate import Settings, default_loader, evaluate as run
+
+    names = [models] if isinstance(models, str) else [str(m) for m in models]
+    if not names or not all(n.strip() for n in names):
+        raise UsageError("models: give at least one model")
+    names = list(dict.fromkeys(names))
+    settings = Settings(pll=pll, normalize=_normalize(normalize), dtype=dtype, unigrams=unigrams)
+    sets = load_sets(data, columns)
+    if load_scorer is None:
+        def load_scorer(model, s):
+            if on_load is not None:
+                on_load(model)
+            return default_loader(model, s, device=device, batch_tokens=batch_tokens, progress=progress,
+                                  device_map=device_map)
+    return run(sets, names, settings, None if cache_dir is None else Path(cache_dir),
+               split_tokenizer=split_tokenizer, load_scorer=load_scorer)
