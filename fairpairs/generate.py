@@ -51,7 +51,7 @@ class Pair:
     sentence_bad: str = ""
     redraws: int = 0
     renewed: int = 0                            # whole-pair redraws (search strategy)
-    shown: tuple | None = field(default=None, repr=False)   # cache of Sampler.shown_critical
+    shown: tuple | None = field(default=None, repr=False)   # cache of Sampler.shown_critical: (fillers, slots)
 
     def copy(self) -> "Pair":
         """An independent copy (fillers are immutable; the random stream is copied in its state)."""
@@ -273,7 +273,10 @@ class Sampler:
         variants with `{% if %}` leaves the other variant's slots unrendered)."""
         if self._plain:
             return self._named
-        key = (id(pair.good), id(pair.bad))
+        # keyed on the fillers' values, not on the dicts' identity: a redraw replaces the dicts, and
+        # a new dict may reuse a freed one's id(), which made an identity key return stale slots
+        key = (tuple((n, f.row, f.det, f.text) for n, f in pair.good.items()),
+               tuple((n, f.row, f.det, f.text) for n, f in pair.bad.items()))
         if pair.shown is not None and pair.shown[0] == key:
             return pair.shown[1]
         probes = {n: Filler(None, -1, literal=f"\x02{i}\x03") for i, n in enumerate(self.p.critical)}

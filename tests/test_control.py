@@ -300,3 +300,23 @@ def test_remembered_draws_change_nothing(strategy):
     assert [(x.sentence_good, x.sentence_bad) for x in fresh.pairs] == \
         [(x.sentence_good, x.sentence_bad) for x in reused.pairs]
     assert fresh.stats.as_dict() == reused.stats.as_dict()
+
+
+def test_shown_critical_cannot_go_stale():
+    """The slots a branching template shows are cached per pair; the cache must follow the fillers'
+    values, not the dicts' identity (a redraw's new dict can reuse a freed dict's id(), the same as
+    the old dict changed in place here)."""
+    vocab = default_vocabulary()
+    p = paradigm("anaphor_number_agreement")
+    s = Sampler(p, vocab, 0)
+    pairs = generate_original(s, 40, []).pairs
+    shown = {tuple(s.shown_critical(x.copy())): x for x in pairs}
+    assert len(shown) == 2, shown.keys()        # the two branches show different critical slots
+    (first, a), (second, b) = shown.items()
+    a = a.copy()
+    assert tuple(s.shown_critical(a)) == first
+    a.good.clear()
+    a.good.update(b.good)
+    a.bad.clear()
+    a.bad.update(b.bad)                          # same dicts (same ids), the other branch's fillers
+    assert tuple(s.shown_critical(a)) == second
