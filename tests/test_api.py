@@ -26,11 +26,9 @@ def reference_tokenizer(name: str) -> Tokenizer:
 
 
 @pytest.fixture(scope="module")
-def MODEL(tmp_path_factory):
-    """A tiny random causal model folder with the bundled gpt2 tokenizer."""
-    from fairpairs.scoring import build_tiny_model
-
-    return str(build_tiny_model("gpt2", tmp_path_factory.mktemp("tiny") / "tiny-gpt2", seed=0))
+def MODEL(tiny_models):
+    """A tiny random causal model folder with the bundled gpt2 tokenizer (tests/conftest.py)."""
+    return tiny_models["gpt2"]
 
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "api.md"
