@@ -43,12 +43,14 @@ OPTION_NAMES = {
 }
 _LEADING = re.compile(r"^([a-z_]+)(?=[ :])")
 _INNER = re.compile(r"\b(morcela_params|max_draws|max_retries|repo_id|match_frequency)\b")
+_QUOTED = re.compile(r"`([a-z_]+)`")     # a parameter named inside a message: `paradigms`
 
 
 def cli_message(message: str) -> str:
     """A library error message with the parameter it starts with (and the multi-word parameter
-    names it mentions) written as this CLI's options."""
+    names it mentions, and those it quotes in backticks) written as this CLI's options."""
     message = _LEADING.sub(lambda m: OPTION_NAMES.get(m.group(1), m.group(1)), message, count=1)
+    message = _QUOTED.sub(lambda m: OPTION_NAMES.get(m.group(1), m.group(0)), message)
     return _INNER.sub(lambda m: OPTION_NAMES[m.group(1)], message)
 
 

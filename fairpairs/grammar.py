@@ -547,6 +547,6 @@ def select_paradigms(spec: str | list[str] = "all", phenomenon: str | None = Non
                 all_phen = {q.phenomenon for q in (load_paradigm(f, vocab) for f in files.values())}
                 if any(ph.lower().replace("-", " ") == norm for ph in all_phen):
                     raise UsageError(f"phenomenon {phenomenon!r}: none of the paradigms named by "
-                                     f"paradigms belongs to it (theirs: {', '.join(known)})")
+                                     f"`paradigms` belongs to it (theirs: {', '.join(known)})")
             raise UsageError(f"phenomenon: unknown phenomenon {phenomenon!r} (known: {', '.join(known)})")
     return vocab, paradigms
