@@ -23,13 +23,14 @@ from pathlib import Path
 
 import pandas as pd
 
-from .errors import DatasetError
+from .errors import DatasetError, DatasetNotFoundError
 from .io import atomic_write
 from .jsonl import iter_objects
 
 SUFFIXES = (".jsonl", ".json", ".csv", ".tsv", ".parquet")
 RUN_SETS = ("original", "debiased")
 ALL = "ALL"  # the uid of the rows that pool every group
+SPLITS = ("A=U", "A>U", "A<U")  # the seed paper's splits of a pair by token length (`split_label`)
 PAIR_COLUMNS = ["uid", "pair_id", "sentence_good", "sentence_bad"]
 
 
@@ -53,7 +54,7 @@ def load_sets(path: str | os.PathLike, columns: Columns = Columns()) -> dict[str
     """
     p = Path(path)
     if not p.exists():
-        raise DatasetError(f"{p}: no such file or folder")
+        raise DatasetNotFoundError(f"{p}: no such file or folder")
     if p.is_dir():
         if (p / "dataset_dict.json").is_file() or (p / "state.json").is_file():
             return _load_hf_disk(p, columns)

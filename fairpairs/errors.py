@@ -1,28 +1,39 @@
-"""Errors that the CLI turns into one clear line and a non-zero exit."""
+"""Every error class of fairpairs.
+
+Each is a `FairpairsError` (the CLI turns one into a single line and exit code 1) and also a
+fitting built-in exception, so that code using the library can catch them the usual way
+(``except ValueError``, ``except FileNotFoundError``). Library messages name the file and field,
+or the *parameter* of the call (``pll``, ``normalize``, ``paradigms``); the CLI translates
+parameter names into its options (`fairpairs.cli.cli_message`).
+"""
 
 
 class FairpairsError(Exception):
     """A user-facing error: the message names the file and the field at fault."""
 
 
-class GrammarError(FairpairsError):
+class GrammarError(FairpairsError, ValueError):
     """A paradigm file is malformed or cannot be satisfied by the vocabulary."""
 
 
-class VocabularyError(FairpairsError):
+class VocabularyError(FairpairsError, ValueError):
     """A vocabulary query names an unknown column or value."""
 
 
-class TokenizerError(FairpairsError):
+class TokenizerError(FairpairsError, LookupError):
     """A tokenizer cannot be found or loaded."""
 
 
-class ModelError(FairpairsError):
+class ModelError(FairpairsError, ValueError):
     """A model cannot be found, loaded, or used for the requested kind of scoring."""
 
 
-class DatasetError(FairpairsError):
+class DatasetError(FairpairsError, ValueError):
     """An input dataset is missing, corrupt or incomplete."""
+
+
+class DatasetNotFoundError(DatasetError, FileNotFoundError):
+    """An input dataset (file or folder) does not exist."""
 
 
 class LexiconError(FairpairsError, ValueError):
@@ -59,3 +70,7 @@ class DistributedError(FairpairsError, RuntimeError):
 
 class UsageError(FairpairsError, ValueError):
     """A library call got an argument it cannot use (unknown name, bad value, wrong type)."""
+
+
+class PublishError(FairpairsError, RuntimeError):
+    """A dataset folder cannot be built or uploaded (bad repository id, offline, no token, upload failed)."""

@@ -28,12 +28,12 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from .audit import ALL, split_label, write_csv
+from .audit import ALL, SPLITS, split_label, write_csv
 from .io import atomic_write
+from .markdown import markdown_table
 from .errors import FairpairsError
 
 NORMALIZATIONS = ("lp", "mean_lp", "pen_lp", "slor")
-SPLITS = ("A=U", "A>U", "A<U")
 CACHE_VERSION = 1
 
 
@@ -55,12 +55,12 @@ def score_column(norm: str) -> str:
     return "sum_logprob" if norm == "lp" else norm
 
 
-def parse_normalize(value: str) -> tuple[str, ...]:
-    norms = tuple(dict.fromkeys(v.strip() for v in value.split(",") if v.strip()))
-    bad = [n for n in norms if n not in NORMALIZATIONS]
-    if not norms or bad:
-        raise FairpairsError(f"--normalize: unknown value(s) {', '.join(bad) or '(none)'}; choose from {', '.join(NORMALIZATIONS)}")
-    return norms
+def parse_normalize(value) -> tuple[str, ...]:
+    """The normalisations to report ('lp,mean_lp' or an iterable; at least one; MORCELA needs fitted
+    parameters, so it is not among them)."""
+    from .scoring.normalize import parse_normalize as parse
+
+    return parse(value, NORMALIZATIONS, at_least_one=True)
 
 
 # ---------------------------------------------------------------------------- cache
@@ -332,13 +332,6 @@ def _sorted(df: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
 
 def _pct(x: float) -> str:
     return "N/A" if pd.isna(x) else f"{100 * x:.1f}"
-
-
-def markdown_table(header: list[str], rows: list[list[str]]) -> str:
-    """A GitHub-flavoured markdown table."""
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    lines += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
-    return "\n".join(lines) + "\n"
 
 
 def accuracy_markdown(acc: pd.DataFrame) -> str:

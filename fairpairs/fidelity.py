@@ -248,32 +248,31 @@ def summary_line(rows: list[ParadigmFidelity], threshold: float = DEFAULT_THRESH
 
 def markdown_table(rows: list[ParadigmFidelity], threshold: float = DEFAULT_THRESHOLD) -> str:
     """The main table: uid | words/sent ours | BLiMP | vocab share | acc ours | acc BLiMP | diff | flag."""
-    lines = [("| uid | words/sent ours (mean ± sd) | words/sent BLiMP | vocab share | acc ours | acc BLiMP "
-              "| diff | flag |"),
-             "|---|---|---|---:|---:|---:|---:|---|"]
-    for r in rows:
-        d = r.diff
-        lines.append(
-            f"| {r.uid} | {_ms(r.ours.words_mean, r.ours.words_sd)} | {_ms(r.blimp.words_mean, r.blimp.words_sd)} "
-            f"| {_pct(r.vocab.share_of_blimp)}% | {_pct(r.acc_ours, 0)} | {_pct(r.acc_blimp, 0)} "
-            f"| {'–' if d is None else f'{d:+.0f}'} | {'FLAG' if r.flagged(threshold) else ''} |")
-    return "\n".join(lines)
+    from .markdown import markdown_table as table
+
+    header = ["uid", "words/sent ours (mean ± sd)", "words/sent BLiMP", "vocab share", "acc ours", "acc BLiMP",
+              "diff", "flag"]
+    body = [[r.uid, _ms(r.ours.words_mean, r.ours.words_sd), _ms(r.blimp.words_mean, r.blimp.words_sd),
+             f"{_pct(r.vocab.share_of_blimp)}%", _pct(r.acc_ours, 0), _pct(r.acc_blimp, 0),
+             "–" if r.diff is None else f"{r.diff:+.0f}", "FLAG" if r.flagged(threshold) else ""] for r in rows]
+    return table(header, body, "lllrrrrl").rstrip("\n")
 
 
 def markdown_details(rows: list[ParadigmFidelity]) -> str:
     """The secondary table: words of good and bad sentences, good-bad difference, lexically
     identical pairs, word types."""
-    lines = [("| uid | pairs | words good ours / BLiMP | words bad ours / BLiMP | good−bad ours / BLiMP "
-              "| lex. identical ours / BLiMP | types ours / BLiMP | shared | share of ours | Jaccard |"),
-             "|---|---:|---|---|---|---|---|---:|---:|---:|"]
+    from .markdown import markdown_table as table
+
+    header = ["uid", "pairs", "words good ours / BLiMP", "words bad ours / BLiMP", "good−bad ours / BLiMP",
+              "lex. identical ours / BLiMP", "types ours / BLiMP", "shared", "share of ours", "Jaccard"]
+    body = []
     for r in rows:
         o, b, v = r.ours, r.blimp, r.vocab
-        lines.append(
-            f"| {r.uid} | {o.pairs} | {o.good_mean:.2f} / {b.good_mean:.2f} | {o.bad_mean:.2f} / {b.bad_mean:.2f} "
-            f"| {o.good_minus_bad:+.2f} / {b.good_minus_bad:+.2f} | {_pct(o.lexically_identical, 0)}% / "
-            f"{_pct(b.lexically_identical, 0)}% | {v.our_types} / {v.blimp_types} | {v.shared} "
-            f"| {_pct(v.share_of_ours)}% | {v.jaccard:.2f} |")
-    return "\n".join(lines)
+        body.append([r.uid, o.pairs, f"{o.good_mean:.2f} / {b.good_mean:.2f}", f"{o.bad_mean:.2f} / {b.bad_mean:.2f}",
+                     f"{o.good_minus_bad:+.2f} / {b.good_minus_bad:+.2f}",
+                     f"{_pct(o.lexically_identical, 0)}% / {_pct(b.lexically_identical, 0)}%",
+                     f"{v.our_types} / {v.blimp_types}", v.shared, f"{_pct(v.share_of_ours)}%", f"{v.jaccard:.2f}"])
+    return table(header, body, "lrlllllrrr").rstrip("\n")
 
 
 # --------------------------------------------------------------------------------- generation

@@ -12,9 +12,8 @@ import io
 import numpy as np
 import pandas as pd
 
-from .audit import ALL
+from .audit import ALL, SPLITS
 
-SPLITS = ("A=U", "A>U", "A<U")
 
 
 def _figure(ncols: int, nrows: int = 1, width: float = 4.2, height: float = 3.4):

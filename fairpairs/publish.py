@@ -25,7 +25,7 @@ from pathlib import Path
 
 from . import __version__
 from .control import LOW_DIVERSITY
-from .errors import DatasetError, FairpairsError, NetworkError
+from .errors import DatasetError, FairpairsError, NetworkError, PublishError
 from .io import MARKER, OutputFolder, network_deadline
 
 SETS = ("debiased", "original")
@@ -37,10 +37,6 @@ OPTIONAL = ("lexically_identical", "critical_good", "critical_bad", "token_lengt
 REPLACED_ON_UPLOAD = ["data/**", "lm_eval/**"]
 # version of the exported lm-eval tasks; 2.0: `target_delimiter: ""` (1.0 scored " " + sentence)
 LM_EVAL_TASK_VERSION = 2.0
-
-
-class PublishError(FairpairsError):
-    """The folder cannot be built or uploaded."""
 
 
 @dataclass

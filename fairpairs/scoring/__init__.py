@@ -12,9 +12,18 @@ Importing this package imports neither torch nor transformers.
 
 from __future__ import annotations
 
-__all__ = ["Scorer", "resolve_model_name", "build_tiny_model", "UnigramTable", "PLL_VARIANTS"]
+__all__ = ["Scorer", "resolve_model_name", "build_tiny_model", "UnigramTable", "PLL_VARIANTS", "check_pll"]
 
 PLL_VARIANTS = ("original", "word_l2r", "whole_word", "sentence_l2r")
+
+
+def check_pll(pll: str) -> str:
+    """`pll` if it names a pseudo-log-likelihood variant, else a ModelError naming the parameter."""
+    if pll not in PLL_VARIANTS:
+        from ..errors import ModelError
+
+        raise ModelError(f"pll {pll}: expected one of {', '.join(PLL_VARIANTS)}")
+    return pll
 
 
 def __getattr__(name):

@@ -16,8 +16,8 @@ import numpy as np
 from ..errors import FairpairsError
 from .batching import Rows
 from .models import ModelError
+from . import check_pll
 
-PLL_VARIANTS = ("original", "word_l2r", "whole_word", "sentence_l2r")
 
 
 @dataclass
@@ -158,7 +158,8 @@ def masked_rows(enc: Encoded, variant: str) -> Rows:
         return _rows(sent, j, ptr[sent + 1], j, j + 1, pos, tok)
     if variant == "whole_word":
         return _rows(sent[starts], starts, ends, starts, ends, pos, tok)
-    raise FairpairsError(f"--pll {variant}: expected one of {', '.join(PLL_VARIANTS)}")
+    check_pll(variant)
+    raise AssertionError(f"PLL variant {variant!r} has no rows")  # a variant added to PLL_VARIANTS only
 
 
 def causal_rows(enc: Encoded) -> Rows:

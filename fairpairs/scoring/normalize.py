@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import DatasetError, FairpairsError
+from ..errors import DatasetError, FairpairsError, UsageError
 from ..io import atomic_write
 
 NORMALIZATIONS = ("lp", "mean_lp", "pen_lp", "slor", "morcela")
@@ -51,15 +51,14 @@ def morcela(lp, u, n, beta: float, gamma: float):
     return (np.asarray(lp, dtype=float) - beta * np.asarray(u, dtype=float) + gamma) / np.asarray(n, dtype=float)
 
 
-def parse_normalize(value) -> tuple[str, ...]:
-    """'mean_lp,pen_lp' or an iterable -> validated tuple of names, in the given order."""
-    if value is None:
-        return ()
-    items = value.split(",") if isinstance(value, str) else list(value)
+def parse_normalize(value, allowed: tuple[str, ...] = NORMALIZATIONS, *, at_least_one: bool = False) -> tuple[str, ...]:
+    """'mean_lp,pen_lp' or an iterable -> validated tuple of names (lower case, first occurrence
+    order); every name must be in `allowed`, and with `at_least_one` the tuple may not be empty."""
+    items = [] if value is None else value.split(",") if isinstance(value, str) else list(value)
     names = tuple(dict.fromkeys(i.strip().lower() for i in items if i and i.strip()))
-    bad = [n for n in names if n not in NORMALIZATIONS]
-    if bad:
-        raise FairpairsError(f"--normalize: unknown {', '.join(bad)} (choose from {', '.join(NORMALIZATIONS)})")
+    bad = [n for n in names if n not in allowed]
+    if bad or (at_least_one and not names):
+        raise UsageError(f"normalize: unknown value(s) {', '.join(bad) or '(none)'} (choose from {', '.join(allowed)})")
     return names
 
 

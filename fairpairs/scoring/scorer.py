@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from .batching import auto_budget, batch_tensors, run_rows
-from .encoding import PLL_VARIANTS, Encoded, causal_rows, check_sentences, encode, masked_rows, prefix_token_id
+from . import check_pll
+from .encoding import Encoded, causal_rows, check_sentences, encode, masked_rows, prefix_token_id
 from .heads import Forward
 from .models import ModelError, load_model
 from .normalize import NEEDS_UNIGRAMS, load_unigrams, parse_normalize
@@ -21,8 +22,7 @@ class Scorer:
                  pll: str = "word_l2r", batch_tokens: int | None = None, progress: bool = True):
         import torch
 
-        if pll not in PLL_VARIANTS:
-            raise ModelError(f"--pll {pll}: expected one of {', '.join(PLL_VARIANTS)}")
+        check_pll(pll)
         self.model, self.tokenizer, self.kind, self.name = model, tokenizer, kind, name or ""
         self.device, self.pll, self.progress = device, pll, progress
         self.dtype = next(model.parameters()).dtype
@@ -61,8 +61,7 @@ class Scorer:
         """
         from . import distributed
 
-        if pll not in PLL_VARIANTS:
-            raise ModelError(f"--pll {pll}: expected one of {', '.join(PLL_VARIANTS)}")
+        check_pll(pll)
 
         def load():
             model, tok, k, dev, _ = load_model(str(name_or_path), kind=kind, device=device, dtype=dtype,
@@ -174,8 +173,8 @@ class Scorer:
 
         names = parse_normalize(normalize)
         sentences = check_sentences(sentences)
-        if pll is not None and pll not in PLL_VARIANTS:
-            raise ModelError(f"--pll {pll}: expected one of {', '.join(PLL_VARIANTS)}")
+        if pll is not None:
+            check_pll(pll)
         params = None
         if "morcela" in names:
             from .morcela import load_params

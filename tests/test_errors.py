@@ -1,0 +1,73 @@
+"""Error classes, parameter names in library errors, and the CLI's translation to its options."""
+
+import ast
+import inspect
+from pathlib import Path
+
+import pytest
+
+import fairpairs.errors as errors
+from fairpairs.cli import cli_message
+
+PKG = Path(__file__).resolve().parent.parent / "fairpairs"
+
+
+def test_every_error_is_a_fairpairs_error_and_a_builtin():
+    classes = [c for _, c in inspect.getmembers(errors, inspect.isclass) if c.__module__ == errors.__name__]
+    assert {"ModelError", "PublishError", "DatasetError", "GrammarError"} <= {c.__name__ for c in classes}
+    for cls in classes:
+        assert issubclass(cls, errors.FairpairsError)
+        if cls is not errors.FairpairsError:
+            builtin = [b for b in cls.__mro__ if b.__module__ == "builtins" and b not in (Exception, BaseException, object)]
+            assert builtin, f"{cls.__name__} subclasses no specific built-in exception"
+
+
+def test_no_error_class_defined_outside_errors_py():
+    for path in PKG.rglob("*.py"):
+        if path.name == "errors.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ClassDef):
+                bases = {getattr(b, "id", getattr(b, "attr", "")) for b in node.bases}
+                assert not any(b.endswith("Error") for b in bases), f"{path}: class {node.name}"
+
+
+def test_no_module_imports_from_commands():
+    for path in PKG.rglob("*.py"):
+        if "commands" in path.parts or path.name == "cli.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                assert "commands" not in (node.module or ""), f"{path} imports {node.module}"
+
+
+def test_a_missing_dataset_is_a_file_not_found_error(tmp_path):
+    from fairpairs.audit import load_sets
+
+    with pytest.raises(FileNotFoundError, match="no such file or folder"):
+        load_sets(tmp_path / "nothing.jsonl")
+
+
+def test_library_errors_name_parameters_and_the_cli_translates():
+    from fairpairs.scoring import check_pll
+
+    with pytest.raises(ValueError) as info:
+        check_pll("left_to_right")
+    assert str(info.value).startswith("pll left_to_right: expected one of")
+    assert cli_message(str(info.value)).startswith("--pll left_to_right: expected one of")
+    assert cli_message("repo_id 'x': expected owner/name") == "--repo-id 'x': expected owner/name"
+    assert cli_message("out /tmp/a: exists") == "--out /tmp/a: exists"
+    assert cli_message("x.yaml: slots: raise max_draws") == "x.yaml: slots: raise --max-draws"
+    assert cli_message("grammars/a.yaml: uid: bad") == "grammars/a.yaml: uid: bad"   # a path is left alone
+
+
+def test_library_checks_normalize_once_with_each_allowed_set():
+    from fairpairs.evaluate import parse_normalize as evaluate_parse
+    from fairpairs.scoring.normalize import parse_normalize
+
+    assert parse_normalize("morcela") == ("morcela",)
+    with pytest.raises(ValueError, match="^normalize: unknown value"):
+        evaluate_parse("morcela")     # evaluate reports no MORCELA (it needs fitted parameters)
+    with pytest.raises(ValueError, match=r"\(none\)"):
+        evaluate_parse("")
+    assert parse_normalize("") == ()
