@@ -95,6 +95,8 @@ class Vocabulary:
             raw = csv_path.read_bytes()
             _check_rows(csv_path, raw)
             df = pd.read_csv(io.BytesIO(raw), dtype=str, keep_default_na=False)
+        except VocabularyError:     # (a ValueError too: not to be re-wrapped below)
+            raise
         except FileNotFoundError:
             raise VocabularyError(f"{csv_path}: vocabulary table not found") from None
         except OSError as exc:
