@@ -27,6 +27,7 @@ from . import __version__
 from .control import LOW_DIVERSITY
 from .errors import DatasetError, FairpairsError, NetworkError, PublishError
 from .io import MARKER, OutputFolder, network_deadline
+from .records import check_manifest
 
 SETS = ("debiased", "original")
 DATA_FILE = "train-00000-of-00001.parquet"
@@ -84,7 +85,8 @@ def check_repo_id(repo_id: str) -> None:
 
 # ---------------------------------------------------------------- reading the run folder
 def read_manifest(run_dir: Path) -> dict:
-    """The run's manifest.json as a dict; a clear error if it is missing or not a JSON object."""
+    """The run's manifest.json as a dict, checked against `records.RunManifest` (the fields it has
+    must have their types); a clear error if it is missing or not a JSON object."""
     path = run_dir / "manifest.json"
     if not path.is_file():
         raise DatasetError(f"{path}: not found (is {run_dir} a `fairpairs generate` output folder?)")
@@ -92,12 +94,7 @@ def read_manifest(run_dir: Path) -> dict:
         manifest = json.loads(path.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise DatasetError(f"{path}: not valid JSON ({exc})") from None
-    if not isinstance(manifest, dict):
-        raise DatasetError(f"{path}: expected a JSON object at the top level")
-    for key, kind in (("paradigms", dict), ("tokenizers", dict), ("vocabulary", dict)):
-        if key in manifest and not isinstance(manifest[key], kind):
-            raise DatasetError(f"{path}: field {key!r} must be a JSON object")
-    return manifest
+    return check_manifest(manifest, str(path))
 
 
 def _check_row(row: object, where: str, uid: str, keys: tuple[str, ...]) -> dict:

@@ -1,16 +1,44 @@
-"""Typed records of fairpairs' outputs.
+"""Typed records of fairpairs' outputs: the one place that says what a pair row and a run manifest
+hold.
 
 `PairRecord` is one minimal pair as `fairpairs generate` writes it (one jsonl line of
 ``original/<uid>.jsonl`` or ``debiased/<uid>.jsonl``) and as `fairpairs.generate` returns it; its
-fields, in order, are the jsonl keys (`PAIR_FIELDS`). The first seven are BLiMP's own fields.
+fields, in order, are the jsonl keys (`PAIR_FIELDS`). The first seven are BLiMP's own fields. Each
+field's metadata also says how `fairpairs publish` shows it (the parquet column, its place and the
+dataset card's description), so the card's field table, the parquet schema and publish's row checks
+are derived from this class (`PUBLISHED_FIELDS`, `check_value`).
+
+`RunManifest` (with one `ParadigmEntry` per paradigm) is a run folder's ``manifest.json``: its
+fields, in order, are the file's keys; `RunManifest.to_json` is the file's text and
+`check_manifest` validates a manifest read back (publish, audit).
 """
 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
+import types
+import typing
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, TypedDict, Union
+
+
+def _pair_field(meaning: str, rank: int, *, optional: bool = False, hub_name: str | None = None,
+                hub_type: type | None = None, key: str | None = None):
+    """A PairRecord field: `meaning` for the dataset card; `rank`: its place among the published
+    columns; `optional`: a published row may lack it (data made by other tools); `hub_name` /
+    `hub_type`: the published column's name and type where they differ; `key`: what a mapping's keys
+    are (for messages)."""
+    return dataclasses.field(metadata={"meaning": meaning, "rank": rank, "optional": optional,
+                                       "hub_name": hub_name, "hub_type": hub_type, "key": key})
+
+
+class LengthPair(TypedDict):
+    """Content-token counts of the two sentences under one tokenizer."""
+
+    good: int
+    bad: int
 
 
 @dataclass(frozen=True)
@@ -18,17 +46,22 @@ class PairRecord:
     """One minimal pair: the two sentences, BLiMP's metadata, the critical words and the token
     lengths of both sentences under every tokenizer the pair was measured with."""
 
-    sentence_good: str
-    sentence_bad: str
-    field: str                                  # BLiMP's field: morphology, syntax, semantics, ...
-    linguistics_term: str
-    UID: str                                    # the paradigm
-    pairID: str                                 # position in its set, "0", "1", ...
-    lexically_identical: bool                   # same multiset of words (a reordering)
-    critical_good: dict[str, str]               # critical slot -> word in the good sentence
-    critical_bad: dict[str, str]                # critical slot -> word in the bad sentence
-    token_lengths: dict[str, dict[str, int]]    # tokenizer -> {"good": n, "bad": n}
-    redraws: int                                # length-control attempts the pair took
+    sentence_good: str = _pair_field("the acceptable sentence", 0)
+    sentence_bad: str = _pair_field("the unacceptable sentence", 1)
+    field: str = _pair_field("syntax, morphology, semantics, syntax_semantics or syntax/semantics", 3)
+    linguistics_term: str = _pair_field("the phenomenon", 4)
+    UID: str = _pair_field("paradigm (BLiMP UID)", 2)
+    pairID: str = _pair_field("pair number within the paradigm (BLiMP's `pairID`)", 5,
+                              hub_name="pair_id", hub_type=int)   # "0", "1", ... in the jsonl
+    lexically_identical: bool = _pair_field(
+        "both sentences use the same words (where the run recorded it)", 6, optional=True)
+    critical_good: dict[str, str] = _pair_field("the words that differ, by role", 7, optional=True, key="role")
+    critical_bad: dict[str, str] = _pair_field("the words that differ, by role", 8, optional=True, key="role")
+    token_lengths: dict[str, LengthPair] = _pair_field(
+        "per tokenizer, content-token counts `{good, bad}` (special tokens excluded)", 9, optional=True,
+        key="tokenizer")
+    redraws: int = _pair_field("attempts the length control needed (resample: redraws of the bad sentence; "
+                               "search: picks and redraws; 0 in the original set)", 10, optional=True)
 
     def to_dict(self) -> dict[str, Any]:
         """The jsonl row: every field in order, as plain (copied) values."""
@@ -52,3 +85,235 @@ class PairRecord:
 
 
 PAIR_FIELDS = tuple(f.name for f in fields(PairRecord))
+
+
+@dataclass(frozen=True)
+class PublishedField:
+    """A PairRecord field as `fairpairs publish` shows it: parquet column `name` of Python type
+    `type`, with the card's `meaning`."""
+
+    source: str            # the PairRecord field
+    name: str              # the published column
+    type: Any              # its Python type (str, int, bool, dict[str, ...])
+    meaning: str
+    optional: bool
+    key: str | None        # what the keys of a mapping are ("role", "tokenizer")
+
+
+def published_fields() -> list[PublishedField]:
+    """The published columns, in their order (PairRecord's fields by their `rank`)."""
+    hints = typing.get_type_hints(PairRecord)
+    out = [PublishedField(f.name, f.metadata["hub_name"] or f.name, f.metadata["hub_type"] or hints[f.name],
+                          f.metadata["meaning"], f.metadata["optional"], f.metadata["key"])
+           for f in fields(PairRecord)]
+    order = {f.name: f.metadata["rank"] for f in fields(PairRecord)}
+    return sorted(out, key=lambda p: order[p.source])
+
+
+def card_type(tp) -> str:
+    """The type column of the dataset card's field table."""
+    if typing.get_origin(tp) is dict:
+        return "struct of strings" if typing.get_args(tp)[1] is str else "struct"
+    return {str: "string", int: "int", bool: "bool"}[tp]
+
+
+# ------------------------------------------------------------------------------- the manifest
+class DistinctWords(TypedDict):
+    original: int
+    debiased: int
+    ratio: float | None       # debiased / original (None: the original set has none)
+
+
+class MeanDeltaZipf(TypedDict):
+    original: float | None    # None: the paradigm has no critical words with a frequency
+    debiased: float | None
+
+
+class _TokenizerSource(TypedDict):
+    source: str               # "bundled:<folder>" or the name as given
+    files: dict[str, str]     # file name -> sha256
+
+
+class TokenizerInfo(_TokenizerSource, total=False):
+    read_from: str            # only for a Hub name read from local files ($FAIRPAIRS_TOKENIZER_MAP)
+
+
+class VocabularyInfo(TypedDict):
+    file: str
+    sha256: str
+    fixes: list[str]
+
+
+def _key(name: str):
+    """A field whose JSON key is `name` (a Python keyword such as `yield`)."""
+    return dataclasses.field(metadata={"key": name})
+
+
+@dataclass(frozen=True)
+class ParadigmEntry:
+    """One paradigm's entry under the manifest's `paradigms`."""
+
+    phenomenon: str
+    field: str
+    linguistics_term: str
+    grammar_file: str
+    reorder: bool
+    original: int                   # pairs in the original set
+    debiased: int                   # pairs in the debiased set
+    drawn: int                      # the debiased set's statistics (control.ParadigmStats) ...
+    redraws: int
+    dropped: int
+    yield_: float = _key("yield")
+    draws_per_kept: float
+    first_try: int
+    invalid_draws: int
+    duplicates: int
+    distinct_critical_words: DistinctWords
+    mean_abs_delta_zipf: MeanDeltaZipf
+    original_stats: dict[str, Any]      # the original set's ParadigmStats.as_dict()
+
+
+@dataclass(frozen=True)
+class RunManifest:
+    """A generation run's manifest.json."""
+
+    fairpairs_version: str
+    command: str
+    seed: int
+    pairs: int
+    strategy: str
+    max_retries: int
+    match_frequency: float | None
+    models: list[str]
+    token_length: str
+    tokenizers: dict[str, TokenizerInfo]
+    versions: dict[str, str]
+    vocabulary: VocabularyInfo
+    paradigms: dict[str, ParadigmEntry]
+    lexicon: dict[str, Any] | None = dataclasses.field(default=None, metadata={"omit_if_none": True})
+    # ^ the corpus restriction (fairpairs.lexicon.Lexicon.manifest); no key without one
+
+    def to_dict(self) -> dict[str, Any]:
+        """The manifest as JSON values, keys in field order (`lexicon` only when there is one)."""
+        return _plain(self)
+
+    def to_json(self) -> str:
+        """The text of manifest.json."""
+        return json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + "\n"
+
+
+def _plain(value):
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.metadata.get("key", f.name): _plain(getattr(value, f.name)) for f in fields(value)
+                if not (f.metadata.get("omit_if_none") and getattr(value, f.name) is None)}
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+# ------------------------------------------------------------------------------- checking values
+def _is_typeddict(tp) -> bool:
+    return isinstance(tp, type) and typing.is_typeddict(tp)
+
+
+def _keys(tp) -> list[tuple[str, Any, bool]]:
+    """(JSON key, type, required) of a record class's fields."""
+    if _is_typeddict(tp):
+        return [(k, t, k in tp.__required_keys__) for k, t in typing.get_type_hints(tp).items()]
+    hints = typing.get_type_hints(tp)
+    return [(f.metadata.get("key", f.name), hints[f.name], not f.metadata.get("omit_if_none"))
+            for f in fields(tp)]
+
+
+def mismatch(value, tp, *, partial: bool = False) -> tuple[str, Any] | None:
+    """Where `value` (JSON) does not fit type `tp`: (path below it, e.g. ".gpt2.good" or "", and
+    the type expected there), or None if it fits. `partial`: a record's keys may be missing and
+    unknown keys are ignored (manifests written by other versions); otherwise a TypedDict needs
+    exactly its keys."""
+    if tp is Any:
+        return None
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if origin in (Union, types.UnionType):
+        if value is None and type(None) in args:
+            return None
+        inner = [a for a in args if a is not type(None)]
+        found = mismatch(value, inner[0], partial=partial)
+        return found if found is None or found[0] else ("", tp)
+    if tp is bool:
+        ok = isinstance(value, bool)
+    elif tp is int:
+        ok = isinstance(value, int) and not isinstance(value, bool)
+    elif tp is float:
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+    elif tp is str:
+        ok = isinstance(value, str)
+    elif origin is list:
+        if not isinstance(value, list):
+            return "", tp
+        for i, v in enumerate(value):
+            if (found := mismatch(v, args[0], partial=partial)) is not None:
+                return f"[{i}]{found[0]}", found[1]
+        return None
+    elif origin is dict:
+        if not isinstance(value, dict):
+            return "", tp
+        for k, v in value.items():
+            if (found := mismatch(v, args[1], partial=partial)) is not None:
+                return f".{k}{found[0]}", found[1]
+        return None
+    elif _is_typeddict(tp) or dataclasses.is_dataclass(tp):
+        if not isinstance(value, dict):
+            return "", tp
+        keys = _keys(tp)
+        required = {k for k, _, needed in keys if needed}
+        if not partial and not (required <= set(value) <= {k for k, _, _ in keys}):
+            return "", tp
+        for k, t, _ in keys:
+            if k in value and (found := mismatch(value[k], t, partial=partial)) is not None:
+                return f".{k}{found[0]}", found[1]
+        return None
+    else:
+        raise TypeError(f"no check for type {tp!r}")
+    return None if ok else ("", tp)
+
+
+def describe(tp, key: str | None = None) -> str:
+    """What a value of type `tp` must be, for messages ("be an integer", "map each role to a
+    string"); `key` names a mapping's keys."""
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if origin in (Union, types.UnionType):
+        return describe(next(a for a in args if a is not type(None))) + " or null"
+    if origin is dict and key:
+        return f"map each {key} to {_noun(args[1])}"
+    if origin is dict or _is_typeddict(tp) or dataclasses.is_dataclass(tp):
+        return "be a JSON object"
+    if origin is list:
+        return "be a JSON list"
+    return "be " + _noun(tp)
+
+
+def _noun(tp) -> str:
+    if _is_typeddict(tp):
+        return "{" + ", ".join(f'"{k}": {_short(t)}' for k, t, _ in _keys(tp)) + "}"
+    return {str: "a string", int: "an integer", float: "a number", bool: "true or false"}.get(tp, "a JSON object")
+
+
+def _short(tp) -> str:
+    return {str: "str", int: "int", float: "float", bool: "bool"}.get(tp, "object")
+
+
+def check_manifest(doc, where: str) -> dict:
+    """`doc` (a parsed manifest.json) as a dict whose fields, where present, have RunManifest's
+    types; a DatasetError naming `where` and the field otherwise. Fields may be missing and unknown
+    ones are kept: manifests of other versions and hand-made ones stay readable."""
+    from .errors import DatasetError
+
+    if not isinstance(doc, dict):
+        raise DatasetError(f"{where}: expected a JSON object at the top level")
+    found = mismatch(doc, RunManifest, partial=True)
+    if found is not None:
+        path, tp = found
+        raise DatasetError(f"{where}: field {path.lstrip('.')!r} must {describe(tp)}")
+    return doc

@@ -7,7 +7,6 @@ output, and a folder fairpairs did not write is never replaced.
 
 from __future__ import annotations
 
-import json
 import math
 import platform
 from dataclasses import dataclass, field
@@ -28,7 +27,15 @@ from .errors import UsageError
 from .generate import Sampler
 from .grammar import Paradigm
 from .io import OutputFolder
-from .records import PairRecord
+from .records import (
+    DistinctWords,
+    MeanDeltaZipf,
+    PairRecord,
+    ParadigmEntry,
+    RunManifest,
+    TokenizerInfo,
+    VocabularyInfo,
+)
 from .sources import BUNDLED, bundled_path, expand, resolve_tokenizer
 from .tokenization import LengthMeter
 from .vocab import Vocabulary
@@ -116,22 +123,22 @@ def generate_paradigm(p: Paradigm, vocab: Vocabulary, cfg: RunConfig, meters: li
     return out
 
 
-def paradigm_manifest(sets: ParadigmSets) -> dict:
+def paradigm_manifest(sets: ParadigmSets) -> ParadigmEntry:
     """A paradigm's entry in the run manifest."""
     p, orig, d = sets.paradigm, sets.original, sets.debiased.stats
-    return {
-        "phenomenon": p.phenomenon, "field": p.field, "linguistics_term": p.linguistics_term,
-        "grammar_file": p.path.name, "reorder": p.reorder,
-        "original": len(orig.pairs), "debiased": len(sets.debiased.pairs), "drawn": d.drawn,
-        "redraws": d.redraws, "dropped": d.dropped, "yield": d.as_dict()["yield"],
-        "draws_per_kept": d.as_dict()["draws_per_kept"], "first_try": d.first_try,
-        "invalid_draws": d.invalid, "duplicates": d.duplicates,
-        "distinct_critical_words": {"original": orig.stats.distinct_words, "debiased": d.distinct_words,
-                                    "ratio": d.as_dict()["distinct_ratio"]},
-        "mean_abs_delta_zipf": {"original": orig.stats.as_dict()["mean_dzipf"],
-                                "debiased": d.as_dict()["mean_dzipf"]},
-        "original_stats": orig.stats.as_dict(),
-    }
+    ds = d.as_dict()
+    return ParadigmEntry(
+        phenomenon=p.phenomenon, field=p.field, linguistics_term=p.linguistics_term,
+        grammar_file=p.path.name, reorder=p.reorder,
+        original=len(orig.pairs), debiased=len(sets.debiased.pairs), drawn=d.drawn,
+        redraws=d.redraws, dropped=d.dropped, yield_=ds["yield"],
+        draws_per_kept=ds["draws_per_kept"], first_try=d.first_try,
+        invalid_draws=d.invalid, duplicates=d.duplicates,
+        distinct_critical_words=DistinctWords(original=orig.stats.distinct_words, debiased=d.distinct_words,
+                                              ratio=ds["distinct_ratio"]),
+        mean_abs_delta_zipf=MeanDeltaZipf(original=orig.stats.as_dict()["mean_dzipf"], debiased=ds["mean_dzipf"]),
+        original_stats=orig.stats.as_dict(),
+    )
 
 
 def versions() -> dict[str, str]:
@@ -144,10 +151,10 @@ def versions() -> dict[str, str]:
     return out
 
 
-def tokenizer_info(meter: LengthMeter) -> dict:
+def tokenizer_info(meter: LengthMeter) -> TokenizerInfo:
     b = bundled_path(meter.name)
     source = f"bundled:{BUNDLED[meter.name.lower()]}" if b is not None else str(meter.name)
-    info = {"source": source, "files": meter.file_hashes()}
+    info = TokenizerInfo(source=source, files=meter.file_hashes())
     src = resolve_tokenizer(meter.name)
     if src.mapped_from is not None:   # a Hub name read from local files ($FAIRPAIRS_TOKENIZER_MAP)
         info["read_from"] = src.path
@@ -175,23 +182,22 @@ def generate_run(paradigms: list[Paradigm], vocab: Vocabulary, cfg: RunConfig, o
                 write_jsonl(tmp / which / f"{p.uid}.jsonl", sets.records(which))
             result.stats[p.uid] = {"original": sets.original.stats, "debiased": sets.debiased.stats}
             manifest_paradigms[p.uid] = paradigm_manifest(sets)
-        manifest = {
-            "fairpairs_version": __version__,
-            "command": cfg.command,
-            "seed": cfg.seed,
-            "pairs": cfg.pairs,
-            "strategy": cfg.strategy,
-            "max_retries": retries,
-            "match_frequency": cfg.match_frequency,
-            "models": list(cfg.models),
-            "token_length": "content tokens of the sentence as written (special tokens excluded)",
-            "tokenizers": {m.name: tokenizer_info(m) for m in meters},
-            "versions": versions(),
-            "vocabulary": {"file": Path(vocab.source).name, "sha256": vocab.sha256, "fixes": vocab.fixes},
-            "paradigms": manifest_paradigms,
-        }
-        if cfg.lexicon is not None:
-            manifest["lexicon"] = cfg.lexicon
-        (tmp / "manifest.json").write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        manifest = RunManifest(
+            fairpairs_version=__version__,
+            command=cfg.command,
+            seed=cfg.seed,
+            pairs=cfg.pairs,
+            strategy=cfg.strategy,
+            max_retries=retries,
+            match_frequency=cfg.match_frequency,
+            models=list(cfg.models),
+            token_length="content tokens of the sentence as written (special tokens excluded)",
+            tokenizers={m.name: tokenizer_info(m) for m in meters},
+            versions=versions(),
+            vocabulary=VocabularyInfo(file=Path(vocab.source).name, sha256=vocab.sha256, fixes=vocab.fixes),
+            paradigms=manifest_paradigms,
+            lexicon=cfg.lexicon,
+        )
+        (tmp / "manifest.json").write_text(manifest.to_json(), encoding="utf-8")
     return result
 
