@@ -20,6 +20,7 @@ import json
 import re
 import shutil
 import sys
+import typing
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,13 +28,15 @@ from . import __version__
 from .control import LOW_DIVERSITY
 from .errors import DatasetError, FairpairsError, NetworkError, PublishError
 from .io import MARKER, OutputFolder, network_deadline
-from .records import check_manifest
+from .records import PAIR_FIELDS, card_type, check_manifest, describe, mismatch, published_fields
 
 SETS = ("debiased", "original")
 DATA_FILE = "train-00000-of-00001.parquet"
 MANIFEST_COPY = "fairpairs_manifest.json"
-REQUIRED = ("sentence_good", "sentence_bad", "field", "linguistics_term", "UID", "pairID")
-OPTIONAL = ("lexically_identical", "critical_good", "critical_bad", "token_lengths", "redraws")
+# the published columns and the jsonl keys a row must / may have come from records.PairRecord
+COLUMNS = published_fields()
+OPTIONAL = tuple(n for n in PAIR_FIELDS if any(c.source == n and c.optional for c in COLUMNS))
+REQUIRED = tuple(n for n in PAIR_FIELDS if n not in OPTIONAL)
 # paths a new upload replaces wholesale, so stale configs of an earlier upload disappear
 REPLACED_ON_UPLOAD = ["data/**", "lm_eval/**"]
 # version of the exported lm-eval tasks; 2.0: `target_delimiter: ""` (1.0 scored " " + sentence)
@@ -98,39 +101,27 @@ def read_manifest(run_dir: Path) -> dict:
 
 
 def _check_row(row: object, where: str, uid: str, keys: tuple[str, ...]) -> dict:
-    """Validate one jsonl row and return it in the published shape (pairID -> int pair_id)."""
+    """Validate one jsonl row against PairRecord's field types and return it in the published
+    shape (columns in their published order; pairID -> int pair_id)."""
     if not isinstance(row, dict):
         raise DatasetError(f"{where}: expected a JSON object")
     for key in REQUIRED + keys:
         if key not in row:
             raise DatasetError(f"{where}: missing field {key!r}")
-    for key in ("sentence_good", "sentence_bad", "field", "linguistics_term", "UID"):
-        if not isinstance(row[key], str):
-            raise DatasetError(f"{where}: field {key!r} must be a string")
+    out = {}
+    for col in COLUMNS:
+        if col.optional and col.source not in keys:
+            continue
+        value = row[col.source]
+        if col.source == "pairID":   # "0", "1", ... in fairpairs' jsonl; an int in other tools' files
+            if isinstance(value, bool) or not (isinstance(value, int) or (isinstance(value, str) and value.isdigit())):
+                raise DatasetError(f"{where}: field 'pairID' must be a non-negative integer, got {value!r}")
+            value = int(value)
+        elif mismatch(value, col.type) is not None:
+            raise DatasetError(f"{where}: field {col.source!r} must {describe(col.type, col.key)}")
+        out[col.name] = value
     if row["UID"] != uid:
         raise DatasetError(f"{where}: field 'UID' is {row['UID']!r} but the file is named {uid}.jsonl")
-    pair_id = row["pairID"]
-    if isinstance(pair_id, bool) or not (isinstance(pair_id, int) or
-                                         (isinstance(pair_id, str) and pair_id.isdigit())):
-        raise DatasetError(f"{where}: field 'pairID' must be a non-negative integer, got {pair_id!r}")
-    out = {k: row[k] for k in ("sentence_good", "sentence_bad", "UID", "field", "linguistics_term")}
-    out["pair_id"] = int(pair_id)
-    for key in keys:
-        value = row[key]
-        if key == "lexically_identical" and not isinstance(value, bool):
-            raise DatasetError(f"{where}: field 'lexically_identical' must be true or false")
-        if key == "redraws" and (isinstance(value, bool) or not isinstance(value, int)):
-            raise DatasetError(f"{where}: field 'redraws' must be an integer")
-        if key.startswith("critical_") and not (
-                isinstance(value, dict) and all(isinstance(v, str) for v in value.values())):
-            raise DatasetError(f"{where}: field {key!r} must map roles to words (strings)")
-        if key == "token_lengths" and not (isinstance(value, dict) and all(
-                isinstance(v, dict) and set(v) == {"good", "bad"}
-                and all(isinstance(n, int) and not isinstance(n, bool) for n in v.values())
-                for v in value.values())):
-            raise DatasetError(f"{where}: field 'token_lengths' must map each tokenizer to "
-                               "{\"good\": int, \"bad\": int}")
-        out[key] = value
     return out
 
 
@@ -190,29 +181,52 @@ def read_run(run_dir: Path, sets: tuple[str, ...], prefix: str) -> tuple[dict, l
 
 # ---------------------------------------------------------------- writing the folder
 def to_table(rows: list[dict]):
-    """A pyarrow table of the rows with an explicit schema (struct fields in first-seen order)."""
+    """A pyarrow table of the rows with an explicit schema: the published columns the first row has,
+    with types from PairRecord's (struct fields in first-seen order; a mapping column whose rows
+    hold no keys at all is left out, as parquet cannot hold a struct without fields)."""
     import pyarrow as pa
 
-    fields = [pa.field(k, pa.string()) for k in
-              ("sentence_good", "sentence_bad", "UID", "field", "linguistics_term")]
-    fields.append(pa.field("pair_id", pa.int64()))
-    first = rows[0]
-    if "lexically_identical" in first:
-        fields.append(pa.field("lexically_identical", pa.bool_()))
-    for key in ("critical_good", "critical_bad"):
-        roles = list(dict.fromkeys(r for row in rows for r in row[key])) if key in first else []
-        if roles:  # parquet cannot hold a struct without fields: omit a column with no roles at all
-            fields.append(pa.field(key, pa.struct([pa.field(r, pa.string()) for r in roles])))
-    if "token_lengths" in first:
-        names = list(dict.fromkeys(t for row in rows for t in row["token_lengths"]))
-        pair = pa.struct([pa.field("good", pa.int64()), pa.field("bad", pa.int64())])
-        if names:
-            fields.append(pa.field("token_lengths", pa.struct([pa.field(t, pair) for t in names])))
-    if "redraws" in first:
-        fields.append(pa.field("redraws", pa.int64()))
+    fields = []
+    for col in COLUMNS:
+        if col.name not in rows[0]:
+            continue
+        kind = arrow_type(col.type, [row[col.name] for row in rows])
+        if kind is not None:
+            fields.append(pa.field(col.name, kind))
     schema = pa.schema(fields)
     return pa.Table.from_pylist([{f.name: row.get(f.name) for f in schema} for row in rows],
                                 schema=schema)
+
+
+def arrow_type(tp, values: list):
+    """The pyarrow type of a column of Python type `tp` holding `values` (a mapping becomes a struct
+    of the keys seen, in first-seen order; a record type a struct of its keys); None for a mapping
+    with no keys at all."""
+    import pyarrow as pa
+
+    if typing.get_origin(tp) is dict:
+        keys = list(dict.fromkeys(k for v in values for k in v))
+        inner = typing.get_args(tp)[1]
+        if not keys:
+            return None
+        return pa.struct([pa.field(k, arrow_type(inner, [v[k] for v in values if k in v])) for k in keys])
+    if typing.is_typeddict(tp):
+        return pa.struct([pa.field(k, arrow_type(t, [v[k] for v in values]))
+                          for k, t in typing.get_type_hints(tp).items()])
+    return {str: pa.string(), int: pa.int64(), bool: pa.bool_()}[tp]
+
+
+def card_fields() -> list[dict]:
+    """The dataset card's field table: one row per published column (consecutive columns with the
+    same type and meaning share a row)."""
+    table: list[dict] = []
+    for col in COLUMNS:
+        row = {"names": [col.name], "type": card_type(col.type), "meaning": col.meaning}
+        if table and (table[-1]["type"], table[-1]["meaning"]) == (row["type"], row["meaning"]):
+            table[-1]["names"].append(col.name)
+        else:
+            table.append(row)
+    return table
 
 
 def size_category(n: int) -> str:
@@ -307,7 +321,8 @@ def render_card(repo_id: str, manifest: dict, configs: list[Config], skipped: li
     body = env.get_template("dataset_card.md.j2").render(
         repo_id=repo_id, manifest=manifest, configs=configs, table=table, sets=sets,
         skipped=skipped, prefix=prefix, n_pairs=n_pairs, version=__version__,
-        example=configs[0], data_file=DATA_FILE, low_diversity=low_diversity, low_ratio=LOW_DIVERSITY)
+        example=configs[0], data_file=DATA_FILE, low_diversity=low_diversity, low_ratio=LOW_DIVERSITY,
+        fields=card_fields())
     return f"---\n{_dump_yaml(front)}---\n\n{body}"
 
 

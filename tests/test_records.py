@@ -1,0 +1,104 @@
+"""The typed records (fairpairs/records.py) are what the files hold: a real run's manifest.json is a
+RunManifest in its key order, a manifest with a wrongly typed field is refused naming the field,
+and every PairRecord field reaches the published parquet schema and the dataset card's field table."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import fields
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from fairpairs.errors import DatasetError
+from fairpairs.publish import build_folder, read_manifest
+from fairpairs.records import PairRecord, RunManifest, check_manifest, mismatch
+from fairpairs.run import RunConfig, generate_run
+from fairpairs.grammar import load_paradigm
+from fairpairs.vocab import default_vocabulary
+
+REPO = Path(__file__).resolve().parents[1]
+UID = "determiner_noun_agreement_1"
+REPO_ID = "someone/Fair-BLiMP"
+
+# manifest.json's keys as fairpairs wrote them before the manifest was typed (a run of the earlier
+# code, seed 0): the typed record must not change the file.
+TOP_KEYS = ["fairpairs_version", "command", "seed", "pairs", "strategy", "max_retries", "match_frequency",
+            "models", "token_length", "tokenizers", "versions", "vocabulary", "paradigms"]
+PARADIGM_KEYS = ["phenomenon", "field", "linguistics_term", "grammar_file", "reorder", "original", "debiased",
+                 "drawn", "redraws", "dropped", "yield", "draws_per_kept", "first_try", "invalid_draws",
+                 "duplicates", "distinct_critical_words", "mean_abs_delta_zipf", "original_stats"]
+
+# the card's field table as it was written by hand before it was derived from PairRecord
+CARD_TABLE = """| field | type | meaning |
+|---|---|---|
+| `sentence_good` | string | the acceptable sentence |
+| `sentence_bad` | string | the unacceptable sentence |
+| `UID` | string | paradigm (BLiMP UID) |
+| `field` | string | syntax, morphology, semantics, syntax_semantics or syntax/semantics |
+| `linguistics_term` | string | the phenomenon |
+| `pair_id` | int | pair number within the paradigm (BLiMP's `pairID`) |
+| `lexically_identical` | bool | both sentences use the same words (where the run recorded it) |
+| `critical_good`, `critical_bad` | struct of strings | the words that differ, by role |
+| `token_lengths` | struct | per tokenizer, content-token counts `{good, bad}` (special tokens excluded) |
+| `redraws` | int | attempts the length control needed (resample: redraws of the bad sentence; search: picks and redraws; 0 in the original set) |
+"""
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("records") / "run"
+    generate_run([load_paradigm(REPO / "grammars" / f"{UID}.yaml")], default_vocabulary(),
+                 RunConfig(models=["gpt2", "bert-base-cased"], pairs=6, seed=0, command="test"), out)
+    return out
+
+
+def test_a_real_manifest_is_a_run_manifest_in_its_key_order(run):
+    text = (run / "manifest.json").read_text(encoding="utf-8")
+    doc = json.loads(text)
+    assert mismatch(doc, RunManifest) is None           # every field, each of its type
+    assert list(doc) == TOP_KEYS and list(doc["paradigms"][UID]) == PARADIGM_KEYS
+    assert text.startswith('{\n  "fairpairs_version": ') and text.endswith("}\n")   # indent 2, one newline
+    assert read_manifest(run) == doc
+
+
+@pytest.mark.parametrize("change,needle", [
+    (lambda m: m.update(seed="7"), "field 'seed' must be an integer"),
+    (lambda m: m.update(paradigms=[]), "field 'paradigms' must be a JSON object"),
+    (lambda m: m["paradigms"][UID].update(drawn=1.5), f"field 'paradigms.{UID}.drawn' must be an integer"),
+    (lambda m: m["tokenizers"]["gpt2"].update(files=["a"]), "field 'tokenizers.gpt2.files' must be a JSON object"),
+    (lambda m: m.update(match_frequency="x"), "field 'match_frequency' must be a number or null"),
+    (lambda m: m["vocabulary"].update(fixes="none"), "field 'vocabulary.fixes' must be a JSON list"),
+])
+def test_a_wrongly_typed_manifest_field_is_named(run, tmp_path, change, needle):
+    doc = json.loads((run / "manifest.json").read_text(encoding="utf-8"))
+    change(doc)
+    with pytest.raises(DatasetError, match=rf"^x\.json: {needle}"):
+        check_manifest(doc, "x.json")
+
+
+def test_partial_and_extended_manifests_stay_readable():
+    """Hand-made manifests and those of other versions: missing fields, unknown fields."""
+    assert check_manifest({}, "m") == {}
+    assert check_manifest({"seed": 1, "paradigms": {"a": {"drawn": 3}}, "future": [1]}, "m")["future"] == [1]
+    with pytest.raises(DatasetError, match="top level"):
+        check_manifest([], "m")
+
+
+def test_every_pair_field_is_a_parquet_column_and_a_card_row(run, tmp_path):
+    built = build_folder(run, REPO_ID, tmp_path / "hub", which="debiased", progress=False)
+    published = [f.metadata["hub_name"] or f.name for f in fields(PairRecord)]   # pairID -> pair_id
+    schema = pq.read_schema(built.folder / "data" / UID / "train-00000-of-00001.parquet")
+    assert sorted(schema.names) == sorted(published)
+    card = (built.folder / "README.md").read_text(encoding="utf-8")
+    table = card[card.index("| field | type | meaning |"):]
+    table = table[:table.index("\n\n") + 1]
+    named = [n.strip().strip("`") for line in table.splitlines()[2:] for n in line.split(" | ")[0][2:].split(",")]
+    assert sorted(named) == sorted(published)
+    assert table == CARD_TABLE
+    types = {line.split(" | ")[0][2:].strip("`"): line.split(" | ")[1] for line in table.splitlines()[2:]}
+    arrow = {"string": "string", "int": "int64", "bool": "bool"}
+    for name, kind in types.items():
+        if kind in arrow:   # the card's type is the parquet column's
+            assert str(schema.field(name).type) == arrow[kind], name
