@@ -28,6 +28,7 @@ from . import __version__
 from .control import LOW_DIVERSITY
 from .errors import DatasetError, FairpairsError, NetworkError, PublishError
 from .io import MARKER, OutputFolder, network_deadline
+from .jsonl import iter_objects
 from .records import PAIR_FIELDS, card_type, check_manifest, describe, mismatch, published_fields
 
 SETS = ("debiased", "original")
@@ -100,11 +101,9 @@ def read_manifest(run_dir: Path) -> dict:
     return check_manifest(manifest, str(path))
 
 
-def _check_row(row: object, where: str, uid: str, keys: tuple[str, ...]) -> dict:
-    """Validate one jsonl row against PairRecord's field types and return it in the published
-    shape (columns in their published order; pairID -> int pair_id)."""
-    if not isinstance(row, dict):
-        raise DatasetError(f"{where}: expected a JSON object")
+def _check_row(row: dict, where: str, uid: str, keys: tuple[str, ...]) -> dict:
+    """Validate one jsonl row (a JSON object) against PairRecord's field types and return it in
+    the published shape (columns in their published order; pairID -> int pair_id)."""
     for key in REQUIRED + keys:
         if key not in row:
             raise DatasetError(f"{where}: missing field {key!r}")
@@ -126,24 +125,15 @@ def _check_row(row: object, where: str, uid: str, keys: tuple[str, ...]) -> dict
 
 
 def read_pairs(path: Path) -> list[dict]:
-    """Rows of one `<uid>.jsonl`, validated; optional fields are those present in the first row."""
+    """Rows of one `<uid>.jsonl`, validated; optional fields are those present in the first row.
+    Read with the one jsonl reader (`fairpairs.jsonl.iter_objects`: `file:line:` errors)."""
     uid = path.stem
     rows: list[dict] = []
     keys: tuple[str, ...] = ()
     seen: set[int] = set()
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except UnicodeDecodeError as exc:
-        raise DatasetError(f"{path}: not UTF-8 ({exc.reason})") from None
-    for lineno, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
+    for lineno, row in iter_objects(path):
         where = f"{path}:{lineno}"
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise DatasetError(f"{where}: not valid JSON ({exc.msg})") from None
-        if not rows and isinstance(row, dict):
+        if not rows:
             keys = tuple(k for k in OPTIONAL if k in row)
         out = _check_row(row, where, uid, keys)
         if out["pair_id"] in seen:

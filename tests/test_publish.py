@@ -247,7 +247,7 @@ def _break(run: Path, how: str) -> str:
     if how == "json":
         lines[1] = lines[1][:-3]
         path.write_text("\n".join(lines) + "\n")
-        return f"{path}:2: not valid JSON"
+        return f"{path}:2: invalid JSON"
     if how == "pairID":
         row["pairID"] = "two"
     elif how == "missing":
@@ -272,6 +272,25 @@ def test_bad_run_folder_is_one_line_naming_file_and_field(tmp_path, capsys, how)
         assert {"pairID": "'pairID'", "missing": "'sentence_bad'", "uid": "'UID'",
                 "lengths": "'token_lengths'"}[how] in err
     assert not (run / "hub").exists() and not list(run.glob(".hub*"))  # nothing half-written
+
+
+def test_rows_are_read_as_json_lines_not_text_lines(tmp_path):
+    """A sentence may hold a raw U+2028 (json.dumps with ensure_ascii=False writes it unescaped) and
+    a file may start with a byte-order mark: one JSON object per \\n-ended line, as the jsonl reader
+    reads it (str.splitlines would cut the row at U+2028)."""
+    import datasets
+
+    sep = "\u2028"
+    pairs = {"wh_vs_that_no_gap": [(f"Cheryl thinks that{sep}the man broke a vase.",
+                                    f"Cheryl thinks who{sep}the man broke a vase.", "that", "who", 9, 9, 9, 9)]}
+    run = make_run(tmp_path / "run", pairs)
+    path = run / "debiased" / "wh_vs_that_no_gap.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    assert sep.encode() in path.read_bytes()
+    assert run_cli("publish", run, "--repo-id", REPO_ID, "--dry-run", "--out", tmp_path / "hub") == 0
+    rows = datasets.load_dataset(str(tmp_path / "hub"), "wh_vs_that_no_gap", split="train",
+                                 cache_dir=str(tmp_path / "cache")).to_list()
+    assert [r["sentence_good"] for r in rows] == [pairs["wh_vs_that_no_gap"][0][0]]
 
 
 def test_bad_repo_id(tmp_path, capsys):
