@@ -23,6 +23,7 @@ import numpy as np
 import yaml
 
 from .errors import FairpairsError, GrammarError, VocabularyError
+from .io import read_text
 from .paths import data_dir
 from .vocab import RESTRICTION_COLUMNS, Vocabulary, default_vocabulary
 
@@ -303,14 +304,9 @@ def _compile_template(ctx: _Ctx, key: str, source: Any, slot_names: set[str]) ->
 
 # ---------------------------------------------------------------------------- include: and use:
 def _read_yaml(path: Path) -> dict:
+    text = read_text(path, "file", GrammarError)
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise GrammarError(f"{path}: file not found") from None
-    except OSError as exc:
-        raise GrammarError(f"{path}: cannot read: {exc.strerror}") from None
-    except UnicodeDecodeError as exc:
-        raise GrammarError(f"{path}: not UTF-8 (byte {exc.start})") from None
+        data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 1})" if mark else ""

@@ -1,4 +1,9 @@
-"""Writing outputs safely: the one place for atomic files, atomic run folders and interruptions.
+"""Reading inputs and writing outputs safely: the one place for input-file errors, atomic files,
+atomic run folders and interruptions.
+
+Every input file is read under `reading` (or with `read_text`), which turns the operating system's
+errors into one line naming the file and what it should be ("corpus not found", "is a folder, not
+a vocabulary table", "file is not UTF-8 text (byte 12)").
 
 Rules every command that writes follows (see docs/outputs.md):
 
@@ -40,6 +45,30 @@ from .errors import NetworkError, OutputError
 
 MARKER = ".fairpairs"
 SIGNATURE = "fairpairs output folder/1"
+
+
+# ------------------------------------------------------------------------------------ reading
+@contextmanager
+def reading(path: str | os.PathLike, what: str, error_cls: type[Exception]):
+    """Run the reading of `path` (a `what`: "corpus", "vocabulary table", ...) so that a missing
+    file, a folder, an unreadable file or bytes that are not UTF-8 end in one `error_cls` line
+    naming the file; other errors pass through."""
+    try:
+        yield
+    except FileNotFoundError:
+        raise error_cls(f"{path}: {what} not found") from None
+    except IsADirectoryError:
+        raise error_cls(f"{path}: is a folder, not a {what}") from None
+    except OSError as exc:
+        raise error_cls(f"{path}: cannot read {what}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise error_cls(f"{path}: {what} is not UTF-8 text (byte {exc.start})") from None
+
+
+def read_text(path: str | os.PathLike, what: str, error_cls: type[Exception], encoding: str = "utf-8") -> str:
+    """The text of file `path` (a `what`), with `reading`'s one-line errors."""
+    with reading(path, what, error_cls):
+        return Path(path).read_text(encoding=encoding)
 
 
 # ------------------------------------------------------------------------------------ files

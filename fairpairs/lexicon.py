@@ -27,6 +27,7 @@ from typing import Iterable
 import numpy as np
 
 from .errors import FairpairsError, LexiconError
+from .io import reading
 from .grammar import Paradigm, load_paradigm
 from .vocab import Vocabulary
 
@@ -75,19 +76,16 @@ def load_lexicon(corpus: str | Path, min_count: int = 1) -> Lexicon:
         raise LexiconError(f"min_count: must be a whole number >= 1, got {min_count!r}")
     counts: Counter = Counter()
     digest = hashlib.sha256()
-    try:
-        with open(path, "rb") as fh:
-            for line in fh:
-                digest.update(line)
+    with reading(path, "corpus", LexiconError), open(path, "rb") as fh:
+        offset = 0
+        for line in fh:     # line by line: a corpus may be larger than memory
+            digest.update(line)
+            try:
                 counts.update(words(line.decode("utf-8")))
-    except FileNotFoundError:
-        raise LexiconError(f"{path}: corpus not found") from None
-    except IsADirectoryError:
-        raise LexiconError(f"{path}: corpus must be a text file, not a folder") from None
-    except UnicodeDecodeError as exc:
-        raise LexiconError(f"{path}: corpus is not UTF-8 text ({exc.reason} at byte {exc.start} of a line)") from None
-    except OSError as exc:
-        raise LexiconError(f"{path}: cannot read corpus: {exc.strerror}") from None
+            except UnicodeDecodeError as exc:
+                exc.start += offset      # the byte in the file, not in the line
+                raise
+            offset += len(line)
     if not counts:
         raise LexiconError(f"{path}: corpus has no words")
     return Lexicon(counts, min_count, str(path), digest.hexdigest())

@@ -23,6 +23,7 @@ import pandas as pd
 import yaml
 
 from .errors import FixTargetError, VocabularyError
+from .io import read_text, reading
 from .paths import data_dir
 
 RESTRICTION_COLUMNS = ("arg_1", "arg_2", "arg_3", "arg_clause")
@@ -91,18 +92,11 @@ class Vocabulary:
         if fixes_path == "default":
             bundled = csv_path.parent.resolve() == vocab_dir.resolve() and csv_path.name == BUNDLED_TABLE
             fixes_path = vocab_dir / "fixes.yaml" if bundled else None
-        try:
+        with reading(csv_path, "vocabulary table", VocabularyError):
             raw = csv_path.read_bytes()
-            _check_rows(csv_path, raw)
+            _check_rows(csv_path, raw)      # (decodes the bytes: a UnicodeDecodeError is read's)
+        try:
             df = pd.read_csv(io.BytesIO(raw), dtype=str, keep_default_na=False)
-        except VocabularyError:     # (a ValueError too: not to be re-wrapped below)
-            raise
-        except FileNotFoundError:
-            raise VocabularyError(f"{csv_path}: vocabulary table not found") from None
-        except OSError as exc:
-            raise VocabularyError(f"{csv_path}: cannot read vocabulary table: {exc.strerror or exc}") from None
-        except UnicodeDecodeError as exc:
-            raise VocabularyError(f"{csv_path}: vocabulary table is not UTF-8 (byte {exc.start})") from None
         except ValueError as exc:   # pandas: ParserError, EmptyDataError
             raise VocabularyError(f"{csv_path}: cannot read vocabulary table: {' '.join(str(exc).split())}") from None
         sha256 = hashlib.sha256(raw).hexdigest()
@@ -340,9 +334,10 @@ def _check_against(path: Path, df: pd.DataFrame, reference: "Vocabulary") -> Non
 
 def apply_fixes(df: pd.DataFrame, path: Path) -> tuple[pd.DataFrame, list[str]]:
     """Apply the corrections of a fixes.yaml file; returns the new table and the fix ids."""
+    text = read_text(path, "fixes file", VocabularyError)
     try:
-        fixes = yaml.safe_load(path.read_text(encoding="utf-8")) or []
-    except (OSError, yaml.YAMLError) as exc:
+        fixes = yaml.safe_load(text) or []
+    except yaml.YAMLError as exc:
         raise VocabularyError(f"{path}: cannot read fixes: {exc}") from None
     applied = []
     for n, fix in enumerate(fixes):

@@ -125,7 +125,7 @@ def test_template_word_missing_from_the_corpus(setup, tmp_path):
 
 @pytest.mark.parametrize("make,needle", [
     (lambda d: d / "missing.txt", "corpus not found"),
-    (lambda d: d, "corpus must be a text file"),
+    (lambda d: d, "is a folder, not a corpus"),
 ])
 def test_bad_corpus(tmp_path, make, needle):
     with pytest.raises(LexiconError, match=needle):
