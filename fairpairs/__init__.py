@@ -19,6 +19,9 @@ _EXPORTS = {
     "load_paradigm": "api", "paradigms": "api", "load_vocabulary": "api", "validate": "api",
     "generate": "api", "generate_run": "api", "load_sets": "api", "audit": "api", "score_pairs": "api",
     "evaluate": "api",
+    "read_sentences": "scoring.tables", "score_sentences": "scoring.tables", "pair_accuracy": "scoring.tables",
+    "write_scores": "scoring.tables", "count_unigrams": "scoring.normalize", "load_judgments": "scoring.morcela",
+    "fit_morcela": "scoring.morcela",
     "PairRecord": "records", "Scorer": "scoring", "write_report": "evaluate", "Report": "evaluate",
 }
 

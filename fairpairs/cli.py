@@ -35,7 +35,7 @@ COMMANDS = {
 OPTION_NAMES = {
     "model": "--model", "models": "--models", "tokenizers": "--models", "device": "--device",
     "dtype": "--dtype", "kind": "--kind", "pll": "--pll", "normalize": "--normalize",
-    "unigrams": "--unigrams", "corpus": "--corpus", "input": "--input", "judgments": "--judgments",
+    "unigrams": "--unigrams", "corpus": "--corpus", "input": "--input", "sentences": "--input", "judgments": "--judgments",
     "folds": "--folds", "out": "--out", "paradigms": "--paradigms", "phenomenon": "--phenomenon",
     "repo_id": "--repo-id", "which": "--set", "morcela_params": "--morcela-params",
     "max_draws": "--max-draws", "max_retries": "--max-retries", "data": "--data", "pairs": "--pairs",

@@ -242,7 +242,7 @@ def test_unigrams_refuses_empty_corpus_folders_and_non_json_out(tmp_path, capsys
 
 
 def test_score_strips_the_bom_and_writes_no_nan(tmp_path, capsys):
-    from fairpairs.commands.scoring import read_input, write_table
+    from fairpairs.scoring.tables import read_sentences as read_input, write_scores as write_table
 
     f = tmp_path / "in.txt"
     f.write_bytes("\ufeffThe cat sat.\nDogs bark.\n".encode("utf-8"))

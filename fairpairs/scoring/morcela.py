@@ -7,8 +7,11 @@ SLOR is the special case beta = 1, gamma = 0.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 
@@ -26,6 +29,7 @@ class MorcelaFit:
     n: int
     cv: dict = field(default_factory=dict)
     meta: dict = field(default_factory=dict)
+    dropped: ClassVar[dict] = {}     # rows of the judgments left out, by reason (`fit_morcela`; not in the JSON)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=2, sort_keys=True) + "\n"
@@ -66,7 +70,7 @@ def cross_validate(p, u, length, y, folds: int = 5, seed: int = 0) -> dict:
     p, u, n_tok, y = (np.asarray(v, dtype=float) for v in (p, u, length, y))
     n = len(y)
     if folds < 2 or n < 2 * folds:
-        raise FairpairsError(f"--folds {folds}: needs 2 <= folds and at least 2 sentences per fold ({n} given)")
+        raise FairpairsError(f"folds {folds}: needs 2 <= folds and at least 2 sentences per fold ({n} given)")
     order = np.random.default_rng(seed).permutation(n)
     parts = np.array_split(order, folds)
     rs = {"morcela": [], "slor": [], "lp": []}
@@ -81,28 +85,47 @@ def cross_validate(p, u, length, y, folds: int = 5, seed: int = 0) -> dict:
         rs["lp"].append(_pearson(p[test], y[test]))
     bad = sorted(k for k, v in rs.items() if not np.all(np.isfinite(v)))
     if bad:
-        raise FairpairsError(f"--folds {folds}: the correlation of {', '.join(bad)} is undefined in some fold "
+        raise FairpairsError(f"folds {folds}: the correlation of {', '.join(bad)} is undefined in some fold "
                              f"(constant scores or judgments there); use fewer folds or more varied data")
     return {k: float(np.mean(v)) for k, v in rs.items()} | {"folds": folds, "seed": seed}
+
+
+@dataclass
+class Judgments:
+    """Sentences with their acceptability judgments, read from `path`; `dropped`: how many rows
+    were left out and why ({reason: count})."""
+    sentences: list
+    judgments: np.ndarray
+    dropped: dict
+    path: Path
+    measure: str = "LS"
 
 
 def read_judgments(path, measure: str = "LS"):
     """(sentences, judgments) from a CSV: Sprouse et al. (2013) pairs ('Good Sentence',
     'Bad Sentence', 'Good Sentence LS', 'Bad Sentence LS', ...) or plain 'sentence,judgment'."""
-    sents, ys, _ = read_judgments_counted(path, measure)
-    return sents, ys
+    j = load_judgments(path, measure)
+    return j.sentences, j.judgments
 
 
 def read_judgments_counted(path, measure: str = "LS"):
     """read_judgments, plus how many rows were left out and why: {reason: count}."""
+    j = load_judgments(path, measure)
+    return j.sentences, j.judgments, j.dropped
+
+
+def load_judgments(path, measure: str = "LS") -> Judgments:
+    """The judgments of a CSV (see `read_judgments`): rows without a sentence or a numeric
+    judgment are left out and counted; an infinite judgment, or fewer than 10 left, is an error."""
     import pandas as pd
 
+    path = Path(path)
     try:
         df = pd.read_csv(path)
     except FileNotFoundError:
-        raise DatasetError(f"--judgments {path}: no such file") from None
+        raise DatasetError(f"judgments {path}: no such file") from None
     except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
-        raise DatasetError(f"--judgments {path}: not a readable CSV ({type(exc).__name__}: {exc})") from None
+        raise DatasetError(f"judgments {path}: not a readable CSV ({type(exc).__name__}: {exc})") from None
     cols = set(df.columns)
     if {"sentence", "judgment"} <= cols:
         sents, ys = df["sentence"], df["judgment"]
@@ -110,7 +133,7 @@ def read_judgments_counted(path, measure: str = "LS"):
         need = ["Good Sentence", "Bad Sentence", f"Good Sentence {measure}", f"Bad Sentence {measure}"]
         missing = [c for c in need if c not in cols]
         if missing:
-            raise DatasetError(f"--judgments {path}: missing column(s) {', '.join(repr(m) for m in missing)} "
+            raise DatasetError(f"judgments {path}: missing column(s) {', '.join(repr(m) for m in missing)} "
                                f"(expected Sprouse-style pairs or 'sentence','judgment')")
         sents = pd.concat([df["Good Sentence"], df["Bad Sentence"]], ignore_index=True)
         ys = pd.concat([df[f"Good Sentence {measure}"], df[f"Bad Sentence {measure}"]], ignore_index=True)
@@ -119,7 +142,7 @@ def read_judgments_counted(path, measure: str = "LS"):
     inf = np.isinf(ys.to_numpy(float))
     if inf.any():
         row = int(np.nonzero(inf)[0][0])
-        raise DatasetError(f"--judgments {path}: judgment {raw.iloc[row]!r} of sentence "
+        raise DatasetError(f"judgments {path}: judgment {raw.iloc[row]!r} of sentence "
                            f"{sents.iloc[row]!r} is infinite (inf), not a judgment")
     has_text = sents.notna() & sents.astype(str).str.strip().astype(bool)
     missing = has_text & raw.isna()            # empty cells and NaN (pandas reads "NaN" as missing)
@@ -127,8 +150,9 @@ def read_judgments_counted(path, measure: str = "LS"):
                "a non-numeric judgment": int((has_text & ~missing & ys.isna()).sum())}
     keep = has_text & ys.notna()
     if keep.sum() < 10:
-        raise DatasetError(f"--judgments {path}: fewer than 10 sentences with a numeric judgment")
-    return sents[keep].astype(str).tolist(), ys[keep].to_numpy(float), {k: v for k, v in dropped.items() if v}
+        raise DatasetError(f"judgments {path}: fewer than 10 sentences with a numeric judgment")
+    return Judgments(sents[keep].astype(str).tolist(), ys[keep].to_numpy(float),
+                     {k: v for k, v in dropped.items() if v}, path, measure)
 
 
 def load_params(spec) -> dict:
@@ -140,9 +164,34 @@ def load_params(spec) -> dict:
     else:
         from .normalize import read_json
 
-        where = f"--morcela-params {spec}"
+        where = f"morcela_params {spec}"
         doc = read_json(spec, where)
     try:
         return {"beta": float(doc["beta"]), "gamma": float(doc["gamma"])}
     except (KeyError, TypeError, ValueError):
         raise DatasetError(f"{where}: needs numeric fields 'beta' and 'gamma'") from None
+
+
+def fit_morcela(scorer, judgments, measure: str = "LS", unigrams=None, folds: int = 5, seed: int = 0):
+    """Fit MORCELA's beta and gamma for `scorer` on acceptability `judgments` (a CSV path, see
+    `read_judgments`, or a `Judgments`), with `folds`-fold cross-validated Pearson r of MORCELA,
+    SLOR and LP (`fairpairs morcela fit`). Returns the `MorcelaFit` (its `to_json()` is the
+    parameters file; `dropped` counts the rows left out). `unigrams`: as for `Scorer.score`.
+    Under a multi-process launch every rank calls this and rank 0 alone gets the fit (the others
+    get None)."""
+    from .distributed import is_main
+
+    if not isinstance(judgments, Judgments):
+        judgments = load_judgments(judgments, measure)
+    df = scorer.score(judgments.sentences, normalize=("slor",), unigrams=unigrams)
+    if not is_main():   # the ranks share the scoring; rank 0 fits
+        return None
+    p, u, n = (df[c].to_numpy(float) for c in ("sum_logprob", "unigram_logprob", "n_tokens"))
+    result = fit(p, u, n, judgments.judgments)
+    result.cv = cross_validate(p, u, n, judgments.judgments, folds=folds, seed=seed)
+    result.meta = {"model": scorer.name, "kind": scorer.kind, "pll": scorer.pll if scorer.kind == "masked" else None,
+                   "unigrams": str(unigrams) if unigrams else "wordfreq", "measure": judgments.measure,
+                   "judgments": judgments.path.name,
+                   "judgments_sha256": hashlib.sha256(judgments.path.read_bytes()).hexdigest()}
+    result.dropped = judgments.dropped
+    return result

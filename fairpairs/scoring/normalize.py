@@ -92,9 +92,9 @@ class UnigramTable:
                 data = path.read_bytes()
                 lines = data.decode("utf-8-sig").splitlines()
             except OSError as exc:
-                raise DatasetError(f"--corpus {f}: cannot read ({exc.strerror})") from None
+                raise DatasetError(f"corpus {f}: cannot read ({exc.strerror})") from None
             except UnicodeDecodeError as exc:
-                raise DatasetError(f"--corpus {f}: not UTF-8 text (byte {exc.start})") from None
+                raise DatasetError(f"corpus {f}: not UTF-8 text (byte {exc.start})") from None
             lines = [ln for ln in lines if ln.strip()]
             for i in range(0, len(lines), chunk):
                 for enc in tokenizer.backend_tokenizer.encode_batch(lines[i:i + chunk], add_special_tokens=False):
@@ -112,18 +112,18 @@ class UnigramTable:
 
     @classmethod
     def load(cls, path) -> UnigramTable:
-        doc = read_json(path, f"--unigrams {path}")
+        doc = read_json(path, f"unigrams {path}")
         if not isinstance(doc, dict) or doc.get("format") != TABLE_FORMAT:
-            raise DatasetError(f"--unigrams {path}: field 'format' is not {TABLE_FORMAT!r}")
+            raise DatasetError(f"unigrams {path}: field 'format' is not {TABLE_FORMAT!r}")
         try:
             counts = np.zeros(int(doc["vocab_size"]), dtype=np.int64)
             for k, v in doc["counts"].items():
                 counts[int(k)] = int(v)
         except (KeyError, ValueError, IndexError, TypeError, AttributeError) as exc:
-            raise DatasetError(f"--unigrams {path}: bad 'vocab_size'/'counts' ({type(exc).__name__}: {exc})") from None
+            raise DatasetError(f"unigrams {path}: bad 'vocab_size'/'counts' ({type(exc).__name__}: {exc})") from None
         return cls(counts, doc.get("model", ""), doc.get("tokenizer_sha256", ""), doc.get("corpus", []))
 
-    def check(self, tokenizer, where: str = "--unigrams") -> None:
+    def check(self, tokenizer, where: str = "unigrams") -> None:
         """Refuse a table counted with another tokenizer."""
         if self.fingerprint and self.fingerprint != tokenizer_fingerprint(tokenizer):
             raise FairpairsError(f"{where}: the table was counted with another tokenizer "
@@ -132,7 +132,7 @@ class UnigramTable:
     def token_logprobs(self, sentence: str, ids, offsets) -> np.ndarray:
         ids = np.asarray(ids, dtype=np.int64)
         if len(ids) and ids.max() >= len(self.log_probs):
-            raise FairpairsError("--unigrams: token id beyond the table's vocabulary")
+            raise FairpairsError("unigrams: token id beyond the table's vocabulary")
         return self.log_probs[ids]
 
 
@@ -182,6 +182,28 @@ class WordfreqUnigrams:
             if len(members):
                 out[members] = _chunk_logprob(text, self.lang) / len(members)
         return out
+
+
+def count_unigrams(model: str, corpus) -> UnigramTable:
+    """The unigram table of `model`'s tokenizer (a model or tokenizer name, folder or file) counted
+    on `corpus`, one plain-text UTF-8 file or a list of them (`fairpairs unigrams`); save it with
+    `.save(path)`. A corpus with no tokens is an error, not a table of zeros."""
+    import os
+
+    from ..tokenization import load_tokenizer
+
+    files = [corpus] if isinstance(corpus, (str, os.PathLike)) else list(corpus)
+    if not files:
+        raise UsageError("corpus: give at least one plain-text file")
+    for f in map(Path, files):
+        if f.is_dir():
+            raise DatasetError(f"corpus {f}: is a folder; give plain-text files (repeat `corpus`)")
+        if not f.is_file():
+            raise DatasetError(f"corpus {f}: no such file")
+    table = UnigramTable.count(load_tokenizer(model), files, model=model)
+    if table.total == 0:
+        raise DatasetError(f"corpus {', '.join(map(str, files))}: no tokens counted (empty corpus)")
+    return table
 
 
 def load_unigrams(spec, tokenizer=None):

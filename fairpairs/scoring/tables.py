@@ -1,0 +1,149 @@
+"""Sentence tables in and out of scoring (`fairpairs score` calls these; torch-free).
+
+    rows, pairs = read_sentences("pairs.jsonl")       # or a text file, or a list
+    df = score_sentences(scorer, "pairs.jsonl")       # the table `fairpairs score` writes
+    write_scores(df, "scores.jsonl")                  # jsonl (NaN -> null) or csv, atomically
+
+Input: a text file (one sentence a line), a jsonl file of pairs (`sentence_good`,
+`sentence_bad`, optionally BLiMP's `UID`, `pairID`) or of single sentences (`sentence`), or the
+same as a Python list of strings or dicts. Pairs give two rows each (good, then bad) led by
+`pair_index` and `which`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from pathlib import Path
+
+from ..errors import DatasetError, UsageError
+
+SCORE_FORMATS = (".jsonl", ".csv")
+
+
+def read_sentences(sentences) -> tuple[list[dict], bool]:
+    """(rows, pairs): the rows to score, each a dict with `sentence` or with `sentence_good` and
+    `sentence_bad` (then `pairs` is True), from a file path or a list of strings or dicts."""
+    if isinstance(sentences, (str, os.PathLike)):
+        return _read_file(Path(sentences))
+    if isinstance(sentences, (bytes, int, float)) or sentences is None or hasattr(sentences, "columns"):
+        raise UsageError(f"sentences: expected a file path or a list of sentences or pairs, "
+                         f"not {type(sentences).__name__}")
+    return _checked(((f"sentences[{i}]", {"sentence": s} if isinstance(s, str) else s)
+                     for i, s in enumerate(sentences)), "sentences")
+
+
+def _read_file(path: Path) -> tuple[list[dict], bool]:
+    try:
+        if path.is_dir():
+            raise DatasetError(f"sentences {path}: is a folder, not a file")
+        text = path.read_text(encoding="utf-8-sig")   # a byte-order mark is not part of sentence 1
+    except FileNotFoundError:
+        raise DatasetError(f"sentences {path}: no such file") from None
+    except OSError as exc:
+        raise DatasetError(f"sentences {path}: cannot read ({exc.strerror})") from None
+    except UnicodeDecodeError as exc:
+        raise DatasetError(f"sentences {path}: not UTF-8 (byte {exc.start})") from None
+    if path.suffix.lower() != ".jsonl":
+        rows = [{"sentence": ln.strip()} for ln in text.splitlines() if ln.strip()]
+        if not rows:
+            raise DatasetError(f"sentences {path}: no sentences")
+        return rows, False
+    from ..jsonl import iter_objects
+
+    return _checked(((f"sentences {path}:{no}", obj) for no, obj in iter_objects(path)), f"sentences {path}")
+
+
+def _checked(items, where: str) -> tuple[list[dict], bool]:
+    """The rows of (where, row) items, all pairs or all single sentences, each with non-empty text
+    fields; the first bad row is an error naming its `where`."""
+    rows, pairs = [], None
+    for at, obj in items:
+        if not isinstance(obj, dict):
+            raise DatasetError(f"{at}: expected a sentence or a dict, not {type(obj).__name__}")
+        is_pair = "sentence_good" in obj or "sentence_bad" in obj
+        pairs = is_pair if pairs is None else pairs
+        if is_pair != pairs:
+            raise DatasetError(f"{at}: mixes pairs and single sentences")
+        for key in ("sentence_good", "sentence_bad") if pairs else ("sentence",):
+            if not isinstance(obj.get(key), str) or not obj[key].strip():
+                raise DatasetError(f"{at}: field {key!r} is missing or not a non-empty string")
+        rows.append(obj)
+    if not rows:
+        raise DatasetError(f"{where}: no rows")
+    return rows, bool(pairs)
+
+
+def score_normalize(normalize, morcela_params=None) -> tuple[str, ...]:
+    """The normalisations `normalize` names (comma-separated or a list), checked: `morcela` needs
+    `morcela_params`."""
+    from .normalize import parse_normalize
+
+    names = parse_normalize(normalize)
+    if "morcela" in names and morcela_params is None:
+        raise UsageError("normalize morcela needs `morcela_params` (from `fairpairs morcela fit`)")
+    return names
+
+
+def score_sentences(scorer, sentences, normalize=("mean_lp", "pen_lp", "slor"), *, unigrams=None,
+                    alpha: float = 0.8, morcela_params=None):
+    """Score every sentence (or both sentences of every pair) with `scorer`: the table `fairpairs
+    score` writes. One row per sentence, in input order, with the columns of `Scorer.score`; pairs
+    give a good and a bad row each, led by `pair_index`, `which` and (when every row has them)
+    `UID` and `pairID`. `sentences`: a path or a list (see `read_sentences`)."""
+    names = score_normalize(normalize, morcela_params)
+    rows, pairs = read_sentences(sentences)
+    if pairs:
+        texts = [s for r in rows for s in (r["sentence_good"], r["sentence_bad"])]
+    else:
+        texts = [r["sentence"] for r in rows]
+    df = scorer.score(texts, normalize=names, unigrams=unigrams, alpha=alpha, morcela_params=morcela_params)
+    if not pairs:
+        return df
+    import pandas as pd
+
+    lead = {"pair_index": [i // 2 for i in range(len(texts))], "which": ["good", "bad"] * len(rows)}
+    for key in ("UID", "pairID"):
+        if all(key in r for r in rows):
+            lead[key] = [str(r[key]) for r in rows for _ in (0, 1)]
+    return pd.concat([pd.DataFrame(lead), df], axis=1)
+
+
+def pair_accuracy(df, normalize) -> dict[str, float]:
+    """Share of pairs whose good sentence scores strictly higher, per metric: `sum_logprob` and
+    each normalisation of `normalize` but lp (the same number), for a table of pairs from
+    `score_sentences`."""
+    from .normalize import parse_normalize
+
+    if "which" not in df.columns:
+        raise UsageError("df: not a table of pairs (no 'which' column)")
+    metrics = ["sum_logprob"] + [n for n in parse_normalize(normalize) if n != "lp"]
+    good, bad = df[df["which"] == "good"], df[df["which"] == "bad"]
+    return {m: float((good[m].to_numpy() > bad[m].to_numpy()).mean()) for m in metrics}
+
+
+def check_scores_path(out) -> Path:
+    """`out` as a Path, if it names a score table format (.jsonl or .csv)."""
+    out = Path(out)
+    if out.suffix.lower() not in SCORE_FORMATS:
+        raise UsageError(f"out {out}: extension must be .jsonl or .csv")
+    return out
+
+
+def write_scores(df, out) -> None:
+    """Write a score table as jsonl (undefined scores as null: JSON has no NaN) or csv, by `out`'s
+    extension, atomically."""
+    from ..io import atomic_write
+
+    out = check_scores_path(out)
+    if out.suffix.lower() == ".jsonl":
+        lines = [json.dumps({k: _finite_or_none(v) for k, v in rec.items()}, ensure_ascii=False, allow_nan=False)
+                 for rec in df.to_dict(orient="records")]
+        atomic_write(out, "\n".join(lines) + "\n")
+    else:
+        atomic_write(out, df.to_csv(index=False, lineterminator="\n"))
+
+
+def _finite_or_none(value):
+    return None if isinstance(value, float) and not math.isfinite(value) else value
