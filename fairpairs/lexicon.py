@@ -28,6 +28,7 @@ import numpy as np
 
 from .errors import FairpairsError, LexiconError
 from .io import reading
+from .records import LexiconInfo
 from .grammar import Paradigm, load_paradigm
 from .vocab import Vocabulary
 
@@ -58,11 +59,11 @@ class Lexicon:
         known = {e: self.known(e) for e in set(vocab.expressions)}
         return np.array([known[e] for e in vocab.expressions], dtype=bool)
 
-    def manifest(self, report: dict | None = None) -> dict:
+    def manifest(self, report: dict | None = None) -> LexiconInfo:
         """The run manifest's `lexicon` entry; `report` is restrict_to_lexicon's per-slot counts."""
-        out = {"corpus": Path(self.source).name, "sha256": self.sha256, "min_count": self.min_count,
-               "tokenization": TOKENIZATION,
-               "words_kept": sum(1 for c in self.counts.values() if c >= self.min_count)}
+        out = LexiconInfo(corpus=Path(self.source).name, sha256=self.sha256, min_count=self.min_count,
+                          tokenization=TOKENIZATION,
+                          words_kept=sum(1 for c in self.counts.values() if c >= self.min_count))
         if report is not None:
             out["paradigms"] = report
         return out

@@ -144,6 +144,23 @@ class VocabularyInfo(TypedDict):
     fixes: list[str]
 
 
+class SlotCount(TypedDict):
+    candidates: int           # words the slot could draw
+    kept: int                 # of them, those the corpus knows
+
+
+class _LexiconSource(TypedDict):
+    corpus: str               # the corpus file's name
+    sha256: str
+    min_count: int
+    tokenization: str         # how the corpus was cut into words
+    words_kept: int           # distinct words seen at least min_count times
+
+
+class LexiconInfo(_LexiconSource, total=False):
+    paradigms: dict[str, dict[str, SlotCount]]   # uid -> slot key -> counts
+
+
 def _key(name: str):
     """A field whose JSON key is `name` (a Python keyword such as `yield`)."""
     return dataclasses.field(metadata={"key": name})
@@ -190,7 +207,7 @@ class RunManifest:
     versions: dict[str, str]
     vocabulary: VocabularyInfo
     paradigms: dict[str, ParadigmEntry]
-    lexicon: dict[str, Any] | None = dataclasses.field(default=None, metadata={"omit_if_none": True})
+    lexicon: LexiconInfo | None = dataclasses.field(default=None, metadata={"omit_if_none": True})
     # ^ the corpus restriction (fairpairs.lexicon.Lexicon.manifest); no key without one
 
     def to_dict(self) -> dict[str, Any]:

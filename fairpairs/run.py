@@ -29,6 +29,7 @@ from .grammar import Paradigm
 from .io import OutputFolder
 from .records import (
     DistinctWords,
+    LexiconInfo,
     MeanDeltaZipf,
     PairRecord,
     ParadigmEntry,
@@ -51,7 +52,7 @@ class RunConfig:
     strategy: str = "search"
     match_frequency: float | None = None
     command: str = ""
-    lexicon: dict | None = None         # the corpus restriction (fairpairs.lexicon), recorded in the manifest
+    lexicon: LexiconInfo | None = None  # the corpus restriction (fairpairs.lexicon), recorded in the manifest
 
     def __post_init__(self):
         self.models = expand(self.models)      # preset:NAME -> its tokenizers

@@ -13,6 +13,7 @@ from fairpairs.errors import LexiconError, VocabularyError
 from fairpairs.grammar import load_paradigm
 from fairpairs.lexicon import load_lexicon, restrict_to_lexicon, words
 from fairpairs.paths import data_dir
+from fairpairs.records import RunManifest, mismatch
 from fairpairs.vocab import default_vocabulary, load_vocabulary
 
 PARADIGM = """uid: {uid}
@@ -96,6 +97,7 @@ def test_generated_pairs_use_only_known_words(setup, tmp_path, capsys):
         pairs = {(r["sentence_good"], r["sentence_bad"]) for r in rows}
         assert pairs == both if part == "original" else pairs <= both
     m = json.loads((out / "manifest.json").read_text())
+    assert mismatch(m, RunManifest) is None     # the typed record, lexicon entry included
     lex = m["lexicon"]
     assert lex["min_count"] == 2 and lex["corpus"] == "corpus.txt"
     assert lex["sha256"] == hashlib.sha256(CORPUS.encode()).hexdigest()
