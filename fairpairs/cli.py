@@ -34,7 +34,7 @@ COMMANDS = {
 # library parameter -> CLI option: library errors name parameters, the CLI shows its options
 OPTION_NAMES = {
     "model": "--model", "models": "--models", "tokenizers": "--models", "device": "--device",
-    "dtype": "--dtype", "kind": "--kind", "pll": "--pll", "normalize": "--normalize",
+    "dtype": "--dtype", "device_map": "--device-map", "kind": "--kind", "pll": "--pll", "normalize": "--normalize",
     "unigrams": "--unigrams", "corpus": "--corpus", "input": "--input", "sentences": "--input", "judgments": "--judgments",
     "folds": "--folds", "out": "--out", "paradigms": "--paradigms", "phenomenon": "--phenomenon",
     "repo_id": "--repo-id", "which": "--set", "morcela_params": "--morcela-params",

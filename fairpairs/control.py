@@ -133,7 +133,7 @@ class Budget:
                 f"{p.path}: {what}: only {kept} of {n_pairs} pairs after {k} draws and {redraws} redraws "
                 f"(the draw budget); "
                 f"the paradigm has too few distinct pairs, or length control rarely succeeds - "
-                f"ask for fewer pairs or raise --max-draws")
+                f"ask for fewer pairs or raise `max_draws`")
 
 
 def generate_original(sampler: Sampler, n_pairs: int, meters: list[LengthMeter], *,

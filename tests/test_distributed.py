@@ -352,7 +352,7 @@ def test_device_map_checks():
     check_device_map(None, "cuda", None)  # no map: nothing to check
     check_device_map("auto", "auto", None)
     check_device_map("auto", None, Launch(0, 2, 0, 1))  # 2 nodes, one process each
-    with pytest.raises(ModelError, match="leave --device at auto"):
+    with pytest.raises(ModelError, match="leave `device` at auto"):
         check_device_map("auto", "cuda:1", None)
     with pytest.raises(ModelError, match="2 processes per node"):
         check_device_map("auto", "auto", Launch(1, 2, 1, 2))

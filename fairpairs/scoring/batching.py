@@ -119,7 +119,7 @@ def run_rows(rows: Rows, padded_ids: np.ndarray, lengths: np.ndarray, n_out: int
                     torch.cuda.empty_cache()
                 if len(batch) == 1:
                     raise ModelError(f"out of memory on a single row of {int(row_len[batch[0]])} "
-                                     f"tokens; use a smaller model or --dtype bfloat16") from None
+                                     f"tokens; use a smaller model or `dtype` bfloat16") from None
                 budget = max(1, budget // 2)
                 rest = np.concatenate([batch] + queue)
                 queue = plan_batches(row_len[rest], budget)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import FairpairsError
+from ..errors import DatasetError, UsageError
 from .batching import Rows
 from .models import ModelError
 from . import check_pll
@@ -48,13 +48,13 @@ class Encoded:
 
 def check_sentences(sentences) -> list[str]:
     if isinstance(sentences, str):
-        raise FairpairsError("sentences: expected a list of strings, got one string")
+        raise UsageError("sentences: expected a list of strings, got one string")
     sentences = list(sentences)
     for i, s in enumerate(sentences):
         if not isinstance(s, str):
-            raise FairpairsError(f"sentence {i}: expected a string, got {type(s).__name__}")
+            raise DatasetError(f"sentence {i}: expected a string, got {type(s).__name__}")
         if not s.strip():
-            raise FairpairsError(f"sentence {i}: is empty")
+            raise DatasetError(f"sentence {i}: is empty")
     return sentences
 
 
@@ -103,7 +103,7 @@ def encode(tokenizer, sentences: list[str], kind: str, bos_id: int | None, max_l
             w_ids = [all_words[p] for p in pos]
             offs = [all_offsets[p] for p in pos]
         if len(pos) == 0:
-            raise FairpairsError(f"sentence {i} ({sentences[i]!r}): has no tokens")
+            raise DatasetError(f"sentence {i} ({sentences[i]!r}): has no tokens")
         if max_len and len(e_ids) > max_len:
             raise ModelError(f"sentence {i}: {len(e_ids)} tokens, more than the model's {max_len}")
         ids.append(e_ids)

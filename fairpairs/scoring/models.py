@@ -49,10 +49,10 @@ def cuda_for_process(gpu_count: int, launch) -> tuple[str, str | None]:
     process on a machine with several GPUs takes the first and the hint says how to use them all.
     """
     if gpu_count < 1:
-        raise ModelError("--device cuda: no CUDA GPU is available (use --device cpu or auto)")
+        raise ModelError("device cuda: no CUDA GPU is available (use `device` cpu or auto)")
     if launch is not None:
         if launch.local_rank >= gpu_count:
-            raise ModelError(f"--device cuda: this is local rank {launch.local_rank} but only {gpu_count} "
+            raise ModelError(f"device cuda: this is local rank {launch.local_rank} but only {gpu_count} "
                              f"GPU(s) are visible; start at most {gpu_count} process(es) per node")
         return f"cuda:{launch.local_rank}", None
     if gpu_count == 1:
@@ -84,17 +84,17 @@ def resolve_device(device: str | None) -> str:
         return "cpu"
     if device == "mps":
         if not (hasattr(torch.backends, "mps") and torch.backends.mps.is_available()):
-            raise ModelError("--device mps: no MPS device is available")
+            raise ModelError("device mps: no MPS device is available")
         return device
     if device == "cuda" or device.startswith("cuda:"):
         if not torch.cuda.is_available():
-            raise ModelError(f"--device {device}: no CUDA GPU is available (use --device cpu or auto)")
+            raise ModelError(f"device {device}: no CUDA GPU is available (use `device` cpu or auto)")
         if ":" in device:
             idx = device.split(":", 1)[1]
             if not idx.isdigit() or int(idx) >= torch.cuda.device_count():
-                raise ModelError(f"--device {device}: no such GPU ({torch.cuda.device_count()} visible)")
+                raise ModelError(f"device {device}: no such GPU ({torch.cuda.device_count()} visible)")
         return device
-    raise ModelError(f"--device {device}: expected auto, cpu, cuda or cuda:N")
+    raise ModelError(f"device {device}: expected auto, cpu, cuda or cuda:N")
 
 
 def resolve_dtype(dtype: str | None, device: str):
@@ -105,7 +105,7 @@ def resolve_dtype(dtype: str | None, device: str):
         return torch.float32
     key = DTYPES.get(str(dtype).lower().replace("torch.", ""))
     if key is None:
-        raise ModelError(f"--dtype {dtype}: expected float32, bfloat16 or float16")
+        raise ModelError(f"dtype {dtype}: expected float32, bfloat16 or float16")
     if key != "float32" and device == "cpu":
         warnings.warn(f"--dtype {dtype} is ignored on the CPU; scoring in float32", stacklevel=2)
         return torch.float32
@@ -119,7 +119,7 @@ def load_tokenizer(name: str, source: ModelSource | None = None):
     try:
         return _load_tokenizer(name)
     except TokenizerError as exc:
-        raise ModelError(f"--model {name}: cannot load its tokenizer ({str(exc).split(': ', 1)[-1]})") from None
+        raise ModelError(f"model {name}: cannot load its tokenizer ({str(exc).split(': ', 1)[-1]})") from None
 
 
 def check_device_map(device_map: str | None, device: str | None, launch=None) -> None:
@@ -128,16 +128,16 @@ def check_device_map(device_map: str | None, device: str | None, launch=None) ->
     if device_map is None:
         return
     if device_map not in DEVICE_MAPS:
-        raise ModelError(f"--device-map {device_map}: expected one of {', '.join(DEVICE_MAPS)}")
+        raise ModelError(f"device_map {device_map}: expected one of {', '.join(DEVICE_MAPS)}")
     if (device or "auto").lower() != "auto":
-        raise ModelError(f"--device-map {device_map}: places the model itself; leave --device at auto "
+        raise ModelError(f"device_map {device_map}: places the model itself; leave `device` at auto "
                          f"(got {device})")
     if launch is not None and launch.local_world_size > 1:
-        raise ModelError(f"--device-map {device_map}: spreads one model over all GPUs of a node, but this "
+        raise ModelError(f"device_map {device_map}: spreads one model over all GPUs of a node, but this "
                          f"launch starts {launch.local_world_size} processes per node; use one "
                          f"(torchrun --nproc_per_node 1)")
     if importlib.util.find_spec("accelerate") is None:
-        raise ModelError(f"--device-map {device_map}: needs the accelerate package (pip install accelerate)")
+        raise ModelError(f"device_map {device_map}: needs the accelerate package (pip install accelerate)")
 
 
 def load_model(name: str, kind: str | None = None, device: str = "auto", dtype=None,
@@ -149,7 +149,7 @@ def load_model(name: str, kind: str | None = None, device: str = "auto", dtype=N
     from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForMaskedLM
 
     if kind is not None and kind not in KINDS:
-        raise ModelError(f"--kind {kind}: expected causal or masked")
+        raise ModelError(f"kind {kind}: expected causal or masked")
     from .distributed import detect_launch
 
     check_device_map(device_map, device, detect_launch())
@@ -162,32 +162,32 @@ def load_model(name: str, kind: str | None = None, device: str = "auto", dtype=N
         dev = resolve_device(device)
     tdtype = resolve_dtype(dtype, dev)
     try:
-        with network_deadline(f"--model {name}", source.path):
+        with network_deadline(f"model {name}", source.path):
             config = AutoConfig.from_pretrained(source.path, **source.kwargs())
     except NetworkError:
         raise
     except Exception as exc:
-        raise ModelError(f"--model {name}: cannot load the model's config: not a model folder, "
+        raise ModelError(f"model {name}: cannot load the model's config: not a model folder, "
                          f"GGUF file or reachable Hub model ({_first_line(exc)})") from None
     detected = detect_kind(config)
     kind = kind or detected
     if kind is None:
-        raise ModelError(f"--model {name}: model type {getattr(config, 'model_type', '?')!r} is "
-                         f"neither a causal nor a masked language model (use --kind to force one)")
+        raise ModelError(f"model {name}: model type {getattr(config, 'model_type', '?')!r} is "
+                         f"neither a causal nor a masked language model (use `kind` to force one)")
     tok = load_tokenizer(name, source)
     if kind == "masked" and tok.mask_token_id is None:
-        raise ModelError(f"--model {name}: its tokenizer has no mask token, so it cannot be "
-                         f"scored with pseudo-log-likelihood (use --kind causal?)")
+        raise ModelError(f"model {name}: its tokenizer has no mask token, so it cannot be "
+                         f"scored with pseudo-log-likelihood (use `kind` causal?)")
     auto = AutoModelForMaskedLM if kind == "masked" else AutoModelForCausalLM
     try:
-        with warnings.catch_warnings(), network_deadline(f"--model {name}", source.path):
+        with warnings.catch_warnings(), network_deadline(f"model {name}", source.path):
             warnings.simplefilter("ignore")
             placed = {"device_map": device_map} if device_map else {}
             model = auto.from_pretrained(source.path, dtype=tdtype, **placed, **source.kwargs())
     except NetworkError:
         raise
     except Exception as exc:
-        raise ModelError(f"--model {name}: cannot load it as a {kind} LM ({_first_line(exc)})") from None
+        raise ModelError(f"model {name}: cannot load it as a {kind} LM ({_first_line(exc)})") from None
     if device_map:
         dev = str(model.get_input_embeddings().weight.device)
         model = model.eval()

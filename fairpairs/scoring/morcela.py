@@ -15,7 +15,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..errors import DatasetError, FairpairsError
+from ..errors import DatasetError, UsageError
 
 
 @dataclass
@@ -45,16 +45,16 @@ def fit(p, u, length, y) -> MorcelaFit:
     y = np.asarray(y, dtype=float)
     x = _design(p, u, length)
     if len(y) < 5 or not np.all(np.isfinite(x)) or not np.all(np.isfinite(y)):
-        raise FairpairsError("MORCELA fit: needs at least 5 sentences with finite scores and judgments")
+        raise DatasetError("MORCELA fit: needs at least 5 sentences with finite scores and judgments")
     if np.std(y) == 0:
-        raise FairpairsError(f"MORCELA fit: all {len(y)} judgments are equal ({y[0]:g}); nothing to fit")
+        raise DatasetError(f"MORCELA fit: all {len(y)} judgments are equal ({y[0]:g}); nothing to fit")
     (a, b, c, d), _, rank, _ = np.linalg.lstsq(x, y, rcond=None)
     if rank < x.shape[1]:
-        raise FairpairsError(f"MORCELA fit: degenerate: the scores give {rank} independent predictors of 4 "
+        raise DatasetError(f"MORCELA fit: degenerate: the scores give {rank} independent predictors of 4 "
                              f"(p/l, u/l, 1/l, 1), e.g. every sentence has the same length; beta and gamma "
                              f"are not determined")
     if a == 0:
-        raise FairpairsError("MORCELA fit: the LP coefficient is 0, beta and gamma are undefined")
+        raise DatasetError("MORCELA fit: the LP coefficient is 0, beta and gamma are undefined")
     return MorcelaFit(float(a), float(b), float(c), float(d), float(-b / a), float(c / a), len(y))
 
 
@@ -70,7 +70,7 @@ def cross_validate(p, u, length, y, folds: int = 5, seed: int = 0) -> dict:
     p, u, n_tok, y = (np.asarray(v, dtype=float) for v in (p, u, length, y))
     n = len(y)
     if folds < 2 or n < 2 * folds:
-        raise FairpairsError(f"folds {folds}: needs 2 <= folds and at least 2 sentences per fold ({n} given)")
+        raise UsageError(f"folds {folds}: needs 2 <= folds and at least 2 sentences per fold ({n} given)")
     order = np.random.default_rng(seed).permutation(n)
     parts = np.array_split(order, folds)
     rs = {"morcela": [], "slor": [], "lp": []}
@@ -85,7 +85,7 @@ def cross_validate(p, u, length, y, folds: int = 5, seed: int = 0) -> dict:
         rs["lp"].append(_pearson(p[test], y[test]))
     bad = sorted(k for k, v in rs.items() if not np.all(np.isfinite(v)))
     if bad:
-        raise FairpairsError(f"folds {folds}: the correlation of {', '.join(bad)} is undefined in some fold "
+        raise UsageError(f"folds {folds}: the correlation of {', '.join(bad)} is undefined in some fold "
                              f"(constant scores or judgments there); use fewer folds or more varied data")
     return {k: float(np.mean(v)) for k, v in rs.items()} | {"folds": folds, "seed": seed}
 

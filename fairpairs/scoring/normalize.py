@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import DatasetError, FairpairsError, UsageError
+from ..errors import DatasetError, UsageError
 from ..io import atomic_write
 
 NORMALIZATIONS = ("lp", "mean_lp", "pen_lp", "slor", "morcela")
@@ -126,13 +126,13 @@ class UnigramTable:
     def check(self, tokenizer, where: str = "unigrams") -> None:
         """Refuse a table counted with another tokenizer."""
         if self.fingerprint and self.fingerprint != tokenizer_fingerprint(tokenizer):
-            raise FairpairsError(f"{where}: the table was counted with another tokenizer "
+            raise DatasetError(f"{where}: the table was counted with another tokenizer "
                                  f"(model {self.model!r}); rebuild it with `fairpairs unigrams`")
 
     def token_logprobs(self, sentence: str, ids, offsets) -> np.ndarray:
         ids = np.asarray(ids, dtype=np.int64)
         if len(ids) and ids.max() >= len(self.log_probs):
-            raise FairpairsError("unigrams: token id beyond the table's vocabulary")
+            raise DatasetError("unigrams: token id beyond the table's vocabulary")
         return self.log_probs[ids]
 
 

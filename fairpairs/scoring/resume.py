@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import FairpairsError
+from ..errors import DatasetError
 
 META = "meta.json"
 PATTERN = "part-*.parquet"
@@ -44,7 +44,7 @@ class Parts:
         except (OSError, ValueError):
             return  # meta.json is written atomically; an unreadable one is not ours to judge
         if found != self.meta:
-            raise FairpairsError(f"resume_dir {self.folder}: holds scores of {found}, not of {self.meta}; "
+            raise DatasetError(f"resume_dir {self.folder}: holds scores of {found}, not of {self.meta}; "
                                  f"use another folder")
 
     def load(self) -> dict[str, tuple[float, int]]:

@@ -30,13 +30,13 @@ class Scorer:
         if kind == "causal":
             self.bos_id = prefix_token_id(tokenizer)  # BOS, else EOS: lm-eval's rule
             if self.bos_id is None:
-                raise ModelError(f"--model {name}: its tokenizer has neither a BOS nor an EOS token "
+                raise ModelError(f"model {name}: its tokenizer has neither a BOS nor an EOS token "
                                  f"to put before the sentence, so the first word cannot be scored")
             self.mask_id = None
         else:
             self.bos_id, self.mask_id = None, tokenizer.mask_token_id
             if self.mask_id is None:
-                raise ModelError(f"--model {name}: its tokenizer has no mask token (needed for PLL)")
+                raise ModelError(f"model {name}: its tokenizer has no mask token (needed for PLL)")
         pad = getattr(cfg, "pad_token_id", None)
         self.pad_id = pad if pad is not None else (tokenizer.pad_token_id or 0)
         limits = [getattr(cfg, k, None) for k in ("max_position_embeddings", "n_positions")]
@@ -180,7 +180,7 @@ class Scorer:
             from .morcela import load_params
 
             if morcela_params is None:
-                raise ModelError("--normalize morcela needs fitted parameters (--morcela-params, "
+                raise ModelError("normalize morcela needs fitted parameters (`morcela_params`, "
                                  "written by `fairpairs morcela fit`)")
             params = load_params(morcela_params)
         table = load_unigrams(unigrams, self.tokenizer) if NEEDS_UNIGRAMS & set(names) else None
