@@ -26,6 +26,7 @@ import pandas as pd
 from .errors import DatasetError, DatasetNotFoundError
 from .io import atomic_write
 from .jsonl import iter_objects
+from .records import read_manifest
 
 SUFFIXES = (".jsonl", ".json", ".csv", ".tsv", ".parquet")
 RUN_SETS = ("original", "debiased")
@@ -72,8 +73,6 @@ def _check_run_folder(p: Path, subsets: list[str]) -> None:
     if missing:
         raise DatasetError(f"{p}: a run folder without {' and '.join(m + '/' for m in missing)} "
                            f"(an incomplete `fairpairs generate` output?)")
-    from .publish import read_manifest   # the same check as publish's (light module, no pandas)
-
     read_manifest(p)
 
 

@@ -16,7 +16,6 @@ the single split `train`, as in BLiMP (`nyu-mll/blimp`).
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
 import sys
@@ -29,7 +28,7 @@ from .control import LOW_DIVERSITY
 from .errors import DatasetError, FairpairsError, NetworkError, PublishError
 from .io import MARKER, OutputFolder, network_deadline
 from .jsonl import iter_objects
-from .records import PAIR_FIELDS, card_type, check_manifest, describe, mismatch, published_fields
+from .records import PAIR_FIELDS, card_type, describe, mismatch, published_fields, read_manifest
 
 SETS = ("debiased", "original")
 DATA_FILE = "train-00000-of-00001.parquet"
@@ -88,19 +87,6 @@ def check_repo_id(repo_id: str) -> None:
 
 
 # ---------------------------------------------------------------- reading the run folder
-def read_manifest(run_dir: Path) -> dict:
-    """The run's manifest.json as a dict, checked against `records.RunManifest` (the fields it has
-    must have their types); a clear error if it is missing or not a JSON object."""
-    path = run_dir / "manifest.json"
-    if not path.is_file():
-        raise DatasetError(f"{path}: not found (is {run_dir} a `fairpairs generate` output folder?)")
-    try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise DatasetError(f"{path}: not valid JSON ({exc})") from None
-    return check_manifest(manifest, str(path))
-
-
 def _check_row(row: dict, where: str, uid: str, keys: tuple[str, ...]) -> dict:
     """Validate one jsonl row (a JSON object) against PairRecord's field types and return it in
     the published shape (columns in their published order; pairID -> int pair_id)."""

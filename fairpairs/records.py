@@ -10,7 +10,7 @@ are derived from this class (`PUBLISHED_FIELDS`, `check_value`).
 
 `RunManifest` (with one `ParadigmEntry` per paradigm) is a run folder's ``manifest.json``: its
 fields, in order, are the file's keys; `RunManifest.to_json` is the file's text and
-`check_manifest` validates a manifest read back (publish, audit).
+`read_manifest` / `check_manifest` read and validate one (publish, audit).
 """
 
 from __future__ import annotations
@@ -334,3 +334,20 @@ def check_manifest(doc, where: str) -> dict:
         path, tp = found
         raise DatasetError(f"{where}: field {path.lstrip('.')!r} must {describe(tp)}")
     return doc
+
+
+def read_manifest(run_dir) -> dict:
+    """A run folder's manifest.json as a dict, checked with `check_manifest`; one clear line if it
+    is missing or not JSON."""
+    from pathlib import Path
+
+    from .errors import DatasetError
+
+    path = Path(run_dir) / "manifest.json"
+    if not path.is_file():
+        raise DatasetError(f"{path}: not found (is {run_dir} a `fairpairs generate` output folder?)")
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise DatasetError(f"{path}: not valid JSON ({exc})") from None
+    return check_manifest(doc, str(path))

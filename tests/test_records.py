@@ -12,8 +12,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from fairpairs.errors import DatasetError
-from fairpairs.publish import build_folder, read_manifest
-from fairpairs.records import PairRecord, RunManifest, check_manifest, mismatch
+from fairpairs.publish import build_folder
+from fairpairs.records import PairRecord, RunManifest, check_manifest, mismatch, read_manifest
 from fairpairs.run import RunConfig, generate_run
 from fairpairs.grammar import load_paradigm
 from fairpairs.vocab import default_vocabulary
