@@ -11,11 +11,12 @@ import importlib.util
 import logging
 import re
 import sys
+import warnings
 
 import click
 
 from . import __version__
-from .errors import FairpairsError
+from .errors import FairpairsError, FairpairsWarning
 
 # command name -> "module:attribute"
 COMMANDS = {
@@ -83,6 +84,7 @@ def main(argv=None):
     io.handle_sigterm()
     io.reset_network_time()
     logging.getLogger("huggingface_hub").setLevel(logging.ERROR)   # no retry chatter: one line per error
+    warnings.showwarning = _one_line_warnings(warnings.showwarning)
     try:
         cli.main(args=argv, prog_name="fairpairs", standalone_mode=False)
     except FairpairsError as exc:
@@ -103,6 +105,21 @@ def main(argv=None):
     except MemoryError:
         _fail("error: out of memory; ask for less work (fewer pairs, smaller batches)", 1)
     sys.exit(0)
+
+
+def _one_line_warnings(show):
+    """A `warnings.showwarning` that prints fairpairs' own warnings as one line with this CLI's
+    option names (other libraries' warnings go to `show`, as before)."""
+    if getattr(show, "fairpairs", False):
+        return show
+
+    def showwarning(message, category, filename, lineno, file=None, line=None):
+        if issubclass(category, FairpairsWarning):
+            click.echo(f"fairpairs: warning: {_printable(cli_message(str(message)))}", err=True)
+        else:
+            show(message, category, filename, lineno, file, line)
+    showwarning.fairpairs = True
+    return showwarning
 
 
 def _os_error_line(exc: OSError) -> str:

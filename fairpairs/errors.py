@@ -74,3 +74,9 @@ class UsageError(FairpairsError, ValueError):
 
 class PublishError(FairpairsError, RuntimeError):
     """A dataset folder cannot be built or uploaded (bad repository id, offline, no token, upload failed)."""
+
+
+class FairpairsWarning(UserWarning):
+    """Something the library did differently from what was asked, and says so (a dtype ignored on
+    the CPU, a slower fallback). The CLI prints it as one line, ``fairpairs: warning: ...``, with
+    the parameters it names written as its options."""

@@ -234,6 +234,8 @@ def error_cases(MODEL, scorer, tmp: Path):
          [*score, "--model", MODEL, "--normalize", "slor", "--unigrams", bad_json], "--unigrams"),
         ("morcela_params", lambda: fp.score_sentences(scorer, good, "morcela", morcela_params=bad_json),
          [*score, "--model", MODEL, "--normalize", "morcela", "--morcela-params", bad_json], "--morcela-params"),
+        ("repo_id", lambda: fp.publish(tmp, "no-slash", dry_run=True),
+         ["publish", tmp, "--repo-id", "no-slash", "--dry-run"], "--repo-id"),
         ("sentences", lambda: fp.score_sentences(scorer, tmp / "nope.txt"),
          ["score", "--model", MODEL, "--input", tmp / "nope.txt", "--out", tmp / "o.jsonl"], "--input"),
     ]
@@ -251,3 +253,17 @@ def test_library_errors_name_parameters_and_the_cli_its_options(MODEL, scorer, t
         # the same message, with the parameter shown as the option
         want = f"fairpairs: error: {option}{text[len(param):]}".replace(f"`{param}`", option)
         assert line == want.replace("`device`", "--device")
+
+
+def test_warnings_name_parameters_and_the_cli_shows_them_as_one_line(MODEL, tmp_path, capsys):
+    from fairpairs.errors import FairpairsWarning
+
+    good = tmp_path / "in.txt"
+    good.write_text("The cat sat.\n", encoding="utf-8")
+    code, _, err = cli(["score", "--model", MODEL, "--input", good, "--out", tmp_path / "o.jsonl", "--no-progress",
+                        "--device", "cpu", "--dtype", "bfloat16"], capsys)
+    assert code == 0
+    assert "fairpairs: warning: --dtype bfloat16 is ignored on the CPU; scoring in float32\n" in err
+    assert "Warning:" not in err and "warnings.warn" not in err     # not Python's two-line display
+    with pytest.warns(FairpairsWarning, match=r"^dtype bfloat16 is ignored on the CPU; scoring in float32$"):
+        fp.Scorer.from_pretrained(MODEL, device="cpu", dtype="bfloat16", progress=False)

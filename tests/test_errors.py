@@ -13,8 +13,10 @@ PKG = Path(__file__).resolve().parent.parent / "fairpairs"
 
 
 def test_every_error_is_a_fairpairs_error_and_a_builtin():
-    classes = [c for _, c in inspect.getmembers(errors, inspect.isclass) if c.__module__ == errors.__name__]
+    classes = [c for _, c in inspect.getmembers(errors, inspect.isclass) if c.__module__ == errors.__name__
+               and not issubclass(c, Warning)]
     assert {"ModelError", "PublishError", "DatasetError", "GrammarError"} <= {c.__name__ for c in classes}
+    assert issubclass(errors.FairpairsWarning, UserWarning)   # the one warning class, shown by default
     for cls in classes:
         assert issubclass(cls, errors.FairpairsError)
         if cls is not errors.FairpairsError:

@@ -14,6 +14,8 @@ import warnings
 import torch
 from torch import nn
 
+from ..errors import FairpairsWarning
+
 # masked-LM head attribute names, applied in order to the body's last hidden state
 MASKED_HEADS = (
     ("cls",),                                            # BERT, DeBERTa
@@ -96,4 +98,5 @@ class Forward:
             self.split = True
         else:
             warnings.warn(f"{type(self.model).__name__}: the body/head split differs from the full "
-                          f"model by {diff:.2g}; using the full (slower) forward pass", stacklevel=2)
+                          f"model by {diff:.2g}; using the full (slower) forward pass", FairpairsWarning,
+                          stacklevel=2)

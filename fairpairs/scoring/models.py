@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib.util
 import warnings
 
-from ..errors import ModelError, NetworkError, TokenizerError
+from ..errors import FairpairsWarning, ModelError, NetworkError, TokenizerError
 from ..io import network_deadline
 from ..sources import (  # noqa: F401  (re-exported: where scoring code has always found them)
     SMOLLM2_ALIASES,
@@ -58,8 +58,8 @@ def cuda_for_process(gpu_count: int, launch) -> tuple[str, str | None]:
     if gpu_count == 1:
         return "cuda", None
     return "cuda", (f"{gpu_count} GPUs are visible but one process scores on cuda:0 only; to use all of "
-                    f"them start one process per GPU: torchrun --nproc_per_node {gpu_count} -m fairpairs.cli "
-                    f"... (or --device-map auto for one model too large for one GPU; see docs/scaling.md)")
+                    f"them start one process per GPU (torchrun --nproc_per_node {gpu_count}), or set "
+                    f"`device_map` auto for one model too large for one GPU; see docs/scaling.md")
 
 
 def resolve_device(device: str | None) -> str:
@@ -78,7 +78,7 @@ def resolve_device(device: str | None) -> str:
     if device == "cuda" and torch.cuda.is_available():
         device, hint = cuda_for_process(torch.cuda.device_count(), detect_launch())
         if hint:
-            warnings.warn(hint, stacklevel=2)
+            warnings.warn(hint, FairpairsWarning, stacklevel=2)
         return device
     if device == "cpu":
         return "cpu"
@@ -107,7 +107,7 @@ def resolve_dtype(dtype: str | None, device: str):
     if key is None:
         raise ModelError(f"dtype {dtype}: expected float32, bfloat16 or float16")
     if key != "float32" and device == "cpu":
-        warnings.warn(f"--dtype {dtype} is ignored on the CPU; scoring in float32", stacklevel=2)
+        warnings.warn(f"dtype {dtype} is ignored on the CPU; scoring in float32", FairpairsWarning, stacklevel=2)
         return torch.float32
     return getattr(torch, key)
 
