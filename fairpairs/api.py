@@ -28,6 +28,7 @@ if TYPE_CHECKING:   # (for readers and type checkers only: nothing heavy is impo
 
     from .evaluate import Report
     from .grammar import Paradigm
+    from .publish import Built
     from .run import RunResult
     from .scoring import Scorer
     from .vocab import Vocabulary
@@ -347,3 +348,27 @@ def evaluate(data, models: Iterable[str] | str, *, normalize: Iterable[str] | st
                                   device_map=device_map)
     return run(sets, names, settings, None if cache_dir is None else Path(cache_dir),
                split_tokenizer=split_tokenizer, load_scorer=load_scorer)
+
+
+# ---------------------------------------------------------------------------- publishing
+
+
+def publish(run_dir: str | os.PathLike, repo_id: str, *, out: str | os.PathLike | None = None,
+            which: str = "debiased", private: bool = False, dry_run: bool = False, progress: bool = False,
+            on_built: Callable[["Built"], None] | None = None) -> "Built":
+    """Build the Hub-ready dataset folder of a run folder (`generate_run`'s) at `out` (default
+    ``run_dir/hub``) and, unless `dry_run`, upload it to the Hub dataset repository `repo_id`
+    (`fairpairs publish` calls this; docs/publishing.md). `which`: "debiased" (configs UID),
+    "original" (UID-original) or "both". `on_built(built)` is called once the folder is built,
+    before the upload. Returns the `Built` folder; after an upload its `repo_url` and `commit_url`
+    are set. A failed upload is a PublishError that says the built folder was kept."""
+    from .publish import build_folder, upload
+
+    run_dir = Path(run_dir)
+    out = run_dir / "hub" if out is None else Path(out)
+    built = build_folder(run_dir, repo_id, out, which=which, progress=progress)
+    if on_built is not None:
+        on_built(built)
+    if not dry_run:
+        built.repo_url, built.commit_url = upload(built, repo_id, private=private)
+    return built

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from . import __version__
 from .control import LOW_DIVERSITY
-from .errors import DatasetError, FairpairsError, NetworkError, PublishError
+from .errors import DatasetError, FairpairsError, NetworkError, PublishError, UsageError
 from .io import MARKER, OutputFolder, network_deadline
 from .jsonl import iter_objects
 from .records import PAIR_FIELDS, card_type, describe, mismatch, published_fields, read_manifest
@@ -62,6 +62,8 @@ class Built:
     folder: Path
     configs: list[Config]
     skipped: list[str] = field(default_factory=list)
+    repo_url: str | None = None      # set by an upload (`fp.publish` without dry_run)
+    commit_url: str | None = None
 
     @property
     def n_pairs(self) -> int:
@@ -83,7 +85,7 @@ def check_repo_id(repo_id: str) -> None:
     """Reject anything that is not `owner/name` as the Hub spells repository ids."""
     if not re.fullmatch(r"[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*", repo_id) or ".." in repo_id \
             or repo_id.endswith((".", "-")) or len(repo_id.split("/")[1]) > 96:
-        raise PublishError(f"--repo-id {repo_id!r}: expected owner/name (letters, digits, '-', '_', '.')")
+        raise UsageError(f"repo_id {repo_id!r}: expected owner/name (letters, digits, '-', '_', '.')")
 
 
 # ---------------------------------------------------------------- reading the run folder
@@ -319,7 +321,7 @@ def build_folder(run_dir: Path, repo_id: str, out: Path, which: str = "debiased"
 
     check_repo_id(repo_id)
     if which not in (*SETS, "both"):
-        raise PublishError(f"--set {which!r}: expected debiased, original or both")
+        raise UsageError(f"which {which!r}: expected debiased, original or both")
     sets = SETS if which == "both" else (which,)
     run_dir, out = Path(run_dir), Path(out)
     folder = OutputFolder(out, "out", inputs=[run_dir])   # refuses a folder fairpairs did not write, before any work

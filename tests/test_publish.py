@@ -16,6 +16,7 @@ import jinja2
 import pytest
 import yaml
 
+import fairpairs as fp
 from fairpairs.cli import main
 
 REPO = Path(__file__).resolve().parents[1]
@@ -329,3 +330,30 @@ def test_empty_paradigm_is_left_out_with_a_warning(tmp_path, capsys):
     assert sorted(names) == ["anaphor_number_agreement", "determiner_noun_agreement_1"]
     assert "hold no pairs: wh_vs_that_no_gap" in (run / "hub" / "README.md").read_text(encoding="utf-8")
     assert not (run / "hub" / "lm_eval" / PREFIX / f"{PREFIX}_wh_vs_that_no_gap.yaml").exists()
+
+
+def test_api_publish_builds_what_the_cli_builds_and_names_its_parameters(built_both, tmp_path):
+    run, cli_out = built_both
+    seen = []
+    built = fp.publish(run, REPO_ID, out=tmp_path / "api", which="both", dry_run=True, on_built=seen.append)
+    assert seen == [built] and built.repo_url is None and built.commit_url is None
+    jsonl_lines = sum(len(f.read_text(encoding="utf-8").splitlines()) for f in run.glob("*/*.jsonl"))
+    assert len(built.configs) == 2 * len(PAIRS) and built.n_pairs == jsonl_lines
+    files = {p.relative_to(built.folder): p.read_bytes() for p in built.folder.rglob("*") if p.is_file()}
+    assert files == {p.relative_to(cli_out): p.read_bytes() for p in cli_out.rglob("*") if p.is_file()}
+    with pytest.raises(ValueError, match=r"^which 'all': expected debiased, original or both$"):
+        fp.publish(run, REPO_ID, which="all", dry_run=True)
+    with pytest.raises(ValueError, match=r"^repo_id 'a/b/c': expected owner/name"):
+        fp.publish(run, "a/b/c", dry_run=True)
+    assert not (run / "hub").exists()
+
+
+def test_docs_publish_example_runs(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    text = (REPO / "docs" / "api.md").read_text(encoding="utf-8").split("## `fp.publish(", 1)[1]
+    ns = {"fp": fp}
+    exec(compile(text.split("```python\n", 1)[1].split("```", 1)[0], "docs/api.md", "exec"), ns)
+    built, uid = ns["built"], "determiner_noun_agreement_1"
+    assert [c.name for c in built.configs] == [uid, f"{uid}-original"]
+    assert built.n_pairs == sum(len(expected_rows(tmp_path / "run", s, uid)) for s in ("debiased", "original"))
+    assert front_matter(tmp_path / "run" / "hub" / "README.md")["configs"][0]["config_name"] == uid

@@ -162,3 +162,14 @@ def test_missing_token_is_a_clear_error_and_keeps_the_folder(tmp_path):
     assert proc.stderr.startswith("fairpairs: error: cannot upload: no Hugging Face token; set HF_TOKEN")
     assert proc.stderr.count("\n") == 1 and f"kept at {run / 'hub'}" in proc.stderr
     assert (run / "hub" / "README.md").is_file()
+
+
+def test_api_publish_uploads_and_returns_the_urls(tmp_path, hub):
+    import fairpairs as fp
+
+    run = make_run(tmp_path / "run")
+    built = fp.publish(run, REPO_ID)
+    assert built.folder == run / "hub" and (run / "hub" / "README.md").is_file()
+    assert built.repo_url == f"https://huggingface.co/datasets/{REPO_ID}"
+    assert built.commit_url == f"https://huggingface.co/datasets/{REPO_ID}/commit/{'a' * 40}"
+    assert len(hub.calls("commit")) == 1

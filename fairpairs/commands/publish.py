@@ -24,18 +24,17 @@ def publish(run_dir: Path, repo_id: str, private: bool, which: str, dry_run: boo
     lm-evaluation-harness task folder under lm_eval/. The token comes from HF_TOKEN or
     `hf auth login`. If the upload fails, the built folder is kept.
     """
-    from ..io import check_output_folder
-    from ..publish import build_folder, upload
+    from ..api import publish as run
 
-    out = out if out is not None else Path(run_dir) / "hub"
-    check_output_folder(out, "--out", inputs=[run_dir])   # before any work
-    built = build_folder(run_dir, repo_id, out, which=which)
-    click.echo(f"built {built.folder}: {len(built.configs)} configs, {built.n_pairs} pairs")
-    for name in built.skipped:
-        click.echo(f"fairpairs: warning: {name} has no pairs; not published", err=True)
-    if dry_run:
-        click.echo("dry run: nothing uploaded")
-        return
-    repo_url, commit_url = upload(built, repo_id, private=private)
-    click.echo(f"uploaded: {repo_url}")
-    click.echo(f"commit: {commit_url}")
+    def built(b):
+        click.echo(f"built {b.folder}: {len(b.configs)} configs, {b.n_pairs} pairs")
+        for name in b.skipped:
+            click.echo(f"fairpairs: warning: {name} has no pairs; not published", err=True)
+        if dry_run:
+            click.echo("dry run: nothing uploaded")
+
+    result = run(run_dir, repo_id, out=out, which=which, private=private, dry_run=dry_run, progress=True,
+                 on_built=built)
+    if not dry_run:
+        click.echo(f"uploaded: {result.repo_url}")
+        click.echo(f"commit: {result.commit_url}")
