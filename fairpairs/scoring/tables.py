@@ -18,6 +18,7 @@ import os
 from pathlib import Path
 
 from ..errors import DatasetError, UsageError
+from ..io import reading
 
 SCORE_FORMATS = (".jsonl", ".csv")
 
@@ -35,24 +36,17 @@ def read_sentences(sentences) -> tuple[list[dict], bool]:
 
 
 def _read_file(path: Path) -> tuple[list[dict], bool]:
-    try:
-        if path.is_dir():
-            raise DatasetError(f"sentences {path}: is a folder, not a file")
-        text = path.read_text(encoding="utf-8-sig")   # a byte-order mark is not part of sentence 1
-    except FileNotFoundError:
-        raise DatasetError(f"sentences {path}: no such file") from None
-    except OSError as exc:
-        raise DatasetError(f"sentences {path}: cannot read ({exc.strerror})") from None
-    except UnicodeDecodeError as exc:
-        raise DatasetError(f"sentences {path}: not UTF-8 (byte {exc.start})") from None
-    if path.suffix.lower() != ".jsonl":
-        rows = [{"sentence": ln.strip()} for ln in text.splitlines() if ln.strip()]
-        if not rows:
-            raise DatasetError(f"sentences {path}: no sentences")
-        return rows, False
-    from ..jsonl import iter_objects
+    where = f"sentences {path}"
+    with reading(where, "file of sentences", DatasetError):   # the one wording of read errors (io.reading)
+        if path.suffix.lower() == ".jsonl":
+            from ..jsonl import iter_objects
 
-    return _checked(((f"sentences {path}:{no}", obj) for no, obj in iter_objects(path)), f"sentences {path}")
+            return _checked(((f"{where}:{no}", obj) for no, obj in iter_objects(path)), where)
+        text = path.read_text(encoding="utf-8-sig")   # a byte-order mark is not part of sentence 1
+    rows = [{"sentence": ln.strip()} for ln in text.splitlines() if ln.strip()]
+    if not rows:
+        raise DatasetError(f"{where}: no sentences")
+    return rows, False
 
 
 def _checked(items, where: str) -> tuple[list[dict], bool]:
