@@ -30,6 +30,7 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 BLIMP = SHARED / "reference" / "blimp"
 WORKER = Path(__file__).with_name("dist_worker.py")
+FAIL_CLI = Path(__file__).with_name("fail_cli.py")   # the CLI with a failure injected on one rank
 UIDS = ("determiner_noun_agreement_1", "causative", "anaphor_gender_agreement", "wh_island")
 N = 8
 TIMEOUT = 300
@@ -245,8 +246,8 @@ def test_every_sentence_scored_once_shards_balanced_one_bar(arch, models, senten
 
 def test_failure_on_one_rank_stops_all_and_writes_nothing(models, run_dir, tmp_path):
     out = tmp_path / "report"
-    proc = torchrun(["-m", "fairpairs.cli", "evaluate", "--models", models["gpt2"], "--data", run_dir,
-                     "--out", out, "--batch-tokens", "64"], FAIRPAIRS_TEST_FAIL_RANK="1:2")
+    proc = torchrun([FAIL_CLI, "1", "2", "evaluate", "--models", models["gpt2"], "--data", run_dir,
+                     "--out", out, "--batch-tokens", "64"])
     assert proc.returncode != 0
     lines = [l for l in proc.stderr.splitlines() if l.startswith("fairpairs: error:")]
     assert len(lines) == 1, proc.stderr  # told once, by rank 0

@@ -33,8 +33,6 @@ from ..errors import DistributedError, FairpairsError
 
 TIMEOUT_ENV = "FAIRPAIRS_DIST_TIMEOUT"
 DEFAULT_TIMEOUT = 1800.0
-# tests only: "RANK:BATCHES" makes rank RANK raise once it has finished BATCHES batches
-FAIL_ENV = "FAIRPAIRS_TEST_FAIL_RANK"
 POLL_SECONDS = 0.05
 
 
@@ -258,14 +256,6 @@ class _Stopped(Exception):
     """Another rank failed: stop scoring and report."""
 
 
-def _injected_failure(rank: int, batches: int) -> None:
-    spec = os.environ.get(FAIL_ENV, "")
-    if spec:
-        r, _, n = spec.partition(":")
-        if int(r) == rank and batches >= int(n or 0):
-            raise RuntimeError(f"failure injected by {FAIL_ENV}={spec} after {batches} batch(es)")
-
-
 def sentence_sums(score_subset, sentences: list[str], n_tokens, costs, resume_dir=None,
                   meta: dict | None = None, progress: bool = False, desc: str = "scoring") -> np.ndarray:
     """Per-sentence sums of log-probabilities of `sentences` (unique), on every rank.
@@ -314,36 +304,29 @@ def sentence_sums(score_subset, sentences: list[str], n_tokens, costs, resume_di
     show = progress and rank == 0 and len(todo) > 0
     bar = tqdm(total=n, initial=resumed, desc=desc, unit="sent", leave=False, disable=True if not show else None)
     tag = group.new_tag() if group else ""
-    batches = 0
 
     def on_done(idx, values):
-        nonlocal batches
         values = np.asarray(values, dtype=np.float64)
         if parts is not None:
             parts.write([sentences[i] for i in idx], values, n_tokens[idx])
         got_idx.append(np.asarray(idx, dtype=np.int64))
         got_val.append(values)
-        batches += 1
         if group is None:
             bar.update(len(idx))
-            _injected_failure(rank, batches)
             return
         done = group.add(f"{tag}/done", len(idx))
         if show:
             bar.update(resumed + done - bar.n)
-        _injected_failure(rank, batches)
         if group.flagged(f"{tag}/failed"):
             raise _Stopped
 
     try:
         if group is None:
-            _injected_failure(rank, 0)
             if len(mine):
                 score_subset(mine, on_done)
         else:
             err = None
             try:
-                _injected_failure(rank, 0)
                 if len(mine):
                     score_subset(mine, on_done)
             except _Stopped:
