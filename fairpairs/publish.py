@@ -25,7 +25,7 @@ from pathlib import Path
 
 from . import __version__
 from .control import LOW_DIVERSITY
-from .errors import DatasetError, FairpairsError, NetworkError, PublishError, UsageError
+from .errors import DatasetError, NetworkError, PublishError, UsageError
 from .io import MARKER, OutputFolder, network_deadline
 from .jsonl import iter_objects
 from .records import PAIR_FIELDS, card_type, describe, mismatch, published_fields, read_manifest

@@ -16,7 +16,7 @@ import hashlib
 import io
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterable, Mapping
+from typing import Mapping
 
 import numpy as np
 import pandas as pd

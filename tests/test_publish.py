@@ -5,11 +5,7 @@ and bad input or a missing token / network fails with one line and keeps the fol
 from __future__ import annotations
 
 import ast
-import base64
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import jinja2
