@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import logging
+import os
 import re
 import sys
 import warnings
@@ -42,17 +43,27 @@ OPTION_NAMES = {
     "max_draws": "--max-draws", "max_retries": "--max-retries", "data": "--data", "pairs": "--pairs",
     "grammars": "--grammars", "strategy": "--strategy", "match_frequency": "--match-frequency",
 }
+# where a command's option for a parameter has another name: evaluate's models come from --models
+COMMAND_OPTION_NAMES = {"evaluate": {"model": "--models"}}
 _LEADING = re.compile(r"^([a-z_]+)(?=[ :])")
 _INNER = re.compile(r"\b(morcela_params|max_draws|max_retries|repo_id|match_frequency)\b")
 _QUOTED = re.compile(r"`([a-z_]+)`")     # a parameter named inside a message: `paradigms`
 
 
-def cli_message(message: str) -> str:
+def cli_message(message: str, command: str | None = None) -> str:
     """A library error message with the parameter it starts with (and the multi-word parameter
-    names it mentions, and those it quotes in backticks) written as this CLI's options."""
-    message = _LEADING.sub(lambda m: OPTION_NAMES.get(m.group(1), m.group(1)), message, count=1)
-    message = _QUOTED.sub(lambda m: OPTION_NAMES.get(m.group(1), m.group(0)), message)
-    return _INNER.sub(lambda m: OPTION_NAMES[m.group(1)], message)
+    names it mentions, and those it quotes in backticks) written as the options of this CLI (of
+    `command`, where its options are named otherwise)."""
+    names = {**OPTION_NAMES, **COMMAND_OPTION_NAMES.get(command, {})}
+    message = _LEADING.sub(lambda m: names.get(m.group(1), m.group(1)), message, count=1)
+    message = _QUOTED.sub(lambda m: names.get(m.group(1), m.group(0)), message)
+    return _INNER.sub(lambda m: names[m.group(1)], message)
+
+
+def _command(argv) -> str | None:
+    """The sub-command named in the arguments (the first that is not an option)."""
+    args = sys.argv[1:] if argv is None else argv
+    return next((str(a) for a in args if not str(a).startswith("-")), None)
 
 
 class LazyGroup(click.Group):
@@ -83,14 +94,17 @@ def main(argv=None):
 
     io.handle_sigterm()
     io.reset_network_time()
-    logging.getLogger("huggingface_hub").setLevel(logging.ERROR)   # no retry chatter: one line per error
-    warnings.showwarning = _one_line_warnings(warnings.showwarning)
+    # no retry chatter ("Retrying in 8s", "... thrown while requesting"): one line per error.
+    # huggingface_hub sets its logger's level from HF_HUB_VERBOSITY when it is first imported
+    os.environ.setdefault("HF_HUB_VERBOSITY", "error")
+    logging.getLogger("huggingface_hub").setLevel(logging.ERROR)   # (in case it was imported already)
+    warnings.showwarning = _one_line_warnings(warnings.showwarning, _command(argv))
     try:
         cli.main(args=argv, prog_name="fairpairs", standalone_mode=False)
     except FairpairsError as exc:
         if getattr(exc, "quiet", False):  # a multi-process failure is told once, by rank 0
             sys.exit(1)
-        _fail(f"error: {cli_message(str(exc))}", 1)
+        _fail(f"error: {cli_message(str(exc), _command(argv))}", 1)
     except (click.exceptions.Abort, KeyboardInterrupt):   # click turns SIGTERM's Terminated into Abort
         if io.received_sigterm:
             _fail("terminated (SIGTERM); no partial output was written", 143)
@@ -107,7 +121,7 @@ def main(argv=None):
     sys.exit(0)
 
 
-def _one_line_warnings(show):
+def _one_line_warnings(show, command: str | None = None):
     """A `warnings.showwarning` that prints fairpairs' own warnings as one line with this CLI's
     option names (other libraries' warnings go to `show`, as before)."""
     if getattr(show, "fairpairs", False):
@@ -115,7 +129,7 @@ def _one_line_warnings(show):
 
     def showwarning(message, category, filename, lineno, file=None, line=None):
         if issubclass(category, FairpairsWarning):
-            click.echo(f"fairpairs: warning: {_printable(cli_message(str(message)))}", err=True)
+            click.echo(f"fairpairs: warning: {_printable(cli_message(str(message), command))}", err=True)
         else:
             show(message, category, filename, lineno, file, line)
     showwarning.fairpairs = True

@@ -61,6 +61,20 @@ def test_library_errors_name_parameters_and_the_cli_translates():
     assert cli_message("out /tmp/a: exists") == "--out /tmp/a: exists"
     assert cli_message("x.yaml: slots: raise max_draws") == "x.yaml: slots: raise --max-draws"
     assert cli_message("grammars/a.yaml: uid: bad") == "grammars/a.yaml: uid: bad"   # a path is left alone
+    # evaluate takes its models from --models (score and morcela fit: --model)
+    assert cli_message("model x: cannot load it", "evaluate") == "--models x: cannot load it"
+    assert cli_message("model x: cannot load it", "score") == "--model x: cannot load it"
+
+
+def test_evaluate_names_its_models_option(tmp_path, capsys):
+    from fairpairs.cli import main
+
+    data = tmp_path / "pairs.jsonl"
+    data.write_text('{"sentence_good": "The cat sat.", "sentence_bad": "The cat sit."}\n', encoding="utf-8")
+    with pytest.raises(SystemExit) as exc:
+        main(["evaluate", "--models", str(tmp_path / "no-model"), "--data", str(data), "--out", str(tmp_path / "r")])
+    err = capsys.readouterr().err.strip().splitlines()[-1]     # (after the note 'scoring with ...')
+    assert exc.value.code == 1 and err.startswith(f"fairpairs: error: --models {tmp_path / 'no-model'}: "), err
 
 
 def test_library_checks_normalize_once_with_each_allowed_set():

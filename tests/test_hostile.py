@@ -333,6 +333,21 @@ def test_hub_calls_are_bounded_by_the_network_timeout(tmp_path, silent_server):
     assert r.returncode == 1 and "FAIRPAIRS_HUB_TIMEOUT" in one_error_line(r.stderr)
 
 
+def test_an_unreachable_hub_is_one_line_without_the_hubs_retry_chatter(tmp_path):
+    with socket.socket() as sock:     # a port nothing listens on: every request is refused at once
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    env = {"HF_ENDPOINT": f"http://127.0.0.1:{port}", "HF_HUB_OFFLINE": "0", "TRANSFORMERS_OFFLINE": "0",
+           "FAIRPAIRS_HUB_TIMEOUT": "4", "HF_HOME": str(tmp_path / "hf")}
+    (tmp_path / "in.txt").write_text("The cat sat.\n", encoding="utf-8")
+    for argv in ([*GEN, "--models", "some-org/some-model", "--out", str(tmp_path / "o")],
+                 ["score", "--model", "some-org/some-model", "--input", str(tmp_path / "in.txt"), "--out", str(tmp_path / "s.jsonl")]):
+        r = run(argv, env=env, timeout=90)
+        lines = r.stderr.decode().strip().splitlines()
+        # huggingface_hub retries refused requests, logging two warnings per retry, unless told not to
+        assert r.returncode == 1 and len(lines) == 1 and lines[0].startswith("fairpairs: error: --model"), r.stderr
+
+
 def test_draw_budget_fails_fast_and_max_draws_is_a_hard_limit(tmp_path, capsys):
     t0 = time.monotonic()
     code, _, err = cli(*GEN, "--pairs", "1000000000", "--out", tmp_path / "o", capsys=capsys)
