@@ -22,6 +22,7 @@ import pandas as pd
 import pytest
 from tokenizers import Tokenizer
 
+from fairpairs.cli import cli_message
 from fairpairs.errors import DistributedError, ModelError
 from fairpairs.scoring.distributed import Launch, balanced_shards, detect_launch
 from fairpairs.scoring.models import check_device_map, cuda_for_process
@@ -346,7 +347,9 @@ def test_single_process_with_several_gpus_uses_one_and_says_how_to_use_all():
     assert cuda_for_process(1, None) == ("cuda", None)
     device, hint = cuda_for_process(8, None)
     assert device == "cuda"
-    assert "8 GPUs" in hint and "torchrun --nproc_per_node 8" in hint and "--device-map auto" in hint
+    assert "8 GPUs" in hint and "torchrun --nproc_per_node 8" in hint and "`device_map` auto" in hint
+    # the library names its parameter; the CLI shows the warning with its option
+    assert "--device-map auto" in cli_message(hint) and "`" not in cli_message(hint)
 
 
 def test_device_map_checks():
