@@ -98,13 +98,14 @@ def main(argv=None):
     # huggingface_hub sets its logger's level from HF_HUB_VERBOSITY when it is first imported
     os.environ.setdefault("HF_HUB_VERBOSITY", "error")
     logging.getLogger("huggingface_hub").setLevel(logging.ERROR)   # (in case it was imported already)
-    warnings.showwarning = _one_line_warnings(warnings.showwarning, _command(argv))
+    command = _command(argv)
+    warnings.showwarning = _one_line_warnings(warnings.showwarning, command)
     try:
         cli.main(args=argv, prog_name="fairpairs", standalone_mode=False)
     except FairpairsError as exc:
         if getattr(exc, "quiet", False):  # a multi-process failure is told once, by rank 0
             sys.exit(1)
-        _fail(f"error: {cli_message(str(exc), _command(argv))}", 1)
+        _fail(f"error: {cli_message(str(exc), command)}", 1)
     except (click.exceptions.Abort, KeyboardInterrupt):   # click turns SIGTERM's Terminated into Abort
         if io.received_sigterm:
             _fail("terminated (SIGTERM); no partial output was written", 143)
@@ -123,16 +124,16 @@ def main(argv=None):
 
 def _one_line_warnings(show, command: str | None = None):
     """A `warnings.showwarning` that prints fairpairs' own warnings as one line with this CLI's
-    option names (other libraries' warnings go to `show`, as before)."""
-    if getattr(show, "fairpairs", False):
-        return show
+    option names (other libraries' warnings go to `show`, as before). Wrapping our own wrapper
+    (main called again in one process) wraps what it wrapped, for the new command."""
+    show = getattr(show, "shows_others", show)
 
     def showwarning(message, category, filename, lineno, file=None, line=None):
         if issubclass(category, FairpairsWarning):
             click.echo(f"fairpairs: warning: {_printable(cli_message(str(message), command))}", err=True)
         else:
             show(message, category, filename, lineno, file, line)
-    showwarning.fairpairs = True
+    showwarning.shows_others = show
     return showwarning
 
 
