@@ -30,11 +30,11 @@ def publish(run_dir: Path, repo_id: str, private: bool, which: str, dry_run: boo
         click.echo(f"built {b.folder}: {len(b.configs)} configs, {b.n_pairs} pairs")
         for name in b.skipped:
             click.echo(f"fairpairs: warning: {name} has no pairs; not published", err=True)
-        if dry_run:
-            click.echo("dry run: nothing uploaded")
 
     result = run(run_dir, repo_id, out=out, which=which, private=private, dry_run=dry_run, progress=True,
                  on_built=built)
-    if not dry_run:
+    if dry_run:
+        click.echo("dry run: nothing uploaded")
+    else:
         click.echo(f"uploaded: {result.repo_url}")
         click.echo(f"commit: {result.commit_url}")
