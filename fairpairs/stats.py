@@ -1,0 +1,165 @@
+"""The statistics fairpairs reports, in one place: intervals for accuracies and for differences of
+accuracies, and the balance measures that compare two sets of pairs.
+
+- `wilson(k, n)`: a proportion (an accuracy) with its Wilson score interval.
+- `newcombe(k1, n1, k2, n2)`: the difference p2 - p1 of two proportions measured on *different*
+  pairs (e.g. A>U accuracy minus A<U accuracy), with Newcombe's hybrid score interval (method 10 of
+  Newcombe 1998), built from the two Wilson intervals.
+- `paired(a, b)`: the difference mean(b) - mean(a) of outcomes measured on the *same* units (e.g. the
+  same contexts before and after length control), with a seeded percentile bootstrap interval over
+  units and, for 0/1 outcomes, the exact McNemar test (a two-sided binomial test on the discordant
+  units).
+- `bootstrap(statistic, n)`: a seeded percentile bootstrap interval of any statistic of n units.
+- `smd(a, b)`: the standardised mean difference (Cohen's d with the pooled standard deviation of the
+  two samples, as the matching literature uses it: |SMD| <= 0.1 is "balanced").
+- `tvd(p, q)`: the total-variation distance of two categorical distributions (given as counts).
+
+Every function takes plain numbers or arrays and is pure; a bootstrap with the same seed gives the
+same interval. Empty inputs give NaN, never an exception, so that a table can show "N/A".
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+LEVEL = 0.95
+RESAMPLES = 2000
+NAN = float("nan")
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A figure with its interval at `level` (NaN where it cannot be computed) and, for tests, a
+    p-value (NaN where none applies)."""
+
+    value: float
+    low: float
+    high: float
+    n: int = 0
+    p_value: float = NAN
+    level: float = LEVEL
+
+    def contains(self, x: float) -> bool:
+        return self.low <= x <= self.high
+
+    def as_dict(self, prefix: str = "") -> dict[str, float]:
+        """Flat columns for a table: value, low, high (with an optional prefix)."""
+        return {f"{prefix}": self.value, f"{prefix}_low": self.low, f"{prefix}_high": self.high} if prefix \
+            else {"value": self.value, "low": self.low, "high": self.high}
+
+
+def _z(level: float) -> float:
+    from scipy.stats import norm
+
+    return float(norm.ppf(0.5 + level / 2))
+
+
+def wilson(k: int, n: int, level: float = LEVEL) -> Estimate:
+    """k successes out of n with the Wilson score interval (NaN for n = 0)."""
+    if n <= 0:
+        return Estimate(NAN, NAN, NAN, 0, level=level)
+    if not 0 <= k <= n:
+        raise ValueError(f"k: expected 0 <= k <= n ({n}), not {k}")
+    z = _z(level)
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    # at k = 0 or k = n the bounds are exactly 0 and 1 (rounding may leave 1e-17)
+    low = 0.0 if k == 0 else max(0.0, centre - half)
+    high = 1.0 if k == n else min(1.0, centre + half)
+    return Estimate(p, low, high, n, level=level)
+
+
+def newcombe(k1: int, n1: int, k2: int, n2: int, level: float = LEVEL) -> Estimate:
+    """p2 - p1 for two independent proportions (k1/n1, k2/n2) with Newcombe's hybrid score interval."""
+    a, b = wilson(k1, n1, level), wilson(k2, n2, level)
+    if n1 <= 0 or n2 <= 0:
+        return Estimate(NAN, NAN, NAN, min(n1, n2), level=level)
+    d = b.value - a.value
+    low = d - math.sqrt((b.value - b.low) ** 2 + (a.high - a.value) ** 2)
+    high = d + math.sqrt((b.high - b.value) ** 2 + (a.value - a.low) ** 2)
+    return Estimate(d, max(-1.0, low), min(1.0, high), min(n1, n2), level=level)
+
+
+def mcnemar_exact(b01: int, b10: int) -> float:
+    """Two-sided exact McNemar p-value from the discordant counts (0→1 and 1→0)."""
+    n = b01 + b10
+    if n == 0:
+        return 1.0
+    from scipy.stats import binomtest
+
+    return float(binomtest(min(b01, b10), n, 0.5).pvalue)
+
+
+def bootstrap(statistic: Callable[[np.ndarray], float], n: int, *, resamples: int = RESAMPLES, seed: int = 0,
+              level: float = LEVEL, strata: np.ndarray | None = None) -> tuple[float, float]:
+    """Percentile bootstrap interval of `statistic(indices)` over n units resampled with replacement
+    (within each stratum when `strata` labels the units). NaN bounds when n = 0 or every resample
+    is NaN."""
+    if n <= 0:
+        return NAN, NAN
+    rng = np.random.default_rng(seed)
+    if strata is None:
+        groups = [np.arange(n)]
+    else:
+        strata = np.asarray(strata)
+        groups = [np.flatnonzero(strata == s) for s in dict.fromkeys(strata.tolist())]
+    values = np.empty(resamples)
+    for i in range(resamples):
+        idx = np.concatenate([g[rng.integers(len(g), size=len(g))] for g in groups])
+        values[i] = statistic(idx)
+    values = values[~np.isnan(values)]
+    if not len(values):
+        return NAN, NAN
+    alpha = (1 - level) / 2
+    return float(np.quantile(values, alpha)), float(np.quantile(values, 1 - alpha))
+
+
+def paired(a, b, *, resamples: int = RESAMPLES, seed: int = 0, level: float = LEVEL) -> Estimate:
+    """mean(b) - mean(a) over the same units, with a percentile bootstrap interval over units; for
+    0/1 outcomes also the exact McNemar p-value. (An interval of [0, 0] means no unit changed.)"""
+    a = np.asarray(a, dtype=float)
+    b = np.asarray(b, dtype=float)
+    if a.shape != b.shape or a.ndim != 1:
+        raise ValueError(f"a, b: expected two 1-d arrays of the same length, not {a.shape} and {b.shape}")
+    n = len(a)
+    if n == 0:
+        return Estimate(NAN, NAN, NAN, 0, level=level)
+    diff = b - a
+    low, high = bootstrap(lambda idx: float(diff[idx].mean()), n, resamples=resamples, seed=seed, level=level)
+    p = NAN
+    if np.isin(a, (0.0, 1.0)).all() and np.isin(b, (0.0, 1.0)).all():
+        p = mcnemar_exact(int(((a == 0) & (b == 1)).sum()), int(((a == 1) & (b == 0)).sum()))
+    return Estimate(float(diff.mean()), low, high, n, p_value=p, level=level)
+
+
+def smd(a, b) -> float:
+    """Standardised mean difference (mean(b) - mean(a)) / sqrt((var(a) + var(b)) / 2), with sample
+    variances (ddof 1). NaN values are left out. 0 when both samples are constant and equal; NaN
+    when a sample is empty, or both are constant and differ (no spread to standardise by)."""
+    a = np.asarray(a, dtype=float)
+    b = np.asarray(b, dtype=float)
+    a, b = a[~np.isnan(a)], b[~np.isnan(b)]
+    if not len(a) or not len(b):
+        return NAN
+    va = a.var(ddof=1) if len(a) > 1 else 0.0
+    vb = b.var(ddof=1) if len(b) > 1 else 0.0
+    d = b.mean() - a.mean()
+    sd = math.sqrt((va + vb) / 2)
+    if sd == 0:
+        return 0.0 if d == 0 else NAN
+    return float(d / sd)
+
+
+def tvd(p: Mapping, q: Mapping) -> float:
+    """Total-variation distance (half the L1 distance) between the distributions of two count tables
+    {category: count}; NaN when either is empty."""
+    sp, sq = sum(p.values()), sum(q.values())
+    if sp <= 0 or sq <= 0:
+        return NAN
+    keys = set(p) | set(q)
+    return 0.5 * sum(abs(p.get(k, 0) / sp - q.get(k, 0) / sq) for k in keys)
