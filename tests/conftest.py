@@ -1,4 +1,9 @@
-"""Shared test settings: never touch the network; where the reference data lives."""
+"""Shared test settings: never touch the network; where the reference data lives.
+
+The default run reads only the repository (tests/fixtures/, the bundled tokenizers; tests/references.py).
+Tests that need the full references in ../shared beside the checkout ask for the `shared` fixture and
+must be marked slow (checked at collection); they fail loudly, never skip, when ../shared is absent.
+"""
 
 import os
 from pathlib import Path
@@ -12,9 +17,19 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 
 
+def pytest_collection_modifyitems(config, items):
+    """Only slow tests may read ../shared: the default run must pass in a plain clone."""
+    bad = [item.nodeid for item in items
+           if "shared" in getattr(item, "fixturenames", ()) and item.get_closest_marker("slow") is None]
+    if bad:
+        raise pytest.UsageError("tests that read ../shared must be marked slow: " + ", ".join(bad))
+
+
 @pytest.fixture(scope="session")
 def shared() -> Path:
-    assert SHARED.is_dir(), f"reference data folder {SHARED} is missing"
+    """The full reference data (public BLiMP, WikiText-2, CrowS-Pairs, ...): ../shared beside the checkout."""
+    assert SHARED.is_dir(), (f"reference data folder {SHARED} is missing: the slow tier needs the full "
+                             f"references beside the checkout (README, 'Set up')")
     return SHARED
 
 

@@ -13,16 +13,10 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from tokenizers import Tokenizer
-
 import fairpairs as fp
+from references import reference_tokenizer
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
 TOKS = ("gpt2", "bert-base-cased")
-
-
-def reference_tokenizer(name: str) -> Tokenizer:
-    return Tokenizer.from_file(str(SHARED / "assets" / "tokenizers" / name / "tokenizer.json"))
 
 
 @pytest.fixture(scope="module")

@@ -11,12 +11,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from tokenizers import Tokenizer
-
 import fairpairs as fp
 from fairpairs.cli import main
-
-SHARED = Path(__file__).resolve().parents[2] / "shared"
+from references import blimp_lines, reference_tokenizer
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
@@ -40,7 +37,7 @@ def cli(argv, capsys):
 
 
 def blimp_pairs(tmp_path, n=6) -> tuple[Path, list[dict]]:
-    lines = (SHARED / "reference" / "blimp" / "determiner_noun_agreement_1.jsonl").read_text().splitlines()[:n]
+    lines = blimp_lines("determiner_noun_agreement_1", n)
     f = tmp_path / "pairs.jsonl"
     f.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return f, [json.loads(x) for x in lines]
@@ -106,7 +103,7 @@ def test_count_unigrams_counts_like_the_tokenizers_library(tmp_path, capsys):
     a.write_text(CORPUS, encoding="utf-8")
     b.write_text("Émile's naïve café.\n", encoding="utf-8")
     table = fp.count_unigrams("gpt2", [a, b])
-    ref = Tokenizer.from_file(str(SHARED / "assets" / "tokenizers" / "gpt2" / "tokenizer.json"))
+    ref = reference_tokenizer("gpt2")
     naive = Counter(i for text in (CORPUS, "Émile's naïve café.\n") for line in text.splitlines() if line.strip()
                     for i in ref.encode(line, add_special_tokens=False).ids)
     assert table.total == sum(naive.values()) > 20

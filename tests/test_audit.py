@@ -9,15 +9,12 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from tokenizers import Tokenizer
 
 from fairpairs.audit import Columns, length_bias, load_sets, split_label
 from fairpairs.cli import main
+from references import BLIMP_SAMPLE, BLIMP_SAMPLE_PAIRS, reference_tokenizer
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
-
-SHARED = Path(__file__).resolve().parents[2] / "shared"
-BLIMP = SHARED / "reference" / "blimp"
 
 
 def run_cli(args, capsys):
@@ -75,8 +72,8 @@ def test_hand_made_counts(tmp_path, capsys):
 
 
 def naive_counts(path: Path, tokenizer: str) -> tuple[int, int, int, int]:
-    """Count A=U / A>U / A<U with the tokenizer loaded straight from the shared reference copy."""
-    tok = Tokenizer.from_file(str(SHARED / "assets" / "tokenizers" / tokenizer / "tokenizer.json"))
+    """Count A=U / A>U / A<U with the reference tokenizer file read by the `tokenizers` library."""
+    tok = reference_tokenizer(tokenizer)
     eq = longer = shorter = n = 0
     for line in path.read_text(encoding="utf-8").splitlines():
         row = json.loads(line)
@@ -89,35 +86,45 @@ def naive_counts(path: Path, tokenizer: str) -> tuple[int, int, int, int]:
     return n, eq, longer, shorter
 
 
-def test_public_blimp_files_match_independent_tokenizers(tmp_path, capsys):
+def check_public_blimp_files(blimp: Path, n: int, tmp_path, capsys):
     folder = tmp_path / "blimp"
     folder.mkdir()
     files = ["determiner_noun_agreement_1.jsonl", "causative.jsonl"]
     for f in files:
-        shutil.copy(BLIMP / f, folder / f)
+        shutil.copy(blimp / f, folder / f)
     code, _, _ = run_cli(["audit", folder, "--models", "gpt2,bert-base-cased", "--out", tmp_path / "o"], capsys)
     assert code == 0
     df = pd.read_csv(tmp_path / "o" / "length_bias.csv").set_index(["uid", "tokenizer"])
     total = {"gpt2": [0, 0, 0, 0], "bert-base-cased": [0, 0, 0, 0]}
     for f in files:
         for tok in total:
-            want = naive_counts(BLIMP / f, tok)
+            want = naive_counts(blimp / f, tok)
             got = df.loc[(f[:-len(".jsonl")], tok), ["n_pairs", "n_equal", "n_good_longer", "n_good_shorter"]]
             assert tuple(int(x) for x in got) == want
-            assert want[1] < 1000  # these paradigms do hold pairs of unequal length
+            assert want[0] == n and want[1] < n  # these paradigms do hold pairs of unequal length
             total[tok] = [a + b for a, b in zip(total[tok], want)]
     for tok, want in total.items():
         got = df.loc[("ALL", tok), ["n_pairs", "n_equal", "n_good_longer", "n_good_shorter"]]
         assert [int(x) for x in got] == want
 
 
-def test_crows_pairs_reproduces_seed_paper_table2(capsys):
+def test_public_blimp_sample_matches_independent_tokenizers(tmp_path, capsys):
+    check_public_blimp_files(BLIMP_SAMPLE, BLIMP_SAMPLE_PAIRS, tmp_path, capsys)
+
+
+@pytest.mark.slow
+def test_public_blimp_files_match_independent_tokenizers(shared, tmp_path, capsys):
+    check_public_blimp_files(shared / "reference" / "blimp", 1000, tmp_path, capsys)
+
+
+@pytest.mark.slow
+def test_crows_pairs_reproduces_seed_paper_table2(shared, capsys):
     # Ueda et al. 2024, Table 2, CrowS-Pairs row: A=U / A>U / A<U per tokenizer.
-    code, out, _ = run_cli(["audit", SHARED / "reference" / "crows_pairs_anonymized.csv",
+    code, out, _ = run_cli(["audit", shared / "reference" / "crows_pairs_anonymized.csv",
                             "--good-col", "sent_more", "--bad-col", "sent_less",
                             "--models", "gpt2,bert-base-cased,electra-base-generator"], capsys)
     assert code == 0
-    sets = load_sets(SHARED / "reference" / "crows_pairs_anonymized.csv", Columns("sent_more", "sent_less"))
+    sets = load_sets(shared / "reference" / "crows_pairs_anonymized.csv", Columns("sent_more", "sent_less"))
     summary, _ = length_bias(sets, ["gpt2", "bert-base-cased", "electra-base-generator"])
     table = summary[summary.uid == "ALL"].set_index("tokenizer")
     paper = {"gpt2": (997, 282, 229), "bert-base-cased": (1021, 283, 204), "electra-base-generator": (1092, 255, 161)}

@@ -1,7 +1,7 @@
 """Length-control strategies (resample = Algorithm 1, search), checked against independent tokenizers.
 
-References: the real tokenizers loaded from ../shared (or the trained tokenizer.json files) with
-their own `encode`, wordfreq called directly, and brute force over every candidate word.
+References: the real tokenizer files (tests/references.py) or the trained tokenizer.json files, read
+with the `tokenizers` library's own `encode`, wordfreq called directly, and brute force over every candidate word.
 """
 
 from __future__ import annotations
@@ -22,24 +22,25 @@ from fairpairs.search import Searcher
 from fairpairs.tokenization import LengthMeter
 from fairpairs.tokenizer_zoo import train_zoo
 from fairpairs.vocab import Vocabulary, default_vocabulary
+from references import BLIMP_SAMPLE, WIKITEXT_SAMPLE, blimp_files, reference_tokenizer, reference_tokenizer_file
 
 BUNDLED = ["gpt2", "bert-base-cased", "bert-base-uncased"]
 
 
 @pytest.fixture(scope="module")
-def zoo(shared, tmp_path_factory):
-    """Four trained tokenizers (BPE byte-level, WordPiece, Unigram/Metaspace, BPE whitespace)."""
+def zoo(tmp_path_factory):
+    """Four trained tokenizers (BPE byte-level, WordPiece, Unigram/Metaspace, BPE whitespace), trained
+    on the WikiText-2 excerpt of tests/fixtures (their vocabularies stop where that text runs out)."""
     names = ["bpe-bytelevel-16k", "wordpiece-cased-16k", "unigram-metaspace-16k", "bpe-whitespace-uncased-12k"]
-    return train_zoo(shared / "reference" / "wikitext-2" / "valid.txt", tmp_path_factory.mktemp("zoo"), names)
+    return train_zoo(WIKITEXT_SAMPLE, tmp_path_factory.mktemp("zoo"), names)
 
 
 @pytest.fixture(scope="module")
-def eight(shared, zoo):
+def eight(zoo):
     """Eight distinct tokenizations: {name for --models: independent encode function}."""
     out = {}
     for m in BUNDLED + ["roberta-base"]:
-        tok = Tokenizer.from_file(str(shared / "assets" / "tokenizers" / m / "tokenizer.json"))
-        out[m] = tok
+        out[m] = reference_tokenizer(m)
     for path in zoo.values():
         out[str(path)] = Tokenizer.from_file(str(path))
     out.pop("roberta-base")   # same tokenization as gpt2
@@ -92,9 +93,8 @@ def tiny_paradigm(tmp_path, vocab):
     return load_paradigm(path, vocab)
 
 
-def test_search_finds_a_match_whenever_one_exists(tmp_path, tiny, shared):
-    toks = {m: Tokenizer.from_file(str(shared / "assets" / "tokenizers" / m / "tokenizer.json"))
-            for m in ("gpt2", "bert-base-cased")}
+def test_search_finds_a_match_whenever_one_exists(tmp_path, tiny):
+    toks = {m: reference_tokenizer(m) for m in ("gpt2", "bert-base-cased")}
     p = tiny_paradigm(tmp_path, tiny)
     meters = [LengthMeter(m) for m in toks]
 
@@ -215,20 +215,21 @@ def test_critical_words_counts_fillers():
     assert expected <= {"himself", "herself", "itself", "themselves"}
 
 
-def test_length_meter_matches_whole_encoding(shared, zoo):
-    """Chunk-summed lengths equal whole-sentence encoding on real BLiMP sentences, for the bundled
-    and trained tokenizers; a tokenizer that can merge across spaces is encoded whole."""
+def test_length_meter_matches_whole_encoding(zoo):
+    """Chunk-summed lengths equal whole-sentence encoding on real BLiMP sentences (the sample of all
+    67 paradigms), for the bundled and trained tokenizers; a tokenizer that can merge across spaces
+    is encoded whole."""
     import json
 
     from tokenizers import models, pre_tokenizers, trainers
 
     sents = []
-    for f in sorted((shared / "reference" / "blimp").glob("*.jsonl"))[::6]:
-        for line in f.read_text().splitlines()[:150]:
+    for f in blimp_files(BLIMP_SAMPLE):
+        for line in f.read_text().splitlines():
             d = json.loads(line)
             sents += [d["sentence_good"], d["sentence_bad"]]
     sents += ["Two  spaces here.", "A tab\there.", " Leading space.", ""]
-    files = {m: shared / "assets" / "tokenizers" / m / "tokenizer.json" for m in BUNDLED + ["roberta-base"]}
+    files = {m: reference_tokenizer_file(m) for m in BUNDLED + ["roberta-base"]}
     files.update({str(p): p for p in zoo.values()})
     for name, path in files.items():
         m = LengthMeter(name)

@@ -26,10 +26,9 @@ from fairpairs.cli import cli_message
 from fairpairs.errors import DistributedError, ModelError
 from fairpairs.scoring.distributed import Launch, balanced_shards, detect_launch
 from fairpairs.scoring.models import check_device_map, cuda_for_process
+from references import blimp_rows
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
-BLIMP = SHARED / "reference" / "blimp"
 WORKER = Path(__file__).with_name("dist_worker.py")
 FAIL_CLI = Path(__file__).with_name("fail_cli.py")   # the CLI with a failure injected on one rank
 UIDS = ("determiner_noun_agreement_1", "causative", "anaphor_gender_agreement", "wh_island")
@@ -65,7 +64,7 @@ def run_dir(tmp_path_factory):
     """original/ = the first N public BLiMP pairs of a few paradigms, debiased/ = every other one."""
     run = tmp_path_factory.mktemp("run")
     for uid in UIDS:
-        rows = [json.loads(line) for line in (BLIMP / f"{uid}.jsonl").read_text().splitlines()[:N]]
+        rows = blimp_rows(uid, N)
         for name, part in (("original", rows), ("debiased", rows[::2])):
             (run / name).mkdir(exist_ok=True)
             keep = ("sentence_good", "sentence_bad", "field", "linguistics_term", "UID", "pairID", "lexically_identical")
@@ -79,11 +78,10 @@ def run_dir(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def sentences():
-    """Unique sentences of public BLiMP (sorted), plus a few repeated ones for `score`."""
+    """Unique sentences of public BLiMP (the sample; sorted), plus a few repeated ones for `score`."""
     out = set()
     for uid in UIDS:
-        for line in (BLIMP / f"{uid}.jsonl").read_text().splitlines()[:20]:
-            r = json.loads(line)
+        for r in blimp_rows(uid, 20):
             out |= {r["sentence_good"], r["sentence_bad"]}
     return sorted(out)
 

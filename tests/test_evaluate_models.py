@@ -13,17 +13,12 @@ from tokenizers import Tokenizer
 
 from fairpairs.cli import main
 from fairpairs.evaluate import Settings, default_loader, evaluate
+from references import blimp_rows, reference_tokenizer
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
-BLIMP = SHARED / "reference" / "blimp"
 UIDS = ("determiner_noun_agreement_1", "causative")
 N = 16
-
-
-def shared_tokenizer(name: str) -> Tokenizer:
-    return Tokenizer.from_file(str(SHARED / "assets" / "tokenizers" / name / "tokenizer.json"))
 
 
 def ntok(tok: Tokenizer, s: str) -> int:
@@ -40,9 +35,9 @@ def run_dir(tmp_path_factory):
     """A run folder in the documented format: original/ = the first N public pairs of two
     paradigms, debiased/ = those of them with equal gpt2 token length."""
     run = tmp_path_factory.mktemp("run")
-    gpt2 = shared_tokenizer("gpt2")
+    gpt2 = reference_tokenizer("gpt2")
     for uid in UIDS:
-        rows = [json.loads(line) for line in (BLIMP / f"{uid}.jsonl").read_text().splitlines()[:N]]
+        rows = blimp_rows(uid, N)
         orig, deb = [], []
         for r in rows:
             g, b = ntok(gpt2, r["sentence_good"]), ntok(gpt2, r["sentence_bad"])
@@ -89,7 +84,7 @@ def test_evaluate_cli_end_to_end(models, run_dir, tmp_path, capsys):
         scorer = Scorer.from_pretrained(models[key], progress=False)
         every = sorted({r[k] for rows in pairs.values() for r in rows for k in ("sentence_good", "sentence_bad")})
         lp = dict(zip(every, scorer.score(every, normalize=()).sum_logprob))
-        tok = shared_tokenizer(tok_name)
+        tok = reference_tokenizer(tok_name)
         for set_name, rows in pairs.items():
             for uid in UIDS:
                 mine = [r for r in rows if r["UID"] == uid]
@@ -122,7 +117,7 @@ def test_rerun_uses_cache_and_split_tokenizer(models, run_dir, tmp_path, capsys)
     code, _, _ = run_cli(args + ["--split-tokenizer", "gpt2"], capsys)
     assert code == 0
     sp = pd.read_csv(out / "splits.csv")
-    gpt2 = shared_tokenizer("gpt2")
+    gpt2 = reference_tokenizer("gpt2")
     rows = [json.loads(l) for l in (run_dir / "original" / "causative.jsonl").read_text().splitlines()]
     n_longer = sum(ntok(gpt2, r["sentence_good"]) > ntok(gpt2, r["sentence_bad"]) for r in rows)
     sel = sp[(sp.set == "original") & (sp.uid == "causative") & (sp.split == "A>U")]

@@ -15,6 +15,7 @@ import pytest
 
 from fairpairs import fidelity
 from fairpairs.errors import DatasetError
+from references import BLIMP_SAMPLE, BLIMP_SAMPLE_PAIRS
 
 REPO = Path(__file__).resolve().parents[1]
 SCRIPT = REPO / "benchmarks" / "fidelity.py"
@@ -173,12 +174,23 @@ def naive_word_count(sentence: str) -> int:
     return n
 
 
-@pytest.mark.parametrize("uid", ["adjunct_island", "determiner_noun_agreement_1", "ellipsis_n_bar_1",
-                                 "npi_present_1"])
+REAL_UIDS = ["adjunct_island", "determiner_noun_agreement_1", "ellipsis_n_bar_1", "npi_present_1"]
+
+
+@pytest.mark.parametrize("uid", REAL_UIDS)
+def test_real_blimp_sample_against_naive_loop(uid):
+    check_real_blimp_file(BLIMP_SAMPLE / f"{uid}.jsonl", uid, BLIMP_SAMPLE_PAIRS)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("uid", REAL_UIDS)
 def test_real_blimp_file_against_naive_loop(shared, uid):
-    path = shared / "reference" / "blimp" / f"{uid}.jsonl"
+    check_real_blimp_file(shared / "reference" / "blimp" / f"{uid}.jsonl", uid, 1000)
+
+
+def check_real_blimp_file(path: Path, uid: str, n: int):
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    assert len(rows) == 1000
+    assert len(rows) == n
     pairs = fidelity.read_pairs(path)
     assert pairs == [(r["sentence_good"], r["sentence_bad"]) for r in rows]
     s = fidelity.text_stats(pairs)
@@ -194,9 +206,10 @@ def test_real_blimp_file_against_naive_loop(shared, uid):
     assert self_cmp.vocab.share_of_blimp == self_cmp.vocab.jaccard == 1.0
 
 
-def test_real_blimp_lexically_identical_share(shared):
+@pytest.mark.parametrize("tier", ["sample", pytest.param("full", marks=pytest.mark.slow)])
+def test_real_blimp_lexically_identical_share(tier, request):
     # reorderings have the same words; agreement pairs differ in one word
-    blimp = shared / "reference" / "blimp"
+    blimp = BLIMP_SAMPLE if tier == "sample" else request.getfixturevalue("shared") / "reference" / "blimp"
     assert fidelity.text_stats(fidelity.read_pairs(blimp / "adjunct_island.jsonl")).lexically_identical == 1.0
     dna = fidelity.read_pairs(blimp / "determiner_noun_agreement_1.jsonl")
     assert fidelity.text_stats(dna).lexically_identical == 0.0

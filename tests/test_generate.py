@@ -7,13 +7,13 @@ import subprocess
 import sys
 
 import pytest
-from tokenizers import Tokenizer
 
 from fairpairs.control import generate_debiased, generate_original
 from fairpairs.generate import Sampler
 from fairpairs.grammar import grammar_files, load_paradigm
 from fairpairs.tokenization import LengthMeter
 from fairpairs.vocab import default_vocabulary
+from references import reference_tokenizer
 
 FILES = grammar_files()
 UIDS = [f.stem for f in FILES]
@@ -31,10 +31,9 @@ def rows(vocab):
 
 
 @pytest.fixture(scope="module")
-def independent(shared):
-    """Tokenizers loaded straight from ../shared with the tokenizers library."""
-    return {m: Tokenizer.from_file(str(shared / "assets" / "tokenizers" / m / "tokenizer.json"))
-            for m in ["gpt2", "roberta-base", "bert-base-cased", "bert-base-uncased"]}
+def independent():
+    """The reference tokenizer files read with the tokenizers library itself (tests/references.py)."""
+    return {m: reference_tokenizer(m) for m in ["gpt2", "roberta-base", "bert-base-cased", "bert-base-uncased"]}
 
 
 def n_tokens(tok, text):

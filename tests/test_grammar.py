@@ -178,15 +178,16 @@ def test_plain_templates_render_like_jinja():
     assert plain >= 40
 
 
-def test_paradigm_set_matches_blimp(shared):
+def test_paradigm_set_matches_blimp():
     """The 67 standard UIDs are BLiMP's (its paradigm table), each with BLiMP's phenomenon; the two
     paradigms BLiMP dropped are shipped as non-standard; field and term are normalised: one term
     per phenomenon, fields from a fixed set, BLiMP's 'syntax/semantics' spelt syntax_semantics."""
     import csv
 
     from fairpairs.grammar import load_all
+    from references import BLIMP_PARADIGMS
 
-    with open(shared / "reference" / "blimp_paradigms.tsv", newline="", encoding="utf-8") as fh:
+    with open(BLIMP_PARADIGMS, newline="", encoding="utf-8") as fh:
         table = {r["uid"]: r for r in csv.DictReader(fh, delimiter="\t")}
     assert len(table) == 67
     ps = load_all()

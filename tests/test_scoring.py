@@ -17,6 +17,7 @@ from fairpairs.scoring import Scorer, build_tiny_model
 from fairpairs.scoring.encoding import mask_sets
 from fairpairs.scoring.models import ModelError, resolve_device
 from fairpairs.tokenization import LengthMeter, load_tokenizer
+from references import blimp_rows
 
 SENTENCES = [
     "A souvenir didn't arrive.",
@@ -43,13 +44,11 @@ def scorers(tiny):
     return {a: Scorer.from_pretrained(p, progress=False) for a, p in tiny.items()}
 
 
-def blimp_sentences(shared, n=40):
+def blimp_sentences(n=40):
     out = []
     for name in ["determiner_noun_agreement_1", "wh_vs_that_no_gap", "anaphor_number_agreement", "passive_1"]:
-        with open(shared / "reference" / "blimp" / f"{name}.jsonl", encoding="utf-8") as fh:
-            for line in list(fh)[: n // 8]:
-                row = json.loads(line)
-                out += [row["sentence_good"], row["sentence_bad"]]
+        for row in blimp_rows(name, n // 8):
+            out += [row["sentence_good"], row["sentence_bad"]]
     return out
 
 
@@ -159,9 +158,9 @@ def test_token_scores_pairs_tokens_and_logprobs(scorers):
 
 # ----------------------------------------------------------------------------- invariances
 @pytest.mark.parametrize("arch", ["gpt2", "bert-base-cased", "roberta-base"])
-def test_scores_independent_of_batch_size_and_order(shared, scorers, arch):
+def test_scores_independent_of_batch_size_and_order(scorers, arch):
     sc = scorers[arch]
-    sentences = blimp_sentences(shared)
+    sentences = blimp_sentences()
     base = sc.score(sentences, normalize=())["sum_logprob"].to_numpy()
     budget = sc.batch_tokens
     try:
@@ -177,8 +176,8 @@ def test_scores_independent_of_batch_size_and_order(shared, scorers, arch):
 
 
 @pytest.mark.parametrize("arch", ["gpt2", "bert-base-cased", "roberta-base", "electra-base-generator"])
-def test_n_tokens_equal_generator_lengths(shared, scorers, arch):
-    sentences = blimp_sentences(shared)
+def test_n_tokens_equal_generator_lengths(scorers, arch):
+    sentences = blimp_sentences()
     df = scorers[arch].score(sentences, normalize=())
     assert df["n_tokens"].tolist() == LengthMeter(arch).lengths(sentences)
     assert df["sentence"].tolist() == sentences

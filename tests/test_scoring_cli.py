@@ -12,6 +12,7 @@ import pytest
 from fairpairs.cli import main
 from fairpairs.scoring import Scorer, build_tiny_model
 from fairpairs.scoring.normalize import UnigramTable
+from references import JUDGMENTS_SAMPLE, WIKITEXT_SAMPLE, blimp_lines
 
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
@@ -31,15 +32,15 @@ def run(argv, capsys):
     return exc.value.code, out.out, out.err
 
 
-def blimp_pairs(shared, tmp_path, n=5):
-    lines = (shared / "reference" / "blimp" / "determiner_noun_agreement_1.jsonl").read_text().splitlines()[:n]
+def blimp_pairs(tmp_path, n=5):
+    lines = blimp_lines("determiner_noun_agreement_1", n)
     f = tmp_path / "pairs.jsonl"
     f.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return f, [json.loads(x) for x in lines]
 
 
-def test_score_pairs_jsonl(shared, models, tmp_path, capsys):
-    f, rows = blimp_pairs(shared, tmp_path)
+def test_score_pairs_jsonl(models, tmp_path, capsys):
+    f, rows = blimp_pairs(tmp_path)
     out = tmp_path / "scores.jsonl"
     code, _, err = run(["score", "--model", models["bert"], "--input", str(f), "--out", str(out),
                         "--pll", "whole_word", "--normalize", "mean_lp", "--no-progress"], capsys)
@@ -56,8 +57,8 @@ def test_score_pairs_jsonl(shared, models, tmp_path, capsys):
     assert "accuracy (good > bad)" in err
 
 
-def test_score_text_csv_and_unigram_table(shared, models, tmp_path, capsys):
-    corpus = shared / "reference" / "wikitext-2" / "valid.txt"
+def test_score_text_csv_and_unigram_table(models, tmp_path, capsys):
+    corpus = WIKITEXT_SAMPLE
     table_path = tmp_path / "uni.json"
     code, _, err = run(["unigrams", "--model", models["gpt2"], "--corpus", str(corpus), "--out", str(table_path)],
                        capsys)
@@ -98,10 +99,8 @@ def test_score_bad_inputs_leave_no_output(models, tmp_path, capsys):
     assert list(tmp_path.glob("o*")) == []
 
 
-def test_morcela_fit_then_score(shared, models, tmp_path, capsys):
-    full = pd.read_csv(shared / "reference" / "linguistic_inquiry_judgments.csv")
-    small = tmp_path / "judgments.csv"
-    full.head(40).to_csv(small, index=False)
+def test_morcela_fit_then_score(models, tmp_path, capsys):
+    small = JUDGMENTS_SAMPLE          # the first 40 pairs of the Linguistic Inquiry judgments
     params = tmp_path / "morcela.json"
     code, out, err = run(["morcela", "fit", "--model", models["gpt2"], "--judgments", str(small),
                           "--out", str(params), "--no-progress"], capsys)

@@ -14,6 +14,7 @@ from fairpairs.scoring import morcela as mc
 from fairpairs.scoring.normalize import (UnigramTable, WordfreqUnigrams, mean_lp, morcela, parse_normalize,
                                          pen_lp, slor)
 from fairpairs.tokenization import load_tokenizer
+from references import JUDGMENTS_SAMPLE
 
 
 def test_linking_functions_by_hand():
@@ -110,13 +111,23 @@ def test_morcela_slor_is_the_special_case():
     assert (f.beta, f.gamma) == (pytest.approx(1.0), pytest.approx(0.0, abs=1e-9))
 
 
-def test_read_judgments_sprouse(shared):
-    sents, ys = mc.read_judgments(shared / "reference" / "linguistic_inquiry_judgments.csv")
-    assert len(sents) == 1450 and len(ys) == 1450
+def check_sprouse(path, pairs):
+    """Good sentences first, then the bad ones, with their LS judgments (first row read by hand)."""
+    sents, ys = mc.read_judgments(path)
+    assert len(sents) == 2 * pairs and len(ys) == 2 * pairs
     assert sents[0] == "It seems to him that Kim solved the problem."
     assert ys[0] == pytest.approx(0.8223392831538462)
-    assert sents[725] == "He seems to that Kim solved the problem."
-    assert ys[725] == pytest.approx(-1.0246537401666667)
+    assert sents[pairs] == "He seems to that Kim solved the problem."
+    assert ys[pairs] == pytest.approx(-1.0246537401666667)
+
+
+def test_read_judgments_sprouse_sample():
+    check_sprouse(JUDGMENTS_SAMPLE, 40)
+
+
+@pytest.mark.slow
+def test_read_judgments_sprouse(shared):
+    check_sprouse(shared / "reference" / "linguistic_inquiry_judgments.csv", 725)
 
 
 def test_read_judgments_errors(tmp_path):

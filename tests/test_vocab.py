@@ -9,6 +9,7 @@ import pytest
 
 from fairpairs.errors import VocabularyError
 from fairpairs.vocab import Vocabulary, default_vocabulary, parse_dnf
+from references import VOCABULARY_SHA256, VOCABULARY_TABLE, sha256
 
 
 @pytest.fixture(scope="module")
@@ -17,8 +18,11 @@ def vocab():
 
 
 @pytest.fixture(scope="module")
-def original_rows(shared):
-    with open(shared / "reference" / "blimp_vocabulary.csv", newline="", encoding="utf-8") as fh:
+def original_rows():
+    """BLiMP's unmodified table (vocab/blimp_vocabulary.csv, checked to be the reference file), read
+    with the csv module: the rows before any fix."""
+    assert sha256(VOCABULARY_TABLE) == VOCABULARY_SHA256, "vocab/blimp_vocabulary.csv is not BLiMP's table"
+    with open(VOCABULARY_TABLE, newline="", encoding="utf-8") as fh:
         return list(csv.DictReader(fh))
 
 
@@ -156,11 +160,11 @@ def test_every_number_link_resolves_and_round_trips(vocab):
         assert vocab.get(i, "sg") != vocab.get(j, "sg"), vocab.expressions[i]
 
 
-def test_fixes_file_errors(tmp_path, shared):
+def test_fixes_file_errors(tmp_path):
     bad = tmp_path / "fixes.yaml"
     bad.write_text("- id: nothing\n  match: {expression: no-such-word}\n  set: {category: N}\n")
     with pytest.raises(VocabularyError, match="nothing: match: no row matches"):
-        Vocabulary.load(shared / "reference" / "blimp_vocabulary.csv", bad)
+        Vocabulary.load(VOCABULARY_TABLE, bad)
 
 
 def _table(tmp_path, rows):
