@@ -9,9 +9,11 @@
 
 Every call wraps the modules the CLI uses (run, control, audit, evaluate, scoring): the CLI's
 commands are clients of these functions, so `fp.generate(p, n, tokenizers, seed)` gives exactly
-the pairs `fairpairs generate --seed` writes. Errors are `fairpairs.errors` classes (each also a
-built-in such as ValueError) whose messages name this module's parameters. Importing this module
-imports neither torch nor pandas; they are imported by the calls that need them.
+the pairs `fairpairs generate --seed` writes. Errors are `fairpairs.errors` classes whose
+messages name this module's parameters, by one rule (docs/api.md): a missing file or folder is a
+FileNotFoundError, an argument of the wrong type a TypeError, any other bad input a ValueError
+(`fairpairs.arguments` checks the arguments). Importing this module imports neither torch nor
+pandas; they are imported by the calls that need them.
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
-from .errors import BudgetError, UsageError
+from . import arguments as check
+from .errors import BudgetError, DatasetError, GrammarError, UsageError, UsageTypeError, VocabularyError
 from .records import PairRecord
 
 if TYPE_CHECKING:   # (for readers and type checkers only: nothing heavy is imported at run time)
@@ -45,7 +48,7 @@ def load_vocabulary(path: str | os.PathLike | None = None) -> "Vocabulary":
     checked row by row)."""
     from .vocab import load_vocabulary as load
 
-    return load(path)
+    return load(check.path(path, "path", error=VocabularyError, what="vocabulary table", optional=True))
 
 
 def load_paradigm(paradigm: str | os.PathLike, vocab: "Vocabulary | str | os.PathLike | None" = None) -> "Paradigm":
@@ -56,11 +59,12 @@ def load_paradigm(paradigm: str | os.PathLike, vocab: "Vocabulary | str | os.Pat
 
     vocab = _vocabulary(vocab)
     if not isinstance(paradigm, (str, os.PathLike)):
-        raise UsageError(f"paradigm: expected a UID or a file path, not {type(paradigm).__name__}")
+        raise UsageTypeError(f"paradigm: expected a UID or a file path, not {type(paradigm).__name__}")
     path = Path(paradigm)
     if path.suffix.lower() in (".yaml", ".yml") or path.exists():
+        check.path(path, "paradigm", error=GrammarError, what="paradigm file")
         if not path.is_file():
-            raise UsageError(f"paradigm: {path}: no such paradigm file")
+            raise UsageError(f"paradigm {path}: is a folder, not a paradigm file")
         return load(path, vocab)
     files = {f.stem: f for f in grammar_files()}
     if str(paradigm) not in files:
@@ -74,6 +78,8 @@ def paradigms(grammars: str | os.PathLike | None = None, phenomenon: str | None 
     paradigm with uid, phenomenon, field, linguistics_term and standard (in BLiMP's 67)."""
     from .grammar import select_paradigms
 
+    check.path(grammars, "grammars", error=GrammarError, what="folder of paradigm files", optional=True)
+    check.text(phenomenon, "phenomenon", optional=True)
     _, ps = select_paradigms("all", phenomenon, grammars, standard_only=False)
     return [{"uid": p.uid, "phenomenon": p.phenomenon, "field": p.field,
              "linguistics_term": p.linguistics_term, "standard": p.standard} for p in ps]
@@ -82,17 +88,27 @@ def paradigms(grammars: str | os.PathLike | None = None, phenomenon: str | None 
 def validate(paths: Iterable[str | os.PathLike] | None = None, vocab=None):
     """Check paradigm files without generating (`fairpairs validate`): a list of (path, Paradigm)
     for each valid file and (path, error) for each broken one."""
-    from .grammar import validate as check
+    from .grammar import validate as run
 
-    return check(paths, _vocabulary(vocab))
+    if paths is not None:
+        given = [paths] if isinstance(paths, (str, os.PathLike)) else _items(paths, "paths", "a path or a list of paths")
+        paths = [check.path(p, "paths", exists=False) for p in given]
+    return run(paths, _vocabulary(vocab))
+
+
+def _items(value, name: str, what: str = "a list") -> list:
+    """The items of a list-like argument (a TypeError naming `name` for anything else)."""
+    if isinstance(value, (str, bytes, os.PathLike, Mapping)) or not hasattr(value, "__iter__"):
+        raise UsageTypeError(f"{name}: expected {what}, not {type(value).__name__}")
+    return list(value)
 
 
 def _vocabulary(vocab):
     if vocab is None or hasattr(vocab, "expressions"):
         return vocab
     if isinstance(vocab, (str, os.PathLike)):
-        return load_vocabulary(vocab)
-    raise UsageError(f"vocab: expected a Vocabulary or a table path, not {type(vocab).__name__}")
+        return load_vocabulary(check.path(vocab, "vocab", error=VocabularyError, what="vocabulary table"))
+    raise UsageTypeError(f"vocab: expected a Vocabulary or a table path, not {type(vocab).__name__}")
 
 
 # ---------------------------------------------------------------------------- generation
@@ -103,8 +119,8 @@ def _tokenizer_list(tokenizers, default=()) -> list[str]:
 
     if tokenizers is None:
         return list(default)
-    given = [tokenizers] if isinstance(tokenizers, str) else list(tokenizers)
-    if not all(isinstance(t, str) and t.strip() for t in given):
+    given = check.names(tokenizers, "tokenizers")
+    if not all(t.strip() for t in given):
         raise UsageError(f"tokenizers: expected tokenizer names, not {tokenizers!r}")
     dupes = sorted({t for t in given if given.count(t) > 1})   # (a preset may overlap a name: fine)
     if dupes:
@@ -113,9 +129,10 @@ def _tokenizer_list(tokenizers, default=()) -> list[str]:
 
 
 def _renamed(exc: Exception, old: str, new: str) -> Exception:
-    """The same error with the parameter `old` its message starts with called `new`."""
+    """The same error with the parameter `old` its message starts with ("old:" or "old VALUE:")
+    called `new`."""
     msg = str(exc)
-    return type(exc)(new + msg[len(old):]) if msg.startswith(old + ":") else exc
+    return type(exc)(new + msg[len(old):]) if msg.startswith((old + ":", old + " ")) else exc
 
 
 def generate(paradigm: "Paradigm | str | os.PathLike", n: int = 1000, tokenizers: Iterable[str] | str | None = None,
@@ -135,15 +152,17 @@ def generate(paradigm: "Paradigm | str | os.PathLike", n: int = 1000, tokenizers
     from .tokenization import LengthMeter
     from .vocab import default_vocabulary
 
+    check.count(n, "n", 1)
     if not isinstance(paradigm, Paradigm):
         paradigm = load_paradigm(paradigm, vocab)
     names = _tokenizer_list(tokenizers)
+    check.text(strategy, "strategy", optional=True)
     sets = ("debiased",) if names and strategy is not None else ("original",)
     cfg = RunConfig(models=names, pairs=n, seed=seed, strategy=strategy or "search", max_retries=max_retries,
                     match_frequency=match_frequency, max_draws=max_draws)
     try:
         check_config(cfg, need_models=False)
-    except BudgetError as exc:
+    except (BudgetError, UsageError, UsageTypeError) as exc:
         raise _renamed(exc, "pairs", "n") from None
     vocab = _vocabulary(vocab) or paradigm.vocab or default_vocabulary()
     meters = [LengthMeter(m) for m in cfg.models]
@@ -170,6 +189,15 @@ def generate_run(out: str | os.PathLike, paradigms: str | Iterable[str] = "all",
     from .tokenization import LengthMeter
     from .vocab import default_vocabulary
 
+    from .errors import LexiconError
+
+    check.path(out, "out", exists=False)
+    check.text(phenomenon, "phenomenon", optional=True)
+    check.path(grammars, "grammars", error=GrammarError, what="folder of paradigm files", optional=True)
+    check.path(lexicon_from, "lexicon_from", error=LexiconError, what="corpus", optional=True)
+    check.count(min_count, "min_count", 1, optional=True)
+    if not isinstance(paradigms, str):
+        check.names(paradigms, "paradigms")
     if min_count is not None and lexicon_from is None:
         raise UsageError("min_count: needs lexicon_from (a corpus)")
     names = _tokenizer_list(tokenizers)
@@ -245,23 +273,30 @@ def load_sets(data, columns=None, name: str = "pairs") -> dict[str, "pd.DataFram
     dicts with the same keys), a DataFrame (BLiMP columns), a path `fairpairs audit` accepts (a
     file, folder, run folder - its original and debiased sets - or saved HF dataset), or a dict
     of set name -> any of these."""
+    return _load_sets(data, columns, name, "data")
+
+
+def _load_sets(data, columns, name: str, param: str) -> dict[str, "pd.DataFrame"]:
+    """`load_sets`, with errors naming the call's parameter `param` (data, pairs)."""
     from .audit import Columns, load_sets as load_path
 
-    columns = columns or Columns()
+    columns = Columns() if columns is None else columns
+    if not isinstance(columns, Columns):
+        raise UsageTypeError(f"columns: expected a fairpairs.audit.Columns, not {type(columns).__name__}")
     if isinstance(data, Mapping):
         if not data:
-            raise UsageError("data: no sets given")
+            raise UsageError(f"{param}: no sets given")
         out = {}
         for key, value in data.items():
-            sub = load_sets(value, columns, str(key))
+            sub = _load_sets(value, columns, str(key), f"{param}[{key!r}]")
             if len(sub) != 1:
-                raise UsageError(f"data[{key!r}]: holds {len(sub)} sets ({', '.join(sub)}); give one set per name")
+                raise UsageError(f"{param}[{key!r}]: holds {len(sub)} sets ({', '.join(sub)}); give one set per name")
             out[str(key)] = next(iter(sub.values()))
         return out
     if isinstance(data, (str, os.PathLike)):
-        return load_path(data, columns)
-    if isinstance(data, (bytes, int, float)) or data is None:
-        raise UsageError(f"data: expected PairRecords, a DataFrame or a dataset path, not {type(data).__name__}")
+        return load_path(check.path(data, param, error=DatasetError, what="file or folder"), columns)
+    if isinstance(data, (bytes, int, float)) or data is None or not hasattr(data, "__iter__"):
+        raise UsageTypeError(f"{param}: expected PairRecords, a DataFrame or a dataset path, not {type(data).__name__}")
     return {name: _frame(data, name, columns)}
 
 
@@ -286,7 +321,7 @@ def audit(data, tokenizers: Iterable[str] | str = DEFAULT_TOKENIZERS, *, columns
 def _normalize(value) -> tuple[str, ...]:
     from .evaluate import parse_normalize
 
-    return parse_normalize(value if isinstance(value, str) else ",".join(map(str, value)))
+    return parse_normalize(value)
 
 
 def score_pairs(scorer: "Scorer", pairs, normalize: Iterable[str] | str = DEFAULT_NORMALIZE, *,
@@ -299,9 +334,14 @@ def score_pairs(scorer: "Scorer", pairs, normalize: Iterable[str] | str = DEFAUL
     import pandas as pd
 
     from .evaluate import Settings, pair_scores
+    from .scoring.morcela import _check_scorer
+    from .scoring.normalize import load_unigrams
 
+    _check_scorer(scorer)
     norms = _normalize(normalize)
-    sets = load_sets(pairs, columns)
+    if "slor" in norms:
+        load_unigrams(unigrams)            # (checked before anything is scored)
+    sets = _load_sets(pairs, columns, "pairs", "pairs")
     frame = pd.concat([df.assign(set=name) for name, df in sets.items()], ignore_index=True)
     sentences = sorted(set(frame["sentence_good"]) | set(frame["sentence_bad"]))
     settings = Settings(normalize=norms, unigrams=unigrams)
@@ -332,14 +372,21 @@ def evaluate(data, models: Iterable[str] | str, *, normalize: Iterable[str] | st
     model over the visible GPUs. Under a multi-process launch (torchrun, accelerate launch; see
     docs/scaling.md) every rank calls this, the ranks share the scoring, and rank 0 alone gets the
     report (the others get None)."""
-    from .evaluate import Settings, default_loader, evaluate as run
+    from .evaluate import default_loader, evaluate as run
 
-    names = [models] if isinstance(models, str) else [str(m) for m in models]
+    given = [models] if isinstance(models, (str, os.PathLike)) else _items(models, "models", "a model name or a list of them")
+    names = check.names([os.fspath(m) if isinstance(m, os.PathLike) else m for m in given], "models")
     if not names or not all(n.strip() for n in names):
         raise UsageError("models: give at least one model")
     names = list(dict.fromkeys(names))
-    settings = Settings(pll=pll, normalize=_normalize(normalize), dtype=dtype, unigrams=unigrams)
+    settings = _evaluate_settings(names, normalize, pll, unigrams, dtype, split_tokenizer, device, device_map,
+                                  batch_tokens)
     sets = load_sets(data, columns)
+    if cache_dir is not None:   # a folder of ours (its marker), never inside what `data` reads
+        from .io import claim_folder
+
+        reads = _read_paths(data)
+        claim_folder(check.path(cache_dir, "cache_dir", exists=False), "cache_dir", inputs=reads, reads=reads)
     if load_scorer is None:
         def load_scorer(model, s):
             if on_load is not None:
@@ -348,6 +395,42 @@ def evaluate(data, models: Iterable[str] | str, *, normalize: Iterable[str] | st
                                   device_map=device_map)
     return run(sets, names, settings, None if cache_dir is None else Path(cache_dir),
                split_tokenizer=split_tokenizer, load_scorer=load_scorer)
+
+
+def _evaluate_settings(models, normalize, pll, unigrams, dtype, split_tokenizer, device, device_map, batch_tokens):
+    """evaluate's settings, every argument checked before any work (errors name the parameter)."""
+    from .errors import ModelError
+    from .evaluate import Settings
+    from .scoring import check_pll
+    from .scoring.normalize import load_unigrams
+    from .sources import resolve_model_name
+
+    for value, param in ((dtype, "dtype"), (split_tokenizer, "split_tokenizer"), (device, "device"),
+                         (device_map, "device_map")):
+        check.text(value, param, optional=True)
+    check.count(batch_tokens, "batch_tokens", 1, optional=True)
+    check_pll(pll)
+    norms = _normalize(normalize)
+    if "slor" in norms:
+        load_unigrams(unigrams)
+    for model in models:     # a path that is not there fails now, not after the other models
+        try:
+            resolve_model_name(model)
+        except ModelError as exc:
+            raise _renamed(exc, "model", "models") from None
+    return Settings(pll=pll, normalize=norms, dtype=dtype, unigrams=unigrams)
+
+
+def _read_paths(data) -> list[Path]:
+    """The files and folders that reading `data` reads (a path, or a dict of them), which no
+    output may be written into."""
+    from .audit import dataset_paths
+
+    if isinstance(data, (str, os.PathLike)):
+        return dataset_paths(data)
+    if isinstance(data, Mapping):
+        return [p for v in data.values() for p in _read_paths(v)]
+    return []
 
 
 # ---------------------------------------------------------------------------- publishing
@@ -364,8 +447,10 @@ def publish(run_dir: str | os.PathLike, repo_id: str, *, out: str | os.PathLike 
     are set. A failed upload is a PublishError that says the built folder was kept."""
     from .publish import build_folder, upload
 
-    run_dir = Path(run_dir)
-    out = run_dir / "hub" if out is None else Path(out)
+    run_dir = check.path(run_dir, "run_dir", error=DatasetError, what="run folder")
+    check.text(repo_id, "repo_id")
+    check.text(which, "which")
+    out = run_dir / "hub" if out is None else check.path(out, "out", exists=False)
     built = build_folder(run_dir, repo_id, out, which=which, progress=progress)
     if on_built is not None:
         on_built(built)

@@ -25,7 +25,7 @@ import pandas as pd
 
 from .errors import DatasetError, DatasetNotFoundError
 from .io import atomic_write
-from .jsonl import iter_objects
+from .jsonl import iter_objects, json_error
 from .records import read_manifest
 
 SUFFIXES = (".jsonl", ".json", ".csv", ".tsv", ".parquet")
@@ -67,6 +67,18 @@ def load_sets(path: str | os.PathLike, columns: Columns = Columns()) -> dict[str
     return {p.stem: _finish(_read_file(p, columns), p)}
 
 
+def dataset_paths(path: str | os.PathLike) -> list[Path]:
+    """The files and folders `load_sets(path)` reads: the file; a run folder's set folders and
+    manifest; any other folder as a whole. A command that writes must not write into these (the
+    next read would take its output for data)."""
+    p = Path(path)
+    if p.is_dir() and not ((p / "dataset_dict.json").is_file() or (p / "state.json").is_file()):
+        subsets = [p / s for s in RUN_SETS if (p / s).is_dir()]
+        if subsets:
+            return subsets + [p / "manifest.json"]
+    return [p]
+
+
 def _check_run_folder(p: Path, subsets: list[str]) -> None:
     """A run folder of `fairpairs generate` is complete: a valid manifest and both sets."""
     missing = [s for s in RUN_SETS if s not in subsets]
@@ -99,8 +111,10 @@ def _read_file(path: Path, columns: Columns) -> pd.DataFrame:
     if suffix == ".json":
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise DatasetError(f"{path}: invalid JSON ({exc})") from None
+        except UnicodeDecodeError as exc:
+            raise DatasetError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+        except json.JSONDecodeError as exc:
+            raise DatasetError(f"{path}: invalid JSON ({json_error(exc)})") from None
         if isinstance(data, dict) and isinstance(data.get("data"), list):
             data = data["data"]
         if not isinstance(data, list):

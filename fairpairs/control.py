@@ -80,14 +80,14 @@ def default_max_draws(n_pairs: int) -> int:
 
 def check_request(n_pairs: int, max_draws: int | None) -> None:
     """Fail fast, before any work, on a request the draw budget cannot meet."""
-    if not isinstance(n_pairs, int) or n_pairs < 1:
-        raise BudgetError(f"pairs: expected a whole number >= 1, not {n_pairs!r}")
+    from .arguments import count
+
+    count(n_pairs, "pairs", 1)
+    count(max_draws, "max_draws", 1, optional=True)
     if n_pairs > MAX_PAIRS:
         raise BudgetError(f"pairs: {n_pairs} pairs per paradigm is more than fairpairs generates in one "
                           f"run ({MAX_PAIRS}); use several seeds")
     if max_draws is not None:
-        if not isinstance(max_draws, int) or max_draws < 1:
-            raise BudgetError(f"max_draws: expected a whole number >= 1, not {max_draws!r}")
         if max_draws > MAX_DRAWS:
             raise BudgetError(f"max_draws: at most {MAX_DRAWS}, not {max_draws}")
         if max_draws < n_pairs:

@@ -1,10 +1,20 @@
 """Every error class of fairpairs.
 
 Each is a `FairpairsError` (the CLI turns one into a single line and exit code 1) and also a
-fitting built-in exception, so that code using the library can catch them the usual way
-(``except ValueError``, ``except FileNotFoundError``). Library messages name the file and field,
-or the *parameter* of the call (``pll``, ``normalize``, ``paradigms``); the CLI translates
-parameter names into its options (`fairpairs.cli.cli_message`).
+fitting built-in exception, so that code using the library can catch them the usual way. One rule
+for every public call (docs/api.md):
+
+* a file or folder named by an argument that does not exist: a `FileNotFoundError` (the
+  ``...NotFoundError`` classes; `not_found` gives the variant of a class);
+* an argument of the wrong type (a bool where a count is wanted, a number where a path is): a
+  `TypeError` (`UsageTypeError`);
+* any other bad input (a value out of range, a file that cannot be read as what it should be, an
+  output that may not be written): a `ValueError`.
+
+Messages name the *parameter* of the call (``pll``, ``normalize``, ``paradigms``), and the file and
+field where a file is at fault; the CLI translates parameter names into its options
+(`fairpairs.cli.cli_message`). Failures that are not bad input (the Hub did not answer, an upload
+failed, a rank of a multi-process run died) are `TimeoutError` / `RuntimeError`s.
 """
 
 
@@ -20,8 +30,8 @@ class VocabularyError(FairpairsError, ValueError):
     """A vocabulary query names an unknown column or value."""
 
 
-class TokenizerError(FairpairsError, LookupError):
-    """A tokenizer cannot be found or loaded."""
+class TokenizerError(FairpairsError, ValueError, LookupError):
+    """A tokenizer cannot be found or loaded (a ValueError, and a LookupError as before)."""
 
 
 class ModelError(FairpairsError, ValueError):
@@ -32,7 +42,11 @@ class DatasetError(FairpairsError, ValueError):
     """An input dataset is missing, corrupt or incomplete."""
 
 
-class DatasetNotFoundError(DatasetError, FileNotFoundError):
+class NotFoundError(FairpairsError, FileNotFoundError):
+    """A file or folder named by an argument does not exist (the base of the not-found variants)."""
+
+
+class DatasetNotFoundError(DatasetError, NotFoundError):
     """An input dataset (file or folder) does not exist."""
 
 
@@ -40,7 +54,7 @@ class LexiconError(FairpairsError, ValueError):
     """A corpus cannot be read, or leaves a paradigm's slot with no word seen often enough."""
 
 
-class OutputError(FairpairsError, OSError):
+class OutputError(FairpairsError, ValueError, OSError):
     """An output cannot be written where asked (not writable, in the way, or an input)."""
 
 
@@ -69,7 +83,47 @@ class DistributedError(FairpairsError, RuntimeError):
 
 
 class UsageError(FairpairsError, ValueError):
-    """A library call got an argument it cannot use (unknown name, bad value, wrong type)."""
+    """A library call got an argument whose value it cannot use (unknown name, out of range)."""
+
+
+class UsageTypeError(FairpairsError, TypeError):
+    """A library call got an argument of the wrong type (a bool for a count, a number for a path)."""
+
+
+class GrammarNotFoundError(GrammarError, NotFoundError):
+    """A paradigm file or grammar folder does not exist."""
+
+
+class VocabularyNotFoundError(VocabularyError, NotFoundError):
+    """A vocabulary table does not exist."""
+
+
+class TokenizerNotFoundError(TokenizerError, NotFoundError):
+    """A tokenizer given as a path (file or folder) does not exist."""
+
+
+class ModelNotFoundError(ModelError, NotFoundError):
+    """A model given as a path (folder or GGUF file) does not exist."""
+
+
+class LexiconNotFoundError(LexiconError, NotFoundError):
+    """A corpus file does not exist."""
+
+
+class UsageNotFoundError(UsageError, NotFoundError):
+    """A file an argument names (a parameters file, a unigram table) does not exist."""
+
+
+def not_found(cls: type) -> type:
+    """The FileNotFoundError variant of error class `cls` (`DatasetError` -> `DatasetNotFoundError`);
+    `NotFoundError` for a class without one."""
+    if issubclass(cls, FileNotFoundError):
+        return cls
+    for variant in (DatasetNotFoundError, GrammarNotFoundError, VocabularyNotFoundError, TokenizerNotFoundError,
+                    ModelNotFoundError, LexiconNotFoundError, UsageNotFoundError):
+        if variant.__mro__[1] is cls:
+            return variant
+    return NotFoundError
 
 
 class PublishError(FairpairsError, RuntimeError):

@@ -142,10 +142,12 @@ def cached_scores(model: str, sentences: list[str], settings: Settings, cache_di
     across the ranks, and every rank returns the same scores.
     """
     from .scoring import distributed
-    from .scoring.resume import remove_parts
+    from .scoring.resume import remove_parts, remove_stale
 
     group = distributed.init()
     path = cache_file(cache_dir, model, settings, sentences) if cache_dir is not None else None
+    if path is not None and (group is None or group.is_main):
+        remove_stale(cache_dir, model, keep=resume_folder(path))   # what a killed earlier run left
     needed = ["sentence", "n_tokens"] + [score_column(n) for n in settings.normalize]
     if group is None:
         df = _read_cache(path, sentences, needed)
@@ -456,8 +458,8 @@ def evaluate(sets: dict[str, pd.DataFrame], models: list[str], settings: Setting
 
         try:
             meter = LengthMeter(split_tokenizer)
-        except FairpairsError as exc:
-            raise type(exc)(f"split_tokenizer: {re.sub(r'^tokenizers:? ', '', str(exc))}") from None
+        except FairpairsError as exc:   # (the tokenizer is this call's `split_tokenizer`)
+            raise type(exc)(re.sub(r"^tokenizers\b", "split_tokenizer", str(exc))) from None
         lengths = dict(zip(sentences, meter.lengths(sentences)))
     labels = [display_name(m) for m in models]
     if len(set(labels)) < len(labels):
@@ -484,7 +486,21 @@ def evaluate(sets: dict[str, pd.DataFrame], models: list[str], settings: Setting
 
 
 def write_report(report: Report, out: Path) -> list[Path]:
-    """Write the CSV, markdown and PNG files of `report` under `out`; returns the paths."""
+    """Write the CSV, markdown and PNG files of `report` into the folder `out`, atomically, as a
+    folder of ours (fairpairs.io.OutputFolder: a folder fairpairs did not write is refused, files
+    a user added to an earlier report are kept); returns the paths."""
+    from .arguments import path
+    from .errors import UsageTypeError
+    from .io import OutputFolder
+
+    if not isinstance(report, Report):
+        raise UsageTypeError(f"report: expected a Report (fairpairs.evaluate), not {type(report).__name__}")
+    with OutputFolder(path(out, "out", exists=False), "out") as tmp:
+        written = _write_report_files(report, tmp)
+    return [Path(out) / p.relative_to(tmp) for p in written]
+
+
+def _write_report_files(report: Report, out: Path) -> list[Path]:
     from . import plots
 
     out = Path(out)

@@ -22,7 +22,7 @@ import jinja2.meta
 import numpy as np
 import yaml
 
-from .errors import FairpairsError, GrammarError, VocabularyError
+from .errors import FairpairsError, GrammarError, GrammarNotFoundError, VocabularyError
 from .io import read_text
 from .paths import data_dir
 from .vocab import RESTRICTION_COLUMNS, Vocabulary, default_vocabulary
@@ -473,8 +473,10 @@ def grammar_files(directory: str | Path | None = None) -> list[Path]:
     """The paradigm files of a folder (default: the bundled grammars/); files whose name starts
     with _ (shared definitions such as _common.yaml) are include files, not paradigms."""
     d = Path(directory) if directory else data_dir("grammars")
+    if not d.exists():
+        raise GrammarNotFoundError(f"{d}: no such folder of paradigm files")
     if not d.is_dir():
-        raise GrammarError(f"{d}: no such folder of paradigm files")
+        raise GrammarError(f"{d}: is a file, not a folder of paradigm files")
     files = sorted(p for p in d.glob("*.yaml") if not p.name.startswith("_"))
     if not files:
         raise GrammarError(f"{d}: no paradigm files (*.yaml) in this folder")

@@ -41,7 +41,7 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
-from .errors import NetworkError, OutputError
+from .errors import NetworkError, OutputError, not_found
 
 MARKER = ".fairpairs"
 SIGNATURE = "fairpairs output folder/1"
@@ -52,11 +52,12 @@ SIGNATURE = "fairpairs output folder/1"
 def reading(path: str | os.PathLike, what: str, error_cls: type[Exception]):
     """Run the reading of `path` (a `what`: "corpus", "vocabulary table", ...) so that a missing
     file, a folder, an unreadable file or bytes that are not UTF-8 end in one `error_cls` line
-    naming the file; other errors pass through."""
+    naming the file (a missing file: its FileNotFoundError variant, `errors.not_found`); other
+    errors pass through."""
     try:
         yield
     except FileNotFoundError:
-        raise error_cls(f"{path}: {what} not found") from None
+        raise not_found(error_cls)(f"{path}: {what} not found") from None
     except IsADirectoryError:
         raise error_cls(f"{path}: is a folder, not a {what}") from None
     except OSError as exc:
@@ -97,19 +98,33 @@ def atomic_write(path: str | os.PathLike, data: str | bytes) -> None:
         raise
 
 
-def check_output_file(path: str | os.PathLike, what: str = "out", *, inputs=()) -> Path:
-    """Before any work: `path` can be written as a file, and it is none of `inputs` (a command never
-    overwrites what it reads). `what` names the parameter in the message."""
+def check_output_file(path: str | os.PathLike, what: str = "out", *, inputs=(), reads=()) -> Path:
+    """Before any work: `path` can be written as a file, it is none of `inputs` (a command never
+    overwrites what it reads) and lies in none of the folders `reads` (folders whose every file
+    the command reads, where the next run would take it for input). `what` names the parameter."""
     path = Path(path)
     if path.is_dir():
         raise OutputError(f"{what} {path}: is a folder; give a file name")
     for i in inputs:
         if i is not None and _same(path, Path(i)):
             raise OutputError(f"{what} {path}: is also an input; refusing to overwrite it")
+    _check_not_inside(path, what, reads)
     _check_can_create(path.parent, what, path)
     if path.exists() and not os.access(path, os.W_OK):
         raise OutputError(f"{what} {path}: exists and is not writable")
     return path
+
+
+def _check_not_inside(path: Path, what: str, reads) -> None:
+    """`path` (an output) is not inside a folder among `reads` (folders the command reads whole)."""
+    full = Path(os.path.realpath(path))
+    for i in reads:
+        if i is None or not Path(i).is_dir():
+            continue
+        folder = Path(os.path.realpath(i))
+        if folder in full.parents:
+            raise OutputError(f"{what} {path}: is inside {i}, which this command reads as input (the next "
+                              f"read would take the output for data); write it elsewhere")
 
 
 def _same(a: Path, b: Path) -> bool:
@@ -187,10 +202,11 @@ def remove_stale(out: Path) -> list[Path]:
     return removed
 
 
-def check_output_folder(out: str | os.PathLike, what: str = "out", inputs=()) -> Path:
+def check_output_folder(out: str | os.PathLike, what: str = "out", inputs=(), reads=()) -> Path:
     """Before any work: `out` is absent, an empty folder, or a folder fairpairs wrote, it neither
-    is nor holds the current folder or one of `inputs`, and its parent is writable. Anything else
-    is an OutputError naming `what`."""
+    is nor holds the current folder or one of `inputs`, it is not inside one of the folders
+    `reads` (which the command reads whole), and its parent is writable. Anything else is an
+    OutputError naming `what`."""
     out = Path(out)
     full = Path(os.path.abspath(out))
     if full == Path(full.anchor):
@@ -200,6 +216,7 @@ def check_output_folder(out: str | os.PathLike, what: str = "out", inputs=()) ->
         if other == full or full in other.parents:
             raise OutputError(f"{what} {out}: is or holds {role}, which a run folder would replace; "
                               f"give a new folder name, e.g. {what} {Path(out) / 'run'}")
+    _check_not_inside(out, what, reads)
     if out.is_symlink() or (out.exists() and not out.is_dir()):
         raise OutputError(f"{what} {out}: exists and is not a folder")
     if out.is_dir():
@@ -216,6 +233,32 @@ def check_output_folder(out: str | os.PathLike, what: str = "out", inputs=()) ->
     return out
 
 
+def claim_folder(folder: str | os.PathLike, what: str = "out", inputs=(), reads=()) -> Path:
+    """Make `folder` a folder of ours that a command adds files to over several runs (a score
+    cache): checked as `check_output_folder` (absent, empty or carrying the marker; not an input),
+    then created with the marker if it has none. The folder appears with its marker in one rename,
+    so processes of one launch may claim it at the same time."""
+    out = check_output_folder(folder, what, inputs, reads)
+    if is_ours(out):
+        return out
+    full = Path(os.path.abspath(out))
+    try:
+        full.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{full.name}.tmp-{os.getpid()}-", dir=full.parent))
+    except OSError as exc:
+        raise OutputError(f"{what} {out}: cannot create it ({exc.strerror or exc})") from None
+    try:
+        os.chmod(tmp, 0o777 & ~umask())
+        _write_marker(tmp, [])
+        os.replace(tmp, full)            # (replaces an empty folder; fails on a non-empty one)
+    except OSError:
+        shutil.rmtree(tmp, ignore_errors=True)
+        if not is_ours(full):            # another process of the launch may have claimed it first
+            raise OutputError(f"{what} {out}: a non-empty folder that fairpairs did not write (it has no "
+                              f"{MARKER} marker); refusing to write into it (choose another {what})") from None
+    return out
+
+
 class OutputFolder:
     """Build a folder of outputs atomically::
 
@@ -227,10 +270,10 @@ class OutputFolder:
     earlier `out` is untouched.
     """
 
-    def __init__(self, out: str | os.PathLike, what: str = "out", inputs=()):
-        self.out = Path(os.path.abspath(check_output_folder(out, what, inputs)))
+    def __init__(self, out: str | os.PathLike, what: str = "out", inputs=(), reads=()):
+        self.out = Path(os.path.abspath(check_output_folder(out, what, inputs, reads)))
         self.shown = Path(out)
-        self.what, self.inputs = what, tuple(inputs)
+        self.what, self.inputs, self.reads = what, tuple(inputs), tuple(reads)
         self.tmp: Path | None = None
 
     def __enter__(self) -> Path:
@@ -268,7 +311,7 @@ class OutputFolder:
         if not out.exists():
             os.replace(tmp, out)
             return
-        check_output_folder(out, self.what, self.inputs)   # it may have changed during the run
+        check_output_folder(out, self.what, self.inputs, self.reads)   # it may have changed during the run
         kept = _user_entries(out)
         clash = [rel for rel in kept if (tmp / rel).exists()]
         if clash:

@@ -74,13 +74,17 @@ class PairRecord:
     @classmethod
     def from_dict(cls, row: dict[str, Any]) -> "PairRecord":
         """A record from a jsonl row of `fairpairs generate` (unknown keys are an error)."""
+        from collections.abc import Mapping
+
+        from .errors import DatasetError, UsageTypeError
+
+        if not isinstance(row, Mapping):
+            raise UsageTypeError(f"row: expected a dict (one jsonl row), not {type(row).__name__}")
         names = [f.name for f in fields(cls)]
         extra = sorted(set(row) - set(names))
         missing = [n for n in names if n not in row]
         if extra or missing:
-            from .errors import DatasetError
-
-            raise DatasetError(f"pair record: missing field(s) {missing} / unknown field(s) {extra}")
+            raise DatasetError(f"row: missing field(s) {missing} / unknown field(s) {extra}")
         return cls(**{n: row[n] for n in names})
 
 
@@ -346,8 +350,12 @@ def read_manifest(run_dir) -> dict:
     path = Path(run_dir) / "manifest.json"
     if not path.is_file():
         raise DatasetError(f"{path}: not found (is {run_dir} a `fairpairs generate` output folder?)")
+    from .jsonl import json_error
+
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise DatasetError(f"{path}: not valid JSON ({exc})") from None
+    except UnicodeDecodeError as exc:
+        raise DatasetError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    except json.JSONDecodeError as exc:
+        raise DatasetError(f"{path}: not valid JSON ({json_error(exc)})") from None
     return check_manifest(doc, str(path))

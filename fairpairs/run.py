@@ -7,7 +7,6 @@ output, and a folder fairpairs did not write is never replaced.
 
 from __future__ import annotations
 
-import math
 import platform
 from dataclasses import dataclass, field
 from importlib import metadata
@@ -23,6 +22,7 @@ from .control import (
     generate_debiased,
     generate_original,
 )
+from .arguments import count, number, text
 from .errors import UsageError
 from .generate import Sampler
 from .grammar import Paradigm
@@ -88,18 +88,14 @@ def write_jsonl(path: Path, records: list[PairRecord]) -> None:
 def check_config(cfg: RunConfig, need_models: bool = True) -> None:
     """Fail fast, before any work, on settings no run can use (errors name the parameter)."""
     check_request(cfg.pairs, cfg.max_draws)
-    if isinstance(cfg.seed, bool) or not isinstance(cfg.seed, int) or cfg.seed < 0:
-        raise UsageError(f"seed: expected a whole number >= 0, not {cfg.seed!r}")
+    count(cfg.seed, "seed", 0)
+    text(cfg.strategy, "strategy")
     if cfg.strategy not in STRATEGIES:
         raise UsageError(f"strategy: expected one of {', '.join(STRATEGIES)}, not {cfg.strategy!r}")
     if (need_models and not cfg.models) or len(set(cfg.models)) != len(cfg.models):
         raise UsageError(f"tokenizers: expected distinct tokenizer names, not {cfg.models!r}")
-    mf = cfg.match_frequency
-    if mf is not None and not (isinstance(mf, (int, float)) and math.isfinite(mf) and mf >= 0):
-        raise UsageError(f"match_frequency: expected a finite number of Zipf units >= 0, not {mf!r}")
-    mr = cfg.max_retries
-    if mr is not None and (isinstance(mr, bool) or not isinstance(mr, int) or mr < 0):
-        raise UsageError(f"max_retries: expected a whole number >= 0, not {mr!r}")
+    number(cfg.match_frequency, "match_frequency", minimum=0, optional=True)   # (Zipf units)
+    count(cfg.max_retries, "max_retries", 0, optional=True)
 
 
 def generate_paradigm(p: Paradigm, vocab: Vocabulary, cfg: RunConfig, meters: list[LengthMeter],

@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .errors import ModelError, TokenizerError
+from .errors import ModelError, ModelNotFoundError, TokenizerError, TokenizerNotFoundError
 
 ASSETS = Path(__file__).parent / "assets" / "tokenizers"
 
@@ -185,16 +185,28 @@ def resolve_model_name(name: str) -> ModelSource:
         return ModelSource(str(_smollm2_folder(name)), SMOLLM2_FILE, SMOLLM2_BOS)
     p = Path(name).expanduser()
     if p.suffix.lower() == ".gguf":
+        if not p.exists():
+            raise ModelNotFoundError(f"model {name}: no such GGUF file")
         if not p.is_file():
-            raise ModelError(f"model {name}: no such GGUF file")
+            raise ModelError(f"model {name}: is a folder, not a GGUF file")
         return ModelSource(str(p.resolve().parent), p.name, SMOLLM2_BOS if p.name == SMOLLM2_FILE else None)
     if p.is_dir():
         return ModelSource(str(p))
     if p.exists():
         raise ModelError(f"model {name}: is a file, not a model folder or a .gguf file")
-    if name.startswith((".", "/", "~")) or name.count("/") > 1:
-        raise ModelError(f"model {name}: no such model folder")
+    if looks_like_path(name):
+        raise ModelNotFoundError(f"model {name}: no such model folder")
     return ModelSource(name)
+
+
+TOKENIZER_SUFFIXES = (".json", ".model", ".tiktoken", ".gguf", ".txt")
+
+
+def looks_like_path(name: str) -> bool:
+    """Whether `name` can only be a path, not a Hub name (owner/name): it starts with ., / or ~,
+    or has more than one /, or ends like a tokenizer file."""
+    return (name.startswith((".", "/", "~")) or name.count("/") > 1
+            or name.lower().endswith(TOKENIZER_SUFFIXES))
 
 
 def _load_map() -> tuple[dict, str] | tuple[None, None]:
@@ -256,16 +268,30 @@ _TIKTOKEN_LINE = re.compile(rb"^[A-Za-z0-9+/]+={0,2} \d+\r?$")
 def sniff(path: Path) -> str:
     """The kind of tokenizer file `path` is: "tokenizer.json", "tekken", "tiktoken" or "sentencepiece"
     (by content, not name: Llama-3's tokenizer.model is a tiktoken ranks file, Llama-2's a
-    sentencepiece model)."""
+    sentencepiece model); "empty" for an empty file and "text" for other text (a sentencepiece
+    model is binary)."""
     with open(path, "rb") as fh:
         head = fh.read(4096)
     text = head.lstrip()
-    if text.startswith(b"{"):
+    if not text:
+        return "empty"
+    if text.startswith((b"{", b"[")):
         return "tekken" if re.match(rb'\{\s*"config"\s*:', text) else "tokenizer.json"
     first = head.split(b"\n", 1)[0]
     if _TIKTOKEN_LINE.match(first):
         return "tiktoken"
+    if b"\0" not in head and _is_text(head):
+        return "text"
     return "sentencepiece"
+
+
+def _is_text(head: bytes) -> bool:
+    """Whether the first bytes of a file are UTF-8 text (a multi-byte character cut at the end
+    aside) with no control characters but line ends and tabs."""
+    text = head.decode("utf-8", "ignore")
+    if len(text.encode("utf-8")) < len(head) - 3:
+        return False
+    return all(ch.isprintable() or ch in "\r\n\t" for ch in text)
 
 
 def resolve_tokenizer(name: str) -> TokenizerSource:
@@ -280,6 +306,8 @@ def resolve_tokenizer(name: str) -> TokenizerSource:
                                  f"which does not exist")
         return TokenizerSource(name, src.kind, src.path, src.gguf_file, src.pattern, src.bos_token, map_file)
     src = _resolve_local(name, None, name)
+    if src is None and looks_like_path(name.rpartition("@")[0] or name):
+        raise TokenizerNotFoundError(f"tokenizers {name}: no such tokenizer file or folder")
     return src if src is not None else TokenizerSource(name, "hub", name)
 
 
@@ -310,6 +338,13 @@ def _resolve_local(spec: str, pattern: str | None, name: str) -> TokenizerSource
         return TokenizerSource(name, "folder", str(p))
     if p.is_file():
         kind = sniff(p)
+        if kind == "empty":
+            raise TokenizerError(f"tokenizers {spec}: {p} is an empty file, not a tokenizer")
+        if kind == "text":
+            if pattern is None:
+                raise TokenizerError(f"tokenizers {spec}: {p} is a text file but not a tokenizer fairpairs reads "
+                                     f"(not JSON, not a tiktoken ranks file: line 1 is not '<base64 token> <rank>')")
+            kind = "tiktoken"    # a pattern was given: the ranks file's lines are checked when it is read
         if kind == "tiktoken" and pattern is None:
             raise TokenizerError(f"tokenizers {spec}: a tiktoken ranks file needs its split pattern: "
                                  f"write {spec}@NAME with NAME one of {', '.join(TIKTOKEN_PATTERNS)}")

@@ -298,6 +298,10 @@ def _check_rows(path: Path, raw: bytes) -> None:
     header = next(reader, None)
     if not header:
         raise VocabularyError(f"{path}: empty vocabulary table (no header line)")
+    if len(header) == 1 and any(sep in header[0] for sep in ("\t", ";")):
+        sep = "tabs" if "\t" in header[0] else "semicolons"
+        raise VocabularyError(f"{path}: not comma-separated (the header line is split by {sep}); save the "
+                              f"table as CSV with commas")
     for row in reader:
         if row and len(row) != len(header):
             raise VocabularyError(f"{path}: line {reader.line_num}: {len(row)} field(s), the header has "

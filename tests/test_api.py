@@ -250,5 +250,5 @@ def test_errors_are_builtins_naming_parameters(tmp_path):
         fp.generate("causative", n=5, tokenizers=["gpt2"], strategy="best")
     with pytest.raises(ValueError, match=r"^tokenizers: gpt2 named twice"):
         fp.generate("causative", n=5, tokenizers=["gpt2", "gpt2"])
-    with pytest.raises(ValueError, match=r"data: expected PairRecords"):
+    with pytest.raises(TypeError, match=r"data: expected PairRecords"):   # a wrong type (docs/api.md)
         fp.audit(42, tokenizers=["gpt2"])

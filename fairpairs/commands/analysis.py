@@ -40,8 +40,12 @@ def audit(dataset, models, out, good_col, bad_col, group_col):
     sentence longer) and A<U, and the distribution of len(bad) - len(good).
     """
     from ..api import audit as run_audit
-    from ..audit import Columns, summary_text, write_csv
+    from ..audit import Columns, dataset_paths, summary_text, write_csv
+    from ..io import check_output_file
 
+    if out is not None:   # before any work: never over what the dataset holds, never inside it
+        for name in ("length_bias.csv", "length_diff.csv"):
+            check_output_file(out / name, "--out", inputs=dataset_paths(dataset), reads=dataset_paths(dataset))
     summary, dist = run_audit(dataset, _names(models, "--models"), columns=Columns(good_col, bad_col, group_col),
                               distribution=True)
     if out is not None:
@@ -84,10 +88,12 @@ def evaluate(models, data, pll, normalize, unigrams, out, cache_dir, no_cache, s
     import shutil
     import sys
 
+    import os
+
     from ..api import evaluate as run
-    from ..audit import Columns
+    from ..audit import Columns, dataset_paths
     from ..evaluate import parse_normalize, summary_markdown, write_report
-    from ..io import check_output_file
+    from ..io import check_output_folder, claim_folder
     from ..scoring.distributed import is_main
 
     names = _names(models, "--models")
@@ -105,8 +111,13 @@ def evaluate(models, data, pll, normalize, unigrams, out, cache_dir, no_cache, s
         if main:
             click.echo(f"scoring with {model} ...", err=True)
 
-    check_output_file(out / "report.md", "--out", inputs=[data])
+    # before any work: OUT is new, empty or a report folder of ours, and not in what --data reads
+    reads = dataset_paths(data) + [Path(u) for u in [unigrams] if u and Path(u).exists()]
+    check_output_folder(out, "--out", inputs=reads, reads=reads)
     created = [p for p in dict.fromkeys([out, cache]) if p is not None and not p.exists()]
+    if cache is not None and Path(os.path.abspath(out)) in [Path(os.path.abspath(cache)),
+                                                            *Path(os.path.abspath(cache)).parents]:
+        claim_folder(out, "--out", inputs=reads, reads=reads)    # the cache inside OUT: OUT is ours from now on
     try:
         report = run(data, names, normalize=norms, pll=pll, unigrams=unigrams, cache_dir=cache,
                      split_tokenizer=split_tokenizer, device=device, dtype=dtype, device_map=device_map,

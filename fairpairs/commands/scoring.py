@@ -67,17 +67,17 @@ def score(model, kind, pll, device, dtype, device_map, batch_tokens, progress, i
     from ..io import check_output_file
     from ..scoring.distributed import is_main
     from ..scoring.tables import (
+        check_score_arguments,
         check_scores_path,
         pair_accuracy,
         read_sentences,
-        score_normalize,
         score_sentences,
         write_scores,
     )
 
     check_scores_path(out)
     check_output_file(out, "--out", inputs=[input_path, morcela_params, unigrams])
-    names = score_normalize(normalize, morcela_params)
+    names = check_score_arguments(normalize, unigrams, alpha, morcela_params)   # (before the model loads)
     rows, pairs = read_sentences(input_path)       # (a bad input fails before the model loads)
     scorer = _scorer(model, kind, pll, device, dtype, device_map, batch_tokens, progress)
     t0 = time.perf_counter()
@@ -132,8 +132,11 @@ def fit(model, kind, pll, device, dtype, device_map, batch_tokens, progress, jud
     from ..io import atomic_write, check_output_file
     from ..scoring import morcela as mc
 
+    from ..scoring.normalize import load_unigrams
+
     check_output_file(out, "--out", inputs=[judgments])
     data = mc.load_judgments(judgments, measure)     # (a bad file fails before the model loads)
+    load_unigrams(unigrams)
     if data.dropped:
         click.echo(f"fairpairs: warning: --judgments {judgments}: left out "
                    + ", ".join(f"{n} row(s) with {why}" for why, n in data.dropped.items())

@@ -19,6 +19,10 @@ PLL_VARIANTS = ("original", "word_l2r", "whole_word", "sentence_l2r")
 
 def check_pll(pll: str) -> str:
     """`pll` if it names a pseudo-log-likelihood variant, else a ModelError naming the parameter."""
+    if not isinstance(pll, str):
+        from ..errors import UsageTypeError
+
+        raise UsageTypeError(f"pll: expected one of {', '.join(PLL_VARIANTS)}, not {type(pll).__name__}")
     if pll not in PLL_VARIANTS:
         from ..errors import ModelError
 

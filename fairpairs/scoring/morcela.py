@@ -114,16 +114,20 @@ def read_judgments_counted(path, measure: str = "LS"):
     return j.sentences, j.judgments, j.dropped
 
 
-def load_judgments(path, measure: str = "LS") -> Judgments:
-    """The judgments of a CSV (see `read_judgments`): rows without a sentence or a numeric
-    judgment are left out and counted; an infinite judgment, or fewer than 10 left, is an error."""
+def load_judgments(judgments, measure: str = "LS") -> Judgments:
+    """The judgments of a CSV file `judgments` (see `read_judgments`): rows without a sentence or
+    a numeric judgment are left out and counted; an infinite judgment, or fewer than 10 left, is
+    an error."""
     import pandas as pd
 
-    path = Path(path)
+    from ..arguments import path as path_arg, text
+
+    path = path_arg(judgments, "judgments", error=DatasetError, what="file")
+    text(measure, "measure")
     try:
         df = pd.read_csv(path)
-    except FileNotFoundError:
-        raise DatasetError(f"judgments {path}: no such file") from None
+    except IsADirectoryError:
+        raise DatasetError(f"judgments {path}: is a folder, not a CSV file") from None
     except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
         raise DatasetError(f"judgments {path}: not a readable CSV ({type(exc).__name__}: {exc})") from None
     cols = set(df.columns)
@@ -142,8 +146,8 @@ def load_judgments(path, measure: str = "LS") -> Judgments:
     inf = np.isinf(ys.to_numpy(float))
     if inf.any():
         row = int(np.nonzero(inf)[0][0])
-        raise DatasetError(f"judgments {path}: judgment {raw.iloc[row]!r} of sentence "
-                           f"{sents.iloc[row]!r} is infinite (inf), not a judgment")
+        raise DatasetError(f"judgments {path}: the judgment of sentence {sents.iloc[row]!r} is "
+                           f"infinite ({raw.iloc[row]}), not a judgment")
     has_text = sents.notna() & sents.astype(str).str.strip().astype(bool)
     missing = has_text & raw.isna()            # empty cells and NaN (pandas reads "NaN" as missing)
     dropped = {"no sentence": int((~has_text).sum()), "a missing or NaN judgment": int(missing.sum()),
@@ -155,17 +159,26 @@ def load_judgments(path, measure: str = "LS") -> Judgments:
                      {k: v for k, v in dropped.items() if v}, path, measure)
 
 
+def _check_scorer(scorer) -> None:
+    if not callable(getattr(scorer, "score", None)):
+        from ..errors import UsageTypeError
+
+        raise UsageTypeError(f"scorer: expected a fairpairs.Scorer (Scorer.from_pretrained), not "
+                             f"{type(scorer).__name__}")
+
+
 def load_params(spec) -> dict:
     """beta and gamma from a dict, a MorcelaFit, or the JSON file `fairpairs morcela fit` writes."""
     if isinstance(spec, MorcelaFit):
         return {"beta": spec.beta, "gamma": spec.gamma}
     if isinstance(spec, dict):
-        doc, where = spec, "morcela parameters"
+        doc, where = spec, "morcela_params"
     else:
+        from ..arguments import path
         from .normalize import read_json
 
         where = f"morcela_params {spec}"
-        doc = read_json(spec, where)
+        doc = read_json(path(spec, "morcela_params", error=DatasetError, what="parameters file"), where)
     try:
         return {"beta": float(doc["beta"]), "gamma": float(doc["gamma"])}
     except (KeyError, TypeError, ValueError):
@@ -179,8 +192,12 @@ def fit_morcela(scorer, judgments, measure: str = "LS", unigrams=None, folds: in
     parameters file; `dropped` counts the rows left out). `unigrams`: as for `Scorer.score`.
     Under a multi-process launch every rank calls this and rank 0 alone gets the fit (the others
     get None)."""
+    from ..arguments import count
     from .distributed import is_main
 
+    _check_scorer(scorer)
+    count(folds, "folds", 2)
+    count(seed, "seed", 0)
     if not isinstance(judgments, Judgments):
         judgments = load_judgments(judgments, measure)
     df = scorer.score(judgments.sentences, normalize=("slor",), unigrams=unigrams)

@@ -17,12 +17,13 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
-from ..errors import DatasetError, UsageError
+from ..errors import DatasetError, DatasetNotFoundError, UsageError, UsageTypeError
 from ..io import atomic_write
 
 NORMALIZATIONS = ("lp", "mean_lp", "pen_lp", "slor", "morcela")
@@ -54,7 +55,14 @@ def morcela(lp, u, n, beta: float, gamma: float):
 def parse_normalize(value, allowed: tuple[str, ...] = NORMALIZATIONS, *, at_least_one: bool = False) -> tuple[str, ...]:
     """'mean_lp,pen_lp' or an iterable -> validated tuple of names (lower case, first occurrence
     order); every name must be in `allowed`, and with `at_least_one` the tuple may not be empty."""
-    items = [] if value is None else value.split(",") if isinstance(value, str) else list(value)
+    if value is None:
+        items = []
+    elif isinstance(value, str):
+        items = value.split(",")
+    else:
+        from ..arguments import names as name_list
+
+        items = name_list(value, "normalize")
     names = tuple(dict.fromkeys(i.strip().lower() for i in items if i and i.strip()))
     bad = [n for n in names if n not in allowed]
     if bad or (at_least_one and not names):
@@ -188,32 +196,52 @@ def count_unigrams(model: str, corpus) -> UnigramTable:
     """The unigram table of `model`'s tokenizer (a model or tokenizer name, folder or file) counted
     on `corpus`, one plain-text UTF-8 file or a list of them (`fairpairs unigrams`); save it with
     `.save(path)`. A corpus with no tokens is an error, not a table of zeros."""
-    import os
-
+    from ..arguments import path, text
+    from ..errors import TokenizerError
     from ..tokenization import load_tokenizer
 
-    files = [corpus] if isinstance(corpus, (str, os.PathLike)) else list(corpus)
+    text(model, "model")
+    if isinstance(corpus, (str, os.PathLike)):
+        files = [corpus]
+    elif isinstance(corpus, bytes) or not hasattr(corpus, "__iter__"):
+        raise UsageTypeError(f"corpus: expected a file path or a list of them, not {type(corpus).__name__}")
+    else:
+        files = list(corpus)
     if not files:
         raise UsageError("corpus: give at least one plain-text file")
-    for f in map(Path, files):
-        if f.is_dir():
+    for f in files:
+        path(f, "corpus", what="file", error=DatasetError)
+        if Path(f).is_dir():
             raise DatasetError(f"corpus {f}: is a folder; give plain-text files (repeat `corpus`)")
-        if not f.is_file():
-            raise DatasetError(f"corpus {f}: no such file")
-    table = UnigramTable.count(load_tokenizer(model), files, model=model)
+    try:
+        tokenizer = load_tokenizer(model)
+    except TokenizerError as exc:   # the tokenizer is named by this call's `model`
+        msg = str(exc)
+        raise type(exc)("model" + msg[len("tokenizers"):] if msg.startswith("tokenizers") else msg) from None
+    table = UnigramTable.count(tokenizer, files, model=model)
     if table.total == 0:
         raise DatasetError(f"corpus {', '.join(map(str, files))}: no tokens counted (empty corpus)")
     return table
 
 
 def load_unigrams(spec, tokenizer=None):
-    """None / 'wordfreq' -> WordfreqUnigrams; a path -> UnigramTable (checked against tokenizer)."""
+    """None / 'wordfreq' -> WordfreqUnigrams; a path -> UnigramTable (checked against tokenizer).
+    A table that counts no tokens is an error: SLOR from it would be the smoothing alone."""
     if spec is None or (isinstance(spec, str) and spec.lower() == "wordfreq"):
         return WordfreqUnigrams()
     if isinstance(spec, (UnigramTable, WordfreqUnigrams)):
         table = spec
+    elif isinstance(spec, (str, os.PathLike)):
+        from ..arguments import path
+
+        table = UnigramTable.load(path(spec, "unigrams", what="unigram table"))
     else:
-        table = UnigramTable.load(spec)
+        raise UsageTypeError(f"unigrams: expected 'wordfreq', a table file or a UnigramTable, "
+                             f"not {type(spec).__name__}")
+    if isinstance(table, UnigramTable) and table.total == 0:
+        where = f"unigrams {spec}" if isinstance(spec, (str, os.PathLike)) else "unigrams"
+        raise DatasetError(f"{where}: the table counts no tokens (total 0), so its probabilities are the "
+                           f"smoothing alone; count a corpus with `fairpairs unigrams`")
     if tokenizer is not None:
         table.check(tokenizer)
     return table
@@ -221,9 +249,15 @@ def load_unigrams(spec, tokenizer=None):
 
 def read_json(path, where: str):
     """Parse a JSON file; errors are one-line DatasetErrors starting with `where`."""
+    from ..jsonl import json_error
+
     try:
         return json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise DatasetNotFoundError(f"{where}: no such file") from None
     except OSError as exc:
         raise DatasetError(f"{where}: cannot read ({exc.strerror})") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise DatasetError(f"{where}: not JSON ({exc})") from None
+    except UnicodeDecodeError as exc:
+        raise DatasetError(f"{where}: not UTF-8 text (byte {exc.start})") from None
+    except json.JSONDecodeError as exc:
+        raise DatasetError(f"{where}: not JSON ({json_error(exc)})") from None

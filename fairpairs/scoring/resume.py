@@ -5,7 +5,8 @@ file per finished batch (``part-<run>-r<rank>-<n>.parquet``: sentence, sum_logpr
 each written through a temporary file and a rename, so a file is either complete or absent. Any
 number of ranks may write into one folder (on a shared file system) or each into its own.
 `fairpairs.evaluate` keeps the folder next to its cache file and removes it once the cache file
-is written.
+is written; folders that can no longer be resumed (`remove_stale`) are removed when the same model
+is scored again.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import time
 from pathlib import Path
 
@@ -97,3 +99,52 @@ def remove_parts(folder) -> None:
         folder.rmdir()
     except OSError:  # not empty (files we did not write) or already gone
         pass
+
+
+_PART_NAME = re.compile(r"^part-[0-9a-f]+-(\d+)-r\d+-\d+\.parquet$")
+
+
+def _ours(folder: Path) -> list[Path] | None:
+    """The files of a resume folder if it is recognisably one fairpairs wrote (a `*.parts` folder
+    holding meta.json and part files and nothing else), else None."""
+    if not folder.name.endswith(".parts") or folder.is_symlink() or not folder.is_dir():
+        return None
+    files = list(folder.iterdir())
+    if not all(f.is_file() and not f.is_symlink() and (f.name == META or _PART_NAME.match(f.name)) for f in files):
+        return None
+    return files
+
+
+def _writer_alive(files: list[Path]) -> bool:
+    from ..io import _alive
+
+    pids = {int(m.group(1)) for f in files if (m := _PART_NAME.match(f.name))}
+    return any(pid != os.getpid() and _alive(pid) for pid in pids)
+
+
+def remove_stale(cache_dir, model: str, keep) -> list[Path]:
+    """Remove the resume folders in `cache_dir` that a run of `model` can no longer resume:
+    those of the same model (by their meta.json) for another cache key than `keep` (the model's
+    files, the input or the settings changed since they were saved), and any whose cache file
+    exists (the scores were finished). Only folders fairpairs recognisably wrote (see `_ours`),
+    in a cache folder carrying fairpairs' marker, and none that a live process is writing."""
+    from ..io import is_ours
+
+    cache_dir, keep = Path(cache_dir), Path(keep)
+    if not cache_dir.is_dir() or not is_ours(cache_dir):
+        return []
+    removed = []
+    for folder in sorted(cache_dir.glob("*.parts")):
+        files = _ours(folder)
+        if files is None or folder == keep or _writer_alive(files):
+            continue
+        finished = folder.with_name(folder.name[: -len(".parts")] + ".parquet").is_file()
+        try:
+            meta = json.loads((folder / META).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            meta = None
+        same_model = isinstance(meta, dict) and meta.get("model") == model
+        if finished or same_model or (meta is None and not any(f.name != META for f in files)):
+            remove_parts(folder)
+            removed.append(folder)
+    return removed

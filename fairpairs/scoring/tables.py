@@ -17,7 +17,7 @@ import math
 import os
 from pathlib import Path
 
-from ..errors import DatasetError, UsageError
+from ..errors import DatasetError, UsageError, UsageTypeError
 from ..io import reading
 
 SCORE_FORMATS = (".jsonl", ".csv")
@@ -28,9 +28,10 @@ def read_sentences(sentences) -> tuple[list[dict], bool]:
     `sentence_bad` (then `pairs` is True), from a file path or a list of strings or dicts."""
     if isinstance(sentences, (str, os.PathLike)):
         return _read_file(Path(sentences))
-    if isinstance(sentences, (bytes, int, float)) or sentences is None or hasattr(sentences, "columns"):
-        raise UsageError(f"sentences: expected a file path or a list of sentences or pairs, "
-                         f"not {type(sentences).__name__}")
+    if isinstance(sentences, (bytes, int, float)) or sentences is None or hasattr(sentences, "columns") \
+            or not hasattr(sentences, "__iter__"):
+        raise UsageTypeError(f"sentences: expected a file path or a list of sentences or pairs, "
+                             f"not {type(sentences).__name__}")
     return _checked(((f"sentences[{i}]", {"sentence": s} if isinstance(s, str) else s)
                      for i, s in enumerate(sentences)), "sentences")
 
@@ -85,8 +86,12 @@ def score_sentences(scorer, sentences, normalize=("mean_lp", "pen_lp", "slor"), 
     """Score every sentence (or both sentences of every pair) with `scorer`: the table `fairpairs
     score` writes. One row per sentence, in input order, with the columns of `Scorer.score`; pairs
     give a good and a bad row each, led by `pair_index`, `which` and (when every row has them)
-    `UID` and `pairID`. `sentences`: a path or a list (see `read_sentences`)."""
-    names = score_normalize(normalize, morcela_params)
+    `UID` and `pairID`. `sentences`: a path or a list (see `read_sentences`). Every argument is
+    checked before anything is scored (`check_score_arguments`)."""
+    from .morcela import _check_scorer
+
+    _check_scorer(scorer)
+    names = check_score_arguments(normalize, unigrams, alpha, morcela_params)
     rows, pairs = read_sentences(sentences)
     if pairs:
         texts = [s for r in rows for s in (r["sentence_good"], r["sentence_bad"])]
@@ -104,12 +109,31 @@ def score_sentences(scorer, sentences, normalize=("mean_lp", "pen_lp", "slor"), 
     return pd.concat([pd.DataFrame(lead), df], axis=1)
 
 
+def check_score_arguments(normalize, unigrams=None, alpha: float = 0.8, morcela_params=None) -> tuple[str, ...]:
+    """Before a model is loaded or anything scored: the normalisations `normalize` names (see
+    `score_normalize`), a finite `alpha`, and the `unigrams` table and `morcela_params` file they
+    need, read and checked (a table that counts no tokens is an error). Returns the names."""
+    from ..arguments import number
+    from .morcela import load_params
+    from .normalize import NEEDS_UNIGRAMS, load_unigrams
+
+    names = score_normalize(normalize, morcela_params)
+    number(alpha, "alpha")
+    if NEEDS_UNIGRAMS & set(names):
+        load_unigrams(unigrams)
+    if "morcela" in names:
+        load_params(morcela_params)
+    return names
+
+
 def pair_accuracy(df, normalize) -> dict[str, float]:
     """Share of pairs whose good sentence scores strictly higher, per metric: `sum_logprob` and
     each normalisation of `normalize` but lp (the same number), for a table of pairs from
     `score_sentences`."""
     from .normalize import parse_normalize
 
+    if not hasattr(df, "columns"):
+        raise UsageTypeError(f"df: expected a DataFrame from score_sentences, not {type(df).__name__}")
     if "which" not in df.columns:
         raise UsageError("df: not a table of pairs (no 'which' column)")
     metrics = ["sum_logprob"] + [n for n in parse_normalize(normalize) if n != "lp"]
@@ -119,7 +143,9 @@ def pair_accuracy(df, normalize) -> dict[str, float]:
 
 def check_scores_path(out) -> Path:
     """`out` as a Path, if it names a score table format (.jsonl or .csv)."""
-    out = Path(out)
+    from ..arguments import path
+
+    out = path(out, "out", exists=False)
     if out.suffix.lower() not in SCORE_FORMATS:
         raise UsageError(f"out {out}: extension must be .jsonl or .csv")
     return out
@@ -130,6 +156,8 @@ def write_scores(df, out) -> None:
     extension, atomically."""
     from ..io import atomic_write
 
+    if not hasattr(df, "to_dict"):
+        raise UsageTypeError(f"df: expected a DataFrame from score_sentences, not {type(df).__name__}")
     out = check_scores_path(out)
     if out.suffix.lower() == ".jsonl":
         lines = [json.dumps({k: _finite_or_none(v) for k, v in rec.items()}, ensure_ascii=False, allow_nan=False)

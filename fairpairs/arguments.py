@@ -1,0 +1,96 @@
+"""Checking the arguments of public calls: one rule everywhere (see `fairpairs.errors`).
+
+A wrong type is a `UsageTypeError` (a TypeError), a value that cannot be used a `UsageError` (a
+ValueError) and a path that does not exist the not-found variant of the caller's error class (a
+FileNotFoundError). Every message starts with the parameter's name, which the CLI writes as its
+option (`fairpairs.cli.cli_message`). A bool is not a count: ``n=True`` is a wrong type, not 1.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import os
+from pathlib import Path
+
+from .errors import UsageError, UsageTypeError, not_found
+
+
+def count(value, name: str, minimum: int = 0, *, optional: bool = False) -> int | None:
+    """`value` as an int >= `minimum` (None passes when `optional`)."""
+    if value is None and optional:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise UsageTypeError(f"{name}: expected a whole number >= {minimum}, not {_shown(value)}")
+    if value < minimum:
+        raise UsageError(f"{name}: expected a whole number >= {minimum}, not {value}")
+    return int(value)
+
+
+def number(value, name: str, *, minimum: float | None = None, optional: bool = False) -> float | None:
+    """`value` as a finite float (>= `minimum` if given; None passes when `optional`). NaN and
+    infinity are refused: a score or a tolerance computed from them cannot be right."""
+    if value is None and optional:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise UsageTypeError(f"{name}: expected a number, not {_shown(value)}")
+    value = float(value)
+    if not math.isfinite(value):
+        raise UsageError(f"{name}: expected a finite number, not {value}")
+    if minimum is not None and value < minimum:
+        raise UsageError(f"{name}: expected a number >= {minimum:g}, not {value:g}")
+    return value
+
+
+def text(value, name: str, *, optional: bool = False) -> str | None:
+    """`value` if it is a string (None passes when `optional`)."""
+    if value is None and optional:
+        return None
+    if not isinstance(value, str):
+        raise UsageTypeError(f"{name}: expected a string, not {_shown(value)}")
+    return value
+
+
+def names(value, name: str) -> list[str]:
+    """A comma-free name or an iterable of names as a list of strings."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, (bytes, os.PathLike)) or not _iterable(value):
+        raise UsageTypeError(f"{name}: expected a name or a list of names, not {_shown(value)}")
+    out = list(value)
+    bad = [v for v in out if not isinstance(v, str)]
+    if bad:
+        raise UsageTypeError(f"{name}: expected names (strings), not {_shown(bad[0])}")
+    return out
+
+
+def path(value, name: str, *, exists: bool = True, error: type = UsageError, what: str = "file or folder",
+         optional: bool = False) -> Path | None:
+    """`value` (a str or os.PathLike) as a Path; with `exists`, a path that does not exist is the
+    not-found variant of `error` (a FileNotFoundError) naming `name` and `what` it should be."""
+    if value is None and optional:
+        return None
+    if not isinstance(value, (str, os.PathLike)) or isinstance(value, bytes):
+        raise UsageTypeError(f"{name}: expected a path (str or os.PathLike), not {_shown(value)}")
+    p = Path(value)
+    if exists and not p.exists():
+        raise not_found(error)(f"{name} {p}: no such {what}")
+    return p
+
+
+def _iterable(value) -> bool:
+    try:
+        iter(value)
+    except TypeError:
+        return False
+    return True
+
+
+def _shown(value) -> str:
+    """A value for a message: a short string quoted, a number as written (numpy's too: 1.5, not
+    np.float64(1.5)), anything else by its type's name."""
+    if isinstance(value, str) and len(value) <= 40:
+        return repr(value)
+    if isinstance(value, (bool, numbers.Real)):
+        return str(value)
+    return type(value).__name__
