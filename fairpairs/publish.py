@@ -20,15 +20,20 @@ import re
 import shutil
 import sys
 import typing
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import __version__
 from .control import LOW_DIVERSITY
-from .errors import DatasetError, NetworkError, PublishError, UsageError
+from .errors import DatasetError, DatasetNotFoundError, FairpairsWarning, NetworkError, PublishError, UsageError
+from .audit import dataset_paths
 from .io import MARKER, OutputFolder, network_deadline
 from .jsonl import iter_objects
 from .records import PAIR_FIELDS, card_type, describe, mismatch, published_fields, read_manifest
+
+if typing.TYPE_CHECKING:
+    from .verify import RunCheck
 
 SETS = ("debiased", "original")
 DATA_FILE = "train-00000-of-00001.parquet"
@@ -53,6 +58,7 @@ class Config:
     source: Path
     rows: list[dict]
     task: str = ""
+    lines: list[int] = field(default_factory=list)   # the jsonl line of each row
 
 
 @dataclass
@@ -62,6 +68,7 @@ class Built:
     folder: Path
     configs: list[Config]
     skipped: list[str] = field(default_factory=list)
+    checks: "RunCheck | None" = None  # what was checked against the run's files (fairpairs.verify)
     repo_url: str | None = None      # set by an upload (`fp.publish` without dry_run)
     commit_url: str | None = None
 
@@ -115,7 +122,13 @@ def _check_row(row: dict, where: str, uid: str, keys: tuple[str, ...]) -> dict:
 def read_pairs(path: Path) -> list[dict]:
     """Rows of one `<uid>.jsonl`, validated; optional fields are those present in the first row.
     Read with the one jsonl reader (`fairpairs.jsonl.iter_objects`: `file:line:` errors)."""
+    return read_pairs_lines(path)[0]
+
+
+def read_pairs_lines(path: Path) -> tuple[list[dict], list[int]]:
+    """`read_pairs`, and the line of each row."""
     uid = path.stem
+    lines: list[int] = []
     rows: list[dict] = []
     keys: tuple[str, ...] = ()
     seen: set[int] = set()
@@ -128,14 +141,25 @@ def read_pairs(path: Path) -> list[dict]:
             raise DatasetError(f"{where}: field 'pairID' {out['pair_id']} repeats an earlier pair")
         seen.add(out["pair_id"])
         rows.append(out)
-    return rows
+        lines.append(lineno)
+    return rows, lines
 
 
 def read_run(run_dir: Path, sets: tuple[str, ...], prefix: str) -> tuple[dict, list[Config], list[str]]:
-    """Manifest, the non-empty configs (debiased before original, UIDs sorted) and skipped names."""
+    """Manifest, the non-empty configs (debiased before original, UIDs sorted) and skipped names.
+    The rows of every set (published or not) are checked against the manifest (`fairpairs.verify`);
+    see `read_checked_run`."""
+    manifest, configs, skipped, _ = read_checked_run(run_dir, sets, prefix)
+    return manifest, configs, skipped
+
+
+def read_checked_run(run_dir: Path, sets: tuple[str, ...], prefix: str):
+    """`read_run`, plus the `RunCheck` of the run folder: (manifest, configs, skipped, check)."""
+    from .verify import check_run
+
     run_dir = Path(run_dir)
     if not run_dir.is_dir():
-        raise DatasetError(f"{run_dir}: no such run folder")
+        raise (DatasetError if run_dir.exists() else DatasetNotFoundError)(f"{run_dir}: no such run folder")
     manifest = read_manifest(run_dir)
     configs, skipped = [], []
     for set_name in sets:
@@ -145,16 +169,34 @@ def read_run(run_dir: Path, sets: tuple[str, ...], prefix: str) -> tuple[dict, l
             raise DatasetError(f"{folder}: no <uid>.jsonl files (is {run_dir} a `fairpairs generate` "
                                "output folder?)")
         for path in files:
-            rows = read_pairs(path)
+            rows, lines = read_pairs_lines(path)
             name = config_name(path.stem, set_name)
             if not rows:
                 skipped.append(name)
                 continue
             task = f"{prefix}_{path.stem}" if set_name == "debiased" else f"{prefix}_original_{path.stem}"
-            configs.append(Config(name, path.stem, set_name, path, rows, task))
+            configs.append(Config(name, path.stem, set_name, path, rows, task, lines))
     if not configs:
         raise DatasetError(f"{run_dir}: every selected jsonl file is empty; nothing to publish")
-    return manifest, configs, skipped
+    # every set's rows as jsonl rows with their lines (the set not published too: the card shows its counts)
+    rows = {s: {} for s in SETS}
+    for c in configs:
+        rows[c.set][c.uid] = [(line, _jsonl_row(r)) for line, r in zip(c.lines, c.rows)]
+    for set_name in SETS:
+        if set_name not in sets and (run_dir / set_name).is_dir():
+            for path in sorted((run_dir / set_name).glob("*.jsonl")):
+                got, lines = read_pairs_lines(path)
+                rows[set_name][path.stem] = [(line, _jsonl_row(r)) for line, r in zip(lines, got)]
+    empty = [("original", n[: -len("-original")]) if n.endswith("-original") else ("debiased", n) for n in skipped]
+    for set_name, uid in empty:     # an empty file: a set of no pairs
+        rows[set_name][uid] = []
+    check = check_run(run_dir, manifest, rows, [(c.set, c.uid) for c in configs] + empty)
+    return manifest, configs, skipped, check
+
+
+def _jsonl_row(published: dict) -> dict:
+    """A published row under its jsonl keys (pair_id -> pairID), for `fairpairs.verify`."""
+    return {col.source: published[col.name] for col in COLUMNS if col.name in published}
 
 
 # ---------------------------------------------------------------- writing the folder
@@ -262,7 +304,7 @@ def lm_eval_files(repo_id: str, configs: list[Config], prefix: str) -> dict[str,
 
 
 def render_card(repo_id: str, manifest: dict, configs: list[Config], skipped: list[str],
-                sets: tuple[str, ...], prefix: str) -> str:
+                sets: tuple[str, ...], prefix: str, check: "RunCheck | None" = None) -> str:
     """README.md: YAML front matter (configs, licence, language, task, size) and the card body."""
     import jinja2
 
@@ -300,7 +342,7 @@ def render_card(repo_id: str, manifest: dict, configs: list[Config], skipped: li
         repo_id=repo_id, manifest=manifest, configs=configs, table=table, sets=sets,
         skipped=skipped, prefix=prefix, n_pairs=n_pairs, version=__version__,
         example=configs[0], data_file=DATA_FILE, low_diversity=low_diversity, low_ratio=LOW_DIVERSITY,
-        fields=card_fields())
+        fields=card_fields(), check=check)
     return f"---\n{_dump_yaml(front)}---\n\n{body}"
 
 
@@ -324,9 +366,12 @@ def build_folder(run_dir: Path, repo_id: str, out: Path, which: str = "debiased"
         raise UsageError(f"which {which!r}: expected debiased, original or both")
     sets = SETS if which == "both" else (which,)
     run_dir, out = Path(run_dir), Path(out)
-    folder = OutputFolder(out, "out", inputs=[run_dir])   # refuses a folder fairpairs did not write, before any work
+    reads = dataset_paths(run_dir)     # (run_dir/hub, the default, is beside what is read, not in it)
+    folder = OutputFolder(out, "out", inputs=reads, reads=reads)   # refuses a folder fairpairs did not write, before any work
     prefix = task_prefix(repo_id)
-    manifest, configs, skipped = read_run(run_dir, sets, prefix)
+    manifest, configs, skipped, check = read_checked_run(run_dir, sets, prefix)
+    for line in check.unchecked:
+        warnings.warn(f"not checked: {line}", FairpairsWarning, stacklevel=2)
     with folder as tmp:
         for c in tqdm(configs, desc="parquet", unit="config", file=sys.stderr,
                       disable=None if progress else True):
@@ -335,10 +380,10 @@ def build_folder(run_dir: Path, repo_id: str, out: Path, which: str = "debiased"
             pq.write_table(to_table(c.rows), target)
         for rel, text in lm_eval_files(repo_id, configs, prefix).items():
             _write_bytes(tmp / rel, text.encode("utf-8"))
-        card = render_card(repo_id, manifest, configs, skipped, sets, prefix)
+        card = render_card(repo_id, manifest, configs, skipped, sets, prefix, check)
         _write_bytes(tmp / "README.md", card.encode("utf-8"))
         shutil.copyfile(run_dir / "manifest.json", tmp / MANIFEST_COPY)
-    return Built(out, configs, skipped)
+    return Built(out, configs, skipped, check)
 
 
 # ---------------------------------------------------------------- uploading

@@ -5,6 +5,8 @@ and bad input or a missing token / network fails with one line and keeps the fol
 from __future__ import annotations
 
 import ast
+import functools
+import hashlib
 import json
 from pathlib import Path
 
@@ -19,59 +21,87 @@ REPO = Path(__file__).resolve().parents[1]
 REPO_ID = "someone/Fair-BLiMP"
 PREFIX = "fair_blimp"  # what the task names must start with for REPO_ID
 
-# Hand-written pairs: UID -> list of (good, bad, critical_good, critical_bad, gpt2 good/bad, bert good/bad)
+# Hand-written pairs: UID -> list of (good, bad, critical_good, critical_bad). Their token lengths come
+# from the bundled tokenizer files read with the `tokenizers` library (`lengths`); both sentences of
+# each pair have equal lengths under both tokenizers, so they are valid debiased pairs.
 PAIRS = {
     "determiner_noun_agreement_1": [
-        ("Raymond is selling this sketch.", "Raymond is selling this sketches.", "sketch", "sketches", 6, 7, 6, 7),
-        ("Craig explored that grocery store.", "Craig explored that grocery stores.", "store", "stores", 6, 7, 6, 6),
-        ("Eva has scared these children.", "Eva has scared these child.", "children", "child", 6, 6, 6, 6),
+        ("Raymond is selling this sketch.", "Raymond is selling this sketches.", "sketch", "sketches"),
+        ("Craig explored that grocery store.", "Craig explored that grocery stores.", "store", "stores"),
+        ("Eva has scared these children.", "Eva has scared these child.", "children", "child"),
     ],
     "anaphor_number_agreement": [
-        ("Susan revealed herself.", "Susan revealed themselves.", "herself", "themselves", 4, 4, 5, 4),
-        ("The KÖLN boys hurt themselves.", "The KÖLN boys hurt himself.", "themselves", "himself", 7, 7, 8, 7),
+        ("Susan revealed herself.", "Susan revealed themselves.", "herself", "themselves"),
+        ("The KÖLN boys hurt themselves.", "The KÖLN boys hurt himself.", "themselves", "himself"),
     ],
     "wh_vs_that_no_gap": [
-        ("Cheryl thinks that the man broke a vase.", "Cheryl thinks who the man broke a vase.", "that", "who", 9, 9, 9, 9),
+        ("Cheryl thinks that the man broke a vase.", "Cheryl thinks who the man broke a vase.", "that", "who"),
     ],
 }
+TOKENIZERS = ("gpt2", "bert-base-cased")
+ASSETS = REPO / "fairpairs" / "assets" / "tokenizers"
+
+
+@functools.lru_cache(maxsize=None)
+def _tokenizer(name: str):
+    from tokenizers import Tokenizer
+
+    return Tokenizer.from_file(str(ASSETS / name / "tokenizer.json"))
+
+
+def lengths(sentence: str) -> dict[str, int]:
+    """Content tokens of `sentence` under each tokenizer, from the `tokenizers` library itself."""
+    return {t: len(_tokenizer(t).encode(sentence, add_special_tokens=False).ids) for t in TOKENIZERS}
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
 FIELD = {"determiner_noun_agreement_1": ("morphology", "determiner_noun_agreement"),
          "anaphor_number_agreement": ("morphology", "anaphor_agreement"),
          "wh_vs_that_no_gap": ("syntax", "filler_gap_dependency")}
+# A manifest that agrees with the files make_run writes (publish checks it against them): the bundled
+# tokenizer files' and vocabulary table's real sha256, each paradigm's pair counts.
 MANIFEST = {
     "fairpairs_version": "0.1.0", "command": "fairpairs generate --out run --seed 7", "seed": 7,
-    "pairs": 3, "max_retries": 10, "strategy": "resample", "models": ["gpt2", "bert-base-cased"],
-    "tokenizers": {"gpt2": {"source": "bundled:gpt2", "files": {"tokenizer.json": "1" * 64}},
-                   "bert-base-cased": {"source": "bundled:bert-base-cased", "files": {"tokenizer.json": "2" * 64}}},
+    "pairs": 3, "max_retries": 10, "strategy": "resample", "models": list(TOKENIZERS),
+    "tokenizers": {t: {"source": f"bundled:{t}", "files": {"tokenizer.json": sha256(ASSETS / t / "tokenizer.json")}}
+                   for t in TOKENIZERS},
     "versions": {"python": "3.11.7", "transformers": "5.23.0"},
-    "vocabulary": {"file": "vocabulary.csv", "sha256": "3" * 64,
+    "vocabulary": {"file": "blimp_vocabulary.csv", "sha256": sha256(REPO / "vocab" / "blimp_vocabulary.csv"),
                    "fixes": ["row 812: 'sketchs' -> 'sketches' (plural form)"]},
     "paradigms": {
         "determiner_noun_agreement_1": {"phenomenon": "determiner_noun_agreement", "field": "morphology",
                                         "linguistics_term": "determiner_noun_agreement", "original": 3,
                                         "debiased": 3, "drawn": 4, "redraws": 17, "dropped": 1, "yield": 0.75},
+        "anaphor_number_agreement": {"phenomenon": "anaphor_agreement", "field": "morphology", "original": 2,
+                                     "debiased": 2},
+        "wh_vs_that_no_gap": {"phenomenon": "filler_gap_dependency", "field": "syntax", "original": 1, "debiased": 1},
     },
 }
 
 
 def jsonl_row(uid, i, pair, debiased):
-    good, bad, cg, cb, g_good, g_bad, b_good, b_bad = pair
+    good, bad, cg, cb = pair
+    lg, lb = lengths(good), lengths(bad)
     return {"sentence_good": good, "sentence_bad": bad, "field": FIELD[uid][0], "linguistics_term": FIELD[uid][1],
             "UID": uid, "pairID": str(i), "lexically_identical": False,
             "critical_good": {"word": cg}, "critical_bad": {"word": cb},
-            "token_lengths": {"gpt2": {"good": g_good, "bad": g_bad}, "bert-base-cased": {"good": b_good, "bad": b_bad}},
+            "token_lengths": {t: {"good": lg[t], "bad": lb[t]} for t in TOKENIZERS},
             "redraws": i + 2 if debiased else 0}
 
 
-def make_run(root: Path, pairs=PAIRS) -> Path:
-    """A run folder in the agreed format; the original set reverses the pair order to tell them apart."""
-    for set_name in ("debiased", "original"):
+def make_run(root: Path, pairs=PAIRS, original=None, manifest=MANIFEST) -> Path:
+    """A run folder in the agreed format: `pairs` debiased; `original` (default: the same pairs in
+    reverse order, to tell the sets apart) the original set."""
+    original = original or {uid: rows[::-1] for uid, rows in pairs.items()}
+    for set_name, sets in (("debiased", pairs), ("original", original)):
         (root / set_name).mkdir(parents=True)
-        for uid, rows in pairs.items():
-            ordered = rows if set_name == "debiased" else rows[::-1]
+        for uid, rows in sets.items():
             lines = [json.dumps(jsonl_row(uid, i, p, set_name == "debiased"), ensure_ascii=False)
-                     for i, p in enumerate(ordered)]
+                     for i, p in enumerate(rows)]
             (root / set_name / f"{uid}.jsonl").write_text("".join(line + "\n" for line in lines), encoding="utf-8")
-    (root / "manifest.json").write_text(json.dumps(MANIFEST, indent=2), encoding="utf-8")
+    (root / "manifest.json").write_text(json.dumps(manifest, indent=2), encoding="utf-8")
     return root
 
 
@@ -117,7 +147,7 @@ def test_dry_run_rows_load_with_datasets_and_equal_the_jsonl(built_both, tmp_pat
             assert ds.to_list() == expected_rows(run, set_name, uid)
     ds = datasets.load_dataset(str(out), "anaphor_number_agreement", split="train", cache_dir=str(tmp_path / "c2"))
     assert ds[1]["sentence_good"] == "The KÖLN boys hurt themselves."
-    assert ds[1]["token_lengths"]["bert-base-cased"] == {"good": 8, "bad": 7}
+    assert ds[1]["token_lengths"]["bert-base-cased"] == {"good": 9, "bad": 9}   # (as the tokenizers library counts)
     assert ds.features["pair_id"].dtype == "int64"
 
 
@@ -134,7 +164,8 @@ def test_card_front_matter_lists_every_config_and_the_licence(built_both):
     assert meta["size_categories"] == ["n<1K"]  # 12 pairs
     assert meta["task_categories"] == ["text-classification"]
     body = (out / "README.md").read_text(encoding="utf-8").split("---\n", 2)[2]
-    for needle in ("1" * 64, "2" * 64, "3" * 64, "'sketchs' -> 'sketches'", "Seed: 7", "0.1.0",
+    for needle in (*[MANIFEST["tokenizers"][t]["files"]["tokenizer.json"] for t in TOKENIZERS],
+                   MANIFEST["vocabulary"]["sha256"], "'sketchs' -> 'sketches'", "Seed: 7", "0.1.0",
                    "| determiner_noun_agreement_1 | morphology | determiner_noun_agreement | 3 | 3 | 4 | 17 | 1 | 0.75 |",
                    "Warstadt", "Token-length Bias in Minimal-pair Paradigm Datasets",
                    f'load_dataset("{REPO_ID}"', "UID-original"):
@@ -144,19 +175,26 @@ def test_card_front_matter_lists_every_config_and_the_licence(built_both):
 
 def test_card_shows_lexical_diversity_and_warns_below_the_floor(tmp_path):
     """Distinct critical words per paradigm in the table; a note names the paradigms under 0.7."""
-    run = make_run(tmp_path / "run")
+    uid = "determiner_noun_agreement_1"
+    more = [("Raymond is selling this cup.", "Raymond is selling this cups.", "cup", "cups"),
+            ("Craig explored that old house.", "Craig explored that old houses.", "house", "houses"),
+            ("Eva has scared these women.", "Eva has scared these woman.", "women", "woman"),
+            ("Eva has scared this dog.", "Eva has scared this dogs.", "dog", "dogs")]
+    original = {u: rows[::-1] for u, rows in PAIRS.items()} | {uid: PAIRS[uid] + more}
     manifest = json.loads(json.dumps(MANIFEST))
-    manifest["paradigms"]["determiner_noun_agreement_1"]["distinct_critical_words"] = \
-        {"original": 66, "debiased": 18, "ratio": 18 / 66}
-    manifest["paradigms"]["anaphor_number_agreement"] = {
-        "phenomenon": "anaphor_agreement", "field": "morphology", "original": 2, "debiased": 2,
-        "distinct_critical_words": {"original": 4, "debiased": 4, "ratio": 1.0}}
-    (run / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    # by hand: the debiased set's 3 pairs use 6 critical words, the original's 7 pairs 6 + 8 = 14
+    manifest["paradigms"][uid] |= {"original": 7, "distinct_critical_words": {"original": 14, "debiased": 6,
+                                                                              "ratio": round(6 / 14, 4)}}
+    # herself / themselves, themselves / himself: 3 distinct words in either set
+    manifest["paradigms"]["anaphor_number_agreement"] |= {"reorder": False, "distinct_critical_words": {
+        "original": 3, "debiased": 3, "ratio": 1.0}}
+    manifest["paradigms"][uid]["reorder"] = False
+    run = make_run(tmp_path / "run", original=original, manifest=manifest)
     assert run_cli("publish", run, "--repo-id", REPO_ID, "--dry-run", "--out", tmp_path / "hub") == 0
     body = (tmp_path / "hub" / "README.md").read_text(encoding="utf-8").split("---\n", 2)[2]
-    assert "| 0.75 | 18 / 66 (0.27) |" in body and "| 4 / 4 (1.00) |" in body
+    assert "| 0.75 | 6 / 14 (0.43) |" in body and "| 3 / 3 (1.00) |" in body
     assert "In 1 paradigm(s) the debiased set uses fewer than\n70% of the original set's distinct" in body
-    assert "`determiner_noun_agreement_1` (0.27)." in body and "`anaphor_number_agreement` (1" not in body
+    assert "`determiner_noun_agreement_1` (0.43)." in body and "`anaphor_number_agreement` (1" not in body
 
 
 def lm_eval_config(path: Path) -> dict:
@@ -279,7 +317,7 @@ def test_rows_are_read_as_json_lines_not_text_lines(tmp_path):
 
     sep = "\u2028"
     pairs = {"wh_vs_that_no_gap": [(f"Cheryl thinks that{sep}the man broke a vase.",
-                                    f"Cheryl thinks who{sep}the man broke a vase.", "that", "who", 9, 9, 9, 9)]}
+                                    f"Cheryl thinks who{sep}the man broke a vase.", "that", "who")]}
     run = make_run(tmp_path / "run", pairs)
     path = run / "debiased" / "wh_vs_that_no_gap.jsonl"
     path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
@@ -316,7 +354,9 @@ def test_publishes_a_real_generated_run(tmp_path):
 
 
 def test_empty_paradigm_is_left_out_with_a_warning(tmp_path, capsys):
-    run = make_run(tmp_path / "run")
+    manifest = json.loads(json.dumps(MANIFEST))
+    manifest["paradigms"]["wh_vs_that_no_gap"]["debiased"] = 0     # length control kept no pair
+    run = make_run(tmp_path / "run", manifest=manifest)
     (run / "debiased" / "wh_vs_that_no_gap.jsonl").write_text("")
     assert run_cli("publish", run, "--repo-id", REPO_ID, "--dry-run") == 0
     captured = capsys.readouterr()

@@ -28,6 +28,8 @@ def publish(run_dir: Path, repo_id: str, private: bool, which: str, dry_run: boo
 
     def built(b):
         click.echo(f"built {b.folder}: {len(b.configs)} configs, {b.n_pairs} pairs")
+        if b.checks is not None:
+            click.echo(b.checks.summary())
         for name in b.skipped:
             click.echo(f"fairpairs: warning: {name} has no pairs; not published", err=True)
 
