@@ -240,6 +240,48 @@ def shutdown() -> None:
         dist.destroy_process_group()
 
 
+def agree(group: Group, identity: dict) -> None:
+    """Before the ranks share any work: every rank holds the same `identity` (see
+    `Scorer.identity`: input, settings, tokenizer, model); otherwise every rank raises the same
+    DistributedError naming what differs."""
+    problem = disagreement(group.all_gather(identity))
+    if problem:
+        raise DistributedError(f"ranks disagree on {problem}; all ranks stopped before scoring, no output "
+                               f"was written", quiet=not group.is_main)
+
+
+def _short(digest) -> str:
+    return str(digest)[:12] if digest else "none"
+
+
+def disagreement(views: list[dict]) -> str | None:
+    """What the ranks' identities (`Scorer.identity`, in rank order) disagree on, as the end of
+    "ranks disagree on ...", comparing every rank with rank 0 (input, then settings, tokenizer,
+    model); None when they agree."""
+    first = views[0]
+    for r, view in enumerate(views[1:], 1):
+        a, b = first["input"], view["input"]
+        if a != b:
+            return (f"the input: rank {r} has {b['sentences']} sentence(s) (sha256 {_short(b['sha256'])}), rank 0 "
+                    f"{a['sentences']} ({_short(a['sha256'])}); start every rank with the same input")
+        for key, v0 in first["settings"].items():
+            v = view["settings"].get(key)
+            if v != v0:
+                return f"the scorer settings: `{key}` is {v0} on rank 0 but {v} on rank {r}"
+        m0, m = first["model"], view["model"]
+        if m0["name"] != m["name"]:
+            return f"the model: rank 0 scores {m0['name']}, rank {r} {m['name']}"
+        if first["tokenizer"] != view["tokenizer"]:
+            return (f"the tokenizer of {m0['name']}: rank {r} has another (sha256 "
+                    f"{_short(view['tokenizer']['sha256'])}, rank 0: {_short(first['tokenizer']['sha256'])})")
+        at = f"at {m['path']}" if m["path"] == m0["path"] else f"({m['path']}; rank 0: {m0['path']})"
+        for key, what in (("revision", "Hub revision"), ("config", "config sha256"), ("weights", "weights digest")):
+            if m0.get(key) != m.get(key):
+                return (f"the model: rank {r} has a different checkpoint {at} ({what} {_short(m.get(key))}, "
+                        f"rank 0: {_short(m0.get(key))})")
+    return None     # (a model read from different places with the same files agrees)
+
+
 def balanced_shards(costs, world_size: int) -> list[np.ndarray]:
     """Split items into `world_size` shards of near-equal total cost: sorted by cost (largest
     first, ties by index) and dealt out back and forth (0, 1, .., n-1, n-1, .., 0, 0, 1, ..), so
@@ -344,9 +386,17 @@ def sentence_sums(score_subset, sentences: list[str], n_tokens, costs, resume_di
         bar.close()
     idx, val = np.concatenate(got_idx), np.concatenate(got_val)
     counts = np.bincount(idx, minlength=n)
-    if len(idx) != n or (counts != 1).any() or not np.isfinite(val).all():
-        raise DistributedError(f"{int((counts == 0).sum())} sentence(s) unscored and "
-                               f"{int((counts > 1).sum())} scored twice or not finite; this is a bug")
+    if len(idx) != n or (counts != 1).any():
+        # (the ranks agreed on their input and model first, `agree`; so this is fairpairs' fault)
+        raise DistributedError(f"{int((counts == 0).sum())} sentence(s) unscored and {int((counts > 1).sum())} "
+                               f"scored twice although every rank had the same input; please report this as a bug")
+    bad = ~np.isfinite(val)
+    if bad.any():
+        from ..errors import ModelError
+
+        example = sentences[int(idx[np.argmax(bad)])]
+        raise ModelError(f"model: gave {int(bad.sum())} sentence(s) a log-probability that is not a finite number "
+                         f"(e.g. {example!r}); a result that cannot be right (with a 16-bit `dtype`, try float32)")
     sums[idx] = val
     return sums
 

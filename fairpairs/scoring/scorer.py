@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from .batching import auto_budget, batch_tensors, run_rows
 from . import check_pll
 from .encoding import Encoded, causal_rows, check_sentences, encode, masked_rows, prefix_token_id
 from .heads import Forward
-from .models import ModelError, load_model
+from .models import ModelError, load_model, resolve_model_name
 from .normalize import NEEDS_UNIGRAMS, load_unigrams, parse_normalize
 from . import normalize as nz
 
@@ -59,15 +61,26 @@ class Scorer:
         `device_map` ("auto", "balanced", "sequential") spreads one model over the visible GPUs
         with accelerate instead (for a model larger than one GPU).
         """
+        from ..arguments import count, text
         from . import distributed
 
+        if not isinstance(name_or_path, str):
+            if not hasattr(name_or_path, "__fspath__"):
+                from ..errors import UsageTypeError
+
+                raise UsageTypeError(f"model: expected a model name or path, not {type(name_or_path).__name__}")
+            name_or_path = str(name_or_path)
+        for value, param in ((kind, "kind"), (device, "device"), (device_map, "device_map")):
+            text(value, param, optional=True)
+        count(batch_tokens, "batch_tokens", 1, optional=True)
         check_pll(pll)
 
         def load():
             model, tok, k, dev, _ = load_model(str(name_or_path), kind=kind, device=device, dtype=dtype,
                                                device_map=device_map)
-            return cls(model, tok, k, str(name_or_path), dev, pll, batch_tokens,
-                       progress and distributed.is_main())
+            scorer = cls(model, tok, k, str(name_or_path), dev, pll, batch_tokens, progress and distributed.is_main())
+            scorer.source = _resolved(str(name_or_path))
+            return scorer
 
         group = distributed.init()
         return group.run(load) if group is not None else load()
@@ -171,7 +184,10 @@ class Scorer:
         """
         import pandas as pd
 
+        from ..arguments import number
+
         names = parse_normalize(normalize)
+        number(alpha, "alpha")
         sentences = check_sentences(sentences)
         if pll is not None:
             check_pll(pll)
@@ -184,6 +200,12 @@ class Scorer:
                                  "written by `fairpairs morcela fit`)")
             params = load_params(morcela_params)
         table = load_unigrams(unigrams, self.tokenizer) if NEEDS_UNIGRAMS & set(names) else None
+        from . import distributed
+
+        group = distributed.init()
+        if group is not None:   # the ranks must score the same thing before they share the work
+            distributed.agree(group, self.identity(list(dict.fromkeys(sentences)), names, pll or self.pll, alpha,
+                                                   table, params))
         cols = {"sentence": sentences, "sum_logprob": [], "n_tokens": [], "n_words": []}
         if sentences:
             unique = list(dict.fromkeys(sentences))
@@ -217,6 +239,70 @@ class Scorer:
                                       params["beta"], params["gamma"])
         return df
 
+    def identity(self, sentences: list[str], names=(), pll: str | None = None, alpha: float = 0.8, table=None,
+                 params=None) -> dict:
+        """What this scorer would score and how, as the ranks of a launch compare it
+        (`distributed.agree`): the input (count and sha256 of the unique sentences), the settings
+        that change scores, the tokenizer (sha256 of its serialised form) and the model (its
+        name, resolved folder and GGUF file, Hub revision, sha256 of its config and of a sample of
+        every weight tensor: 257 evenly spaced values, read exactly)."""
+        import hashlib
+        import json
+
+        from .normalize import tokenizer_fingerprint
+
+        if getattr(self, "_model_identity", None) is None:
+            self._model_identity = self._model_digest()
+        settings = {"kind": self.kind, "dtype": str(self.dtype).replace("torch.", ""),
+                    "pll": (pll or self.pll) if self.kind == "masked" else None,
+                    "normalize": list(names), "alpha": float(alpha) if "pen_lp" in names else None,
+                    "unigrams": _unigram_digest(table), "morcela_params": params}
+        data = json.dumps(list(sentences), ensure_ascii=False).encode("utf-8")
+        return {"input": {"sentences": len(sentences), "sha256": hashlib.sha256(data).hexdigest()},
+                "settings": settings, "tokenizer": {"sha256": tokenizer_fingerprint(self.tokenizer)},
+                "model": self._model_identity}
+
+    def _model_digest(self) -> dict:
+        import hashlib
+        import json
+
+        import torch
+
+        cfg = {k: v for k, v in self.model.config.to_dict().items()
+               if not k.startswith("_") and k not in ("transformers_version", "name_or_path")}
+        h = hashlib.sha256()
+        for pname, p in sorted(self.model.named_parameters(), key=lambda t: t[0]):
+            h.update(f"{pname}{tuple(p.shape)}".encode())
+            if p.device.type == "meta" or p.numel() == 0:   # (offloaded by a device map: not in memory)
+                continue
+            flat = p.detach().reshape(-1)
+            idx = torch.linspace(0, flat.numel() - 1, steps=min(flat.numel(), 257)).long().to(flat.device)
+            h.update(flat.index_select(0, idx).to("cpu", torch.float64).numpy().tobytes())
+        where = getattr(self, "source", None) or self.name    # (a scorer built by hand: its name is all there is)
+        return {"name": self.name, "path": where, "revision": getattr(self.model.config, "_commit_hash", None),
+                "config": hashlib.sha256(json.dumps(cfg, sort_keys=True, default=str).encode()).hexdigest(),
+                "weights": h.hexdigest()}
+
     def __repr__(self) -> str:
         extra = f", pll={self.pll!r}" if self.kind == "masked" else ""
         return f"Scorer({self.name!r}, kind={self.kind!r}, device={self.device!r}{extra})"
+
+
+def _resolved(name: str) -> str:
+    """Where model `name` was read from: the real path of its folder (and GGUF file), or the Hub name."""
+    src = resolve_model_name(name)
+    where = os.path.realpath(src.path) if os.path.exists(src.path) else src.path
+    return os.path.join(where, src.gguf_file) if src.gguf_file else where
+
+
+def _unigram_digest(table) -> str | None:
+    """What a unigram table is, for comparing ranks: wordfreq and its language, or the sha256 of a
+    table's counts and tokenizer."""
+    if table is None:
+        return None
+    counts = getattr(table, "counts", None)
+    if counts is None:
+        return f"wordfreq:{getattr(table, 'lang', '')}"
+    import hashlib
+
+    return hashlib.sha256(np.asarray(counts, dtype=np.int64).tobytes() + str(table.fingerprint).encode()).hexdigest()
