@@ -202,7 +202,8 @@ def remove_stale(out: Path) -> list[Path]:
     return removed
 
 
-def check_output_folder(out: str | os.PathLike, what: str = "out", inputs=(), reads=()) -> Path:
+def check_output_folder(out: str | os.PathLike, what: str = "out", inputs=(), reads=(), *,
+                        action: str = "replace") -> Path:
     """Before any work: `out` is absent, an empty folder, or a folder fairpairs wrote, it neither
     is nor holds the current folder or one of `inputs`, it is not inside one of the folders
     `reads` (which the command reads whole), and its parent is writable. Anything else is an
@@ -211,11 +212,14 @@ def check_output_folder(out: str | os.PathLike, what: str = "out", inputs=(), re
     full = Path(os.path.abspath(out))
     if full == Path(full.anchor):
         raise OutputError(f"{what} {out}: is the root folder; give a folder to write into")
-    for other, role in [(Path.cwd(), "the current folder")] + [(Path(i), f"the input {i}") for i in inputs]:
-        other = Path(os.path.abspath(other))
+    if full == Path.cwd() or full in Path.cwd().parents:
+        raise OutputError(f"{what} {out}: is or holds the current folder, which the output folder would "
+                          f"replace; give a new folder name, e.g. {what} {Path(out) / 'run'}")
+    for i in inputs:
+        other = Path(os.path.abspath(i))
         if other == full or full in other.parents:
-            raise OutputError(f"{what} {out}: is or holds {role}, which a run folder would replace; "
-                              f"give a new folder name, e.g. {what} {Path(out) / 'run'}")
+            raise OutputError(f"{what} {out}: is or holds the input {i}, which the output folder would "
+                              f"replace; give a folder that holds no input")
     _check_not_inside(out, what, reads)
     if out.is_symlink() or (out.exists() and not out.is_dir()):
         raise OutputError(f"{what} {out}: exists and is not a folder")
@@ -226,7 +230,7 @@ def check_output_folder(out: str | os.PathLike, what: str = "out", inputs=(), re
             raise OutputError(f"{what} {out}: cannot read ({exc.strerror})") from None
         if not empty and not is_ours(out):
             raise OutputError(f"{what} {out}: a non-empty folder that fairpairs did not write (it has no "
-                              f"{MARKER} marker); refusing to replace it (choose another {what})")
+                              f"{MARKER} marker); refusing to {action} it (choose another {what})")
         if not os.access(out, os.W_OK | os.X_OK):
             raise OutputError(f"{what} {out}: is not writable")
     _check_can_create(out.resolve().parent, what, out)
@@ -238,7 +242,7 @@ def claim_folder(folder: str | os.PathLike, what: str = "out", inputs=(), reads=
     cache): checked as `check_output_folder` (absent, empty or carrying the marker; not an input),
     then created with the marker if it has none. The folder appears with its marker in one rename,
     so processes of one launch may claim it at the same time."""
-    out = check_output_folder(folder, what, inputs, reads)
+    out = check_output_folder(folder, what, inputs, reads, action="write into")
     if is_ours(out):
         return out
     full = Path(os.path.abspath(out))
