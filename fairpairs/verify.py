@@ -129,9 +129,11 @@ def _check_statistics(rows, published, paradigms, where, result: RunCheck) -> No
                 continue
             actual = recount(have)
             if actual is None or abs(float(claimed) - float(actual)) > 1e-4:
-                sets = " and ".join(f"{s}/{uid}.jsonl" for s in _sets_needed(stat))
+                needed = _sets_needed(stat)
+                sets = " and ".join(f"{s}/{uid}.jsonl" for s in needed)
                 raise DatasetError(f"{where('paradigms', uid, *keys)}: paradigms.{uid}.{stat} is {claimed}, but "
-                                   f"{sets} give {actual}; the files and the manifest disagree (edited by hand?)")
+                                   f"{sets} give{'s' if len(needed) == 1 else ''} {actual}; the files and the "
+                                   f"manifest disagree (edited by hand?)")
             if stat not in result.statistics:
                 result.statistics.append(stat)
         result.paradigms += 1

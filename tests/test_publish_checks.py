@@ -78,7 +78,7 @@ def test_counts_and_statistics_must_match_the_files(tmp_path, capsys):
     line = refused(run, capsys)
     at = manifest_line(run, "paradigms", UID, "debiased")
     assert line.startswith(f"fairpairs: error: {run / 'manifest.json'}:{at}: paradigms.{UID}.debiased is 3, but "
-                           f"debiased/{UID}.jsonl give 2")
+                           f"debiased/{UID}.jsonl gives 2")
     # a statistic that can be recounted: distinct critical words (sketch, sketches, store, stores,
     # children, child: 6 in either set)
     run = make_run(tmp_path / "run2")
@@ -87,7 +87,7 @@ def test_counts_and_statistics_must_match_the_files(tmp_path, capsys):
     line = refused(run, capsys)
     at = manifest_line(run, "paradigms", UID, "distinct_critical_words", "debiased")
     assert f"manifest.json:{at}: paradigms.{UID}.distinct_critical_words.debiased is 9, but" in line
-    assert line.endswith("give 6; the files and the manifest disagree (edited by hand?)")
+    assert line.endswith("gives 6; the files and the manifest disagree (edited by hand?)")
     edit_manifest(run, lambda m: m["paradigms"][UID].update(
         distinct_critical_words={"original": 6, "debiased": 6, "ratio": 1.0}))
     assert publish(run, capsys)[0] == 0
