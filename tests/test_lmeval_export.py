@@ -33,7 +33,9 @@ def built(tmp_path_factory) -> Path:
     for set_name in ("debiased", "original"):
         (run / set_name).mkdir(parents=True)
         (run / set_name / "determiner_noun_agreement_1.jsonl").write_text(json.dumps(row) + "\n")
-    (run / "manifest.json").write_text("{}")
+    # (publish checks the manifest against the files: one pair in each set, no tokenizers listed)
+    (run / "manifest.json").write_text(json.dumps({"paradigms": {"determiner_noun_agreement_1": {
+        "original": 1, "debiased": 1}}}))
     return build_folder(run, REPO_ID, run.parent / "hub", which="both", progress=False).folder
 
 
