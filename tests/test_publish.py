@@ -5,14 +5,13 @@ and bad input or a missing token / network fails with one line and keeps the fol
 from __future__ import annotations
 
 import ast
-import functools
-import hashlib
 import json
 from pathlib import Path
 
 import jinja2
 import pytest
 import yaml
+from references import TOKENIZER_SHA256, VOCABULARY_SHA256, reference_tokenizer
 
 import fairpairs as fp
 from fairpairs.cli import main
@@ -22,8 +21,8 @@ REPO_ID = "someone/Fair-BLiMP"
 PREFIX = "fair_blimp"  # what the task names must start with for REPO_ID
 
 # Hand-written pairs: UID -> list of (good, bad, critical_good, critical_bad). Their token lengths come
-# from the bundled tokenizer files read with the `tokenizers` library (`lengths`); both sentences of
-# each pair have equal lengths under both tokenizers, so they are valid debiased pairs.
+# from the reference tokenizers read with the `tokenizers` library (`lengths`); both sentences of each
+# pair have equal lengths under both tokenizers, so they are valid debiased pairs.
 PAIRS = {
     "determiner_noun_agreement_1": [
         ("Raymond is selling this sketch.", "Raymond is selling this sketches.", "sketch", "sketches"),
@@ -39,36 +38,23 @@ PAIRS = {
     ],
 }
 TOKENIZERS = ("gpt2", "bert-base-cased")
-ASSETS = REPO / "fairpairs" / "assets" / "tokenizers"
-
-
-@functools.lru_cache(maxsize=None)
-def _tokenizer(name: str):
-    from tokenizers import Tokenizer
-
-    return Tokenizer.from_file(str(ASSETS / name / "tokenizer.json"))
 
 
 def lengths(sentence: str) -> dict[str, int]:
     """Content tokens of `sentence` under each tokenizer, from the `tokenizers` library itself."""
-    return {t: len(_tokenizer(t).encode(sentence, add_special_tokens=False).ids) for t in TOKENIZERS}
-
-
-def sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    return {t: len(reference_tokenizer(t).encode(sentence, add_special_tokens=False).ids) for t in TOKENIZERS}
 
 FIELD = {"determiner_noun_agreement_1": ("morphology", "determiner_noun_agreement"),
          "anaphor_number_agreement": ("morphology", "anaphor_agreement"),
          "wh_vs_that_no_gap": ("syntax", "filler_gap_dependency")}
-# A manifest that agrees with the files make_run writes (publish checks it against them): the bundled
-# tokenizer files' and vocabulary table's real sha256, each paradigm's pair counts.
+# A manifest that agrees with the files make_run writes (publish checks it against them): the reference
+# tokenizer files' and vocabulary table's sha256 (tests/references.py), each paradigm's pair counts.
 MANIFEST = {
     "fairpairs_version": "0.1.0", "command": "fairpairs generate --out run --seed 7", "seed": 7,
     "pairs": 3, "max_retries": 10, "strategy": "resample", "models": list(TOKENIZERS),
-    "tokenizers": {t: {"source": f"bundled:{t}", "files": {"tokenizer.json": sha256(ASSETS / t / "tokenizer.json")}}
-                   for t in TOKENIZERS},
+    "tokenizers": {t: {"source": f"bundled:{t}", "files": {"tokenizer.json": TOKENIZER_SHA256[t]}} for t in TOKENIZERS},
     "versions": {"python": "3.11.7", "transformers": "5.23.0"},
-    "vocabulary": {"file": "blimp_vocabulary.csv", "sha256": sha256(REPO / "vocab" / "blimp_vocabulary.csv"),
+    "vocabulary": {"file": "blimp_vocabulary.csv", "sha256": VOCABULARY_SHA256,
                    "fixes": ["row 812: 'sketchs' -> 'sketches' (plural form)"]},
     "paradigms": {
         "determiner_noun_agreement_1": {"phenomenon": "determiner_noun_agreement", "field": "morphology",
