@@ -91,7 +91,8 @@ def validate(paths: Iterable[str | os.PathLike] | None = None, vocab=None):
     from .grammar import validate as run
 
     if paths is not None:
-        given = [paths] if isinstance(paths, (str, os.PathLike)) else _items(paths, "paths", "a path or a list of paths")
+        given = [paths] if isinstance(paths, (str, os.PathLike)) else \
+            _items(paths, "paths", "a path or a list of paths")
         paths = [check.path(p, "paths", exists=False) for p in given]
     return run(paths, _vocabulary(vocab))
 
@@ -374,7 +375,8 @@ def evaluate(data, models: Iterable[str] | str, *, normalize: Iterable[str] | st
     report (the others get None)."""
     from .evaluate import default_loader, evaluate as run
 
-    given = [models] if isinstance(models, (str, os.PathLike)) else _items(models, "models", "a model name or a list of them")
+    given = [models] if isinstance(models, (str, os.PathLike)) else \
+        _items(models, "models", "a model name or a list of them")
     names = check.names([os.fspath(m) if isinstance(m, os.PathLike) else m for m in given], "models")
     if not names or not all(n.strip() for n in names):
         raise UsageError("models: give at least one model")

@@ -142,7 +142,8 @@ def _read_json(path: Path, name: str, what: str):
     except UnicodeDecodeError as exc:
         raise TokenizerError(f"tokenizers {name}: {path} is not UTF-8 text (byte {exc.start}), not {what}") from None
     except json.JSONDecodeError as exc:
-        raise TokenizerError(f"tokenizers {name}: {path} is not valid JSON ({json_error(exc)}), so not {what}") from None
+        raise TokenizerError(f"tokenizers {name}: {path} is not valid JSON ({json_error(exc)}), so not "
+                             f"{what}") from None
 
 
 def _check_tokenizer_json(path: Path, name: str) -> None:
