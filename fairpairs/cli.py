@@ -30,6 +30,7 @@ COMMANDS = {
     "publish": "fairpairs.commands.publish:publish",
     "audit": "fairpairs.commands.analysis:audit",
     "evaluate": "fairpairs.commands.analysis:evaluate",
+    "balance": "fairpairs.commands.balance:balance",
 }
 
 

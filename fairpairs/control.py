@@ -21,52 +21,19 @@ from dataclasses import dataclass, field
 
 from .errors import BudgetError, GrammarError
 from .generate import Pair, Sampler
-from .search import Frequencies, Searcher, delta_zipf
+from .records import ParadigmStats
+from .search import Searcher, SearchOptions
 from .tokenization import LengthMeter
 
 STRATEGIES = ("search", "resample")
 DEFAULT_RETRIES = {"resample": 10, "search": 100}
 
 
-LOW_DIVERSITY = 0.7   # distinct-word ratio (debiased / original) below which runs and cards warn
-
-
-@dataclass
-class ParadigmStats:
-    drawn: int = 0          # pairs drawn (good sentence + first bad) up to the last kept one
-    invalid: int = 0        # draws that dead-ended or gave identical sentences
-    duplicates: int = 0     # valid pairs skipped because an equal pair was already kept
-    kept: int = 0
-    dropped: int = 0        # pairs that never matched within max_retries
-    redraws: int = 0        # redraws (resample: of the bad sentence; search: picks and redraws), kept and dropped pairs
-    first_try: int = 0      # kept pairs equal in length with no redraw
-    mean_dzipf: float | None = None      # mean over kept pairs of max |Zipf(good word) - Zipf(bad word)|
-    distinct_words: int = 0              # distinct critical words (all words of a reordering) in the set
-    distinct_ratio: float | None = None  # debiased: distinct_words / the original set's
-
-    @property
-    def yield_(self) -> float:
-        """Share of the pairs given to length control that it kept (kept / (kept + dropped));
-        draws that dead-ended or duplicated a kept pair are not length control's doing."""
-        return self.kept / (self.kept + self.dropped) if self.kept + self.dropped else 0.0
-
-    @property
-    def draws_per_kept(self) -> float:
-        return (self.drawn + self.redraws) / self.kept if self.kept else 0.0
-
-    def as_dict(self) -> dict:
-        d = dict(self.__dict__)
-        d["yield"] = round(self.yield_, 4)
-        d["draws_per_kept"] = round(self.draws_per_kept, 3)
-        for k in ("mean_dzipf", "distinct_ratio"):
-            d[k] = None if d[k] is None else round(d[k], 4)
-        return d
-
-
 @dataclass
 class SetResult:
     pairs: list[Pair] = field(default_factory=list)
     lengths: list[dict[str, tuple[int, int]]] = field(default_factory=list)
+    control: list[str] = field(default_factory=list)     # per pair: records.CONTROL_STATES
     stats: ParadigmStats = field(default_factory=ParadigmStats)
 
 
@@ -145,12 +112,14 @@ def generate_original(sampler: Sampler, n_pairs: int, meters: list[LengthMeter],
 
 def generate_debiased(sampler: Sampler, n_pairs: int, meters: list[LengthMeter], *, strategy: str = "search",
                       max_retries: int | None = None, match_frequency: float | None = None,
-                      max_draws: int | None = None, chunk: int = 256, progress=None) -> SetResult:
-    """n_pairs distinct pairs whose lengths match under every tokenizer (see the module doc)."""
+                      max_draws: int | None = None, chunk: int = 256, progress=None,
+                      search_options: SearchOptions | None = None) -> SetResult:
+    """n_pairs distinct pairs whose lengths match under every tokenizer (see the module doc);
+    `search_options`: the search's balance-keeping choices (default: all on)."""
     if strategy not in STRATEGIES:
         raise ValueError(f"unknown strategy {strategy!r} (one of {', '.join(STRATEGIES)})")
     retries = DEFAULT_RETRIES[strategy] if max_retries is None else max_retries
-    searcher = Searcher(sampler, meters, match_frequency)
+    searcher = Searcher(sampler, meters, match_frequency, options=search_options)
     if strategy == "resample":
         def control(live, budget):
             return _resample(sampler, searcher, live, meters, retries, budget)
@@ -158,7 +127,7 @@ def generate_debiased(sampler: Sampler, n_pairs: int, meters: list[LengthMeter],
         def control(live, budget):
             return _search(searcher, live, meters, retries, budget)
     return _collect(sampler, n_pairs, meters, control=control, max_draws=max_draws, chunk=chunk,
-                    progress=progress, what="debiased", freqs=searcher.freqs)
+                    progress=progress, what="debiased")
 
 
 def _lengths(meters: list[LengthMeter], sentences: list[str]) -> list[list[int]]:
@@ -204,12 +173,15 @@ def _resample(sampler: Sampler, searcher: Searcher, live: list[Pair], meters: li
 def _search(searcher: Searcher, live: list[Pair], meters: list[LengthMeter], max_attempts: int,
             budget: Budget) -> set[int]:
     """The search strategy on a batch of pairs. Each round measures the pending pairs in one batch;
-    a pair that does not match gets its next step (pick a candidate that equalises; else redraw the
-    other critical slots and pick again; else redraw the whole pair), each step one attempt, and is
-    verified in the next round."""
+    a pair that does not match gets its next step on its current context - pick a candidate that
+    equalises; else a combination of critical slots (`Searcher.joint_pick`); else redraw the other
+    critical slots and pick again (up to `other_tries` times); else replace the context by a matched
+    one (`Searcher.replace`) - each step one attempt, and is verified in the next round."""
     matched: set[int] = set()
     good_len: dict[int, tuple[int, ...]] = {}
-    picked: dict[int, int] = {}          # picks tried on the pair's current good sentence
+    steps: dict[int, int] = {}           # steps taken on the pair's current context
+    for p in live:
+        searcher.remember(p)
     pending = live
     while pending:
         fresh = [p for p in pending if p.k not in good_len]
@@ -223,20 +195,26 @@ def _search(searcher: Searcher, live: list[Pair], meters: list[LengthMeter], max
                 continue
             while p.redraws < max_attempts and budget.take():
                 p.redraws += 1
-                tries = picked.get(p.k, 0)
-                if tries == 0 and searcher.pick(p, gl, bl):
-                    picked[p.k] = 1
-                    nxt.append(p)
-                    break
-                if 0 < tries < 3 and searcher.redraw_others(p):
-                    picked[p.k] = tries + 1
-                    bl = tuple(m.length(p.sentence_bad) for m in meters)
+                step = steps.get(p.k, 0)
+                steps[p.k] = step + 1
+                if step == 0:
                     if searcher.pick(p, gl, bl):
                         nxt.append(p)
                         break
                     continue
-                picked[p.k] = 0
-                if searcher.redraw_pair(p):
+                if step == 1:
+                    if searcher.joint_pick(p, gl):
+                        nxt.append(p)
+                        break
+                    continue
+                if step <= 1 + searcher.options.other_tries and searcher.redraw_others(p):
+                    bl = tuple(m.length(p.sentence_bad) for m in meters)
+                    if (bl == gl and searcher.frequency_ok(p)) or searcher.pick(p, gl, bl):
+                        nxt.append(p)
+                        break
+                    continue
+                steps[p.k] = 0
+                if searcher.replace(p):
                     del good_len[p.k]
                     nxt.append(p)
                     break
@@ -244,23 +222,11 @@ def _search(searcher: Searcher, live: list[Pair], meters: list[LengthMeter], max
     return matched
 
 
-def critical_words(sampler: Sampler, pairs: list[Pair]) -> set[str]:
-    """The distinct words of the critical slots the sentences show (good and bad fillers) of a set
-    of pairs; for a reordering, the distinct words of all its vocabulary slots."""
-    out: set[str] = set()
-    for p in pairs:
-        if sampler.p.critical:
-            out.update(f.word for n in sampler.shown_critical(p) for f in (p.good[n], p.bad[n]) if f.word.strip())
-        else:
-            out.update(f.word for f in p.good.values() if f.row >= 0 and f.word.strip())
-    return out
-
-
 def _collect(sampler: Sampler, n_pairs: int, meters: list[LengthMeter], *, control, max_draws: int | None,
-             chunk: int, progress, what: str, freqs: Frequencies | None = None) -> SetResult:
+             chunk: int, progress, what: str) -> SetResult:
     """Draw pairs chunk by chunk, (length-control them,) and accept them in draw order, skipping
     duplicates, until n_pairs are kept; accepting in draw order keeps the output independent of
-    the chunk size."""
+    the chunk size. Each kept pair is classified against its first draw (`SetResult.control`)."""
     res = SetResult()
     st = res.stats
     budget = Budget(sampler, n_pairs, max_draws)
@@ -275,13 +241,14 @@ def _collect(sampler: Sampler, n_pairs: int, meters: list[LengthMeter], *, contr
         size = max(1, min(grow, chunk, (n_pairs - len(res.pairs)) * 5 // 4 + 8, budget.left()))
         grow *= 2
         budget.take(size)
-        drawn = [(kk, sampler.draw(kk)) for kk in range(k, k + size)]
+        drawn = [(kk, sampler.draw(kk, will_change=control is not None)) for kk in range(k, k + size)]
         live = [p for _, p in drawn if p is not None]
+        first = {p.k: (p.sentence_good, p.sentence_bad) for p in live}
         valid += len(live)
         matched = control(live, budget) if control else {p.k for p in live}
         spent += sum(p.redraws for p in live)
         for kk, p in drawn:
-            st.drawn = kk + 1
+            st.draws = kk + 1
             if p is None:
                 st.invalid += 1
                 continue
@@ -294,18 +261,25 @@ def _collect(sampler: Sampler, n_pairs: int, meters: list[LengthMeter], *, contr
                 st.duplicates += 1
                 continue
             seen.add(key)
-            if control and p.redraws == 0:
-                st.first_try += 1
+            good0, bad0 = first[kk]
+            if not control:
+                state = "none"
+            elif p.sentence_good != good0:
+                state = "replaced"
+            else:
+                state = "as_drawn" if p.sentence_bad == bad0 else "bad_redrawn"
             res.pairs.append(p)
+            res.control.append(state)
             if len(res.pairs) == n_pairs:
                 break
         k += size
         if progress is not None:
             progress(len(res.pairs))
     st.kept = len(res.pairs)
+    st.replaced = res.control.count("replaced")
+    st.kept_redrawn = res.control.count("bad_redrawn")
+    st.kept_as_drawn = st.kept - st.replaced - st.kept_redrawn
+    st.drawn = st.kept + st.dropped
+    st.finish()
     _attach_lengths(res, meters)
-    freqs = freqs or Frequencies(sampler)
-    dz = [d for d in (delta_zipf(freqs, sampler, p) for p in res.pairs) if d is not None]
-    st.mean_dzipf = sum(dz) / len(dz) if dz else None
-    st.distinct_words = len(critical_words(sampler, res.pairs))
     return res

@@ -87,6 +87,26 @@ def uid_seed(uid: str) -> int:
     return int.from_bytes(hashlib.sha256(uid.encode()).digest()[:4], "little")
 
 
+def _branch_slots(paradigm: Paradigm) -> tuple[str, ...] | None:
+    """The slots the control flow of a paradigm's Jinja2 templates reads ({% if %}, {% for %},
+    {% set %}, `x if c else y`), when they are all literal slots (so that which slots a sentence
+    shows depends on their values alone); None otherwise."""
+    import jinja2.nodes as jn
+
+    from .grammar import template_env
+
+    names: set[str] = set()
+    nodes = [n for source in (paradigm.good_source, paradigm.bad_source)
+             for n in template_env().parse(source).find_all((jn.If, jn.CondExpr, jn.For, jn.Assign))]
+    for node in nodes:
+        expr = node.test if isinstance(node, (jn.If, jn.CondExpr)) else node.iter if isinstance(node, jn.For) else node.node
+        names |= {n.name for n in expr.find_all(jn.Name)} | ({expr.name} if isinstance(expr, jn.Name) else set())
+    slots = paradigm.slots
+    if not all(n in slots and slots[n].text for n in names):
+        return None
+    return tuple(sorted(names))
+
+
 class Sampler:
     """Draws good fillers, bad fillers for the critical slots, and renders sentences."""
 
@@ -104,6 +124,10 @@ class Sampler:
         self._plain = isinstance(paradigm.good_template, PlainTemplate)
         self._named = [n for n in paradigm.critical
                        if not self._plain or n in paradigm.good_template.parts[1::2]]
+        self._good_named = set(paradigm.good_template.parts[1::2]) if self._plain else set()
+        self._branch_slots = None if self._plain else _branch_slots(paradigm)
+        self._shown: dict[tuple, set[str]] = {}
+        self._shown_critical: dict[tuple, list[str]] = {}
 
     def rng(self, k: int) -> np.random.Generator:
         return np.random.default_rng([self.seed, self._uid_seed, int(k)])
@@ -228,16 +252,17 @@ class Sampler:
     def render_bad(self, good: dict[str, Filler], bad: dict[str, Filler]) -> str:
         return finish_sentence(self.p.bad_template.render({**good, **bad}))
 
-    def draw(self, k: int) -> Pair | None:
+    def draw(self, k: int, will_change: bool = True) -> Pair | None:
         """Draw pair k (good fillers, then the first bad fillers). None when the draw dead-ends
         or gives identical sentences. Draws are remembered (as drawn, before any redraw), so the
-        debiased set does not redo the original set's draws."""
+        debiased set does not redo the original set's draws; a caller that will change the pair
+        (length control) gets its own copy, one that will not (the original set) may share it."""
         if k in self._memo:
             q = self._memo[k]
-            return None if q is None else q.copy()
+            return None if q is None else q.copy() if will_change else q
         p = self.draw_from(k, self.rng(k))
         if len(self._memo) < MEMO_LIMIT:
-            self._memo[k] = None if p is None else p.copy()
+            self._memo[k] = p.copy() if p is not None and will_change else p
         return p
 
     def draw_from(self, k: int, rng: np.random.Generator) -> Pair | None:
@@ -252,6 +277,49 @@ class Sampler:
         if sg == sb:
             return None
         return Pair(k=k, good=good, bad=bad, sentence_good=sg, sentence_bad=sb, rng=rng)
+
+    def good_candidates(self, pair: Pair, name: str) -> np.ndarray:
+        """The rows slot `name`'s good filler may take with every other good filler of the pair kept
+        (the slot's own constraints against the slots it refers to)."""
+        spec = self.p.slots[name]
+        return self.candidates(spec, spec.base, pair.good)
+
+    def refill(self, pair: Pair, name: str, row: int) -> Pair | None:
+        """The pair with slot `name`'s good filler changed to `row` and as much of its context kept
+        as the grammar allows: a determiner is kept where it suits the new row, a slot that refers to
+        a changed slot keeps its filler where still allowed, else it is drawn anew; the bad sentence is
+        drawn afresh. None when a slot cannot be filled or the sentences come out identical. Draws
+        from the pair's own stream."""
+        p, rng = self.p, pair.rng
+        spec = p.slots[name]
+        old = pair.good[name]
+        if spec.det_base is not None:
+            det = old.det if old.det >= 0 and self.vocab.accepted_by(row, "arg_1", np.array([old.det]))[0] \
+                else self._det_for(spec, row, rng)
+            if det is None:
+                return None
+            filler = Filler(self.vocab, row, det)
+        else:
+            filler = Filler(self.vocab, row)
+        good = {**pair.good, name: filler}
+        changed = {name}
+        for other in p.order:      # (dependency order: a slot after the slots it refers to)
+            ospec = p.slots[other]
+            if other == name or ospec.text or not (ospec.references() & changed):
+                continue
+            if not len(self.candidates(ospec, np.array([good[other].row]), good)):
+                f = self._fill(ospec, good, rng)   # no longer allowed: drawn anew (e.g. the same verb's -ing form)
+                if f is None:
+                    return None
+                good[other] = f
+                changed.add(other)
+        bad = self.draw_bad(good, rng)
+        if bad is None:
+            return None
+        sg, sb = self.render(good, bad)
+        if sg == sb:
+            return None
+        return Pair(k=pair.k, good=good, bad=bad, sentence_good=sg, sentence_bad=sb, rng=rng)
 
     def redraw_bad(self, pair: Pair, count: bool = True) -> bool:
         """Algorithm 1's step: redraw the critical slots of the bad sentence only."""
@@ -275,19 +343,65 @@ class Sampler:
             return self._named
         # keyed on the fillers' values, not on the dicts' identity: a redraw replaces the dicts, and
         # a new dict may reuse a freed one's id(), which made an identity key return stale slots
+        if self._branch_slots is not None:   # the variant is a matter of literal slots: remembered per variant
+            key = (tuple(pair.good[n].word for n in self._branch_slots),
+                   tuple(pair.bad[n].word for n in self._branch_slots if n in pair.bad))
+            shown = self._shown_critical.get(key)
+            if shown is None:
+                shown = self._shown_critical[key] = self._probe_critical(pair)
+            return shown
         key = (tuple((n, f.row, f.det, f.text) for n, f in pair.good.items()),
                tuple((n, f.row, f.det, f.text) for n, f in pair.bad.items()))
         if pair.shown is not None and pair.shown[0] == key:
             return pair.shown[1]
-        probes = {n: Filler(None, -1, literal=f"\x02{i}\x03") for i, n in enumerate(self.p.critical)}
-        text = (self.p.good_template.render({**pair.good, **probes})
-                + self.p.bad_template.render({**pair.good, **pair.bad, **probes}))
-        shown = [n for n, f in probes.items() if f.text in text]
+        shown = self._probe_critical(pair)
         pair.shown = (key, shown)
         return shown
 
-    def record(self, pair: Pair, lengths: dict[str, tuple[int, int]], pair_id: int) -> PairRecord:
-        """The typed record of a pair (its `to_dict()` is the jsonl row)."""
+    def _probe_critical(self, pair: Pair) -> list[str]:
+        probes = {n: Filler(None, -1, literal=f"\x02{i}\x03") for i, n in enumerate(self.p.critical)}
+        text = (self.p.good_template.render({**pair.good, **probes})
+                + self.p.bad_template.render({**pair.good, **pair.bad, **probes}))
+        return [n for n, f in probes.items() if f.text in text]
+
+    def shown_slots(self, good: dict[str, Filler]) -> set[str]:
+        """The vocabulary slots the good sentence shows (a template's other variants leave some out).
+        Where the template's branches read literal slots only, the answer is remembered per
+        combination of their values."""
+        p = self.p
+        if self._plain:
+            return self._good_named
+        key = tuple(good[n].word for n in self._branch_slots) if self._branch_slots is not None else None
+        if key is not None and key in self._shown:
+            return self._shown[key]
+        probes = {n: Filler(None, -1, literal=f"\x02{i}\x03") for i, n in enumerate(p.slots) if not p.slots[n].text}
+        text = p.good_template.render({**good, **probes})
+        shown = {n for n, f in probes.items() if f.text in text}
+        if key is not None:
+            self._shown[key] = shown
+        return shown
+
+    def fillers(self, pair: Pair) -> dict[str, str]:
+        """What the good sentence is made of, by slot: the word of every vocabulary slot it shows
+        (and, for a determiner-phrase slot, its determiner as `<slot>.det`, "" for none), and the
+        value of every literal slot (literal slots also choose a template's variant)."""
+        p = self.p
+        shown = self.shown_slots(pair.good)
+        out = {}
+        for n, spec in p.slots.items():
+            f = pair.good[n]
+            if spec.text:
+                out[n] = f.word
+            elif n in shown:
+                out[n] = f.word
+                if spec.det_base is not None:
+                    out[f"{n}.det"] = self.vocab.expressions[f.det] if f.det >= 0 else ""
+        return out
+
+    def record(self, pair: Pair, lengths: dict[str, tuple[int, int]], pair_id: int,
+               control: str = "none") -> PairRecord:
+        """The typed record of a pair (its `to_dict()` is the jsonl row); `control` says what length
+        control did to it (records.CONTROL_STATES)."""
         p = self.p
         shown = self.shown_critical(pair)
         return PairRecord(
@@ -302,8 +416,11 @@ class Sampler:
             critical_bad={n: pair.bad[n].word for n in shown},
             token_lengths={m: {"good": g, "bad": b} for m, (g, b) in lengths.items()},
             redraws=pair.redraws,
+            draw=pair.k,
+            control=control,
+            fillers=self.fillers(pair),
         )
 
-    def row(self, pair: Pair, lengths: dict[str, tuple[int, int]], pair_id: int) -> dict:
+    def row(self, pair: Pair, lengths: dict[str, tuple[int, int]], pair_id: int, control: str = "none") -> dict:
         """The jsonl record of a pair, as a dict."""
-        return self.record(pair, lengths, pair_id).to_dict()
+        return self.record(pair, lengths, pair_id, control).to_dict()

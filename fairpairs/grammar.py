@@ -57,6 +57,8 @@ class SlotSpec:
     form: Any = None                       # bad only: "other_number" or {column: value}
     has_where: bool = False
     text: tuple[str, ...] = ()             # a literal slot: one of these strings, no vocabulary row
+    named: tuple[str, ...] = ()            # vocabulary columns the file names for the slot (where,
+                                           # where_not, same, differ): the features a balance report compares
 
     def references(self) -> set[str]:
         refs = {s for s, _ in self.fills} | {s for s, _ in self.fails}
@@ -201,6 +203,9 @@ def _compile_slot(ctx: _Ctx, name: str, key: str, spec: Any, vocab: Vocabulary, 
                     raise ctx.error(f"{key}.{sub}.{ref}", f"unknown vocabulary column {c!r}")
             getattr(out, sub).append((ref, cols))
     out.distinct_from = [check_slot(r, f"{key}.distinct_from") for r in _as_list(spec.get("distinct_from"))]
+    named = [c for sub in ("where", "where_not") for c in (spec.get(sub) or {})]
+    named += [c for _, cols in out.same + out.differ for c in cols]
+    out.named = tuple(dict.fromkeys(named))
 
     det = spec.get("det")
     if det is not None and det is not False:

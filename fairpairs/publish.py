@@ -25,9 +25,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import __version__
-from .control import LOW_DIVERSITY
-from .errors import DatasetError, DatasetNotFoundError, FairpairsWarning, NetworkError, PublishError, UsageError
 from .audit import dataset_paths
+from .balance_report import LOW_DIVERSITY
+from .errors import DatasetError, DatasetNotFoundError, FairpairsWarning, NetworkError, PublishError, UsageError
 from .io import MARKER, OutputFolder, network_deadline
 from .jsonl import iter_objects
 from .records import PAIR_FIELDS, card_type, describe, mismatch, published_fields, read_manifest
@@ -332,9 +332,10 @@ def render_card(repo_id: str, manifest: dict, configs: list[Config], skipped: li
         info = paradigms.get(uid) if isinstance(paradigms.get(uid), dict) else {}
         table.append({"uid": uid, "info": info,
                       "published": {s: counts.get((uid, s)) for s in sets}})
-    low_diversity = [(row["uid"], r) for row in table
-                     if (r := (row["info"].get("distinct_critical_words") or {}).get("ratio")) is not None
-                     and r < LOW_DIVERSITY]
+    balance = {row["uid"]: row["info"].get("balance") or {} for row in table}
+    low_diversity = [(uid, r) for uid, b in balance.items()
+                     if (r := b.get("distinct_ratio")) is not None and r < LOW_DIVERSITY]
+    flagged = [(uid, b["flags"] + (b.get("causes") or [])) for uid, b in balance.items() if b.get("flags")]
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("fairpairs", "templates"), undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True, autoescape=False)
@@ -342,7 +343,7 @@ def render_card(repo_id: str, manifest: dict, configs: list[Config], skipped: li
         repo_id=repo_id, manifest=manifest, configs=configs, table=table, sets=sets,
         skipped=skipped, prefix=prefix, n_pairs=n_pairs, version=__version__,
         example=configs[0], data_file=DATA_FILE, low_diversity=low_diversity, low_ratio=LOW_DIVERSITY,
-        fields=card_fields(), check=check)
+        flagged=flagged, fields=card_fields(), check=check, fmt=lambda x: "" if x is None else f"{x:+.2f}")
     return f"---\n{_dump_yaml(front)}---\n\n{body}"
 
 

@@ -62,14 +62,21 @@ class PairRecord:
         key="tokenizer")
     redraws: int = _pair_field("attempts the length control needed (resample: redraws of the bad sentence; "
                                "search: picks and redraws; 0 in the original set)", 10, optional=True)
+    draw: int = _pair_field("the draw (0, 1, ...) whose random stream gave the pair; an original and a debiased "
+                            "pair of the same draw start from the same context", 11, optional=True)
+    control: str = _pair_field("what length control did to the pair: none (original set), as_drawn (kept as "
+                               "first drawn), bad_redrawn (same context, the bad sentence redrawn), replaced "
+                               "(a new context drawn for the same draw)", 12, optional=True)
+    fillers: dict[str, str] = _pair_field("the good sentence's words by slot (a determiner as <slot>.det, "
+                                          "literal slots' values)", 13, optional=True, key="slot")
 
     def to_dict(self) -> dict[str, Any]:
         """The jsonl row: every field in order, as plain (copied) values."""
-        return {f.name: copy.deepcopy(getattr(self, f.name)) for f in fields(self)}
+        return {name: _copy(getattr(self, name)) for name in PAIR_FIELDS}
 
     def to_json(self) -> str:
         """The line `fairpairs generate` writes for this pair (without the newline)."""
-        return json.dumps(self.to_dict(), ensure_ascii=False, separators=(", ", ": "))
+        return row_json(self.to_dict())
 
     @classmethod
     def from_dict(cls, row: dict[str, Any]) -> "PairRecord":
@@ -89,6 +96,19 @@ class PairRecord:
 
 
 PAIR_FIELDS = tuple(f.name for f in fields(PairRecord))
+
+
+def row_json(row: dict[str, Any]) -> str:
+    """A pair row (`PairRecord.to_dict()`) as its jsonl line, without the newline."""
+    return json.dumps(row, ensure_ascii=False, separators=(", ", ": "))
+
+
+def _copy(value):
+    """A copy of a record value (str, int, bool, or dicts of them, two levels deep at most): a tenth of
+    copy.deepcopy's time, and records are written by the hundred thousand."""
+    if isinstance(value, dict):
+        return {k: (dict(v) if isinstance(v, dict) else v) for k, v in value.items()}
+    return value
 
 
 @dataclass(frozen=True)
@@ -122,17 +142,6 @@ def card_type(tp) -> str:
 
 
 # ------------------------------------------------------------------------------- the manifest
-class DistinctWords(TypedDict):
-    original: int
-    debiased: int
-    ratio: float | None       # debiased / original (None: the original set has none)
-
-
-class MeanDeltaZipf(TypedDict):
-    original: float | None    # None: the paradigm has no critical words with a frequency
-    debiased: float | None
-
-
 class _TokenizerSource(TypedDict):
     source: str               # "bundled:<folder>" or the name as given
     files: dict[str, str]     # file name -> sha256
@@ -165,9 +174,69 @@ class LexiconInfo(_LexiconSource, total=False):
     paradigms: dict[str, dict[str, SlotCount]]   # uid -> slot key -> counts
 
 
-def _key(name: str):
-    """A field whose JSON key is `name` (a Python keyword such as `yield`)."""
-    return dataclasses.field(metadata={"key": name})
+def _key(name: str, *default):
+    """A field whose JSON key is `name` (a Python keyword such as `yield`), with an optional default."""
+    return dataclasses.field(metadata={"key": name}, **({"default": default[0]} if default else {}))
+
+
+CONTROL_STATES = ("none", "as_drawn", "bad_redrawn", "replaced")   # PairRecord.control
+
+
+@dataclass
+class ParadigmStats:
+    """How one set of one paradigm was drawn: length control's one account, the same for every
+    strategy. control.py fills the counts; `finish` derives the rates; manifest.json, the end-of-run
+    table, the dataset card and `RunResult` show them under these names (`yield_` is "yield")."""
+
+    draws: int = 0           # draw indices used, up to the last kept pair (valid or not)
+    invalid: int = 0         # draws that dead-ended or gave identical sentences
+    duplicates: int = 0      # valid draws whose (controlled) pair equals one already kept
+    drawn: int = 0           # contexts given to length control: draws - invalid - duplicates = kept + dropped
+    kept: int = 0            # = kept_as_drawn + kept_redrawn + replaced
+    kept_as_drawn: int = 0   # kept with the first-drawn good and bad sentences
+    kept_redrawn: int = 0    # kept with the first-drawn good sentence, the bad one redrawn
+    replaced: int = 0        # kept with a new context drawn for the same draw (the first could not be equalised)
+    dropped: int = 0         # contexts given up: no equal lengths within the attempt limit
+    redraws: int = 0         # attempts (resample: redraws of the bad sentence; search: picks, redraws, replacements)
+    yield_: float | None = _key("yield", None)   # (kept_as_drawn + kept_redrawn) / drawn
+    retention: float | None = None               # (kept_as_drawn + kept_redrawn) / kept
+    draws_per_kept: float | None = None          # (draws + redraws) / kept: the work per kept pair
+
+    def finish(self) -> "ParadigmStats":
+        own = self.kept_as_drawn + self.kept_redrawn
+        self.yield_ = round(own / self.drawn, 4) if self.drawn else None
+        self.retention = round(own / self.kept, 4) if self.kept else None
+        self.draws_per_kept = round((self.draws + self.redraws) / self.kept, 3) if self.kept else None
+        return self
+
+    def as_dict(self) -> dict[str, Any]:
+        """The statistics under their manifest names."""
+        return _plain(self)
+
+
+class BalanceEntry(TypedDict):
+    """A paradigm's balance between its original and debiased sets (fairpairs.balance; one row of
+    `fp.balance`)."""
+
+    n_original: int
+    n_debiased: int
+    smd_zipf_good: float | None       # critical words of the good sentence: Zipf frequency
+    smd_words_good: float | None      # good sentence: word count
+    smd_chars_good: float | None      # good sentence: character count
+    smd_zipf_bad: float | None        # critical words of the bad sentence (moved by design: shown, not a target)
+    smd_dzipf: float | None           # within-pair |Zipf(good word) - Zipf(bad word)|
+    mean_dzipf_original: float | None
+    mean_dzipf_debiased: float | None
+    tvd_slots: float | None           # the largest TVD over slot features
+    tvd_slots_feature: str            # where it is ("subj.properNoun")
+    tvd_variant: float | None         # template variants (literal slots)
+    distinct_original: int            # distinct critical words (good and bad)
+    distinct_debiased: int
+    distinct_ratio: float | None
+    retention: float | None           # share of debiased pairs with their first-drawn context
+    balanced: bool                    # |SMD| <= 0.1 on smd_zipf_good and smd_words_good, TVDs <= 0.1
+    flags: list[str]                  # what is out of balance
+    causes: list[str]                 # why, where the run could tell (e.g. how few words have equal-length forms)
 
 
 @dataclass(frozen=True)
@@ -181,17 +250,9 @@ class ParadigmEntry:
     reorder: bool
     original: int                   # pairs in the original set
     debiased: int                   # pairs in the debiased set
-    drawn: int                      # the debiased set's statistics (control.ParadigmStats) ...
-    redraws: int
-    dropped: int
-    yield_: float = _key("yield")
-    draws_per_kept: float
-    first_try: int
-    invalid_draws: int
-    duplicates: int
-    distinct_critical_words: DistinctWords
-    mean_abs_delta_zipf: MeanDeltaZipf
-    original_stats: dict[str, Any]      # the original set's ParadigmStats.as_dict()
+    original_stats: ParadigmStats   # how each set was drawn
+    debiased_stats: ParadigmStats
+    balance: BalanceEntry           # original vs debiased (fairpairs.balance)
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,6 @@ from . import __version__
 from .control import (
     DEFAULT_RETRIES,
     STRATEGIES,
-    ParadigmStats,
     SetResult,
     check_request,
     generate_debiased,
@@ -25,17 +24,17 @@ from .control import (
 from .arguments import count, number, text
 from .errors import UsageError
 from .generate import Sampler
+from .records import ParadigmStats
 from .grammar import Paradigm
 from .io import OutputFolder
 from .records import (
-    DistinctWords,
     LexiconInfo,
-    MeanDeltaZipf,
     PairRecord,
     ParadigmEntry,
     RunManifest,
     TokenizerInfo,
     VocabularyInfo,
+    row_json,
 )
 from .sources import BUNDLED, bundled_path, expand, resolve_tokenizer
 from .tokenization import LengthMeter
@@ -62,6 +61,7 @@ class RunConfig:
 class RunResult:
     stats: dict[str, dict[str, ParadigmStats]] = field(default_factory=dict)   # uid -> set -> stats
     strategy: str = "search"
+    balance: dict[str, dict] = field(default_factory=dict)    # uid -> records.BalanceEntry
 
 
 @dataclass
@@ -76,13 +76,15 @@ class ParadigmSets:
     def records(self, which: str) -> list[PairRecord]:
         """The typed records of set `which` ("original" or "debiased"), in output order."""
         res = getattr(self, which)
-        return [self.sampler.record(pair, lengths, i) for i, (pair, lengths) in enumerate(zip(res.pairs, res.lengths))]
+        return [self.sampler.record(pair, lengths, i, control)
+                for i, (pair, lengths, control) in enumerate(zip(res.pairs, res.lengths, res.control))]
 
 
-def write_jsonl(path: Path, records: list[PairRecord]) -> None:
+def write_jsonl(path: Path, rows: list[dict]) -> None:
+    """Pair rows (`PairRecord.to_dict()`) as a jsonl file."""
     with open(path, "w", encoding="utf-8", newline="\n") as fh:
-        for rec in records:
-            fh.write(rec.to_json() + "\n")
+        for row in rows:
+            fh.write(row_json(row) + "\n")
 
 
 def check_config(cfg: RunConfig, need_models: bool = True) -> None:
@@ -115,27 +117,55 @@ def generate_paradigm(p: Paradigm, vocab: Vocabulary, cfg: RunConfig, meters: li
                                          max_retries=retries, match_frequency=cfg.match_frequency,
                                          max_draws=cfg.max_draws,
                                          progress=(lambda n: progress(done + n)) if progress else None)
-    if out.original is not None and out.debiased is not None and out.original.stats.distinct_words:
-        out.debiased.stats.distinct_ratio = out.debiased.stats.distinct_words / out.original.stats.distinct_words
     return out
 
 
-def paradigm_manifest(sets: ParadigmSets) -> ParadigmEntry:
-    """A paradigm's entry in the run manifest."""
-    p, orig, d = sets.paradigm, sets.original, sets.debiased.stats
-    ds = d.as_dict()
+def paradigm_manifest(sets: ParadigmSets, original: list[dict], debiased: list[dict],
+                      meters: list[LengthMeter]) -> ParadigmEntry:
+    """A paradigm's entry in the run manifest: how each set was drawn, and their balance, computed
+    from the rows as written (`original`, `debiased`: jsonl rows)."""
+    from .balance_report import LOW_DIVERSITY, SlotFeatures, paradigm_balance
+
+    p = sets.paradigm
+    entry = paradigm_balance(original, debiased, features=SlotFeatures(p, sets.sampler.vocab))
+    if entry["distinct_ratio"] is not None and entry["distinct_ratio"] < LOW_DIVERSITY:
+        entry["causes"] += diversity_causes(p, sets.sampler.vocab, meters)
     return ParadigmEntry(
         phenomenon=p.phenomenon, field=p.field, linguistics_term=p.linguistics_term,
         grammar_file=p.path.name, reorder=p.reorder,
-        original=len(orig.pairs), debiased=len(sets.debiased.pairs), drawn=d.drawn,
-        redraws=d.redraws, dropped=d.dropped, yield_=ds["yield"],
-        draws_per_kept=ds["draws_per_kept"], first_try=d.first_try,
-        invalid_draws=d.invalid, duplicates=d.duplicates,
-        distinct_critical_words=DistinctWords(original=orig.stats.distinct_words, debiased=d.distinct_words,
-                                              ratio=ds["distinct_ratio"]),
-        mean_abs_delta_zipf=MeanDeltaZipf(original=orig.stats.as_dict()["mean_dzipf"], debiased=ds["mean_dzipf"]),
-        original_stats=orig.stats.as_dict(),
+        original=len(original), debiased=len(debiased),
+        original_stats=sets.original.stats, debiased_stats=sets.debiased.stats, balance=entry,
     )
+
+
+def diversity_causes(p: Paradigm, vocab: Vocabulary, meters: list[LengthMeter]) -> list[str]:
+    """Why a paradigm's debiased set has few distinct words, where it is a matter of the vocabulary:
+    for each critical slot whose bad word is a form of the good one (the other number, a participle),
+    how many of its candidate words have good and bad forms of equal token length under every
+    tokenizer (measured as separate words, after a space)."""
+    out = []
+    for name, spec in p.critical.items():
+        if spec.form is None or name not in p.slots:
+            continue
+        good_rows = p.slots[name].base.tolist()
+        pairs = []
+        for r in good_rows:
+            if spec.form == "other_number":
+                b = vocab.other_number(r)
+                bad = [b] if b is not None else []
+            else:
+                bad = vocab.form_of(r, spec.form).tolist()
+            pairs += [(r, b) for b in bad if vocab.expressions[b] != vocab.expressions[r]]
+        if not pairs:
+            continue
+        texts = sorted({f" {vocab.expressions[r]}" for pair in pairs for r in pair})
+        lengths = [dict(zip(texts, m.lengths(texts))) for m in meters]
+        ok = {vocab.expressions[g] for g, b in pairs
+              if all(L[f" {vocab.expressions[g]}"] == L[f" {vocab.expressions[b]}"] for L in lengths)}
+        total = {vocab.expressions[g] for g, _ in pairs}
+        out.append(f"only {len(ok)} of the {len(total)} candidate words of slot {name} have good and bad "
+                   f"forms of equal token length under these tokenizers (as separate words)")
+    return out
 
 
 def versions() -> dict[str, str]:
@@ -175,10 +205,13 @@ def generate_run(paradigms: list[Paradigm], vocab: Vocabulary, cfg: RunConfig, o
         for p in paradigms:
             bar = progress_factory(p.uid, 2 * cfg.pairs) if progress_factory else None
             sets = generate_paradigm(p, vocab, cfg, meters, progress=bar)
+            rows = {}
             for which in ("original", "debiased"):
-                write_jsonl(tmp / which / f"{p.uid}.jsonl", sets.records(which))
+                rows[which] = [r.to_dict() for r in sets.records(which)]
+                write_jsonl(tmp / which / f"{p.uid}.jsonl", rows[which])
             result.stats[p.uid] = {"original": sets.original.stats, "debiased": sets.debiased.stats}
-            manifest_paradigms[p.uid] = paradigm_manifest(sets)
+            manifest_paradigms[p.uid] = paradigm_manifest(sets, rows["original"], rows["debiased"], meters)
+            result.balance[p.uid] = manifest_paradigms[p.uid].balance
         manifest = RunManifest(
             fairpairs_version=__version__,
             command=cfg.command,

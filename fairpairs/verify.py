@@ -7,8 +7,10 @@ recounts what the jsonl files allow and refuses what does not agree, naming the 
 
 * the manifest has `paradigms`, with an entry for every published paradigm;
 * every statistic of a paradigm entry that can be recounted from the jsonl rows (`RECOUNTED`:
-  pair counts per set, distinct critical words, pairs kept on the first try) equals its recount;
-  statistics that cannot be recounted (draws, redraws of dropped pairs ...) are left as they are;
+  pair counts per set, pairs kept as drawn / with the bad sentence redrawn / replaced, the balance
+  report's SMDs, distinct words and retention) equals its recount; statistics that cannot be
+  recounted (draws, dropped pairs, redraws, slot-feature TVDs that need the paradigm file) are left
+  as they are;
 * every published row's `token_lengths` are the lengths the manifest's tokenizers give its two
   sentences now, under every tokenizer the manifest lists, and a debiased pair has equal lengths;
 * the tokenizer file hashes and the bundled vocabulary table's hash are those of the files here.
@@ -53,27 +55,40 @@ class RunCheck:
 SETS = ("original", "debiased")
 
 
-def _critical_words(rows: list[dict]) -> int:
-    return len({w for r in rows for key in ("critical_good", "critical_bad")
-                for w in (r.get(key) or {}).values() if isinstance(w, str) and w.strip()})
-
-
 def _substitution(entry: dict) -> bool:
-    """Distinct critical words can be recounted from the rows of a substitution paradigm only (a
-    reordering's rows name no critical words); the manifest says which it is."""
+    """Distinct critical words are recounted for a substitution paradigm only (a reordering's are the
+    words of its vocabulary slots, which need the paradigm file); the manifest says which it is."""
     return entry.get("reorder") is False
 
 
-# statistic (path under paradigms.<uid>) -> (applies to this entry?, recount from {set: rows})
-RECOUNTED: dict[str, tuple[Callable[[dict], bool], Callable[[dict], float | int]]] = {
-    "original": (lambda e: True, lambda rows: len(rows["original"])),
-    "debiased": (lambda e: True, lambda rows: len(rows["debiased"])),
-    "first_try": (lambda e: True, lambda rows: sum(r.get("redraws") == 0 for r in rows["debiased"])),
-    "distinct_critical_words.original": (_substitution, lambda rows: _critical_words(rows["original"])),
-    "distinct_critical_words.debiased": (_substitution, lambda rows: _critical_words(rows["debiased"])),
-    "distinct_critical_words.ratio": (
-        _substitution, lambda rows: (round(_critical_words(rows["debiased"]) / n, 4)
-                                     if (n := _critical_words(rows["original"])) else None)),
+def _controlled(rows: dict) -> bool:
+    """Whether every debiased row says what length control did to it (rows of older runs do not)."""
+    return all("control" in r for r in rows["debiased"])
+
+
+def _count(state: str):
+    return lambda rows: sum(r.get("control") == state for r in rows["debiased"])
+
+
+def _balance(key: str):
+    return lambda rows: rows["balance"][key]
+
+
+BOTH, DEBIASED = SETS, ("debiased",)
+ALWAYS = lambda entry, rows: True                                            # noqa: E731
+# statistic (path under paradigms.<uid>) -> (sets it is counted from, applies?, recount from {set: rows})
+RECOUNTED: dict[str, tuple[tuple[str, ...], Callable[[dict, dict], bool], Callable[[dict], float | int | None]]] = {
+    "original": (("original",), ALWAYS, lambda rows: len(rows["original"])),
+    "debiased": (DEBIASED, ALWAYS, lambda rows: len(rows["debiased"])),
+    "debiased_stats.kept": (DEBIASED, ALWAYS, lambda rows: len(rows["debiased"])),
+    "debiased_stats.kept_as_drawn": (DEBIASED, lambda e, rows: _controlled(rows), _count("as_drawn")),
+    "debiased_stats.kept_redrawn": (DEBIASED, lambda e, rows: _controlled(rows), _count("bad_redrawn")),
+    "debiased_stats.replaced": (DEBIASED, lambda e, rows: _controlled(rows), _count("replaced")),
+    **{f"balance.{k}": (BOTH, ALWAYS, _balance(k)) for k in (
+        "n_original", "n_debiased", "smd_zipf_good", "smd_words_good", "smd_chars_good", "smd_zipf_bad",
+        "smd_dzipf", "mean_dzipf_original", "mean_dzipf_debiased", "retention")},
+    **{f"balance.{k}": (BOTH, lambda e, rows: _substitution(e), _balance(k)) for k in (
+        "distinct_original", "distinct_debiased", "distinct_ratio")},
 }
 
 
@@ -120,16 +135,19 @@ def _check_statistics(rows, published, paradigms, where, result: RunCheck) -> No
             raise DatasetError(f"{where('paradigms')}: paradigms has no entry for {uid}, whose pairs are in "
                                f"{', '.join(files)}; the manifest is not this run's")
         have = {s: [r for _, r in rows[s][uid]] for s in SETS if uid in rows.get(s, {})}
-        for stat, (applies, recount) in RECOUNTED.items():
+        if all(s in have for s in SETS):     # the balance report, recomputed from the rows as `generate` did
+            from .balance_report import paradigm_balance
+
+            have["balance"] = paradigm_balance(have["original"], have["debiased"])
+        for stat, (needed, applies, recount) in RECOUNTED.items():
             keys = stat.split(".")
             claimed = entry
             for k in keys:
                 claimed = claimed.get(k) if isinstance(claimed, dict) else None
-            if claimed is None or not applies(entry) or not all(s in have for s in _sets_needed(stat)):
+            if claimed is None or not all(s in have for s in needed) or not applies(entry, have):
                 continue
             actual = recount(have)
             if actual is None or abs(float(claimed) - float(actual)) > 1e-4:
-                needed = _sets_needed(stat)
                 sets = " and ".join(f"{s}/{uid}.jsonl" for s in needed)
                 raise DatasetError(f"{where('paradigms', uid, *keys)}: paradigms.{uid}.{stat} is {claimed}, but "
                                    f"{sets} give{'s' if len(needed) == 1 else ''} {actual}; the files and the "
@@ -137,14 +155,6 @@ def _check_statistics(rows, published, paradigms, where, result: RunCheck) -> No
             if stat not in result.statistics:
                 result.statistics.append(stat)
         result.paradigms += 1
-
-
-def _sets_needed(stat: str) -> tuple[str, ...]:
-    if stat == "first_try" or stat.endswith(".debiased"):
-        return ("debiased",)
-    if stat.endswith(".ratio"):
-        return SETS
-    return (stat.split(".")[-1],) if stat.split(".")[-1] in SETS else SETS
 
 
 def _check_tokenizers(run_dir, manifest, rows, published, where, result: RunCheck) -> None:

@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 from tokenizers import Tokenizer
 
-from fairpairs.control import critical_words, generate_debiased, generate_original
+from fairpairs.control import generate_debiased, generate_original
 from fairpairs.generate import Sampler
 from fairpairs.grammar import grammar_files, load_paradigm
 from fairpairs.search import Searcher
@@ -169,8 +169,8 @@ def test_only_equal_lengths_under_eight_tokenizers(strategy, eight):
         for x in res.pairs:
             for tok in eight.values():
                 assert n_tokens(tok, x.sentence_good) == n_tokens(tok, x.sentence_bad), (uid, x.sentence_good, x.sentence_bad)
-        if strategy == "search":
-            assert res.stats.yield_ >= 0.95, (uid, res.stats.as_dict())
+        if strategy == "search":   # search gives up no draw: a context it cannot keep is replaced
+            assert res.stats.dropped == 0 and res.stats.kept == 40, (uid, res.stats.as_dict())
 
 
 @pytest.mark.parametrize("strategy", ["search", "resample"])
@@ -181,8 +181,8 @@ def test_frequency_tolerance_respected(strategy):
     meters = [LengthMeter("gpt2")]
     p = paradigm("animate_subject_trans")
     free = generate_debiased(Sampler(p, vocab, 4), 150, meters, strategy=strategy)
-    tied = generate_debiased(Sampler(p, vocab, 4), 150, meters, strategy=strategy, match_frequency=0.5,
-                             max_draws=50000)
+    tied_sampler = Sampler(p, vocab, 4)
+    tied = generate_debiased(tied_sampler, 150, meters, strategy=strategy, match_frequency=0.5, max_draws=50000)
     def worst(x):   # the largest |Zipf difference| over the critical slots with a word on both sides
         return max(abs(zipf_frequency(x.good[n].word, "en") - zipf_frequency(x.bad[n].word, "en"))
                    for n in p.critical if x.good[n].word and x.bad[n].word)
@@ -190,7 +190,10 @@ def test_frequency_tolerance_respected(strategy):
     deltas = [worst(x) for x in tied.pairs]
     assert len(deltas) == 150 and max(deltas) <= 0.5
     assert max(worst(x) for x in free.pairs) > 0.5       # the tolerance is what made the difference
-    assert tied.stats.mean_dzipf == pytest.approx(np.mean(deltas), abs=1e-9)
+    # the balance report's mean |ΔZipf|, computed from the written records, is the same figure
+    from fairpairs.balance_report import pair_measures
+    rows = [tied_sampler.row(x, {}, i) for i, x in enumerate(tied.pairs)]
+    assert np.nanmean(pair_measures(rows)["dzipf"]) == pytest.approx(np.mean(deltas), abs=1e-9)
 
 
 def test_search_reproducible_and_chunk_independent():
@@ -204,15 +207,6 @@ def test_search_reproducible_and_chunk_independent():
     assert key == [(x.sentence_good, x.sentence_bad) for x in b.pairs]
     assert key != [(x.sentence_good, x.sentence_bad) for x in c.pairs]
     assert a.stats.as_dict() == b.stats.as_dict()
-
-
-def test_critical_words_counts_fillers():
-    vocab = default_vocabulary()
-    s = Sampler(paradigm("anaphor_gender_agreement"), vocab, 0)
-    pairs = generate_original(s, 50, []).pairs
-    expected = {x.good[n].word for x in pairs for n in s.p.critical} | {x.bad[n].word for x in pairs for n in s.p.critical}
-    assert critical_words(s, pairs) == expected
-    assert expected <= {"himself", "herself", "itself", "themselves"}
 
 
 def test_length_meter_matches_whole_encoding(zoo):

@@ -207,8 +207,13 @@ def test_cli_generate_reproducible_and_complete(tmp_path, independent):
     man = json.loads((tmp_path / "a" / "manifest.json").read_text())
     assert man["seed"] == 0 and man["models"] == ["gpt2", "roberta-base", "bert-base-uncased"]
     st = man["paradigms"]["determiner_noun_agreement_1"]
-    assert st["debiased"] == 150 and st["original"] == 150 and 0 < st["yield"] <= 1
-    assert st["drawn"] >= 150 + st["dropped"]
+    d = st["debiased_stats"]
+    assert st["debiased"] == 150 and st["original"] == 150 and d["kept"] == 150 and 0 < d["yield"] <= 1
+    # one account: every kept pair is kept as drawn, with its bad sentence redrawn, or replaced
+    assert d["kept_as_drawn"] + d["kept_redrawn"] + d["replaced"] == 150
+    assert d["drawn"] == d["kept"] + d["dropped"] == d["draws"] - d["invalid"] - d["duplicates"]
+    assert d["yield"] == round((d["kept_as_drawn"] + d["kept_redrawn"]) / d["drawn"], 4)
+    assert sum(r["control"] == "replaced" for r in rows) == d["replaced"]
     import hashlib
     from fairpairs.sources import ASSETS
     assert man["tokenizers"]["gpt2"]["files"]["tokenizer.json"] == hashlib.sha256(

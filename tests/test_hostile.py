@@ -371,9 +371,9 @@ def test_draw_budget_fails_fast_and_max_draws_is_a_hard_limit(tmp_path, capsys):
         work = {"n": 0}
         draw, redraw = sampler.draw, sampler.redraw_bad
 
-        def counted_draw(k, _d=draw):
+        def counted_draw(k, _d=draw, **kw):
             work["n"] += 1
-            return _d(k)
+            return _d(k, **kw)
 
         def counted_redraw(p, _r=redraw):
             work["n"] += 1

@@ -57,9 +57,11 @@ MANIFEST = {
     "vocabulary": {"file": "blimp_vocabulary.csv", "sha256": VOCABULARY_SHA256,
                    "fixes": ["row 812: 'sketchs' -> 'sketches' (plural form)"]},
     "paradigms": {
-        "determiner_noun_agreement_1": {"phenomenon": "determiner_noun_agreement", "field": "morphology",
-                                        "linguistics_term": "determiner_noun_agreement", "original": 3,
-                                        "debiased": 3, "drawn": 4, "redraws": 17, "dropped": 1, "yield": 0.75},
+        "determiner_noun_agreement_1": {
+            "phenomenon": "determiner_noun_agreement", "field": "morphology",
+            "linguistics_term": "determiner_noun_agreement", "original": 3, "debiased": 3,
+            "debiased_stats": {"drawn": 4, "kept": 3, "kept_as_drawn": 1, "kept_redrawn": 1, "replaced": 1,
+                               "dropped": 1, "redraws": 17, "yield": 0.5, "retention": 0.6667}},
         "anaphor_number_agreement": {"phenomenon": "anaphor_agreement", "field": "morphology", "original": 2,
                                      "debiased": 2},
         "wh_vs_that_no_gap": {"phenomenon": "filler_gap_dependency", "field": "syntax", "original": 1, "debiased": 1},
@@ -152,7 +154,7 @@ def test_card_front_matter_lists_every_config_and_the_licence(built_both):
     body = (out / "README.md").read_text(encoding="utf-8").split("---\n", 2)[2]
     for needle in (*[MANIFEST["tokenizers"][t]["files"]["tokenizer.json"] for t in TOKENIZERS],
                    MANIFEST["vocabulary"]["sha256"], "'sketchs' -> 'sketches'", "Seed: 7", "0.1.0",
-                   "| determiner_noun_agreement_1 | morphology | determiner_noun_agreement | 3 | 3 | 4 | 17 | 1 | 0.75 |",
+                   "| determiner_noun_agreement_1 | morphology | 3 | 3 | 1 | 1 | 1 | 1 | 0.5 | 0.6667 |",
                    "Warstadt", "Token-length Bias in Minimal-pair Paradigm Datasets",
                    f'load_dataset("{REPO_ID}"', "UID-original"):
         assert needle in body, needle
@@ -169,18 +171,22 @@ def test_card_shows_lexical_diversity_and_warns_below_the_floor(tmp_path):
     original = {u: rows[::-1] for u, rows in PAIRS.items()} | {uid: PAIRS[uid] + more}
     manifest = json.loads(json.dumps(MANIFEST))
     # by hand: the debiased set's 3 pairs use 6 critical words, the original's 7 pairs 6 + 8 = 14
-    manifest["paradigms"][uid] |= {"original": 7, "distinct_critical_words": {"original": 14, "debiased": 6,
-                                                                              "ratio": round(6 / 14, 4)}}
+    manifest["paradigms"][uid] |= {"original": 7, "reorder": False, "balance": {
+        "distinct_original": 14, "distinct_debiased": 6, "distinct_ratio": round(6 / 14, 4),
+        "flags": ["vocabulary: 6 distinct critical words (original 14)"],
+        "causes": ["only 6 of the 14 candidate words of slot word have good and bad forms of equal token length"]}}
     # herself / themselves, themselves / himself: 3 distinct words in either set
-    manifest["paradigms"]["anaphor_number_agreement"] |= {"reorder": False, "distinct_critical_words": {
-        "original": 3, "debiased": 3, "ratio": 1.0}}
-    manifest["paradigms"][uid]["reorder"] = False
+    manifest["paradigms"]["anaphor_number_agreement"] |= {"reorder": False, "balance": {
+        "distinct_original": 3, "distinct_debiased": 3, "distinct_ratio": 1.0, "flags": []}}
     run = make_run(tmp_path / "run", original=original, manifest=manifest)
     assert run_cli("publish", run, "--repo-id", REPO_ID, "--dry-run", "--out", tmp_path / "hub") == 0
     body = (tmp_path / "hub" / "README.md").read_text(encoding="utf-8").split("---\n", 2)[2]
-    assert "| 0.75 | 6 / 14 (0.43) |" in body and "| 3 / 3 (1.00) |" in body
+    assert "| 6 / 14 (0.43) |" in body and "| 3 / 3 (1.00) |" in body
     assert "In 1 paradigm(s) the debiased set uses fewer than\n70% of the original set's distinct" in body
     assert "`determiner_noun_agreement_1` (0.43)." in body and "`anaphor_number_agreement` (1" not in body
+    # the out-of-balance section names what is out and why
+    assert ("- `determiner_noun_agreement_1`: vocabulary: 6 distinct critical words (original 14); only 6 of "
+            "the 14 candidate words") in body and "- `anaphor_number_agreement`" not in body
 
 
 def lm_eval_config(path: Path) -> dict:
@@ -333,8 +339,9 @@ def test_publishes_a_real_generated_run(tmp_path):
         rows = datasets.load_dataset(str(out), config, split="train", cache_dir=str(tmp_path / "cache")).to_list()
         assert rows == expected_rows(run, set_name, uid) and len(rows) > 0
     stats = json.loads((run / "manifest.json").read_text())["paradigms"][uid]
-    row = (f"| {uid} | {stats['field']} | {stats['phenomenon']} | {stats['original']} | {stats['debiased']} | "
-           f"{stats['drawn']} | {stats['redraws']} | {stats['dropped']} | {stats['yield']} |")
+    d = stats["debiased_stats"]
+    row = (f"| {uid} | {stats['field']} | {stats['original']} | {stats['debiased']} | {d['kept_as_drawn']} | "
+           f"{d['kept_redrawn']} | {d['replaced']} | {d['dropped']} | {d['yield']} | {d['retention']} |")
     assert row in (out / "README.md").read_text(encoding="utf-8")
     assert yaml.safe_load((out / "lm_eval" / PREFIX / f"{PREFIX}_{uid}.yaml").read_text())["dataset_name"] == uid
 

@@ -83,13 +83,13 @@ def test_counts_and_statistics_must_match_the_files(tmp_path, capsys):
     # children, child: 6 in either set)
     run = make_run(tmp_path / "run2")
     edit_manifest(run, lambda m: m["paradigms"][UID].update(
-        reorder=False, distinct_critical_words={"original": 6, "debiased": 9, "ratio": 1.5}))
+        reorder=False, balance={"distinct_original": 6, "distinct_debiased": 9, "distinct_ratio": 1.5}))
     line = refused(run, capsys)
-    at = manifest_line(run, "paradigms", UID, "distinct_critical_words", "debiased")
-    assert f"manifest.json:{at}: paradigms.{UID}.distinct_critical_words.debiased is 9, but" in line
-    assert line.endswith("gives 6; the files and the manifest disagree (edited by hand?)")
+    at = manifest_line(run, "paradigms", UID, "balance", "distinct_debiased")
+    assert f"manifest.json:{at}: paradigms.{UID}.balance.distinct_debiased is 9, but" in line
+    assert line.endswith("give 6; the files and the manifest disagree (edited by hand?)")
     edit_manifest(run, lambda m: m["paradigms"][UID].update(
-        distinct_critical_words={"original": 6, "debiased": 6, "ratio": 1.0}))
+        balance={"distinct_original": 6, "distinct_debiased": 6, "distinct_ratio": 1.0}))
     assert publish(run, capsys)[0] == 0
 
 
@@ -149,16 +149,26 @@ def test_a_generated_run_passes_every_check(tmp_path, capsys):
     code, out, err = publish(run, capsys, "--set", "both")
     assert code == 0, err
     assert "not checked" not in err
-    assert ("the counts and statistics of 2 paradigm(s) (original, debiased, first_try, "
-            "distinct_critical_words.original, distinct_critical_words.debiased, distinct_critical_words.ratio)") in out
+    assert "the counts and statistics of 2 paradigm(s) (original, debiased, debiased_stats.kept, " \
+           "debiased_stats.kept_as_drawn, debiased_stats.kept_redrawn, debiased_stats.replaced, balance." in out
+    for stat in ("balance.smd_zipf_good", "balance.smd_words_good", "balance.retention", "balance.distinct_ratio"):
+        assert stat in out, out
     assert "the token lengths of 24 pair(s) under gpt2, bert-base-cased" in out and "vocabulary table's sha256" in out
 
 
-@pytest.mark.parametrize("field", ["first_try", "original"])
+@pytest.mark.parametrize("field", ["original", "debiased_stats.replaced", "balance.distinct_debiased",
+                                   "balance.smd_words_good"])
 def test_a_generated_run_edited_by_hand_is_refused(tmp_path, capsys, field):
     run = tmp_path / "run"
     assert run_cli("generate", "--paradigms", UID, "--pairs", "5", "--out", run, "--quiet") == 0
     capsys.readouterr()
-    edit_manifest(run, lambda m: m["paradigms"][UID].update({field: m["paradigms"][UID][field] + 1}))
+    *path, key = field.split(".")
+
+    def change(m):
+        entry = m["paradigms"][UID]
+        for k in path:
+            entry = entry[k]
+        entry[key] = (entry[key] or 0) + 1
+    edit_manifest(run, change)
     line = refused(run, capsys)
-    assert f"manifest.json:{manifest_line(run, 'paradigms', UID, field)}: paradigms.{UID}.{field} is " in line
+    assert f"manifest.json:{manifest_line(run, 'paradigms', UID, *path, key)}: paradigms.{UID}.{field} is " in line

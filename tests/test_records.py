@@ -26,11 +26,16 @@ REPO_ID = "someone/Fair-BLiMP"
 # code, seed 0): the typed record must not change the file.
 TOP_KEYS = ["fairpairs_version", "command", "seed", "pairs", "strategy", "max_retries", "match_frequency",
             "models", "token_length", "tokenizers", "versions", "vocabulary", "paradigms"]
+# The per-paradigm entry changed on purpose with issue 21: how each set was drawn (one account for
+# both strategies, under ParadigmStats' names) and the balance report replace the renamed, flattened
+# statistics of before.
 PARADIGM_KEYS = ["phenomenon", "field", "linguistics_term", "grammar_file", "reorder", "original", "debiased",
-                 "drawn", "redraws", "dropped", "yield", "draws_per_kept", "first_try", "invalid_draws",
-                 "duplicates", "distinct_critical_words", "mean_abs_delta_zipf", "original_stats"]
+                 "original_stats", "debiased_stats", "balance"]
+STATS_KEYS = ["draws", "invalid", "duplicates", "drawn", "kept", "kept_as_drawn", "kept_redrawn", "replaced",
+              "dropped", "redraws", "yield", "retention", "draws_per_kept"]
 
-# the card's field table as it was written by hand before it was derived from PairRecord
+# the card's field table as it was written by hand before it was derived from PairRecord (the last three
+# rows: the fields issue 21 added)
 CARD_TABLE = """| field | type | meaning |
 |---|---|---|
 | `sentence_good` | string | the acceptable sentence |
@@ -43,6 +48,9 @@ CARD_TABLE = """| field | type | meaning |
 | `critical_good`, `critical_bad` | struct of strings | the words that differ, by role |
 | `token_lengths` | struct | per tokenizer, content-token counts `{good, bad}` (special tokens excluded) |
 | `redraws` | int | attempts the length control needed (resample: redraws of the bad sentence; search: picks and redraws; 0 in the original set) |
+| `draw` | int | the draw (0, 1, ...) whose random stream gave the pair; an original and a debiased pair of the same draw start from the same context |
+| `control` | string | what length control did to the pair: none (original set), as_drawn (kept as first drawn), bad_redrawn (same context, the bad sentence redrawn), replaced (a new context drawn for the same draw) |
+| `fillers` | struct of strings | the good sentence's words by slot (a determiner as <slot>.det, literal slots' values) |
 """
 
 
@@ -59,6 +67,7 @@ def test_a_real_manifest_is_a_run_manifest_in_its_key_order(run):
     doc = json.loads(text)
     assert mismatch(doc, RunManifest) is None           # every field, each of its type
     assert list(doc) == TOP_KEYS and list(doc["paradigms"][UID]) == PARADIGM_KEYS
+    assert list(doc["paradigms"][UID]["debiased_stats"]) == STATS_KEYS
     assert text.startswith('{\n  "fairpairs_version": ') and text.endswith("}\n")   # indent 2, one newline
     assert read_manifest(run) == doc
 
@@ -66,7 +75,8 @@ def test_a_real_manifest_is_a_run_manifest_in_its_key_order(run):
 @pytest.mark.parametrize("change,needle", [
     (lambda m: m.update(seed="7"), "field 'seed' must be an integer"),
     (lambda m: m.update(paradigms=[]), "field 'paradigms' must be a JSON object"),
-    (lambda m: m["paradigms"][UID].update(drawn=1.5), f"field 'paradigms.{UID}.drawn' must be an integer"),
+    (lambda m: m["paradigms"][UID]["debiased_stats"].update(drawn=1.5),
+     f"field 'paradigms.{UID}.debiased_stats.drawn' must be an integer"),
     (lambda m: m["tokenizers"]["gpt2"].update(files=["a"]), "field 'tokenizers.gpt2.files' must be a JSON object"),
     (lambda m: m.update(match_frequency="x"), "field 'match_frequency' must be a number or null"),
     (lambda m: m["vocabulary"].update(fixes="none"), "field 'vocabulary.fixes' must be a JSON list"),

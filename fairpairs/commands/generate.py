@@ -101,42 +101,52 @@ def print_lexicon(lexicon: dict) -> None:
 
 
 def print_table(result, out: Path) -> None:
+    """The end-of-run table: how length control treated each paradigm's draws (the manifest's
+    `debiased_stats`, same names) and the debiased set's balance against the original set."""
     from rich.console import Console
     from rich.table import Table
 
+    from ..balance_report import LOW_DIVERSITY, SMD_LIMIT, TVD_LIMIT, summary
+
     t = Table(title=f"Length control per paradigm ({result.strategy}) -> {out}")
-    cols = ("paradigm", "kept", "dropped", "yield", "draws/kept", "distinct", "dZipf orig", "dZipf deb")
+    cols = ("paradigm", "kept", "as drawn", "bad redrawn", "replaced", "dropped", "yield", "retention",
+            "SMD Zipf", "SMD words", "TVD", "distinct")
     for col in cols:
         t.add_column(col, justify="left" if col == "paradigm" else "right", no_wrap=True)
 
-    def z(v):
-        return "-" if v is None else f"{v:.2f}"
+    def smd(v):
+        return "-" if v is None else f"{v:+.2f}" + ("*" if abs(v) > SMD_LIMIT else "")
 
-    from ..control import LOW_DIVERSITY
+    def share(v):
+        return "-" if v is None else f"{v:.1%}"
 
-    tot = {"kept": 0, "drawn": 0, "redraws": 0, "dropped": 0}
-    low = 0
+    tot = {k: 0 for k in ("kept", "kept_as_drawn", "kept_redrawn", "replaced", "dropped", "drawn")}
+    flagged = []
     for uid, sets in result.stats.items():
-        d, o = sets["debiased"], sets["original"]
-        ratio = "-" if d.distinct_ratio is None else f"{d.distinct_ratio:.0%}"
-        if d.distinct_ratio is not None and d.distinct_ratio < LOW_DIVERSITY:
-            ratio += " (low)"
-            low += 1
-        t.add_row(uid, str(d.kept), str(d.dropped), f"{d.yield_:.1%}", f"{d.draws_per_kept:.2f}",
-                  ratio, z(o.mean_dzipf), z(d.mean_dzipf))
+        d, b = sets["debiased"], result.balance.get(uid, {})
+        ratio = b.get("distinct_ratio")
+        tvd = b.get("tvd_slots")
+        t.add_row(uid, str(d.kept), str(d.kept_as_drawn), str(d.kept_redrawn), str(d.replaced), str(d.dropped),
+                  share(d.yield_), share(d.retention), smd(b.get("smd_zipf_good")), smd(b.get("smd_words_good")),
+                  "-" if tvd is None else f"{tvd:.2f}" + ("*" if tvd > TVD_LIMIT else ""),
+                  "-" if ratio is None else f"{ratio:.0%}" + ("*" if ratio < LOW_DIVERSITY else ""))
         for k in tot:
             tot[k] += getattr(d, k)
+        if b.get("flags"):
+            flagged.append((uid, b["flags"] + b.get("causes", [])))
     if len(result.stats) > 1:
-        y = tot["kept"] / (tot["kept"] + tot["dropped"]) if tot["kept"] else 0
-        dpk = (tot["drawn"] + tot["redraws"]) / tot["kept"] if tot["kept"] else 0
-        t.add_row("total", str(tot["kept"]), str(tot["dropped"]), f"{y:.1%}", f"{dpk:.2f}", "", "", "", style="bold")
+        own = tot["kept_as_drawn"] + tot["kept_redrawn"]
+        t.add_row("total", str(tot["kept"]), str(tot["kept_as_drawn"]), str(tot["kept_redrawn"]), str(tot["replaced"]),
+                  str(tot["dropped"]), share(own / tot["drawn"] if tot["drawn"] else None),
+                  share(own / tot["kept"] if tot["kept"] else None), "", "", "", "", style="bold")
     console = Console(stderr=True)
-    console.width = max(console.width, 160)   # never truncate figures when stderr is not a terminal
+    console.width = max(console.width, 180)   # never truncate figures when stderr is not a terminal
     console.print(t)
-    if low:
-        console.print(f"distinct: distinct critical words of the debiased set / the original set's; (low): below "
-                      f"{LOW_DIVERSITY:.0%} in {low} paradigm(s) -- their word lists have few words whose forms "
-                      f"tokenize to equal lengths under every tokenizer (the dataset card says so too)")
+    console.print(f"yield = kept with their own context / contexts drawn; retention = kept with their own "
+                  f"context / kept. Balance of the debiased set against the original set (`fairpairs balance "
+                  f"{out}`): {summary(result.balance.values())}" + (" * marks what is out:" if flagged else ""))
+    for uid, flags in flagged:
+        console.print(f"  {uid}: " + "; ".join(flags))
 
 
 @click.command()
