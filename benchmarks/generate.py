@@ -1,64 +1,122 @@
-"""Generation speed: paradigms x pairs controlled against several tokenizers.
+"""Generation speed: a whole run (original + debiased sets, balance report, files), timed.
 
-    python benchmarks/generate.py                       # the 12 foundation paradigms x 1000 pairs
-    python benchmarks/generate.py --paradigms all       # every standard paradigm
+    python benchmarks/generate.py                                   # the main job: 67 x 1000, gpt2 + bert-base-cased
+    python benchmarks/generate.py --baseline 9b4a4c6                # ... and the same with an earlier commit, in one run
+    python benchmarks/generate.py --models preset:modern --real-map # 8 real tokenizers (benchmarks/real_tokenizers.py)
 
-Prints pairs/second and per-paradigm yield. Target (issue 2): the 12 paradigms x 1000 pairs against
-gpt2, roberta-base, bert-base-cased, bert-base-uncased in under 15 s on 2 cores; (issue 5) all 67 in
-under 60 s.
+Prints per-paradigm statistics of the debiased set and the run's time. With `--baseline REV` the
+commit REV is checked out in a temporary git worktree and both versions run the same job, taking
+turns (`--rounds` each, so that a busy machine slows both alike); the figures compared are CPU
+seconds of the whole run (this process only), the best of the rounds, and their ratio. Targets:
+issue 21 - the main job within 1.2x of the time before it; preset:modern 67 x 1000 within 60 s.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
 
-FOUNDATION = [
-    "determiner_noun_agreement_1", "determiner_noun_agreement_with_adj_irregular_1",
-    "regular_plural_subject_verb_agreement_1", "irregular_plural_subject_verb_agreement_2",
-    "anaphor_gender_agreement", "animate_subject_passive", "transitive", "causative",
-    "irregular_past_participle_verbs", "existential_there_object_raising", "tough_vs_raising_1",
-    "left_branch_island_echo_question",
-]
+REPO = Path(__file__).resolve().parent.parent
+
+
+def run_once(args) -> dict:
+    """Run the job with the fairpairs on sys.path; its figures as a dict."""
+    from fairpairs.grammar import select_paradigms
+    from fairpairs.run import RunConfig, generate_run
+    from fairpairs.sources import expand
+    from fairpairs.tokenization import LengthMeter
+
+    if args.real_map:
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        import real_tokenizers as real
+
+        os.environ["FAIRPAIRS_TOKENIZER_MAP"] = str(real.write_map(Path(tempfile.mkdtemp()) / "map.yaml"))
+    t0, c0 = time.perf_counter(), time.process_time()
+    vocab, paradigms = select_paradigms(args.paradigms, None, None)
+    models = expand(args.models.split(","))
+    for m in models:
+        LengthMeter(m)
+    load = (time.perf_counter() - t0, time.process_time() - c0)
+    with tempfile.TemporaryDirectory() as tmp:
+        t1, c1 = time.perf_counter(), time.process_time()
+        res = generate_run(paradigms, vocab, RunConfig(models=models, pairs=args.pairs, seed=args.seed,
+                                                       strategy=args.strategy), Path(tmp) / "run")
+        gen = (time.perf_counter() - t1, time.process_time() - c1)
+    stats = {uid: s["debiased"].as_dict() if hasattr(s["debiased"], "as_dict") else {} for uid, s in res.stats.items()}
+    return {"load_wall": load[0], "load_cpu": load[1], "wall": gen[0], "cpu": gen[1], "paradigms": len(paradigms),
+            "models": models, "stats": stats,
+            "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--paradigms", default=",".join(FOUNDATION), help="comma-separated UIDs or 'all'")
+    ap.add_argument("--paradigms", default="all", help="comma-separated UIDs or 'all'")
     ap.add_argument("--pairs", type=int, default=1000)
-    ap.add_argument("--models", default="gpt2,roberta-base,bert-base-cased,bert-base-uncased")
+    ap.add_argument("--models", default="gpt2,bert-base-cased")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--strategy", default="search", choices=["search", "resample"])
+    ap.add_argument("--real-map", action="store_true", help="load preset:modern's files through a written map")
+    ap.add_argument("--baseline", metavar="REV", help="also time commit REV, in turns with this checkout")
+    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--json", action="store_true", help=argparse.SUPPRESS)   # (one run, figures as JSON)
     args = ap.parse_args()
+    if args.json:
+        print(json.dumps(run_once(args)))
+        return
 
-    from fairpairs.grammar import select_paradigms
-    from fairpairs.run import RunConfig, generate_run
-    from fairpairs.tokenization import LengthMeter
+    def timed(root: Path) -> dict:
+        env = {**os.environ, "PYTHONPATH": str(root)}
+        cmd = [sys.executable, str(Path(__file__).resolve()), "--json", "--paradigms", args.paradigms,
+               "--pairs", str(args.pairs), "--models", args.models, "--seed", str(args.seed),
+               "--strategy", args.strategy] + (["--real-map"] if args.real_map else [])
+        out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True, cwd=tempfile.gettempdir())
+        return json.loads(out.stdout.strip().splitlines()[-1])
 
-    t0 = time.perf_counter()
-    vocab, paradigms = select_paradigms(args.paradigms, None, None)
-    models = args.models.split(",")
-    for m in models:
-        LengthMeter(m)
-    t_load = time.perf_counter() - t0
-    with tempfile.TemporaryDirectory() as tmp:
-        t1 = time.perf_counter()
-        res = generate_run(paradigms, vocab, RunConfig(models=models, pairs=args.pairs, seed=args.seed,
-                                                               strategy=args.strategy),
-                           Path(tmp) / "run")
-        t_gen = time.perf_counter() - t1
-    total = sum(s["original"].kept + s["debiased"].kept for s in res.stats.values())
-    print(f"{'paradigm':55s} {'yield':>7s} {'drawn':>7s} {'redraws':>8s} {'draws/kept':>10s}")
-    for uid, s in res.stats.items():
-        d = s["debiased"].as_dict()
-        print(f"{uid:55s} {d['yield']:7.1%} {d['drawn']:7d} {d['redraws']:8d} {d['draws_per_kept']:10.2f}")
-    print(f"\n{len(paradigms)} paradigms x {args.pairs} pairs (original + debiased, strategy {args.strategy}) "
-          f"against {len(models)} tokenizers")
-    print(f"load (vocabulary, grammars, tokenizers): {t_load:.2f} s")
-    print(f"generation: {t_gen:.2f} s  ->  {total / t_gen:,.0f} pairs/s written ({total} pairs)")
-    print(f"total: {t_load + t_gen:.2f} s")
+    commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
+                            text=True).stdout.strip()
+    print(f"commit {commit}; command: python benchmarks/generate.py {' '.join(sys.argv[1:])}")
+    runs = {"this checkout": []}
+    base = None
+    if args.baseline:
+        base = Path(tempfile.mkdtemp(prefix="fairpairs-baseline-")) / "tree"
+        subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", str(base), args.baseline],
+                       check=True, capture_output=True)
+        runs[f"baseline {args.baseline}"] = []
+    try:
+        for _ in range(args.rounds):
+            if base is not None:
+                runs[f"baseline {args.baseline}"].append(timed(base))
+            runs["this checkout"].append(timed(REPO))
+    finally:
+        if base is not None:
+            subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(base)], capture_output=True)
+    now = runs["this checkout"][-1]
+    print(f"{now['paradigms']} paradigms x {args.pairs} pairs (original + debiased, strategy {args.strategy}), "
+          f"tokenizers {', '.join(now['models'])}; load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}\n")
+    print(f"{'paradigm':55s} {'kept':>5s} {'as drawn':>8s} {'redrawn':>8s} {'replaced':>8s} {'dropped':>7s} "
+          f"{'yield':>7s} {'draws/kept':>10s}")
+    for uid, d in now["stats"].items():
+        print(f"{uid:55s} {d['kept']:5d} {d['kept_as_drawn']:8d} {d['kept_redrawn']:8d} {d['replaced']:8d} "
+              f"{d['dropped']:7d} {d['yield'] or 0:7.1%} {d['draws_per_kept'] or 0:10.2f}")
+    print("\n| code | run CPU (s), best of rounds | run wall (s) | load tokenizers (s) | peak RSS (MB) |")
+    print("|---|---:|---:|---:|---:|")
+    best = {}
+    for name, rs in runs.items():
+        b = min(rs, key=lambda r: r["cpu"])
+        best[name] = b
+        cpus = ", ".join(f"{r['cpu']:.1f}" for r in rs)
+        print(f"| {name} | {b['cpu']:.1f} ({cpus}) | {b['wall']:.1f} | "
+              f"{b['load_wall']:.1f} | {b['peak_mb']:.0f} |")
+    if base is not None:
+        ratio = best["this checkout"]["cpu"] / best[f"baseline {args.baseline}"]["cpu"]
+        print(f"\nCPU ratio this checkout / baseline: {ratio:.2f}")
 
 
 if __name__ == "__main__":

@@ -20,8 +20,8 @@ bert-base-uncased, so they would not count):
      BPE whitespace uncased 12k, WordPiece uncased 8k)
   8u: the same with a Unigram/Metaspace 16k model in place of the last one (see tokenizer_sets)
 
-For each set and strategy it prints: yield (kept / (kept + dropped), pooled over paradigms, and the
-worst paradigm), draws per kept pair, distinct critical words of the debiased set as a share of the
+For each set and strategy it prints: yield (pairs kept with their own first-drawn context / contexts
+drawn, pooled over paradigms, and the worst paradigm; a context the search replaced counts against it), draws per kept pair, distinct critical words of the debiased set as a share of the
 uncontrolled set's (mean over paradigms, and the worst), and the time spent controlling lengths.
 Targets (issue 7) for `search`: yield >= 99% at 4 and >= 95% at 8 tokenizers, distinct words >= 90%,
 and no slower than `resample`.
@@ -37,6 +37,13 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+
+
+def distinct_words(sampler, res) -> int:
+    """Distinct critical words (good and bad) of a set, as the balance report counts them."""
+    from fairpairs.balance_report import pair_measures
+
+    return len(pair_measures([sampler.row(x, {}, i) for i, x in enumerate(res.pairs)])["distinct"])
 TRAINED = ["bpe-bytelevel-16k", "wordpiece-cased-16k", "unigram-metaspace-16k", "bpe-whitespace-uncased-12k",
            "wordpiece-uncased-8k", "bpe-bytelevel-4k"]
 
@@ -91,32 +98,33 @@ def main() -> None:
     originals = {}
     for p in tqdm(paradigms, desc="uncontrolled sets", file=sys.stderr):
         s = Sampler(p, vocab, args.seed)
-        originals[p.uid] = generate_original(s, args.pairs, []).stats.distinct_words
+        originals[p.uid] = distinct_words(s, generate_original(s, args.pairs, []))
 
     rows, detail = [], []
     for size in args.sizes.split(","):
         meters = [LengthMeter(m) for m in sets[size]]
         for strategy in args.strategies.split(","):
-            kept = dropped = draws = 0
+            kept = dropped = draws = replaced = 0
             ratios, yields, failed = [], [], []
             t0 = time.perf_counter()
             for p in tqdm(paradigms, desc=f"{size} tokenizers, {strategy}", file=sys.stderr):
                 s = Sampler(p, vocab, args.seed)
                 try:
-                    st = generate_debiased(s, args.pairs, meters, strategy=strategy,
-                                           max_draws=100 * args.pairs).stats
+                    res = generate_debiased(s, args.pairs, meters, strategy=strategy, max_draws=100 * args.pairs)
+                    st = res.stats
                 except GrammarError:      # the budget ran out: count every requested pair as dropped
                     failed.append(p.uid)
                     yields.append((0.0, p.uid))
                     dropped += args.pairs
                     continue
-                kept, dropped, draws = kept + st.kept, dropped + st.dropped, draws + st.drawn + st.redraws
-                ratio = st.distinct_words / originals[p.uid] if originals[p.uid] else 1.0
+                kept, dropped, draws = kept + st.kept, dropped + st.dropped, draws + st.draws + st.redraws
+                replaced += st.replaced
+                ratio = distinct_words(s, res) / originals[p.uid] if originals[p.uid] else 1.0
                 ratios.append((ratio, p.uid))
                 yields.append((st.yield_, p.uid))
                 detail.append((size, strategy, p.uid, st.yield_, st.draws_per_kept, ratio))
             secs = time.perf_counter() - t0
-            rows.append((size, strategy, kept / (kept + dropped) if kept + dropped else 0.0, min(yields),
+            rows.append((size, strategy, (kept - replaced) / (kept + dropped) if kept + dropped else 0.0, min(yields),
                          draws / kept if kept else 0.0, sum(r for r, _ in ratios) / len(ratios) if ratios else 0.0,
                          min(ratios) if ratios else (0.0, "-"), secs, failed))
 
@@ -147,7 +155,7 @@ def real_tokenizers(args) -> None:
     import real_tokenizers as real
 
     from fairpairs.grammar import select_paradigms
-    from fairpairs.control import LOW_DIVERSITY as LOW
+    from fairpairs.balance_report import LOW_DIVERSITY as LOW
     from fairpairs.control import generate_debiased, generate_original
     from fairpairs.generate import Sampler
     from fairpairs.sources import expand, resolve_tokenizer
@@ -163,13 +171,16 @@ def real_tokenizers(args) -> None:
 
     originals = {}
     for p in tqdm(paradigms, desc="uncontrolled sets", file=sys.stderr):
-        originals[p.uid] = generate_original(Sampler(p, vocab, args.seed), args.pairs, []).stats.distinct_words
+        s = Sampler(p, vocab, args.seed)
+        originals[p.uid] = distinct_words(s, generate_original(s, args.pairs, []))
     rows = []
     t0, c0 = time.perf_counter(), time.process_time()
     for p in tqdm(paradigms, desc="8 real tokenizers, search", file=sys.stderr):
-        st = generate_debiased(Sampler(p, vocab, args.seed), args.pairs, meters, strategy="search",
-                               max_draws=100 * args.pairs).stats
-        rows.append((p.uid, st.kept, st.dropped, st.drawn + st.redraws, st.distinct_words, originals[p.uid]))
+        s = Sampler(p, vocab, args.seed)
+        res = generate_debiased(s, args.pairs, meters, strategy="search", max_draws=100 * args.pairs)
+        st = res.stats
+        rows.append((p.uid, st.kept, st.dropped, st.draws + st.redraws, distinct_words(s, res), originals[p.uid],
+                     st.replaced))
     control_s, control_cpu = time.perf_counter() - t0, time.process_time() - c0
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
@@ -178,16 +189,17 @@ def real_tokenizers(args) -> None:
     # the words that can be equalised in that paradigm's contexts.
     ceiling = {}
     by_uid = {p.uid: p for p in paradigms}
-    for uid, _, _, _, dist, orig in tqdm(rows, desc="low-diversity paradigms at 5x pairs", file=sys.stderr):
+    for uid, _, _, _, dist, orig, _ in tqdm(rows, desc="low-diversity paradigms at 5x pairs", file=sys.stderr):
         if orig and dist / orig < LOW:
-            st = generate_debiased(Sampler(by_uid[uid], vocab, args.seed), 5 * args.pairs, meters, strategy="search",
-                                   max_draws=500 * args.pairs).stats
-            ceiling[uid] = st.distinct_words
+            s = Sampler(by_uid[uid], vocab, args.seed)
+            res = generate_debiased(s, 5 * args.pairs, meters, strategy="search", max_draws=500 * args.pairs)
+            ceiling[uid] = distinct_words(s, res)
 
     kept = sum(r[1] for r in rows)
     dropped = sum(r[2] for r in rows)
     draws = sum(r[3] for r in rows)
-    ratios = [(d / o if o else 1.0, uid) for uid, _, _, _, d, o in rows]
+    replaced = sum(r[6] for r in rows)
+    ratios = [(d / o if o else 1.0, uid) for uid, _, _, _, d, o, _ in rows]
     low = sorted(r for r in ratios if r[0] < LOW)
     print(f"\n{len(paradigms)} paradigms x {args.pairs} pairs, seed {args.seed}, strategy search; load average "
           f"{' '.join(f'{x:.2f}' for x in os.getloadavg())} (after the run)")
@@ -199,19 +211,19 @@ def real_tokenizers(args) -> None:
     print("| tokenizers | yield | worst yield | draws/kept | distinct-word ratio (mean) | below 0.7 | "
           "load (s) | control (s) | control CPU (s) | peak RSS (MB) |")
     print("|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|")
-    worst = min((k / (k + d) if k + d else 0.0, uid) for uid, k, d, *_ in rows)
-    print(f"| 8 real | {kept / (kept + dropped):.2%} | {worst[0]:.1%} {worst[1]} | {draws / kept:.2f} | "
+    worst = min(((k - rep) / (k + d) if k + d else 0.0, uid) for uid, k, d, _, _, _, rep in rows)
+    print(f"| 8 real | {(kept - replaced) / (kept + dropped):.2%} | {worst[0]:.1%} {worst[1]} | {draws / kept:.2f} | "
           f"{sum(r for r, _ in ratios) / len(ratios):.3f} | {len(low)} | {load_s:.1f} | {control_s:.1f} | {control_cpu:.1f} | {peak_mb:.0f} |")
     print(f"\n| paradigm | yield | draws/kept | distinct words (controlled / uncontrolled) | ratio | "
           f"controlled at {5 * args.pairs} pairs | word list |")
     print("|---|---:|---:|---:|---:|---:|---|")
-    for (uid, k, d, dr, dist, orig), (ratio, _) in zip(rows, ratios):
+    for (uid, k, d, dr, dist, orig, rep), (ratio, _) in zip(rows, ratios):
         flag, ceil, verdict = "", "", ""
         if ratio < LOW:
             flag, ceil = f" **< {LOW}**", str(ceiling[uid])
             verdict = ("exhausted: no more words equalise" if ceiling[uid] <= dist * 1.05 else
                        f"{ceiling[uid] - dist} more words equalise but are drawn rarely")
-        print(f"| {uid} | {k / (k + d) if k + d else 0:.1%} | {dr / k if k else 0:.2f} | {dist} / {orig} | "
+        print(f"| {uid} | {(k - rep) / (k + d) if k + d else 0:.1%} | {dr / k if k else 0:.2f} | {dist} / {orig} | "
               f"{ratio:.2f}{flag} | {ceil} | {verdict} |")
 
 
