@@ -329,13 +329,13 @@ def _rows_of(value, where: str) -> list[dict]:
     DataFrame."""
     import pandas as pd
 
-    from .errors import UsageError
+    from .errors import UsageError, UsageTypeError
     from .records import PairRecord
 
     if isinstance(value, pd.DataFrame):
         rows = value.to_dict("records")
     elif isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
-        raise UsageError(f"{where}: expected PairRecords, dicts or a DataFrame, not {type(value).__name__}")
+        raise UsageTypeError(f"{where}: expected PairRecords, dicts or a DataFrame, not {type(value).__name__}")
     else:
         rows = [r.to_dict() if isinstance(r, PairRecord) else r for r in value]
     for i, r in enumerate(rows):
@@ -361,9 +361,9 @@ def read_run(run_dir) -> tuple[dict[str, list[dict]], dict[str, list[dict]], dic
 
     run = Path(run_dir)
     if not run.exists():
-        raise DatasetNotFoundError(f"{run}: no such folder")
+        raise DatasetNotFoundError(f"data: {run}: no such folder")
     if not run.is_dir() or not (run / "original").is_dir() or not (run / "debiased").is_dir():
-        raise DatasetError(f"{run}: not a run folder of `fairpairs generate` (original/ and debiased/ missing)")
+        raise DatasetError(f"data: {run}: not a run folder of `fairpairs generate` (original/ and debiased/ missing)")
     manifest = read_manifest(run)
     sets = {}
     for which in ("original", "debiased"):
@@ -405,9 +405,8 @@ def balance(data, *, grammars=None, vocab=None):
     or DataFrames (grouped by UID; slot features only where the rows have `fillers` and their
     paradigm file is found)."""
     import os
-    from pathlib import Path
 
-    from .errors import UsageError
+    from .errors import UsageError, UsageTypeError
 
     if isinstance(data, (str, os.PathLike)):
         original, debiased, manifest = read_run(data)
@@ -421,7 +420,7 @@ def balance(data, *, grammars=None, vocab=None):
         debiased = _by_uid(_rows_of(data["debiased"], "data['debiased']"))
         files, causes = {}, {}
     else:
-        raise UsageError(f"data: expected a run folder or a mapping of two sets, not {type(data).__name__}")
+        raise UsageTypeError(f"data: expected a run folder or a mapping of two sets, not {type(data).__name__}")
     return balance_table(original, debiased, features=_features(original, files, grammars, vocab), causes=causes)
 
 
@@ -435,6 +434,10 @@ def _features(original: dict[str, list], files: dict, grammars, vocab) -> dict[s
     from .vocab import load_vocabulary
 
     folder = Path(grammars) if grammars is not None else data_dir("grammars")
+    if not folder.is_dir():
+        from .errors import GrammarNotFoundError
+
+        raise GrammarNotFoundError(f"grammars: {folder}: no such folder")
     if not any(isinstance(r.get("fillers"), Mapping) for rows in original.values() for r in rows[:1]):
         return {}
     voc = vocab if hasattr(vocab, "expressions") else load_vocabulary(vocab)

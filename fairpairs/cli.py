@@ -50,7 +50,7 @@ OPTION_NAMES = {
 # where a command's option for a parameter has another name (or is an argument): evaluate's models
 # come from --models, audit's data is its DATASET argument, publish's run folder its RUN_DIR
 COMMAND_OPTION_NAMES = {"evaluate": {"model": "--models"}, "audit": {"data": "DATASET"},
-                        "publish": {"run_dir": "RUN_DIR"}, "validate": {"paths": "FILES"}}
+                        "publish": {"run_dir": "RUN_DIR"}, "validate": {"paths": "FILES"}, "balance": {"data": "RUN"}}
 _LEADING = re.compile(r"^([a-z_]+)(?=[ :])")
 _INNER = re.compile(r"\b(morcela_params|max_draws|max_retries|repo_id|match_frequency|split_tokenizer|cache_dir|"
                     r"lexicon_from|min_count|batch_tokens)\b")

@@ -129,7 +129,8 @@ def test_what_cannot_be_checked_is_said_in_the_output_and_the_card(tmp_path, cap
     run = make_run(tmp_path / "run", manifest=manifest)
     code, out, err = publish(run, capsys)
     assert code == 0, err
-    assert ("checked against the files: the counts and statistics of 3 paradigm(s) (original, debiased); the "
+    assert ("checked against the files: the counts and statistics of 3 paradigm(s) (original, debiased, "
+            "debiased_stats.kept); the "
             "token lengths of 6 pair(s) under gpt2, bert-base-cased and their tokenizer files' sha256") in out
     warnings = [ln for ln in err.splitlines() if ln.startswith("fairpairs: warning: not checked: ")]
     assert len(warnings) == 2, err

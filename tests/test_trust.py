@@ -300,6 +300,10 @@ def error_rule_cases(scorer, pairs_file, model, missing: Path):
         ("PairRecord", lambda: fp.PairRecord.from_dict(5), "type", TypeError, "row"),
         ("PairRecord", lambda: fp.PairRecord.from_dict({"sentence_good": "A."}), "value", ValueError, "row"),
         ("write_report", lambda: fp.write_report(5, M / "r"), "type", TypeError, "report"),
+        ("balance", lambda: fp.balance(M / "run"), "missing", FileNotFoundError, "data"),
+        ("balance", lambda: fp.balance(5), "type", TypeError, "data"),
+        ("balance", lambda: fp.balance({"original": []}), "value", ValueError, "data"),
+        ("balance", lambda: fp.balance({"original": [], "debiased": 5}), "type", TypeError, "data"),
     ]
 
 
