@@ -384,6 +384,10 @@ def evaluate(data, models: Iterable[str] | str, *, normalize: Iterable[str] | st
     settings = _evaluate_settings(names, normalize, pll, unigrams, dtype, split_tokenizer, device, device_map,
                                   batch_tokens)
     sets = load_sets(data, columns)
+    from .effects import attach_draws
+
+    sets = attach_draws(sets, data)      # matched contexts by draw where the data says which draw
+    balance, notes = _run_balance(data)
     if cache_dir is not None:   # a folder of ours (its marker), never inside what `data` reads
         from .io import claim_folder
 
@@ -395,8 +399,27 @@ def evaluate(data, models: Iterable[str] | str, *, normalize: Iterable[str] | st
                 on_load(model)
             return default_loader(model, s, device=device, batch_tokens=batch_tokens, progress=progress,
                                   device_map=device_map)
-    return run(sets, names, settings, None if cache_dir is None else Path(cache_dir),
-               split_tokenizer=split_tokenizer, load_scorer=load_scorer)
+    report = run(sets, names, settings, None if cache_dir is None else Path(cache_dir),
+                 split_tokenizer=split_tokenizer, load_scorer=load_scorer, balance=balance)
+    if report is not None:
+        report.notes += notes
+    return report
+
+
+def _run_balance(data) -> tuple["pd.DataFrame | None", list[str]]:
+    """The balance report of `data` when it is a run folder (its distinct-word ratio is part of
+    evaluate's headline), and a note when it cannot be computed."""
+    from .audit import RUN_SETS
+    from .errors import FairpairsError
+
+    if not isinstance(data, (str, os.PathLike)) or not all((Path(data) / s).is_dir() for s in RUN_SETS):
+        return None, []
+    from .balance_report import balance
+
+    try:
+        return balance(data), []
+    except FairpairsError as exc:
+        return None, [f"distinct-word ratio n/a: the balance report of {data} failed ({exc})"]
 
 
 def _evaluate_settings(models, normalize, pll, unigrams, dtype, split_tokenizer, device, device_map, batch_tokens):

@@ -1,8 +1,9 @@
-"""Figures of the evaluation report (matplotlib, Agg canvas, PNG bytes).
+"""Figures of the evaluation report (matplotlib's object API on the Agg canvas; pyplot is never used).
 
-Each function takes the tables of `fairpairs.evaluate` and returns the PNG as bytes; the caller
-writes them atomically. Figures carry no timestamp or software metadata, so the same tables give
-byte-identical files.
+Each function takes tables of `fairpairs.evaluate.Report` and returns a matplotlib Figure;
+`render(fig, fmt, dpi)` turns it into the bytes of a PNG, PDF or SVG file, which the caller writes
+atomically. Files carry no timestamp or software metadata (SVG ids are fixed by a salt), so the
+same tables give byte-identical files.
 """
 
 from __future__ import annotations
@@ -14,20 +15,59 @@ import pandas as pd
 
 from .audit import ALL, SPLITS
 
+FORMATS = ("png", "pdf", "svg")
+DPI = 200
+
+
+def check_formats(figures, dpi) -> tuple[tuple[str, ...], int]:
+    """The figure formats ("png,pdf" or a list of png, pdf, svg; at least one) and the PNG dpi
+    (default 200), checked: a UsageError / UsageTypeError names `figures` or `dpi`."""
+    from .errors import UsageError, UsageTypeError
+
+    if isinstance(figures, str):
+        figures = [f.strip() for f in figures.split(",") if f.strip()]
+    elif isinstance(figures, (bytes, int, float)) or figures is None or not hasattr(figures, "__iter__"):
+        raise UsageTypeError(f"figures: expected formats such as 'png,pdf', not {type(figures).__name__}")
+    formats = [str(f).strip().lower().lstrip(".") for f in figures]
+    bad = [f for f in formats if f not in FORMATS]
+    if bad or not formats:
+        raise UsageError(f"figures: expected one or more of {', '.join(FORMATS)}, not {','.join(bad) or 'nothing'}")
+    if dpi is None:
+        dpi = DPI
+    elif isinstance(dpi, bool) or not isinstance(dpi, (int, np.integer)):
+        raise UsageTypeError(f"dpi: expected a whole number, not {type(dpi).__name__}")
+    elif not 50 <= dpi <= 1200:
+        raise UsageError(f"dpi: expected 50 to 1200, not {dpi}")
+    return tuple(dict.fromkeys(formats)), int(dpi)
+
+
+def render(fig, fmt: str = "png", dpi: int = DPI) -> bytes:
+    """The bytes of `fig` as a PNG (at `dpi`), PDF or SVG file, without dates or software names."""
+    import matplotlib
+
+    buf = io.BytesIO()
+    if fmt == "png":
+        fig.savefig(buf, format="png", dpi=dpi, metadata={"Software": None})
+    elif fmt == "pdf":
+        fig.savefig(buf, format="pdf", metadata={"Creator": None, "Producer": None, "CreationDate": None})
+    elif fmt == "svg":
+        with matplotlib.rc_context({"svg.hashsalt": "fairpairs", "svg.fonttype": "none"}):
+            fig.savefig(buf, format="svg", metadata={"Creator": None, "Date": None, "Format": None, "Type": None})
+    else:
+        raise ValueError(f"fmt: expected one of {', '.join(FORMATS)}, not {fmt!r}")
+    return buf.getvalue()
 
 
 def _figure(ncols: int, nrows: int = 1, width: float = 4.2, height: float = 3.4):
     from matplotlib.figure import Figure  # Figure + savefig use the Agg canvas; pyplot is never touched
 
-    fig = Figure(figsize=(width * ncols, height * nrows), dpi=100, layout="constrained")
+    fig = Figure(figsize=(width * ncols, height * nrows), layout="constrained")
     axes = fig.subplots(nrows, ncols, squeeze=False)
     return fig, axes
 
 
-def _png(fig) -> bytes:
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", metadata={"Software": None})
-    return buf.getvalue()
+def _png(fig):
+    return fig     # (the figure functions return the Figure; `render` makes the file)
 
 
 def _empty(ax, text: str = "no data") -> None:
@@ -166,3 +206,50 @@ def summary_bars(summary: pd.DataFrame) -> bytes:
         ax.set_title(f"overall accuracy, {norm}")
         ax.legend(fontsize="small")
     return _png(fig)
+
+
+PART_LABELS = {"change": "change (debiased − original)", "selection": "selection of contexts",
+               "length": "length (matched, paired)", "remainder": "unmatched debiased pairs"}
+
+
+def effect_bars(effects: pd.DataFrame | None):
+    """The decomposition of the change (fairpairs.effects), all pairs pooled: per normalisation a
+    panel with, per model, the change and its three parts in percentage points with their 95%
+    intervals (whiskers) and values; a zero line."""
+    if effects is None or effects.empty:
+        fig, axes = _figure(1)
+        _empty(axes[0][0], "no original and debiased set")
+        return fig
+    e = effects[effects["uid"] == ALL]
+    norms = list(dict.fromkeys(e["normalization"]))
+    models = list(dict.fromkeys(e["model"]))
+    parts = list(PART_LABELS)
+    fig, axes = _figure(len(norms), width=4.6, height=1.0 + 0.55 * len(parts) * len(models))
+    colours = dict(zip(models, [f"C{i}" for i in range(len(models))]))
+    for ax, norm in zip(axes[0], norms):
+        a = e[e["normalization"] == norm].set_index("model")
+        step = 0.8 / len(models)
+        lo_all, hi_all = [0.0], [0.0]
+        for j, model in enumerate(models):
+            r = a.loc[model]
+            y = np.arange(len(parts)) + (j - (len(models) - 1) / 2) * step
+            v = np.array([100 * r[p] for p in parts])
+            lo = np.array([100 * r[f"{p}_low"] for p in parts])
+            hi = np.array([100 * r[f"{p}_high"] for p in parts])
+            err = np.vstack([np.nan_to_num(v - lo), np.nan_to_num(hi - v)])
+            ax.barh(y, v, height=step * 0.9, color=colours[model], alpha=0.85, label=model,
+                    xerr=err, error_kw={"ecolor": "black", "elinewidth": 0.8, "capsize": 2})
+            for yy, vv, hh in zip(y, v, np.where(np.isnan(hi), v, hi)):
+                ax.annotate(f"{vv:+.1f}", (max(vv, hh, 0), yy), xytext=(3, 0), textcoords="offset points",
+                            va="center", fontsize="x-small")
+            lo_all += list(np.nan_to_num(lo)) + list(v)
+            hi_all += list(np.nan_to_num(hi)) + list(v)
+        ax.axvline(0, color="grey", lw=0.8)
+        ax.set_yticks(np.arange(len(parts)), [PART_LABELS[p] for p in parts], fontsize="small")
+        ax.invert_yaxis()
+        span = max(max(hi_all) - min(lo_all), 1.0)
+        ax.set_xlim(min(lo_all) - 0.08 * span, max(hi_all) + 0.25 * span)
+        ax.set_xlabel("percentage points (95% interval)")
+        ax.set_title(f"original → debiased, {norm}", fontsize="medium")
+        ax.legend(fontsize="small", loc="lower right", frameon=False)
+    return fig

@@ -92,7 +92,8 @@ def evaluate(models, data, pll, normalize, unigrams, out, cache_dir, no_cache, s
 
     from ..api import evaluate as run
     from ..audit import Columns, dataset_paths
-    from ..evaluate import parse_normalize, summary_markdown, write_report
+    from ..evaluate import parse_normalize
+    from ..report import headline_markdown, summary_markdown, write_report
     from ..io import check_output_folder, claim_folder
     from ..scoring.distributed import is_main
 
@@ -137,6 +138,9 @@ def evaluate(models, data, pll, normalize, unigrams, out, cache_dir, no_cache, s
     head = norms[0]
     change = report.change[report.change["normalization"] == head] if report.change is not None else None
     click.echo(summary_markdown(report.summary[report.summary["normalization"] == head], change))
+    if report.headline is not None:
+        click.echo("### Length effect (section 2 of report.md decomposes the change)\n")
+        click.echo(headline_markdown(report.headline[report.headline["normalization"] == head]))
     hits = ", ".join(f"{m}: cached" if h else
                      f"{m}: scored in {report.seconds[m]:.1f} s after {report.load_seconds[m]:.1f} s loading"
                      for m, h in report.cache_hits.items())
