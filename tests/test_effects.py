@@ -192,3 +192,34 @@ def test_attach_draws_from_records():
     out = attach_draws(sets, data)
     assert out["debiased"]["draw"].tolist() == [0, 1, 2, 3, 5, 0, 1]
     assert "draw" not in attach_draws(sets, {"original": [{}] * 7, "debiased": [{}] * 7})["original"].columns
+
+
+class CharScorer:
+    """A stand-in language model written plainly here: log p = -2 per character, one token per word."""
+
+    def score(self, sentences, normalize=(), unigrams=None):
+        return pd.DataFrame([{"sentence": s, "sum_logprob": -2.0 * len(s), "n_tokens": len(s.split()),
+                              "n_words": len(s.split())} for s in sentences])
+
+
+def test_a_run_folder_is_matched_by_draw_and_its_balance_is_in_the_headline(tmp_path):
+    import json
+
+    import fairpairs as fp
+
+    run = tmp_path / "run"
+    fp.generate_run(run, paradigms=["animate_subject_trans", "principle_A_domain_3"], pairs=40, seed=1)
+    report = fp.evaluate(run, ["toy"], normalize="lp", load_scorer=lambda m, s: CharScorer())
+    e = report.effects
+    assert set(e["matched_by"]) == {"draw"}
+    for uid in ("animate_subject_trans", "principle_A_domain_3"):
+        deb = [json.loads(line) for line in (run / "debiased" / f"{uid}.jsonl").read_text().splitlines()]
+        orig = {r["draw"]: r["sentence_good"] for r in
+                (json.loads(line) for line in (run / "original" / f"{uid}.jsonl").read_text().splitlines())}
+        # a matched context is a debiased row that kept its draw's context (control as_drawn or bad_redrawn)
+        # and whose draw is in the original set
+        kept = sum(r["control"] != "replaced" and orig.get(r["draw"]) == r["sentence_good"] for r in deb)
+        assert row(e, uid).n_matched == kept
+        assert row(e, uid).n_matched < 40          # these paradigms replace contexts (docs/length_control.md)
+    bal = fp.balance(run)
+    assert report.headline.iloc[0].distinct_ratio == bal.loc[bal.uid == "ALL", "distinct_ratio"].item()
