@@ -77,9 +77,12 @@ def audit(dataset, models, out, good_col, bad_col, group_col):
 @click.option("--device-map", type=click.Choice(["auto", "balanced", "balanced_low_0", "sequential"]), default=None,
               help="Spread each model over the visible GPUs (accelerate), for models larger than one GPU.")
 @click.option("--batch-tokens", type=click.IntRange(min=1), default=None, help="Tokens per scoring batch (default: the scorer's).")
+@click.option("--figures", default="png", show_default=True,
+              help="Comma-separated figure formats: png, pdf, svg (vector, for papers). report.md shows the first.")
+@click.option("--dpi", type=int, default=200, show_default=True, help="Resolution of the PNG figures (50-1200).")
 @_column_options
 def evaluate(models, data, pll, normalize, unigrams, out, cache_dir, no_cache, split_tokenizer, device, dtype,
-             device_map, batch_tokens, good_col, bad_col, group_col):
+             device_map, batch_tokens, figures, dpi, good_col, bad_col, group_col):
     """Score the original and debiased sets with each model and report how token-length bias
     changes accuracy and rankings (CSV, markdown and PNG under OUT; report.md links them all).
 
@@ -97,8 +100,11 @@ def evaluate(models, data, pll, normalize, unigrams, out, cache_dir, no_cache, s
     from ..io import check_output_folder, claim_folder
     from ..scoring.distributed import is_main
 
+    from ..plots import check_formats
+
     names = _names(models, "--models")
     norms = parse_normalize(normalize)
+    formats, dpi = check_formats(figures, dpi)
     out = out if out is not None else Path(f"evaluation-{data.resolve().name}")
     cache = None if no_cache else (cache_dir if cache_dir is not None else out / "cache")
     main = is_main()
@@ -126,7 +132,7 @@ def evaluate(models, data, pll, normalize, unigrams, out, cache_dir, no_cache, s
                      on_load=announce)
         if report is None:  # not rank 0 of a multi-process launch: rank 0 writes OUT
             return
-        write_report(report, out)
+        write_report(report, out, figures=formats, dpi=dpi)
     except BaseException:
         # leave nothing behind: folders this command made (and only those) go, except the batches
         # saved for resuming (cache/*.parts), which let the same command continue where this stopped
