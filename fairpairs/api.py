@@ -360,11 +360,14 @@ def score_pairs(scorer: "Scorer", pairs, normalize: Iterable[str] | str = DEFAUL
     return out
 
 
-def evaluate(data, models: Iterable[str] | str, *, normalize: Iterable[str] | str = DEFAULT_NORMALIZE,
+def evaluate(data=None, models: Iterable[str] | str | None = None, *,
+             normalize: Iterable[str] | str = DEFAULT_NORMALIZE,
              pll: str = "word_l2r", unigrams: str | None = None, cache_dir: str | os.PathLike | None = None,
              split_tokenizer: str | None = None, device: str = "auto", dtype: str | None = None,
              device_map: str | None = None, batch_tokens: int | None = None, progress: bool = False, columns=None,
-             load_scorer: Callable | None = None, on_load: Callable[[str], None] | None = None) -> "Report | None":
+             load_scorer: Callable | None = None, on_load: Callable[[str], None] | None = None,
+             paradigms: str | Iterable[str] = "all", phenomenon: str | None = None, pairs: int | None = None,
+             seed: int = 0, strategy: str = "search", run_dir: str | os.PathLike | None = None) -> "Report | None":
     """Score every set of `data` (e.g. ``{"original": orig, "debiased": pairs}``, or a run folder)
     with each model and analyse how token-length bias changes accuracy and rankings: the
     `fairpairs.evaluate.Report` that `fairpairs.evaluate.write_report` saves (`fairpairs evaluate`
@@ -372,9 +375,19 @@ def evaluate(data, models: Iterable[str] | str, *, normalize: Iterable[str] | st
     a model is loaded (a model whose scores are cached is not loaded). `device_map` spreads each
     model over the visible GPUs. Under a multi-process launch (torchrun, accelerate launch; see
     docs/scaling.md) every rank calls this, the ranks share the scoring, and rank 0 alone gets the
-    report (the others get None)."""
+    report (the others get None).
+
+    Without `data`, the pairs are generated first (`generate_run`), length-controlled for the
+    tokenizer of every model in `models`, with `paradigms`, `phenomenon`, `pairs` (default 20 per
+    paradigm and set), `seed` and `strategy`, into `run_dir` (default: a new temporary folder, kept),
+    and evaluated as that run folder would be; the report's first lines (`Report.notes`) say for
+    which tokenizers, the seed and the `fairpairs generate` command that writes the same pairs. With
+    a run folder as `data`, a model whose tokenizer its debiased set is not controlled for gets a
+    `FairpairsWarning` and a line in the report."""
     from .evaluate import default_loader, evaluate as run
 
+    if models is None:
+        raise UsageError("models: give at least one model")
     given = [models] if isinstance(models, (str, os.PathLike)) else \
         _items(models, "models", "a model name or a list of them")
     names = check.names([os.fspath(m) if isinstance(m, os.PathLike) else m for m in given], "models")
@@ -383,7 +396,28 @@ def evaluate(data, models: Iterable[str] | str, *, normalize: Iterable[str] | st
     names = list(dict.fromkeys(names))
     settings = _evaluate_settings(names, normalize, pll, unigrams, dtype, split_tokenizer, device, device_map,
                                   batch_tokens)
+    from . import controlled
+
+    notes = []
+    if data is None and int(os.environ.get("WORLD_SIZE") or 1) > 1:
+        raise UsageError("data: under a multi-process launch, generate the pairs first (`fairpairs generate`) and "
+                         "give the run folder")
+    if data is None:                     # one step: pairs controlled for these models' tokenizers
+        run_dir = controlled.default_run_dir() if run_dir is None else check.path(run_dir, "run_dir", exists=False)
+        notes = controlled.generate_for(names, run_dir, paradigms=paradigms, phenomenon=phenomenon,
+                                        pairs=controlled.ONE_STEP_PAIRS if pairs is None else pairs, seed=seed,
+                                        strategy=strategy, progress=progress)
+        data = run_dir
+    elif pairs is not None or run_dir is not None:
+        raise UsageError(f"{'pairs' if pairs is not None else 'run_dir'}: only without data (the pairs are then generated)")
     sets = load_sets(data, columns)
+    from .effects import attach_draws
+
+    sets = attach_draws(sets, data)      # matched contexts by draw where the data says which draw
+    if not notes and _is_run_folder(data):
+        notes = controlled.control_check(data, names, sets["debiased"])
+    balance, balance_notes = _run_balance(data)
+    notes += balance_notes
     if cache_dir is not None:   # a folder of ours (its marker), never inside what `data` reads
         from .io import claim_folder
 
@@ -395,8 +429,32 @@ def evaluate(data, models: Iterable[str] | str, *, normalize: Iterable[str] | st
                 on_load(model)
             return default_loader(model, s, device=device, batch_tokens=batch_tokens, progress=progress,
                                   device_map=device_map)
-    return run(sets, names, settings, None if cache_dir is None else Path(cache_dir),
-               split_tokenizer=split_tokenizer, load_scorer=load_scorer)
+    report = run(sets, names, settings, None if cache_dir is None else Path(cache_dir),
+                 split_tokenizer=split_tokenizer, load_scorer=load_scorer, balance=balance)
+    if report is not None:
+        report.notes += notes
+    return report
+
+
+def _is_run_folder(data) -> bool:
+    from .audit import RUN_SETS
+
+    return isinstance(data, (str, os.PathLike)) and all((Path(data) / s).is_dir() for s in RUN_SETS)
+
+
+def _run_balance(data) -> tuple["pd.DataFrame | None", list[str]]:
+    """The balance report of `data` when it is a run folder (its distinct-word ratio is part of
+    evaluate's headline), and a note when it cannot be computed."""
+    from .errors import FairpairsError
+
+    if not _is_run_folder(data):
+        return None, []
+    from .balance_report import balance
+
+    try:
+        return balance(data), []
+    except FairpairsError as exc:
+        return None, [f"distinct-word ratio n/a: the balance report of {data} failed ({exc})"]
 
 
 def _evaluate_settings(models, normalize, pll, unigrams, dtype, split_tokenizer, device, device_map, batch_tokens):
