@@ -22,7 +22,6 @@ the reason. All scores of a model come from one scoring pass, cached with `evalu
 
 from __future__ import annotations
 
-import types
 from pathlib import Path
 
 import numpy as np
@@ -191,7 +190,14 @@ def _length_params(model: str, spec) -> tuple[dict | None, str]:
     from .scoring.length import load_length_params
     from .tokenization import load_tokenizer
 
-    holder = types.SimpleNamespace(name=model, tokenizer=load_tokenizer(model))
+    class Holder:   # (the tokenizer is loaded only when the entry's tokenizer hash is to be checked)
+        name = model
+
+        @property
+        def tokenizer(self):
+            return load_tokenizer(model)
+
+    holder = Holder()
     try:
         return load_length_params(spec, holder), ""
     except ModelError as exc:
