@@ -24,6 +24,7 @@ _EXPORTS = {
     "fit_morcela": "scoring.morcela",
     "PairRecord": "records", "Scorer": "scoring", "write_report": "report", "Report": "evaluate",
     "tokenizers": "api",
+    "robustness": "api", "fit_length_params": "scoring.length",
 }
 
 __all__ = ["__version__", *_EXPORTS]

@@ -528,3 +528,54 @@ def publish(run_dir: str | os.PathLike, repo_id: str, *, out: str | os.PathLike 
     if not dry_run:
         built.repo_url, built.commit_url = upload(built, repo_id, private=private)
     return built
+
+
+# ---------------------------------------------------------------------------- length robustness
+
+
+def robustness(data, models: Iterable[str] | str, *, cache_dir: str | os.PathLike | None = None,
+               length_params=None, morcela_params=None, pll: str = "word_l2r", device: str = "auto",
+               batch_tokens: int | None = None, progress: bool = False, columns=None, seed: int = 0,
+               load_scorer: Callable | None = None) -> "pd.DataFrame":
+    """How far each acceptability score depends on token length (`fairpairs robustness`;
+    docs/robustness.md): one row per model, set and score with the accuracy of the whole set and
+    of its A=U / A>U / A<U splits (by the model's own tokenizer; Wilson intervals), the length gap
+    (A>U - A<U accuracy, unpaired bootstrap interval), the A=U fidelity (the score's A=U accuracy
+    minus LP's, paired) and, for a run folder, the score's accuracy on the original set minus LP's
+    on the matched debiased contexts. `length_params`: a file or dict (default: the bundled
+    parameters, for smollm2-135m); `morcela_params`: as for `Scorer.score` (MORCELA is left out
+    without them). Scores are cached under `cache_dir` when given."""
+    from .evaluate import default_loader
+    from .robustness import run
+    from .scoring import check_pll
+
+    given = [models] if isinstance(models, (str, os.PathLike)) else \
+        _items(models, "models", "a model name or a list of them")
+    names = check.names([os.fspath(m) if isinstance(m, os.PathLike) else m for m in given], "models")
+    if not names or not all(n.strip() for n in names):
+        raise UsageError("models: give at least one model")
+    names = list(dict.fromkeys(names))
+    check.text(device, "device")
+    check.count(batch_tokens, "batch_tokens", 1, optional=True)
+    check.count(seed, "seed", 0)
+    check_pll(pll)
+    if morcela_params is not None:
+        from .scoring.morcela import load_params
+
+        morcela_params = load_params(morcela_params)
+    if length_params is not None and not isinstance(length_params, Mapping):
+        from .scoring.length import read_params_file
+
+        read_params_file(check.path(length_params, "length_params", error=DatasetError, what="parameters file"))
+    sets = load_sets(data, columns)
+    if cache_dir is not None:
+        from .io import claim_folder
+
+        reads = _read_paths(data)
+        claim_folder(check.path(cache_dir, "cache_dir", exists=False), "cache_dir", inputs=reads, reads=reads)
+    if load_scorer is None:
+        def load_scorer(model, s):
+            return default_loader(model, s, device=device, batch_tokens=batch_tokens, progress=progress)
+    return run(sets, names, None if cache_dir is None else Path(cache_dir), load_scorer,
+               length_params=dict(length_params) if isinstance(length_params, Mapping) else length_params,
+               morcela_params=morcela_params, pll=pll, seed=seed)
