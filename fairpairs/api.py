@@ -55,7 +55,7 @@ def load_paradigm(paradigm: str | os.PathLike, vocab: "Vocabulary | str | os.Pat
     """A paradigm: a bundled UID (``"determiner_noun_agreement_1"``, see `paradigms()`) or the path
     of a YAML paradigm file. `vocab`: the vocabulary it draws from (a `Vocabulary` or a table
     path; default: the bundled table)."""
-    from .grammar import grammar_files, load_paradigm as load
+    from .grammar import load_paradigm as load, paradigm_index
 
     vocab = _vocabulary(vocab)
     if not isinstance(paradigm, (str, os.PathLike)):
@@ -66,7 +66,7 @@ def load_paradigm(paradigm: str | os.PathLike, vocab: "Vocabulary | str | os.Pat
         if not path.is_file():
             raise UsageError(f"paradigm {path}: is a folder, not a paradigm file")
         return load(path, vocab)
-    files = {f.stem: f for f in grammar_files()}
+    files = paradigm_index()   # (English UIDs, and fr/<uid> ... of the language folders)
     if str(paradigm) not in files:
         raise UsageError(f"paradigm: unknown paradigm {str(paradigm)!r} (a bundled UID, see fairpairs.paradigms(), "
                          f"or a .yaml file)")
@@ -200,7 +200,6 @@ def generate_run(out: str | os.PathLike, paradigms: str | Iterable[str] = "all",
     from .io import check_output_folder
     from .run import RunConfig, check_config, generate_run as write_run
     from .tokenization import LengthMeter
-    from .vocab import default_vocabulary
 
     from .errors import LexiconError
 
@@ -223,7 +222,7 @@ def generate_run(out: str | os.PathLike, paradigms: str | Iterable[str] = "all",
     check_output_folder(out, "out")
     for m in cfg.models:                    # an unknown tokenizer fails before any work
         LengthMeter(m)
-    vocab = _vocabulary(vocab) or default_vocabulary()
+    vocab = _vocabulary(vocab)      # (None: the paradigms' language's bundled table)
     voc, chosen = select_paradigms(paradigms, phenomenon, grammars, vocab=vocab)
     if lexicon_from is not None:
         from .lexicon import load_lexicon, restrict_to_lexicon
