@@ -34,6 +34,7 @@ COLUMNS = ["expression", "lemma", "category", "person", "number", "gender", "cas
            "N1", "N2", "N3", "V1", "VP", "LVP", "possessor", "scale", "source"]
 # predicates on one scale: "l'auteur est vieux et est jeune" is a contradiction, not a coordination
 SCALES = {"est vieux": "age", "est jeune": "age", "est petit": "size", "est grand": "size",
+          "est là": "place", "est ici": "place",
           "ist alt": "age", "ist jung": "age", "ist klein": "size", "ist groß": "size"}
 FR_ARTICLES = ("le", "la", "l'", "les", "du", "des", "de l'")
 DE_ARTICLES = ("der", "die", "das", "den", "dem")
