@@ -414,10 +414,8 @@ def evaluate(data=None, models: Iterable[str] | str | None = None, *,
     from .effects import attach_draws
 
     sets = attach_draws(sets, data)      # matched contexts by draw where the data says which draw
-    if not notes and _is_run_folder(data):
-        notes = controlled.control_check(data, names, sets["debiased"])
+    check_control = not notes and _is_run_folder(data)
     balance, balance_notes = _run_balance(data)
-    notes += balance_notes
     if cache_dir is not None:   # a folder of ours (its marker), never inside what `data` reads
         from .io import claim_folder
 
@@ -431,8 +429,10 @@ def evaluate(data=None, models: Iterable[str] | str | None = None, *,
                                   device_map=device_map)
     report = run(sets, names, settings, None if cache_dir is None else Path(cache_dir),
                  split_tokenizer=split_tokenizer, load_scorer=load_scorer, balance=balance)
-    if report is not None:
-        report.notes += notes
+    if report is not None:   # (once the models have scored: a run that fails says only why)
+        if check_control:
+            notes = controlled.control_check(data, names, sets["debiased"])
+        report.notes += notes + balance_notes
     return report
 
 
