@@ -396,26 +396,11 @@ def evaluate(data=None, models: Iterable[str] | str | None = None, *,
     names = list(dict.fromkeys(names))
     settings = _evaluate_settings(names, normalize, pll, unigrams, dtype, split_tokenizer, device, device_map,
                                   batch_tokens)
-    from . import controlled
+    from .controlled import evaluation_data
 
-    notes = []
-    if data is None and int(os.environ.get("WORLD_SIZE") or 1) > 1:
-        raise UsageError("data: under a multi-process launch, generate the pairs first (`fairpairs generate`) and "
-                         "give the run folder")
-    if data is None:                     # one step: pairs controlled for these models' tokenizers
-        run_dir = controlled.default_run_dir() if run_dir is None else check.path(run_dir, "run_dir", exists=False)
-        notes = controlled.generate_for(names, run_dir, paradigms=paradigms, phenomenon=phenomenon,
-                                        pairs=controlled.ONE_STEP_PAIRS if pairs is None else pairs, seed=seed,
-                                        strategy=strategy, progress=progress)
-        data = run_dir
-    elif pairs is not None or run_dir is not None:
-        raise UsageError(f"{'pairs' if pairs is not None else 'run_dir'}: only without data (the pairs are then generated)")
-    sets = load_sets(data, columns)
-    from .effects import attach_draws
-
-    sets = attach_draws(sets, data)      # matched contexts by draw where the data says which draw
-    check_control = not notes and _is_run_folder(data)
-    balance, balance_notes = _run_balance(data)
+    data, sets, prepared = evaluation_data(data, names, lambda d: load_sets(d, columns), generate_run, run_dir=run_dir,
+                                           paradigms=paradigms, phenomenon=phenomenon, pairs=pairs, seed=seed,
+                                           strategy=strategy, progress=progress)
     if cache_dir is not None:   # a folder of ours (its marker), never inside what `data` reads
         from .io import claim_folder
 
@@ -428,33 +413,10 @@ def evaluate(data=None, models: Iterable[str] | str | None = None, *,
             return default_loader(model, s, device=device, batch_tokens=batch_tokens, progress=progress,
                                   device_map=device_map)
     report = run(sets, names, settings, None if cache_dir is None else Path(cache_dir),
-                 split_tokenizer=split_tokenizer, load_scorer=load_scorer, balance=balance)
+                 split_tokenizer=split_tokenizer, load_scorer=load_scorer, balance=prepared.balance)
     if report is not None:   # (once the models have scored: a run that fails says only why)
-        if check_control:
-            notes = controlled.control_check(data, names, sets["debiased"])
-        report.notes += notes + balance_notes
+        report.notes += prepared.notes()
     return report
-
-
-def _is_run_folder(data) -> bool:
-    from .audit import RUN_SETS
-
-    return isinstance(data, (str, os.PathLike)) and all((Path(data) / s).is_dir() for s in RUN_SETS)
-
-
-def _run_balance(data) -> tuple["pd.DataFrame | None", list[str]]:
-    """The balance report of `data` when it is a run folder (its distinct-word ratio is part of
-    evaluate's headline), and a note when it cannot be computed."""
-    from .errors import FairpairsError
-
-    if not _is_run_folder(data):
-        return None, []
-    from .balance_report import balance
-
-    try:
-        return balance(data), []
-    except FairpairsError as exc:
-        return None, [f"distinct-word ratio n/a: the balance report of {data} failed ({exc})"]
 
 
 def _evaluate_settings(models, normalize, pll, unigrams, dtype, split_tokenizer, device, device_map, batch_tokens):
