@@ -23,6 +23,8 @@ _EXPORTS = {
     "write_scores": "scoring.tables", "count_unigrams": "scoring.normalize", "load_judgments": "scoring.morcela",
     "fit_morcela": "scoring.morcela",
     "PairRecord": "records", "Scorer": "scoring", "write_report": "report", "Report": "evaluate",
+    "tokenizers": "api",
+    "robustness": "api", "fit_length_params": "scoring.length",
 }
 
 __all__ = ["__version__", *_EXPORTS]
@@ -55,6 +57,9 @@ def __getattr__(name):
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     import importlib
 
+    from .progress import quiet_notebook
+
+    quiet_notebook()     # in Jupyter without ipywidgets: no "IProgress not found" from libraries' tqdm.auto
     value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
     globals()[name] = value
     return value

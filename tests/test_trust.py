@@ -304,6 +304,7 @@ def error_rule_cases(scorer, pairs_file, model, missing: Path):
         ("balance", lambda: fp.balance(5), "type", TypeError, "data"),
         ("balance", lambda: fp.balance({"original": []}), "value", ValueError, "data"),
         ("balance", lambda: fp.balance({"original": [], "debiased": 5}), "type", TypeError, "data"),
+        ("tokenizers", lambda: fp.tokenizers(hub_cache="no"), "type", TypeError, "hub_cache"),
     ]
 
 
