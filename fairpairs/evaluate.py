@@ -27,8 +27,8 @@ import pandas as pd
 
 from .audit import ALL, SPLITS, split_label
 from .errors import FairpairsError
-from .score_cache import (Settings, cache_file, cached_scores, default_loader, model_fingerprint,  # noqa: F401
-                          resume_folder, score_column, scorer_settings, sentences_hash)
+from .score_cache import (Settings, _read_cache, cache_file, cached_scores, default_loader,  # noqa: F401
+                          model_fingerprint, resume_folder, score_column, scorer_settings, sentences_hash)
 
 NORMALIZATIONS = ("lp", "mean_lp", "pen_lp", "slor")
 
