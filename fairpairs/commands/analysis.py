@@ -170,7 +170,7 @@ def evaluate(models, data, paradigms, phenomenon, pairs, seed, strategy, pll, no
         raise
     head = norms[0]
     change = report.change[report.change["normalization"] == head] if report.change is not None else None
-    click.echo(summary_markdown(report.summary[report.summary["normalization"] == head], change))
+    click.echo(summary_markdown(report.summary[report.summary["normalization"] == head], change, report.effects))
     if report.headline is not None:
         click.echo("### Length effect (section 2 of report.md decomposes the change)\n")
         click.echo(headline_markdown(report.headline[report.headline["normalization"] == head]))
