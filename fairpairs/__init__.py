@@ -23,7 +23,7 @@ _EXPORTS = {
     "write_scores": "scoring.tables", "count_unigrams": "scoring.normalize", "load_judgments": "scoring.morcela",
     "fit_morcela": "scoring.morcela",
     "PairRecord": "records", "Scorer": "scoring", "write_report": "evaluate", "Report": "evaluate",
-    "tokenizers": "api",
+    "tokenizers": "api", "to_frame": "api",
 }
 
 __all__ = ["__version__", *_EXPORTS]

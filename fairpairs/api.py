@@ -68,8 +68,10 @@ def load_paradigm(paradigm: str | os.PathLike, vocab: "Vocabulary | str | os.Pat
         return load(path, vocab)
     files = {f.stem: f for f in grammar_files()}
     if str(paradigm) not in files:
-        raise UsageError(f"paradigm: unknown paradigm {str(paradigm)!r} (a bundled UID, see fairpairs.paradigms(), "
-                         f"or a .yaml file)")
+        from .suggest import did_you_mean
+
+        raise UsageError(f"paradigm: unknown paradigm {str(paradigm)!r}{did_you_mean(str(paradigm), files)} "
+                         f"(a bundled UID, see fairpairs.paradigms(), or a .yaml file)")
     return load(files[str(paradigm)], vocab)
 
 
@@ -139,6 +141,25 @@ def _tokenizer_list(tokenizers, default=()) -> list[str]:
     if dupes:
         raise UsageError(f"tokenizers: {', '.join(dupes)} named twice")
     return expand(given)
+
+
+def _suggest_paradigms(spec, grammars) -> None:
+    """A paradigm UID that is not there, with the closest known UIDs ("did you mean"); the other
+    checks of `paradigms` are `select_paradigms`'s."""
+    from .grammar import grammar_files
+    from .suggest import did_you_mean
+
+    if not isinstance(spec, (str, list, tuple)) or spec in ("all", "standard"):
+        return
+    names = [u.strip() for u in (spec.split(",") if isinstance(spec, str) else spec) if isinstance(u, str) and u.strip()]
+    try:
+        known = {f.stem for f in grammar_files(grammars)}
+    except Exception:     # a bad grammars folder is select_paradigms' error
+        return
+    for u in names:
+        hint = did_you_mean(u, known) if u not in known else ""
+        if hint:
+            raise UsageError(f"paradigms: unknown paradigm {u}{hint} (see `fairpairs paradigms`)")
 
 
 def _renamed(exc: Exception, old: str, new: str) -> Exception:
@@ -224,6 +245,7 @@ def generate_run(out: str | os.PathLike, paradigms: str | Iterable[str] = "all",
     for m in cfg.models:                    # an unknown tokenizer fails before any work
         LengthMeter(m)
     vocab = _vocabulary(vocab) or default_vocabulary()
+    _suggest_paradigms(paradigms, grammars)
     voc, chosen = select_paradigms(paradigms, phenomenon, grammars, vocab=vocab)
     if lexicon_from is not None:
         from .lexicon import load_lexicon, restrict_to_lexicon
@@ -284,8 +306,29 @@ def load_sets(data, columns=None, name: str = "pairs") -> dict[str, "pd.DataFram
     """Named sets of pairs from anything the API accepts as a dataset: a list of `PairRecord`s (or
     dicts with the same keys), a DataFrame (BLiMP columns), a path `fairpairs audit` accepts (a
     file, folder, run folder - its original and debiased sets - or saved HF dataset), or a dict
-    of set name -> any of these."""
-    return _load_sets(data, columns, name, "data")
+    of set name -> any of these. Each set is a DataFrame with uid, pair_id, sentence_good and
+    sentence_bad first, then every other column of the input as read (field, linguistics_term,
+    critical_good, token_lengths, draw, control, ... for fairpairs' pairs)."""
+    from .frames import with_every_column
+
+    sets = _load_sets(data, columns, name, "data")
+    return with_every_column(data, sets, _columns(columns))
+
+
+def to_frame(data, columns=None) -> "pd.DataFrame":
+    """One DataFrame of pairs, one row per pair: anything `load_sets` accepts (`fp.generate`'s
+    PairRecords, a run folder, ...), with every column `load_sets` keeps, a `set` column first
+    when `data` holds several sets (a run folder: original and debiased), and the nested
+    `token_lengths` as `len_<tokenizer>_good` / `len_<tokenizer>_bad` integer columns."""
+    from .frames import to_frame as one_frame
+
+    return one_frame(load_sets(data, columns))
+
+
+def _columns(columns):
+    from .audit import Columns
+
+    return Columns() if columns is None else columns
 
 
 def _load_sets(data, columns, name: str, param: str) -> dict[str, "pd.DataFrame"]:

@@ -166,11 +166,15 @@ def load_model(name: str, kind: str | None = None, device: str = "auto", dtype=N
     try:
         with network_deadline(f"model {name}", source.path):
             config = AutoConfig.from_pretrained(source.path, **source.kwargs())
-    except NetworkError:
-        raise
+    except NetworkError as exc:
+        from ..suggest import did_you_mean, model_names
+
+        raise NetworkError(f"{exc}{did_you_mean(name, model_names())}") from None
     except Exception as exc:
-        raise ModelError(f"model {name}: cannot load the model's config: not a model folder, "
-                         f"GGUF file or reachable Hub model ({_first_line(exc)})") from None
+        from ..suggest import did_you_mean, model_names
+
+        raise ModelError(f"model {name}: cannot load the model's config{did_you_mean(name, model_names())}: not a "
+                         f"model folder, GGUF file or reachable Hub model ({_first_line(exc)})") from None
     detected = detect_kind(config)
     kind = kind or detected
     if kind is None:
