@@ -22,8 +22,9 @@ _EXPORTS = {
     "read_sentences": "scoring.tables", "score_sentences": "scoring.tables", "pair_accuracy": "scoring.tables",
     "write_scores": "scoring.tables", "count_unigrams": "scoring.normalize", "load_judgments": "scoring.morcela",
     "fit_morcela": "scoring.morcela",
-    "PairRecord": "records", "Scorer": "scoring", "write_report": "evaluate", "Report": "evaluate",
+    "PairRecord": "records", "Scorer": "scoring", "write_report": "report", "Report": "evaluate",
     "tokenizers": "api", "to_frame": "api",
+    "robustness": "api", "fit_length_params": "scoring.length",
 }
 
 __all__ = ["__version__", *_EXPORTS]
@@ -31,7 +32,7 @@ __all__ = ["__version__", *_EXPORTS]
 # `fairpairs.generate`, `fairpairs.audit` and `fairpairs.evaluate` are the API's functions, though
 # modules of the same names exist (fairpairs/generate.py, ...): importing such a module must not
 # replace the function on the package, whatever the order of imports. The modules stay importable
-# by their full names (`from fairpairs.evaluate import write_report`).
+# by their full names (`from fairpairs.evaluate import Report`).
 
 
 def _install_package_class():

@@ -55,7 +55,7 @@ def load_paradigm(paradigm: str | os.PathLike, vocab: "Vocabulary | str | os.Pat
     """A paradigm: a bundled UID (``"determiner_noun_agreement_1"``, see `paradigms()`) or the path
     of a YAML paradigm file. `vocab`: the vocabulary it draws from (a `Vocabulary` or a table
     path; default: the bundled table)."""
-    from .grammar import grammar_files, load_paradigm as load
+    from .grammar import load_paradigm as load, paradigm_index
 
     vocab = _vocabulary(vocab)
     if not isinstance(paradigm, (str, os.PathLike)):
@@ -66,7 +66,7 @@ def load_paradigm(paradigm: str | os.PathLike, vocab: "Vocabulary | str | os.Pat
         if not path.is_file():
             raise UsageError(f"paradigm {path}: is a folder, not a paradigm file")
         return load(path, vocab)
-    files = {f.stem: f for f in grammar_files()}
+    files = paradigm_index()   # (English UIDs, and fr/<uid> ... of the language folders)
     if str(paradigm) not in files:
         from .suggest import did_you_mean
 
@@ -146,18 +146,18 @@ def _tokenizer_list(tokenizers, default=()) -> list[str]:
 def _suggest_paradigms(spec, grammars) -> None:
     """A paradigm UID that is not there, with the closest known UIDs ("did you mean"); the other
     checks of `paradigms` are `select_paradigms`'s."""
-    from .grammar import grammar_files
+    from .grammar import paradigm_index
     from .suggest import did_you_mean
 
     if not isinstance(spec, (str, list, tuple)) or spec in ("all", "standard"):
         return
     names = [u.strip() for u in (spec.split(",") if isinstance(spec, str) else spec) if isinstance(u, str) and u.strip()]
     try:
-        known = {f.stem for f in grammar_files(grammars)}
+        known = set(paradigm_index(grammars))
     except Exception:     # a bad grammars folder is select_paradigms' error
         return
     for u in names:
-        hint = did_you_mean(u, known) if u not in known else ""
+        hint = did_you_mean(u, known) if u not in known and not u.endswith("/all") else ""
         if hint:
             raise UsageError(f"paradigms: unknown paradigm {u}{hint} (see `fairpairs paradigms`)")
 
@@ -221,7 +221,6 @@ def generate_run(out: str | os.PathLike, paradigms: str | Iterable[str] = "all",
     from .io import check_output_folder
     from .run import RunConfig, check_config, generate_run as write_run
     from .tokenization import LengthMeter
-    from .vocab import default_vocabulary
 
     from .errors import LexiconError
 
@@ -244,7 +243,7 @@ def generate_run(out: str | os.PathLike, paradigms: str | Iterable[str] = "all",
     check_output_folder(out, "out")
     for m in cfg.models:                    # an unknown tokenizer fails before any work
         LengthMeter(m)
-    vocab = _vocabulary(vocab) or default_vocabulary()
+    vocab = _vocabulary(vocab)      # (None: the paradigms' language's bundled table)
     _suggest_paradigms(paradigms, grammars)
     voc, chosen = select_paradigms(paradigms, phenomenon, grammars, vocab=vocab)
     if lexicon_from is not None:
@@ -414,11 +413,14 @@ def score_pairs(scorer: "Scorer", pairs, normalize: Iterable[str] | str = DEFAUL
     return out
 
 
-def evaluate(data, models: Iterable[str] | str, *, normalize: Iterable[str] | str = DEFAULT_NORMALIZE,
+def evaluate(data=None, models: Iterable[str] | str | None = None, *,
+             normalize: Iterable[str] | str = DEFAULT_NORMALIZE,
              pll: str = "word_l2r", unigrams: str | None = None, cache_dir: str | os.PathLike | None = None,
              split_tokenizer: str | None = None, device: str = "auto", dtype: str | None = None,
              device_map: str | None = None, batch_tokens: int | None = None, progress: bool | None = None, columns=None,
-             load_scorer: Callable | None = None, on_load: Callable[[str], None] | None = None) -> "Report | None":
+             load_scorer: Callable | None = None, on_load: Callable[[str], None] | None = None,
+             paradigms: str | Iterable[str] = "all", phenomenon: str | None = None, pairs: int | None = None,
+             seed: int = 0, strategy: str = "search", run_dir: str | os.PathLike | None = None) -> "Report | None":
     """Score every set of `data` (e.g. ``{"original": orig, "debiased": pairs}``, or a run folder)
     with each model and analyse how token-length bias changes accuracy and rankings: the
     `fairpairs.evaluate.Report` that `fairpairs.evaluate.write_report` saves (`fairpairs evaluate`
@@ -426,9 +428,19 @@ def evaluate(data, models: Iterable[str] | str, *, normalize: Iterable[str] | st
     a model is loaded (a model whose scores are cached is not loaded). `device_map` spreads each
     model over the visible GPUs. Under a multi-process launch (torchrun, accelerate launch; see
     docs/scaling.md) every rank calls this, the ranks share the scoring, and rank 0 alone gets the
-    report (the others get None)."""
+    report (the others get None).
+
+    Without `data`, the pairs are generated first (`generate_run`), length-controlled for the
+    tokenizer of every model in `models`, with `paradigms`, `phenomenon`, `pairs` (default 20 per
+    paradigm and set), `seed` and `strategy`, into `run_dir` (default: a new temporary folder, kept),
+    and evaluated as that run folder would be; the report's first lines (`Report.notes`) say for
+    which tokenizers, the seed and the `fairpairs generate` command that writes the same pairs. With
+    a run folder as `data`, a model whose tokenizer its debiased set is not controlled for gets a
+    `FairpairsWarning` and a line in the report."""
     from .evaluate import default_loader, evaluate as run
 
+    if models is None:
+        raise UsageError("models: give at least one model")
     given = [models] if isinstance(models, (str, os.PathLike)) else \
         _items(models, "models", "a model name or a list of them")
     names = check.names([os.fspath(m) if isinstance(m, os.PathLike) else m for m in given], "models")
@@ -437,7 +449,28 @@ def evaluate(data, models: Iterable[str] | str, *, normalize: Iterable[str] | st
     names = list(dict.fromkeys(names))
     settings = _evaluate_settings(names, normalize, pll, unigrams, dtype, split_tokenizer, device, device_map,
                                   batch_tokens)
+    from . import controlled
+
+    notes = []
+    if data is None and int(os.environ.get("WORLD_SIZE") or 1) > 1:
+        raise UsageError("data: under a multi-process launch, generate the pairs first (`fairpairs generate`) and "
+                         "give the run folder")
+    if data is None:                     # one step: pairs controlled for these models' tokenizers
+        run_dir = controlled.default_run_dir() if run_dir is None else check.path(run_dir, "run_dir", exists=False)
+        notes = controlled.generate_for(names, run_dir, paradigms=paradigms, phenomenon=phenomenon,
+                                        pairs=controlled.ONE_STEP_PAIRS if pairs is None else pairs, seed=seed,
+                                        strategy=strategy, progress=progress)
+        data = run_dir
+    elif pairs is not None or run_dir is not None:
+        raise UsageError(f"{'pairs' if pairs is not None else 'run_dir'}: only without data (the pairs are then generated)")
     sets = load_sets(data, columns)
+    from .effects import attach_draws
+
+    sets = attach_draws(sets, data)      # matched contexts by draw where the data says which draw
+    if not notes and _is_run_folder(data):
+        notes = controlled.control_check(data, names, sets["debiased"])
+    balance, balance_notes = _run_balance(data)
+    notes += balance_notes
     if cache_dir is not None:   # a folder of ours (its marker), never inside what `data` reads
         from .io import claim_folder
 
@@ -449,8 +482,32 @@ def evaluate(data, models: Iterable[str] | str, *, normalize: Iterable[str] | st
                 on_load(model)
             return default_loader(model, s, device=device, batch_tokens=batch_tokens, progress=progress,
                                   device_map=device_map)
-    return run(sets, names, settings, None if cache_dir is None else Path(cache_dir),
-               split_tokenizer=split_tokenizer, load_scorer=load_scorer)
+    report = run(sets, names, settings, None if cache_dir is None else Path(cache_dir),
+                 split_tokenizer=split_tokenizer, load_scorer=load_scorer, balance=balance)
+    if report is not None:
+        report.notes += notes
+    return report
+
+
+def _is_run_folder(data) -> bool:
+    from .audit import RUN_SETS
+
+    return isinstance(data, (str, os.PathLike)) and all((Path(data) / s).is_dir() for s in RUN_SETS)
+
+
+def _run_balance(data) -> tuple["pd.DataFrame | None", list[str]]:
+    """The balance report of `data` when it is a run folder (its distinct-word ratio is part of
+    evaluate's headline), and a note when it cannot be computed."""
+    from .errors import FairpairsError
+
+    if not _is_run_folder(data):
+        return None, []
+    from .balance_report import balance
+
+    try:
+        return balance(data), []
+    except FairpairsError as exc:
+        return None, [f"distinct-word ratio n/a: the balance report of {data} failed ({exc})"]
 
 
 def _evaluate_settings(models, normalize, pll, unigrams, dtype, split_tokenizer, device, device_map, batch_tokens):
@@ -513,3 +570,54 @@ def publish(run_dir: str | os.PathLike, repo_id: str, *, out: str | os.PathLike 
     if not dry_run:
         built.repo_url, built.commit_url = upload(built, repo_id, private=private)
     return built
+
+
+# ---------------------------------------------------------------------------- length robustness
+
+
+def robustness(data, models: Iterable[str] | str, *, cache_dir: str | os.PathLike | None = None,
+               length_params=None, morcela_params=None, pll: str = "word_l2r", device: str = "auto",
+               batch_tokens: int | None = None, progress: bool = False, columns=None, seed: int = 0,
+               load_scorer: Callable | None = None) -> "pd.DataFrame":
+    """How far each acceptability score depends on token length (`fairpairs robustness`;
+    docs/robustness.md): one row per model, set and score with the accuracy of the whole set and
+    of its A=U / A>U / A<U splits (by the model's own tokenizer; Wilson intervals), the length gap
+    (A>U - A<U accuracy, unpaired bootstrap interval), the A=U fidelity (the score's A=U accuracy
+    minus LP's, paired) and, for a run folder, the score's accuracy on the original set minus LP's
+    on the matched debiased contexts. `length_params`: a file or dict (default: the bundled
+    parameters, for smollm2-135m); `morcela_params`: as for `Scorer.score` (MORCELA is left out
+    without them). Scores are cached under `cache_dir` when given."""
+    from .evaluate import default_loader
+    from .robustness import run
+    from .scoring import check_pll
+
+    given = [models] if isinstance(models, (str, os.PathLike)) else \
+        _items(models, "models", "a model name or a list of them")
+    names = check.names([os.fspath(m) if isinstance(m, os.PathLike) else m for m in given], "models")
+    if not names or not all(n.strip() for n in names):
+        raise UsageError("models: give at least one model")
+    names = list(dict.fromkeys(names))
+    check.text(device, "device")
+    check.count(batch_tokens, "batch_tokens", 1, optional=True)
+    check.count(seed, "seed", 0)
+    check_pll(pll)
+    if morcela_params is not None:
+        from .scoring.morcela import load_params
+
+        morcela_params = load_params(morcela_params)
+    if length_params is not None and not isinstance(length_params, Mapping):
+        from .scoring.length import read_params_file
+
+        read_params_file(check.path(length_params, "length_params", error=DatasetError, what="parameters file"))
+    sets = load_sets(data, columns)
+    if cache_dir is not None:
+        from .io import claim_folder
+
+        reads = _read_paths(data)
+        claim_folder(check.path(cache_dir, "cache_dir", exists=False), "cache_dir", inputs=reads, reads=reads)
+    if load_scorer is None:
+        def load_scorer(model, s):
+            return default_loader(model, s, device=device, batch_tokens=batch_tokens, progress=progress)
+    return run(sets, names, None if cache_dir is None else Path(cache_dir), load_scorer,
+               length_params=dict(length_params) if isinstance(length_params, Mapping) else length_params,
+               morcela_params=morcela_params, pll=pll, seed=seed)

@@ -32,6 +32,7 @@ COMMANDS = {
     "evaluate": "fairpairs.commands.analysis:evaluate",
     "balance": "fairpairs.commands.balance:balance",
     "tokenizers": "fairpairs.commands.tokenizers:tokenizers",
+    "robustness": "fairpairs.commands.robustness:robustness",
 }
 
 
@@ -46,15 +47,17 @@ OPTION_NAMES = {
     "grammars": "--grammars", "strategy": "--strategy", "match_frequency": "--match-frequency",
     "vocab": "--vocab", "cache_dir": "--cache-dir", "split_tokenizer": "--split-tokenizer", "alpha": "--alpha",
     "lexicon_from": "--lexicon-from", "min_count": "--min-count", "batch_tokens": "--batch-tokens",
-    "seed": "--seed", "measure": "--measure",
+    "seed": "--seed", "measure": "--measure", "figures": "--figures", "dpi": "--dpi",
+    "length_params": "--length-params",
 }
 # where a command's option for a parameter has another name (or is an argument): evaluate's models
 # come from --models, audit's data is its DATASET argument, publish's run folder its RUN_DIR
 COMMAND_OPTION_NAMES = {"evaluate": {"model": "--models"}, "audit": {"data": "DATASET"},
-                        "publish": {"run_dir": "RUN_DIR"}, "validate": {"paths": "FILES"}, "balance": {"data": "RUN"}}
+                        "publish": {"run_dir": "RUN_DIR"}, "validate": {"paths": "FILES"}, "balance": {"data": "RUN"},
+                        "robustness": {"model": "--models"}}
 _LEADING = re.compile(r"^([a-z_]+)(?=[ :])")
 _INNER = re.compile(r"\b(morcela_params|max_draws|max_retries|repo_id|match_frequency|split_tokenizer|cache_dir|"
-                    r"lexicon_from|min_count|batch_tokens)\b")
+                    r"lexicon_from|min_count|batch_tokens|length_params)\b")
 _QUOTED = re.compile(r"`([a-z_]+)`")     # a parameter named inside a message: `paradigms`
 
 

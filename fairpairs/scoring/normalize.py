@@ -26,8 +26,11 @@ import numpy as np
 from ..errors import DatasetError, DatasetNotFoundError, UsageError, UsageTypeError
 from ..io import atomic_write
 
-NORMALIZATIONS = ("lp", "mean_lp", "pen_lp", "slor", "morcela")
-NEEDS_UNIGRAMS = {"slor", "morcela"}
+NORMALIZATIONS = ("lp", "mean_lp", "pen_lp", "slor", "morcela", "slln_lp", "word_lp", "word_mean_lp", "centered_lp",
+                  "tc_lp", "tcf_lp")
+NEEDS_UNIGRAMS = {"slor", "morcela", "tcf_lp"}
+NEEDS_WORDS = {"word_lp", "word_mean_lp", "centered_lp"}   # one extra causal pass (scoring/words.py)
+NEEDS_LENGTH_PARAMS = {"slln_lp", "tc_lp", "tcf_lp"}      # fitted on unlabelled text (scoring/length.py)
 WORDFREQ_FLOOR = 1e-9
 TABLE_FORMAT = "fairpairs-unigrams/1"
 
@@ -50,6 +53,62 @@ def slor(lp, u, n):
 def morcela(lp, u, n, beta: float, gamma: float):
     """(LP - beta * U + gamma) / |W| (Tjuatja et al. 2024)."""
     return (np.asarray(lp, dtype=float) - beta * np.asarray(u, dtype=float) + gamma) / np.asarray(n, dtype=float)
+
+
+def slln_lp(lp, n, alpha: float):
+    """LP / |W| ** alpha (SLLN-LP, ZhoBLiMP; alpha from `scoring.length`)."""
+    return np.asarray(lp, dtype=float) / np.asarray(n, dtype=float) ** alpha
+
+
+def word_lp(lp, correction):
+    """LP plus the beginning-of-word correction: the sum of the words' log-probabilities
+    (`scoring.words`; Oh & Schuler 2024, Pimentel & Meister 2024)."""
+    return np.asarray(lp, dtype=float) + np.asarray(correction, dtype=float)
+
+
+def word_mean_lp(lp, correction, words):
+    """word_lp per white-space word."""
+    return word_lp(lp, correction) / np.asarray(words, dtype=float)
+
+
+def centered_lp(lp, entropy_sum):
+    """sum_t (log P(x_t | x_<t) + H_t): LP minus the model's own expectation of it."""
+    return np.asarray(lp, dtype=float) + np.asarray(entropy_sum, dtype=float)
+
+
+def tc_lp(lp, n, words, delta_token: float, delta_word: float):
+    """LP minus its expected length cost, delta_token * |W| + delta_word * words (`scoring.length`)."""
+    return np.asarray(lp, dtype=float) - delta_token * np.asarray(n, dtype=float) \
+        - delta_word * np.asarray(words, dtype=float)
+
+
+def tcf_lp(lp, n, words, u, delta_token: float, delta_word: float, beta_unigram: float):
+    """tc_lp minus the frequency term beta_unigram * U."""
+    return tc_lp(lp, n, words, delta_token, delta_word) - beta_unigram * np.asarray(u, dtype=float)
+
+
+def add_robust_columns(df, names, params=None) -> None:
+    """Add the columns of the scores in NEEDS_WORDS | NEEDS_LENGTH_PARAMS | {slln_lp} among `names`
+    to the scorer's frame `df` (sum_logprob, n_tokens, sentence; unigram_logprob for tcf_lp;
+    word_correction and entropy_sum for the word-level scores); `params`: `length.load_length_params`."""
+    from .length import n_words
+
+    lp, n = df["sum_logprob"].to_numpy(float), df["n_tokens"].to_numpy(float)
+    words = n_words(df["sentence"]).astype(float)
+    for name in names:
+        if name == "slln_lp":
+            df[name] = slln_lp(lp, n, params["slln_alpha"])
+        elif name == "tc_lp":
+            df[name] = tc_lp(lp, n, words, params["delta_token"], params["delta_word"])
+        elif name == "tcf_lp":
+            df[name] = tcf_lp(lp, n, words, df["unigram_logprob"].to_numpy(float), params["delta_token"],
+                              params["delta_word"], params["beta_unigram"])
+        elif name == "word_lp":
+            df[name] = word_lp(lp, df["word_correction"].to_numpy(float))
+        elif name == "word_mean_lp":
+            df[name] = word_mean_lp(lp, df["word_correction"].to_numpy(float), words)
+        elif name == "centered_lp":
+            df[name] = centered_lp(lp, df["entropy_sum"].to_numpy(float))
 
 
 def parse_normalize(value, allowed: tuple[str, ...] = NORMALIZATIONS, *, at_least_one: bool = False) -> tuple[str, ...]:

@@ -183,7 +183,8 @@ class Scorer:
 
     # -- sentence scores ----------------------------------------------------------------------
     def score(self, sentences, normalize=("mean_lp", "pen_lp", "slor"), unigrams=None,
-              alpha: float = 0.8, morcela_params=None, pll: str | None = None, resume_dir=None):
+              alpha: float = 0.8, morcela_params=None, pll: str | None = None, resume_dir=None,
+              length_params=None):
         """One DataFrame row per sentence, input order: sentence, sum_logprob (natural log),
         n_tokens (content tokens), n_words, then one column per requested normalisation
         (`lp` is sum_logprob itself and adds none; `slor`/`morcela` add `unigram_logprob` too).
@@ -197,6 +198,11 @@ class Scorer:
         count) and every rank returns the whole table (see `fairpairs.scoring.distributed`).
         `resume_dir`: a folder where sums are saved as batches finish; a later call with the same
         folder (same model and settings, any number of ranks) scores only what is missing there.
+
+        The length-robust scores (docs/robustness.md): `slln_lp`, `tc_lp`, `tcf_lp` need
+        `length_params` (None: the bundled ones for this model; a dict or a file); `word_lp`,
+        `word_mean_lp`, `centered_lp` need a causal LM and add `word_correction` and
+        `entropy_sum` (one pass computes them with the sums; no resume, one process).
         """
         import pandas as pd
 
@@ -216,9 +222,22 @@ class Scorer:
                                  "written by `fairpairs morcela fit`)")
             params = load_params(morcela_params)
         table = load_unigrams(unigrams, self.tokenizer) if NEEDS_UNIGRAMS & set(names) else None
+        words = bool(nz.NEEDS_WORDS & set(names))
+        lparams = None
+        if nz.NEEDS_LENGTH_PARAMS & set(names):
+            from .length import load_length_params
+
+            lparams = load_length_params(length_params, self)
         from . import distributed
 
         group = distributed.init()
+        if words:
+            from .words import _check_causal
+
+            _check_causal(self)
+            if group is not None:
+                raise ModelError("normalize word_lp, word_mean_lp, centered_lp: not available under a "
+                                 "multi-process launch (score them in one process)")
         if group is not None:   # the ranks must score the same thing before they share the work
             distributed.agree(group, self.identity(list(dict.fromkeys(sentences)), names, pll or self.pll, alpha,
                                                    table, params))
@@ -228,7 +247,15 @@ class Scorer:
             where = {s: i for i, s in enumerate(unique)}
             back = np.array([where[s] for s in sentences], dtype=np.int64)
             enc = self._encode(unique)
-            sums = self._sums(enc, unique, pll or self.pll, resume_dir)
+            if words:
+                from .words import token_stats
+
+                stats = token_stats(self, unique)
+                sums = np.array([float(np.sum(t.lp)) for t in stats])
+                cols["word_correction"] = np.array([t.word_correction for t in stats])[back].tolist()
+                cols["entropy_sum"] = np.array([float(np.sum(t.entropy)) for t in stats])[back].tolist()
+            else:
+                sums = self._sums(enc, unique, pll or self.pll, resume_dir)
             cols["sum_logprob"] = sums[back].tolist()
             cols["n_tokens"] = np.diff(enc.out_ptr())[back].tolist()
             n_words = np.array([int(w[-1]) + 1 for w in enc.words], dtype=np.int64)
@@ -239,6 +266,8 @@ class Scorer:
                 cols["unigram_logprob"] = uni[back].tolist()
         elif table is not None:
             cols["unigram_logprob"] = []
+        if words and not sentences:
+            cols["word_correction"], cols["entropy_sum"] = [], []
         df = pd.DataFrame(cols)
         df["n_tokens"] = df["n_tokens"].astype("int64")
         df["n_words"] = df["n_words"].astype("int64")
@@ -253,6 +282,7 @@ class Scorer:
             elif name == "morcela":
                 df[name] = nz.morcela(lp, df["unigram_logprob"].to_numpy(float), n,
                                       params["beta"], params["gamma"])
+        nz.add_robust_columns(df, names, lparams)
         return df
 
     def identity(self, sentences: list[str], names=(), pll: str | None = None, alpha: float = 0.8, table=None,

@@ -1,0 +1,53 @@
+"""`fairpairs robustness`: how far each acceptability score depends on token length
+(docs/robustness.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+
+@click.command()
+@click.option("--models", "-m", required=True, help="Comma-separated models: Hub names, local folders or aliases such as smollm2-135m.")
+@click.option("--data", "-d", "data", required=True, type=click.Path(path_type=Path),
+              help="A run folder of `fairpairs generate` (original + debiased), or any dataset `fairpairs audit` accepts.")
+@click.option("--out", "-o", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Folder for robustness.csv and robustness.md (default: print only).")
+@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Score cache (shared with reruns; default: none).")
+@click.option("--length-params", default=None,
+              help="Length parameters of slln_lp/tc_lp/tcf_lp (default: the bundled ones, for smollm2-135m).")
+@click.option("--morcela-params", default=None, help="MORCELA parameters (`fairpairs morcela fit`); without them MORCELA is left out.")
+@click.option("--pll", default="word_l2r", show_default=True, help="Pseudo-log-likelihood variant for masked LMs.")
+@click.option("--device", default="auto", show_default=True, help="cpu, cuda, mps or auto.")
+@click.option("--batch-tokens", type=click.IntRange(min=1), default=None, help="Tokens per scoring batch.")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed of the bootstrap intervals.")
+def robustness(models, data, out, cache_dir, length_params, morcela_params, pll, device, batch_tokens, seed):
+    """For every score (lp, mean_lp, pen_lp, slor, morcela, slln_lp, tc_lp, tcf_lp, word_lp,
+    word_mean_lp, centered_lp): accuracy on the A=U / A>U / A<U splits by each model's own
+    tokenizer, the length gap (A>U - A<U accuracy), the A=U fidelity (the score's A=U accuracy
+    minus LP's) and, for a run folder, the score on the original set against LP on the matched
+    debiased contexts; 95% intervals throughout."""
+    import sys
+
+    from ..api import robustness as run
+    from ..audit import dataset_paths, write_csv
+    from ..io import OutputFolder, atomic_write, check_output_folder
+    from ..robustness import markdown
+    from .analysis import _names
+
+    names = _names(models, "--models")
+    reads = dataset_paths(data)
+    if out is not None:      # before any work: never over what the dataset holds, never inside it
+        check_output_folder(out, "--out", inputs=reads, reads=reads)
+    table = run(data, names, cache_dir=cache_dir, length_params=length_params, morcela_params=morcela_params,
+                pll=pll, device=device, batch_tokens=batch_tokens, progress=sys.stderr.isatty(), seed=seed)
+    text = markdown(table)
+    if out is not None:
+        with OutputFolder(out, "--out", inputs=reads, reads=reads) as tmp:
+            write_csv(table, tmp / "robustness.csv")
+            atomic_write(tmp / "robustness.md", "# fairpairs length-robustness report\n\n" + text)
+    click.echo(text)
+    if out is not None:
+        click.echo(f"wrote {out}/robustness.csv and {out}/robustness.md", err=True)

@@ -1,0 +1,151 @@
+"""The length-robustness test bed (`fp.robustness`, `fairpairs robustness`): its figures on pair
+tables built by hand, end to end with a stub LM whose log-probabilities are known (uniform: every
+token costs log V), and the command's errors."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from test_robustness_scores import stub_scorer
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def table(rows, set_name="original"):
+    """A pair table: (uid, good, split, lp outcome, score outcome) per row."""
+    return pd.DataFrame([{"set": set_name, "uid": u, "pair_id": str(i), "sentence_good": g, "sentence_bad": g + "x",
+                          "split": s, "lp": a, "score": b} for i, (u, g, s, a, b) in enumerate(rows)])
+
+
+def test_gap_and_fidelity_by_hand():
+    from fairpairs.robustness import gap_estimate, measure
+
+    pt = table([("u", "a", "A>U", 0, 1), ("u", "b", "A>U", 0, 1), ("u", "c", "A>U", 1, 1), ("u", "d", "A>U", 0, 0),
+                ("u", "e", "A<U", 1, 1), ("u", "f", "A<U", 1, 0),
+                ("u", "g", "A=U", 1, 1), ("u", "h", "A=U", 0, 1), ("u", "i", "A=U", 0, 1), ("u", "j", "A=U", 1, 1)])
+    row = measure(pt, "score")
+    assert (row["n_all"], row["acc_all"]) == (10, 0.8)
+    assert (row["n_longer"], row["acc_longer"], row["n_shorter"], row["acc_shorter"]) == (4, 0.75, 2, 0.5)
+    assert (row["n_equal"], row["acc_equal"]) == (4, 1.0)
+    assert row["gap"] == pytest.approx(0.25)
+    assert row["gap_low"] <= 0.25 <= row["gap_high"] and row["gap_low"] < row["gap_high"]
+    # A=U: LP right on 2 of 4, the score on 4 of 4, on the same pairs: +0.5; two discordant pairs
+    # both one way: exact McNemar p = 2 * 0.5^2 = 0.5
+    assert row["fidelity"] == pytest.approx(0.5)
+    assert row["fidelity_p"] == pytest.approx(0.5)
+    lp_row = measure(pt, "lp")
+    assert lp_row["gap"] == pytest.approx(0.25 - 1.0)
+    assert (lp_row["fidelity"], lp_row["fidelity_low"], lp_row["fidelity_high"]) == (0.0, 0.0, 0.0)
+    # one split empty: no gap
+    assert all(math.isnan(x) for x in gap_estimate(np.array([1, 0]), np.array(["A>U", "A=U"])))
+
+
+def test_the_gap_interval_resamples_each_split_on_its_own():
+    """Every split keeps its size in every resample: a split that is always right stays right."""
+    from fairpairs.robustness import gap_estimate
+
+    correct = np.array([1] * 30 + [0] * 15 + [1] * 15)
+    split = np.array(["A>U"] * 30 + ["A<U"] * 30)
+    value, low, high = gap_estimate(correct, split)
+    assert value == pytest.approx(0.5)
+    assert low >= 0.5 - 0.3 and high <= 0.5 + 0.3 and low < 0.5 < high
+    assert high <= 0.8   # A>U is 1.0 in every resample, A<U at least 0.2 of 30 in practice
+
+
+def test_original_against_lp_on_the_matched_debiased_contexts():
+    from fairpairs.robustness import measure
+
+    orig = table([("u", "g1", "A>U", 0, 1), ("u", "g2", "A<U", 1, 0), ("u", "g3", "A>U", 0, 1),
+                  ("v", "g1", "A=U", 1, 1)])
+    deb = table([("u", "g1", "A=U", 0, 0), ("u", "g2", "A=U", 0, 1), ("u", "g4", "A=U", 1, 1)], "debiased")
+    row = measure(orig, "score", debiased=deb)
+    # matched: (u, g1) and (u, g2); the score on the original pairs 1, 0; LP on the debiased 0, 0
+    assert row["n_matched"] == 2
+    assert row["vs_debiased_lp"] == pytest.approx(0.5)
+
+
+@pytest.fixture(scope="module")
+def uniform():
+    """A stub LM with uniform next-token distributions over GPT-2's vocabulary: LP = -n log V."""
+    from fairpairs.tokenization import load_tokenizer
+
+    tok = load_tokenizer("gpt2")
+    return tok, stub_scorer(tok, {})
+
+
+def write_pairs(path: Path, pairs) -> Path:
+    path.write_text("".join(json.dumps({"sentence_good": g, "sentence_bad": b, "UID": "p", "pairID": str(i)}) + "\n"
+                            for i, (g, b) in enumerate(pairs)), encoding="utf-8")
+    return path
+
+
+PAIRS = [("The cat sat on the mat.", "The cat sat on a mat."),         # A=U (7 / 7)
+         ("The souvenirs arrived.", "The cat arrived."),               # A>U
+         ("Dogs ran.", "The dogs ran far away.")]                     # A<U
+
+
+def test_robustness_end_to_end_with_known_log_probabilities(uniform, tmp_path):
+    import fairpairs as fp
+
+    tok, scorer = uniform
+    n = [[len(tok(s, add_special_tokens=False)["input_ids"]) for s in p] for p in PAIRS]
+    assert n[0][0] == n[0][1] and n[1][0] > n[1][1] and n[2][0] < n[2][1]
+    V = len(tok)
+    params = {"intercept": 0.0, "delta_token": -math.log(V) - 0.1, "delta_word": 0.0, "beta_unigram": 0.0,
+              "slln_alpha": 1.0}
+    data = write_pairs(tmp_path / "p.jsonl", PAIRS)
+    out = fp.robustness(data, ["stub"], length_params=params, load_scorer=lambda m, s: scorer)
+    got = out.set_index("score")
+    # LP = -n log V: the shorter sentence wins, equal lengths tie (a tie is not right)
+    assert got.loc["lp", ["acc_equal", "acc_longer", "acc_shorter", "gap"]].tolist() == [0.0, 0.0, 1.0, -1.0]
+    # SLLN-LP with alpha 1 is MeanLP
+    assert got.loc["slln_lp", "acc_all"] == got.loc["mean_lp", "acc_all"]
+    # tc_lp adds back log V + 0.1 per token: 0.1 n, so the longer sentence wins
+    assert got.loc["tc_lp", ["acc_equal", "acc_longer", "acc_shorter", "gap"]].tolist() == [0.0, 1.0, 0.0, 1.0]
+    assert not got.loc["morcela", "available"] and "morcela_params" in got.loc["morcela", "note"]
+    assert got.loc["lp", "fitted_on"] == "nothing"
+
+
+def test_robustness_cli(tiny_models, tmp_path, capsys):
+    from test_audit import run_cli
+
+    data = write_pairs(tmp_path / "p.jsonl", PAIRS)
+    params = tmp_path / "len.json"
+    params.write_text(json.dumps({"format": "fairpairs-length/1", "models": {"x": {
+        "intercept": 0, "delta_token": -1, "delta_word": 0, "beta_unigram": 0.5, "slln_alpha": 0.8}}}))
+    out = tmp_path / "rep"
+    code, stdout, err = run_cli(["robustness", "--models", tiny_models["gpt2"], "--data", data, "--length-params",
+                                 params, "--out", out, "--cache-dir", tmp_path / "cache"], capsys)
+    assert code == 0, err
+    assert "| tc_lp |" in stdout and "| word_lp |" in stdout
+    csv = pd.read_csv(out / "robustness.csv")
+    assert len(csv) == 11 and set(csv["score"]) >= {"lp", "tc_lp", "word_lp", "centered_lp", "slln_lp"}
+    assert (out / "robustness.md").read_text().startswith("# fairpairs length-robustness report")
+    # the second run reads every score from the cache (the model is not loaded again)
+    code, stdout2, _ = run_cli(["robustness", "--models", tiny_models["gpt2"], "--data", data, "--length-params",
+                                params, "--cache-dir", tmp_path / "cache"], capsys)
+    assert code == 0 and stdout2 == stdout
+
+
+def test_robustness_cli_errors(tmp_path, capsys):
+    from test_audit import run_cli
+
+    data = write_pairs(tmp_path / "p.jsonl", PAIRS)
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "other"}')
+    code, _, err = run_cli(["robustness", "--models", "gpt2", "--data", data, "--length-params", bad], capsys)
+    assert code == 1 and err.count("\n") == 1 and "--length-params" in err and "fairpairs-length/1" in err
+    code, _, err = run_cli(["robustness", "--models", "gpt2", "--data", tmp_path / "none.jsonl"], capsys)
+    assert code == 1 and err.count("\n") == 1 and "none.jsonl" in err
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("x")
+    code, _, err = run_cli(["robustness", "--models", "gpt2", "--data", data, "--out", mine], capsys)
+    assert code == 1 and err.count("\n") == 1 and "--out" in err
+    assert (mine / "notes.txt").read_text() == "x"
