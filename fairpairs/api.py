@@ -143,25 +143,6 @@ def _tokenizer_list(tokenizers, default=()) -> list[str]:
     return expand(given)
 
 
-def _suggest_paradigms(spec, grammars) -> None:
-    """A paradigm UID that is not there, with the closest known UIDs ("did you mean"); the other
-    checks of `paradigms` are `select_paradigms`'s."""
-    from .grammar import paradigm_index
-    from .suggest import did_you_mean
-
-    if not isinstance(spec, (str, list, tuple)) or spec in ("all", "standard"):
-        return
-    names = [u.strip() for u in (spec.split(",") if isinstance(spec, str) else spec) if isinstance(u, str) and u.strip()]
-    try:
-        known = set(paradigm_index(grammars))
-    except Exception:     # a bad grammars folder is select_paradigms' error
-        return
-    for u in names:
-        hint = did_you_mean(u, known) if u not in known and not u.endswith("/all") else ""
-        if hint:
-            raise UsageError(f"paradigms: unknown paradigm {u}{hint} (see `fairpairs paradigms`)")
-
-
 def _renamed(exc: Exception, old: str, new: str) -> Exception:
     """The same error with the parameter `old` its message starts with ("old:" or "old VALUE:")
     called `new`."""
@@ -244,7 +225,9 @@ def generate_run(out: str | os.PathLike, paradigms: str | Iterable[str] = "all",
     for m in cfg.models:                    # an unknown tokenizer fails before any work
         LengthMeter(m)
     vocab = _vocabulary(vocab)      # (None: the paradigms' language's bundled table)
-    _suggest_paradigms(paradigms, grammars)
+    from .suggest import check_paradigm_names
+
+    check_paradigm_names(paradigms, grammars)
     voc, chosen = select_paradigms(paradigms, phenomenon, grammars, vocab=vocab)
     if lexicon_from is not None:
         from .lexicon import load_lexicon, restrict_to_lexicon
@@ -482,10 +465,14 @@ def evaluate(data=None, models: Iterable[str] | str | None = None, *,
                 on_load(model)
             return default_loader(model, s, device=device, batch_tokens=batch_tokens, progress=progress,
                                   device_map=device_map)
+    from .scoring.models import model_notes, remembering
+
+    load_scorer, identities = remembering(load_scorer)
     report = run(sets, names, settings, None if cache_dir is None else Path(cache_dir),
                  split_tokenizer=split_tokenizer, load_scorer=load_scorer, balance=balance)
     if report is not None:
         report.notes += notes
+        report.notes += model_notes(names, identities, settings.dtype)
     return report
 
 

@@ -50,3 +50,22 @@ def model_names() -> list[str]:
     except Exception:     # no cache: nothing cached to suggest
         pass
     return names
+
+
+def check_paradigm_names(spec, grammars) -> None:
+    """A paradigm UID that is not there, with the closest known UIDs ("did you mean"); the other
+    checks of `paradigms` are `select_paradigms`'s."""
+    from .errors import UsageError
+    from .grammar import paradigm_index
+
+    if not isinstance(spec, (str, list, tuple)) or spec in ("all", "standard"):
+        return
+    names = [u.strip() for u in (spec.split(",") if isinstance(spec, str) else spec) if isinstance(u, str) and u.strip()]
+    try:
+        known = set(paradigm_index(grammars))
+    except Exception:     # a bad grammars folder is select_paradigms' error
+        return
+    for u in names:
+        hint = did_you_mean(u, known) if u not in known and not u.endswith("/all") else ""
+        if hint:
+            raise UsageError(f"paradigms: unknown paradigm {u}{hint} (see `fairpairs paradigms`)")

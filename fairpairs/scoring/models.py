@@ -236,6 +236,35 @@ def model_identity(name: str, dtype: str = "float32", kind: str | None = None, s
     return info
 
 
+def remembering(load_scorer):
+    """`load_scorer`, remembering what each model it loaded really is (`Scorer.info`)."""
+    identities: dict[str, dict] = {}
+
+    def load(model, s):
+        scorer = load_scorer(model, s)
+        if isinstance(getattr(scorer, "info", None), dict):
+            identities[model] = scorer.info
+        return scorer
+    return load, identities
+
+
+def model_notes(models, identities: dict[str, dict], dtype) -> list[str]:
+    """One line per model for the report: what it really is (SmolLM2-135M-Instruct, Q4_1 GGUF,
+    de-quantised to float32) and where it was read from; for a model whose scores came from the
+    cache, from its name and settings (`model_identity` reads no weights)."""
+    from ..errors import FairpairsError
+
+    out = []
+    for m in models:
+        try:
+            info = identities.get(m) or model_identity(m, str(dtype or "float32"))
+        except FairpairsError:
+            continue
+        params = f", {info['parameters'] / 1e6:,.1f}M parameters" if info.get("parameters") else ""
+        out.append(f"model {m}: {info['description']}{params}; read from {info['read_from']}")
+    return out
+
+
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
