@@ -86,17 +86,18 @@ def control_check(run_dir, models: list[str], debiased) -> list[str]:
             meter = LengthMeter(model)
         except FairpairsError:
             meter = None
-        if meter is not None and _controls(manifest, meter):
+        if meter is None:     # scoring loads it next and says what is wrong with it; no warning before that
+            notes.append(f"Model {model}: its tokenizer could not be loaded to check that the debiased set is "
+                         f"length-controlled for it (the run controlled for {', '.join(named)}).")
             continue
-        unequal = None
-        if meter is not None:
-            unequal = sum(g != b for g, b in zip(meter.lengths(good), meter.lengths(bad)))
+        if _controls(manifest, meter):
+            continue
+        unequal = sum(g != b for g, b in zip(meter.lengths(good), meter.lengths(bad)))
         if unequal == 0:
             notes.append(f"Model {model}: its tokenizer is not one the run controlled for, but all {len(good)} "
                          f"debiased pairs have equal token lengths under it.")
             continue
-        counted = f"{unequal} of {len(good)} debiased pairs differ in token length under it" if unequal \
-            else "its tokenizer could not be loaded to count the pairs of unequal length"
+        counted = f"{unequal} of {len(good)} debiased pairs differ in token length under it"
         text = (f"the debiased set of {os.fspath(run_dir)} is not length-controlled for this model's tokenizer "
                 f"({counted}; the run controlled for {', '.join(named)})")
         warnings.warn(FairpairsWarning(f"models {model}: {text}"), stacklevel=3)
