@@ -19,7 +19,8 @@ def did_you_mean(name: str, candidates, n: int = 3) -> str:
     if hits:   # only the closest ones: a far second guess is noise
         best = difflib.SequenceMatcher(None, key, hits[0]).ratio()
         hits = [h for h in hits if difflib.SequenceMatcher(None, key, h).ratio() >= best - 0.03]
-    hits = [shown[h] for h in hits]
+    longer = [c for c in shown if c.startswith(key) and c != key]     # "bert-base" -> bert-base-cased, -uncased
+    hits = [shown[h] for h in dict.fromkeys(sorted(longer, key=len)[:n] + hits)][:n]
     return f" (did you mean {' or '.join(hits)}?)" if hits else ""
 
 
