@@ -68,8 +68,10 @@ def load_paradigm(paradigm: str | os.PathLike, vocab: "Vocabulary | str | os.Pat
         return load(path, vocab)
     files = paradigm_index()   # (English UIDs, and fr/<uid> ... of the language folders)
     if str(paradigm) not in files:
-        raise UsageError(f"paradigm: unknown paradigm {str(paradigm)!r} (a bundled UID, see fairpairs.paradigms(), "
-                         f"or a .yaml file)")
+        from .suggest import did_you_mean
+
+        raise UsageError(f"paradigm: unknown paradigm {str(paradigm)!r}{did_you_mean(str(paradigm), files)} "
+                         f"(a bundled UID, see fairpairs.paradigms(), or a .yaml file)")
     return load(files[str(paradigm)], vocab)
 
 
@@ -223,6 +225,9 @@ def generate_run(out: str | os.PathLike, paradigms: str | Iterable[str] = "all",
     for m in cfg.models:                    # an unknown tokenizer fails before any work
         LengthMeter(m)
     vocab = _vocabulary(vocab)      # (None: the paradigms' language's bundled table)
+    from .suggest import check_paradigm_names
+
+    check_paradigm_names(paradigms, grammars)
     voc, chosen = select_paradigms(paradigms, phenomenon, grammars, vocab=vocab)
     if lexicon_from is not None:
         from .lexicon import load_lexicon, restrict_to_lexicon
@@ -283,8 +288,29 @@ def load_sets(data, columns=None, name: str = "pairs") -> dict[str, "pd.DataFram
     """Named sets of pairs from anything the API accepts as a dataset: a list of `PairRecord`s (or
     dicts with the same keys), a DataFrame (BLiMP columns), a path `fairpairs audit` accepts (a
     file, folder, run folder - its original and debiased sets - or saved HF dataset), or a dict
-    of set name -> any of these."""
-    return _load_sets(data, columns, name, "data")
+    of set name -> any of these. Each set is a DataFrame with uid, pair_id, sentence_good and
+    sentence_bad first, then every other column of the input as read (field, linguistics_term,
+    critical_good, token_lengths, draw, control, ... for fairpairs' pairs)."""
+    from .frames import with_every_column
+
+    sets = _load_sets(data, columns, name, "data")
+    return with_every_column(data, sets, _columns(columns))
+
+
+def to_frame(data, columns=None) -> "pd.DataFrame":
+    """One DataFrame of pairs, one row per pair: anything `load_sets` accepts (`fp.generate`'s
+    PairRecords, a run folder, ...), with every column `load_sets` keeps, a `set` column first
+    when `data` holds several sets (a run folder: original and debiased), and the nested
+    `token_lengths` as `len_<tokenizer>_good` / `len_<tokenizer>_bad` integer columns."""
+    from .frames import to_frame as one_frame
+
+    return one_frame(load_sets(data, columns))
+
+
+def _columns(columns):
+    from .audit import Columns
+
+    return Columns() if columns is None else columns
 
 
 def _load_sets(data, columns, name: str, param: str) -> dict[str, "pd.DataFrame"]:
@@ -438,10 +464,14 @@ def evaluate(data=None, models: "Iterable[str | Scorer] | str | Scorer | None" =
                 on_load(model)
             return default_loader(model, s, device=device, batch_tokens=batch_tokens, progress=progress,
                                   device_map=device_map)
+    from .scoring.models import model_notes, remembering
+
+    load_scorer, identities = remembering(load_scorer)
     report = run(sets, names, settings, None if cache_dir is None else Path(cache_dir),
                  split_tokenizer=split_tokenizer, load_scorer=load_scorer, balance=prepared.balance)
     if report is not None:   # (once the models have scored: a run that fails says only why)
         report.notes += prepared.notes()
+        report.notes += model_notes(names, identities, settings.dtype)
     return report
 
 

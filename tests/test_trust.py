@@ -305,6 +305,9 @@ def error_rule_cases(scorer, pairs_file, model, missing: Path):
         ("balance", lambda: fp.balance({"original": []}), "value", ValueError, "data"),
         ("balance", lambda: fp.balance({"original": [], "debiased": 5}), "type", TypeError, "data"),
         ("tokenizers", lambda: fp.tokenizers(hub_cache="no"), "type", TypeError, "hub_cache"),
+        ("to_frame", lambda: fp.to_frame(M / "d.jsonl"), "missing", FileNotFoundError, "data"),
+        ("to_frame", lambda: fp.to_frame(5), "type", TypeError, "data"),
+        ("to_frame", lambda: fp.to_frame({}), "value", ValueError, "data"),
     ]
 
 
