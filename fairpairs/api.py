@@ -490,6 +490,14 @@ def robustness(data, models: Iterable[str] | str, *, cache_dir: str | os.PathLik
     check.count(batch_tokens, "batch_tokens", 1, optional=True)
     check.count(seed, "seed", 0)
     check_pll(pll)
+    from .errors import ModelError
+    from .sources import resolve_model_name
+
+    for model in names:     # a path that is not there fails now, not after the other models
+        try:
+            resolve_model_name(model)
+        except ModelError as exc:
+            raise _renamed(exc, "model", "models") from None
     if morcela_params is not None:
         from .scoring.morcela import load_params
 

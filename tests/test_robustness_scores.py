@@ -226,13 +226,15 @@ def test_bundled_params_are_smollm2_s_and_checked():
     from fairpairs.tokenization import load_tokenizer
 
     models = read_params_file(ASSET)
-    entry = models["smollm2-135m"]
+    assert len(models) == 1
+    name, entry = next(iter(models.items()))
+    assert name.startswith("smollm2") and entry["model"] == name
     assert entry["delta_token"] < 0 and 0 < entry["slln_alpha"] < 2
     assert "wikitext" in entry["command"] and entry["fitted_on"]["sentences"] >= 500
     gpt2 = types.SimpleNamespace(name="gpt2", tokenizer=load_tokenizer("gpt2"))
     with pytest.raises(ModelError, match="no parameters for model 'gpt2'"):
         load_length_params(None, gpt2)
-    disguised = types.SimpleNamespace(name="smollm2-135m", tokenizer=load_tokenizer("gpt2"))
+    disguised = types.SimpleNamespace(name=name, tokenizer=load_tokenizer("gpt2"))   # (not its tokenizer)
     with pytest.raises(ModelError, match="another tokenizer"):
         load_length_params(None, disguised)
     with pytest.raises(DatasetError, match="'delta_token' must be a finite number"):
