@@ -240,3 +240,17 @@ def test_bundled_params_are_smollm2_s_and_checked():
     with pytest.raises(DatasetError, match="'delta_token' must be a finite number"):
         load_length_params({"intercept": 0, "delta_token": float("nan"), "delta_word": 0, "beta_unigram": 0,
                             "slln_alpha": 1}, gpt2)
+
+
+def test_tcf_lp_refuses_another_unigram_source_than_it_was_fitted_with(gpt2, tmp_path):
+    from fairpairs.errors import ModelError
+    from fairpairs.scoring.normalize import count_unigrams
+
+    tok, _, _, table = gpt2_case(gpt2)
+    scorer = stub_scorer(tok, table)
+    counts = count_unigrams("gpt2", FIXTURES / "wikitext-2-valid.txt")
+    params = {"intercept": 0, "delta_token": -1, "delta_word": 0, "beta_unigram": 0.5, "slln_alpha": 1,
+              "fitted_on": {"unigrams": "wordfreq"}}
+    with pytest.raises(ModelError, match="tcf_lp: its parameters were fitted with wordfreq"):
+        scorer.score([SENT], normalize=("tcf_lp",), unigrams=counts, length_params=params)
+    assert scorer.score([SENT], normalize=("tc_lp",), unigrams=counts, length_params=params)["tc_lp"].notna().all()
