@@ -125,7 +125,7 @@ def test_robustness_cli(tiny_models, tmp_path, capsys):
     assert code == 0, err
     assert "| tc_lp |" in stdout and "| word_lp |" in stdout
     csv = pd.read_csv(out / "robustness.csv")
-    assert len(csv) == 11 and set(csv["score"]) >= {"lp", "tc_lp", "word_lp", "centered_lp", "slln_lp"}
+    assert len(csv) == 12 and set(csv["score"]) >= {"lp", "tc_lp", "word_lp", "centered_lp", "slln_lp"}
     assert (out / "robustness.md").read_text().startswith("# fairpairs length-robustness report")
     # the second run reads every score from the cache (the model is not loaded again)
     code, stdout2, _ = run_cli(["robustness", "--models", tiny_models["gpt2"], "--data", data, "--length-params",

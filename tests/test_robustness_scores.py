@@ -110,6 +110,7 @@ def test_word_and_entropy_scores_by_hand(gpt2):
     assert df["word_mean_lp"][0] == pytest.approx((lp + b_end) / 3, abs=1e-4)
     ent = sum(entropy(V, L) for L in (5.0, 3.0, 2.0, 4.0))
     assert df["centered_lp"][0] == pytest.approx(lp + ent, abs=1e-3)
+    assert scorer.score([SENT], normalize=("entropy_lp",))["entropy_lp"][0] == pytest.approx(lp / ent, rel=1e-5)
     assert df["word_correction"][0] == pytest.approx(b_end, abs=1e-4)
 
 
