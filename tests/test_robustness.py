@@ -149,3 +149,22 @@ def test_robustness_cli_errors(tmp_path, capsys):
     code, _, err = run_cli(["robustness", "--models", "gpt2", "--data", data, "--out", mine], capsys)
     assert code == 1 and err.count("\n") == 1 and "--out" in err
     assert (mine / "notes.txt").read_text() == "x"
+
+
+def test_masked_models_have_no_word_scores_and_are_read_from_the_cache(tiny_models, tmp_path):
+    import fairpairs as fp
+
+    data = write_pairs(tmp_path / "p.jsonl", PAIRS)
+    params = {"intercept": 0, "delta_token": -1, "delta_word": 0, "beta_unigram": 0.5, "slln_alpha": 0.8}
+    first = fp.robustness(data, [tiny_models["bert"]], cache_dir=tmp_path / "c", length_params=params)
+    got = first.set_index("score")
+    for score in ("word_lp", "word_mean_lp", "centered_lp", "entropy_lp"):
+        assert not got.loc[score, "available"] and got.loc[score, "note"] == "needs a causal LM"
+    assert got.loc[["lp", "slor", "tc_lp", "slln_lp"], "available"].all()
+
+    def no_loading(model, settings):
+        raise AssertionError("the model was loaded although its scores are cached")
+
+    again = fp.robustness(data, [tiny_models["bert"]], cache_dir=tmp_path / "c", length_params=params,
+                          load_scorer=no_loading)
+    pd.testing.assert_frame_equal(first, again)
