@@ -22,7 +22,8 @@ _EXPORTS = {
     "read_sentences": "scoring.tables", "score_sentences": "scoring.tables", "pair_accuracy": "scoring.tables",
     "write_scores": "scoring.tables", "count_unigrams": "scoring.normalize", "load_judgments": "scoring.morcela",
     "fit_morcela": "scoring.morcela",
-    "PairRecord": "records", "Scorer": "scoring", "write_report": "evaluate", "Report": "evaluate",
+    "PairRecord": "records", "Scorer": "scoring", "write_report": "report", "Report": "evaluate",
+    "tokenizers": "api",
     "robustness": "api", "fit_length_params": "scoring.length",
 }
 
@@ -31,7 +32,7 @@ __all__ = ["__version__", *_EXPORTS]
 # `fairpairs.generate`, `fairpairs.audit` and `fairpairs.evaluate` are the API's functions, though
 # modules of the same names exist (fairpairs/generate.py, ...): importing such a module must not
 # replace the function on the package, whatever the order of imports. The modules stay importable
-# by their full names (`from fairpairs.evaluate import write_report`).
+# by their full names (`from fairpairs.evaluate import Report`).
 
 
 def _install_package_class():
@@ -56,6 +57,9 @@ def __getattr__(name):
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     import importlib
 
+    from .progress import quiet_notebook
+
+    quiet_notebook()     # in Jupyter without ipywidgets: no "IProgress not found" from libraries' tqdm.auto
     value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
     globals()[name] = value
     return value

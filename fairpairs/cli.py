@@ -31,6 +31,7 @@ COMMANDS = {
     "audit": "fairpairs.commands.analysis:audit",
     "evaluate": "fairpairs.commands.analysis:evaluate",
     "balance": "fairpairs.commands.balance:balance",
+    "tokenizers": "fairpairs.commands.tokenizers:tokenizers",
     "robustness": "fairpairs.commands.robustness:robustness",
 }
 
@@ -46,7 +47,8 @@ OPTION_NAMES = {
     "grammars": "--grammars", "strategy": "--strategy", "match_frequency": "--match-frequency",
     "vocab": "--vocab", "cache_dir": "--cache-dir", "split_tokenizer": "--split-tokenizer", "alpha": "--alpha",
     "lexicon_from": "--lexicon-from", "min_count": "--min-count", "batch_tokens": "--batch-tokens",
-    "seed": "--seed", "measure": "--measure", "length_params": "--length-params",
+    "seed": "--seed", "measure": "--measure", "figures": "--figures", "dpi": "--dpi",
+    "length_params": "--length-params",
 }
 # where a command's option for a parameter has another name (or is an argument): evaluate's models
 # come from --models, audit's data is its DATASET argument, publish's run folder its RUN_DIR

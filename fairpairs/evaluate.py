@@ -10,7 +10,8 @@ every model instead (e.g. to compare models on identical splits).
 
 Scores are cached per (model, scorer settings, sentence set) as parquet under the cache folder.
 The pure functions `pair_scores`, `accuracy_table`, `split_table`, `diff_curve`, `length_fit`
-and `summary_table` work on plain DataFrames and need no model.
+and `summary_table` work on plain DataFrames and need no model; so does the decomposition of the
+change into selection and length (`fairpairs.effects`). `fairpairs.report` writes the report.
 """
 
 from __future__ import annotations
@@ -28,9 +29,8 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from .audit import ALL, SPLITS, split_label, write_csv
+from .audit import ALL, SPLITS, split_label
 from .io import atomic_write
-from .markdown import markdown_table
 from .errors import FairpairsError, ModelError
 
 NORMALIZATIONS = ("lp", "mean_lp", "pen_lp", "slor")
@@ -188,7 +188,7 @@ def pair_scores(pairs: pd.DataFrame, scores: pd.DataFrame, model: str, normalize
                 lengths: dict[str, int] | None = None) -> pd.DataFrame:
     """One row per pair and normalisation: scores, token lengths, split and outcome.
 
-    `pairs` has set, uid, pair_id, sentence_good, sentence_bad; `scores` has sentence, n_tokens and
+    `pairs` has set, uid, pair_id, sentence_good, sentence_bad (and optionally draw, kept); `scores` has sentence, n_tokens and
     a column per normalisation (see `score_column`). `lengths` (sentence -> tokens) overrides the
     scorer's n_tokens for the split. outcome: 1 good strictly higher, 0 tie, -1 bad higher.
     """
@@ -202,6 +202,8 @@ def pair_scores(pairs: pd.DataFrame, scores: pd.DataFrame, model: str, normalize
         "sentence_bad": pairs["sentence_bad"].to_numpy(), "len_good": len_good.to_numpy(),
         "len_bad": len_bad.to_numpy(),
     })
+    if "draw" in pairs.columns:   # which draw a generated pair came from: matches contexts (fairpairs.effects)
+        base["draw"] = pairs["draw"].to_numpy()
     base["len_diff"] = base["len_bad"] - base["len_good"]
     base["split"] = [split_label(g, b) for g, b in zip(base["len_good"], base["len_bad"])]
     frames = []
@@ -285,9 +287,12 @@ def length_fit(sentences: pd.DataFrame) -> pd.DataFrame:
 
 
 def summary_table(acc: pd.DataFrame) -> pd.DataFrame:
-    """Overall accuracy per set, model and normalisation: pooled over pairs (``accuracy``) and the
-    mean over paradigms (``macro_accuracy``), and the model's rank (1 = best; ties share a rank)."""
-    pooled = acc[acc["uid"] == ALL][["set", "model", "normalization", "n_pairs", "n_ties", "accuracy"]]
+    """Overall accuracy per set, model and normalisation: pooled over pairs (``accuracy``, with its
+    Wilson interval where `acc` has one) and the mean over paradigms (``macro_accuracy``), and the
+    model's rank (1 = best; ties share a rank)."""
+    cols = ["set", "model", "normalization", "n_pairs", "n_ties", "accuracy"]
+    cols += [c for c in ("accuracy_low", "accuracy_high") if c in acc.columns]
+    pooled = acc[acc["uid"] == ALL][cols]
     macro = (acc[acc["uid"] != ALL].groupby(["set", "model", "normalization"], sort=False)["accuracy"]
              .mean().rename("macro_accuracy").reset_index())
     out = pooled.merge(macro, on=["set", "model", "normalization"], how="left")
@@ -329,87 +334,6 @@ def _sorted(df: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     return df.reset_index(drop=True)
 
 
-# ---------------------------------------------------------------------------- markdown
-
-
-def _pct(x: float) -> str:
-    return "N/A" if pd.isna(x) else f"{100 * x:.1f}"
-
-
-def accuracy_markdown(acc: pd.DataFrame) -> str:
-    """Table 4 of the seed paper: accuracy (%) per paradigm, model and set; the best model of each
-    row and set in bold."""
-    out = []
-    sets, models = list(dict.fromkeys(acc["set"])), list(dict.fromkeys(acc["model"]))
-    for norm, a in acc.groupby("normalization", sort=False):
-        idx = a.set_index(["uid", "model", "set"])
-        header = ["paradigm"] + [f"{m} ({s})" for m in models for s in sets]
-        rows = []
-        for uid in dict.fromkeys(a["uid"]):
-            cells = [uid]
-            for m in models:
-                for s in sets:
-                    if (uid, m, s) in idx.index:
-                        r = idx.loc[(uid, m, s)]
-                        cells.append(f"**{_pct(r['accuracy'])}**" if r["best"] else _pct(r["accuracy"]))
-                    else:
-                        cells.append("-")
-            rows.append(cells)
-        out.append(f"### Accuracy (%), normalization `{norm}`; best model per row and set in bold\n\n"
-                   + markdown_table(header, rows))
-    return "\n".join(out)
-
-
-def split_markdown(splits: pd.DataFrame) -> str:
-    """Table 3 of the seed paper: accuracy (%) and size of the A=U, A>U, A<U splits."""
-    out = []
-    models = list(dict.fromkeys(splits["model"]))
-    for (set_name, norm), a in splits.groupby(["set", "normalization"], sort=False):
-        idx = a.set_index(["uid", "model", "split"])
-        header = ["paradigm"] + [f"{m} {s}" for m in models for s in SPLITS]
-        rows = [[uid] + [f"{_pct(idx.loc[(uid, m, s), 'accuracy'])} ({int(idx.loc[(uid, m, s), 'n_pairs'])})"
-                         for m in models for s in SPLITS]
-                for uid in dict.fromkeys(a["uid"])]
-        out.append(f"### Split accuracy (%) and size (n), set `{set_name}`, normalization `{norm}`\n\n"
-                   + markdown_table(header, rows))
-    return "\n".join(out)
-
-
-def curve_markdown(curve: pd.DataFrame) -> str:
-    out = []
-    for (set_name, norm), a in curve.groupby(["set", "normalization"], sort=False):
-        models = list(dict.fromkeys(a["model"]))
-        idx = a.set_index(["len_diff", "model"])
-        rows = [[int(d)] + [f"{_pct(idx.loc[(d, m), 'accuracy'])} ({int(idx.loc[(d, m), 'n_pairs'])})"
-                            if (d, m) in idx.index else "-" for m in models]
-                for d in sorted(a["len_diff"].unique())]
-        out.append(f"### Accuracy (%) by len(bad) - len(good), set `{set_name}`, normalization `{norm}`\n\n"
-                   + markdown_table(["len_diff"] + models, rows))
-    return "\n".join(out)
-
-
-def fit_markdown(fits: pd.DataFrame) -> str:
-    rows = [[r.model, r.normalization, r.n_sentences, f"{r.slope:.3f}", f"{r.intercept:.3f}", f"{r.pearson_r:.3f}"]
-            for r in fits.itertuples()]
-    return ("### Sentence score vs token length (least-squares fit)\n\n"
-            + markdown_table(["model", "normalization", "sentences", "slope", "intercept", "pearson r"], rows))
-
-
-def summary_markdown(summary: pd.DataFrame, change: pd.DataFrame | None) -> str:
-    rows = [[r.set, r.normalization, r.rank, r.model, _pct(r.accuracy), _pct(r.macro_accuracy), r.n_pairs, r.n_ties]
-            for r in summary.itertuples()]
-    text = "### Overall accuracy (%) and model ranking\n\n" + markdown_table(
-        ["set", "normalization", "rank", "model", "accuracy", "macro accuracy", "pairs", "ties"], rows)
-    if change is not None and not change.empty:
-        rows = [[r.normalization, r.model, _pct(r.accuracy_original), _pct(r.accuracy_debiased),
-                 f"{100 * r.accuracy_change:+.1f}", r.rank_original, r.rank_debiased, f"{r.rank_change:+d}"]
-                for r in change.itertuples()]
-        text += "\n### Original vs debiased\n\n" + markdown_table(
-            ["normalization", "model", "original", "debiased", "change", "rank original", "rank debiased",
-             "rank change"], rows)
-    return text
-
-
 # ---------------------------------------------------------------------------- run
 
 
@@ -427,23 +351,35 @@ class Report:
     cache_hits: dict[str, bool]
     seconds: dict[str, float] = field(default_factory=dict)  # per model: scoring (or reading) its sentences
     load_seconds: dict[str, float] = field(default_factory=dict)  # per model: loading it (0 on a cache hit)
+    effects: pd.DataFrame | None = None   # length vs selection per model, normalisation, paradigm (fairpairs.effects)
+    headline: pd.DataFrame | None = None  # per model and normalisation: length effect, A=U baseline, distinct ratio
+    balance: pd.DataFrame | None = None   # fp.balance of the run folder evaluated (None for other data)
+    notes: list[str] = field(default_factory=list)  # what the pairs are (provenance, warnings): report.md's first lines
 
 
-def analyse(ps: pd.DataFrame) -> Report:
-    """All tables from the per-pair scores of one or more models."""
-    acc = accuracy_table(ps)
+def analyse(ps: pd.DataFrame, balance: pd.DataFrame | None = None, seed: int = 0) -> Report:
+    """All tables from the per-pair scores of one or more models: accuracies with their Wilson
+    intervals, and, with an original and a debiased set, the length/selection decomposition
+    (`fairpairs.effects`, bootstrap seeded by `seed`) and its headline (with `balance`'s
+    distinct-word ratio when given)."""
+    from .effects import effects_table, headline_table, with_wilson
+
+    acc = with_wilson(accuracy_table(ps))
     summary = summary_table(acc)
+    splits = with_wilson(split_table(ps))
     sets = set(ps["set"])
-    return Report(pairs=ps, accuracy=acc, splits=split_table(ps), curve=diff_curve(ps),
+    effects = effects_table(ps, seed=seed)
+    return Report(pairs=ps, accuracy=acc, splits=splits, curve=with_wilson(diff_curve(ps)),
                   fits=length_fit(sentence_table(ps)),
                   summary=summary, change=ranking_change(summary) if {"original", "debiased"} <= sets else None,
-                  cache_hits={})
+                  cache_hits={}, effects=effects, headline=headline_table(effects, splits, balance), balance=balance)
 
 
 def evaluate(sets: dict[str, pd.DataFrame], models: list[str], settings: Settings, cache_dir: Path | None,
-             split_tokenizer: str | None = None, load_scorer: Callable[[str, Settings], object] = default_loader
-             ) -> Report | None:
-    """Score every sentence of `sets` with each model (through the cache) and analyse.
+             split_tokenizer: str | None = None, load_scorer: Callable[[str, Settings], object] = default_loader,
+             balance: pd.DataFrame | None = None) -> Report | None:
+    """Score every sentence of `sets` with each model (through the cache) and analyse (`analyse`;
+    `balance`: the balance report of the run folder the sets come from, if any).
 
     Under a multi-process launch (torchrun, accelerate launch) every rank calls this; the ranks
     share the scoring and rank 0 alone analyses and returns the report (the others return None).
@@ -479,69 +415,7 @@ def evaluate(sets: dict[str, pd.DataFrame], models: list[str], settings: Setting
         frames.append(pair_scores(pairs, scores, label, settings.normalize, lengths))
     if not is_main():
         return None
-    report = analyse(pd.concat(frames, ignore_index=True))
+    report = analyse(pd.concat(frames, ignore_index=True), balance=balance)
     report.cache_hits, report.seconds = hits, seconds
     report.load_seconds = {label: loading.get(model, 0.0) for model, label in zip(models, labels)}
     return report
-
-
-def write_report(report: Report, out: Path) -> list[Path]:
-    """Write the CSV, markdown and PNG files of `report` into the folder `out`, atomically, as a
-    folder of ours (fairpairs.io.OutputFolder: a folder fairpairs did not write is refused, files
-    a user added to an earlier report are kept); returns the paths."""
-    from .arguments import path
-    from .errors import UsageTypeError
-    from .io import OutputFolder
-
-    if not isinstance(report, Report):
-        raise UsageTypeError(f"report: expected a Report (fairpairs.evaluate), not {type(report).__name__}")
-    with OutputFolder(path(out, "out", exists=False), "out") as tmp:
-        written = _write_report_files(report, tmp)
-    return [Path(out) / p.relative_to(tmp) for p in written]
-
-
-def _write_report_files(report: Report, out: Path) -> list[Path]:
-    from . import plots
-
-    out = Path(out)
-    files = {
-        "pair_scores.csv": report.pairs, "accuracy.csv": report.accuracy, "splits.csv": report.splits,
-        "length_diff_accuracy.csv": report.curve, "loglik_length.csv": report.fits, "summary.csv": report.summary,
-    }
-    if report.change is not None:
-        files["ranking_change.csv"] = report.change
-    written = []
-    for name, df in files.items():
-        write_csv(df, out / name)
-        written.append(out / name)
-    md = {
-        "accuracy.md": accuracy_markdown(report.accuracy), "splits.md": split_markdown(report.splits),
-        "length_diff_accuracy.md": curve_markdown(report.curve), "loglik_length.md": fit_markdown(report.fits),
-        "summary.md": summary_markdown(report.summary, report.change),
-    }
-    for name, text in md.items():
-        atomic_write(out / name, text)
-        written.append(out / name)
-    figures = {
-        "accuracy.png": plots.accuracy_scatter(report.accuracy),
-        "splits.png": plots.split_bars(report.splits),
-        "length_diff_accuracy.png": plots.diff_curves(report.curve),
-        "loglik_length.png": plots.loglik_vs_length(sentence_table(report.pairs), report.fits),
-        "summary.png": plots.summary_bars(report.summary),
-    }
-    for name, png in figures.items():
-        atomic_write(out / name, png)
-        written.append(out / name)
-    sections = [
-        ("1. Accuracy per paradigm: original vs debiased", "accuracy"),
-        ("2. Accuracy on the A=U / A>U / A<U splits", "splits"),
-        ("3. Accuracy vs token-length difference", "length_diff_accuracy"),
-        ("4. Sentence score vs token length", "loglik_length"),
-        ("5. Summary", "summary"),
-    ]
-    body = ["# fairpairs evaluation report\n"]
-    for title, stem in [sections[4]] + sections[:4]:
-        body.append(f"## {title}\n\n![{stem}]({stem}.png)\n\n{md[stem + '.md']}")
-    atomic_write(out / "report.md", "\n".join(body))
-    written.append(out / "report.md")
-    return written

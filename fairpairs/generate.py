@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .grammar import Paradigm, PlainTemplate, SlotSpec, finish_sentence
+from .grammar import Paradigm, PlainTemplate, SlotSpec
 from .records import PairRecord
 from .vocab import Vocabulary
 
@@ -167,6 +167,8 @@ class Sampler:
         return idx
 
     def _det_for(self, spec: SlotSpec, row: int, rng: np.random.Generator) -> int | None:
+        if spec.article_of is not None:   # the language's article: fixed by the noun (-1: none)
+            return int(spec.article_of[row])
         dets = spec.det_base[self.vocab.accepted_by(row, "arg_1", spec.det_base)]
         if not len(dets):
             return None
@@ -219,6 +221,9 @@ class Sampler:
         det = self.kept_det(name, g)
         if det is not None and det >= 0:  # keep the good determiner: the new noun must suit it
             idx = idx[self.vocab.satisfiers(det, "arg_1")[idx]]
+        article_of = self.p.slots[name].article_of
+        if article_of is not None and det is not None:   # (the language's article: the same one)
+            idx = idx[article_of[idx] == det]
         return idx
 
     def kept_det(self, name: str, g: Filler) -> int | None:
@@ -247,10 +252,10 @@ class Sampler:
         return self.render_good(good), self.render_bad(good, bad)
 
     def render_good(self, good: dict[str, Filler]) -> str:
-        return finish_sentence(self.p.good_template.render(good))
+        return self.p.finish(self.p.good_template.render(good))
 
     def render_bad(self, good: dict[str, Filler], bad: dict[str, Filler]) -> str:
-        return finish_sentence(self.p.bad_template.render({**good, **bad}))
+        return self.p.finish(self.p.bad_template.render({**good, **bad}))
 
     def draw(self, k: int, will_change: bool = True) -> Pair | None:
         """Draw pair k (good fillers, then the first bad fillers). None when the draw dead-ends
@@ -294,8 +299,8 @@ class Sampler:
         spec = p.slots[name]
         old = pair.good[name]
         if spec.det_base is not None:
-            det = old.det if old.det >= 0 and self.vocab.accepted_by(row, "arg_1", np.array([old.det]))[0] \
-                else self._det_for(spec, row, rng)
+            det = old.det if old.det >= 0 and spec.article_of is None \
+                and self.vocab.accepted_by(row, "arg_1", np.array([old.det]))[0] else self._det_for(spec, row, rng)
             if det is None:
                 return None
             filler = Filler(self.vocab, row, det)

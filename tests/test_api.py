@@ -218,7 +218,7 @@ def test_score_pairs_accepts_a_frame_and_a_path(notebook, tmp_path):
 
 
 def test_evaluate_report_agrees_with_score_pairs_and_saves(notebook, tmp_path):
-    from fairpairs.evaluate import write_report
+    from fairpairs.report import write_report
 
     report = notebook["report"]
     acc = report.accuracy.query("set == 'debiased' and uid == 'ALL' and normalization == 'lp'").iloc[0]

@@ -68,6 +68,8 @@ def test_smds_distinct_words_and_retention_by_hand():
     assert not e["balanced"]
     assert any(f.startswith("critical-word frequency: SMD") for f in e["flags"])
     assert "vocabulary: 4 distinct critical words (original 8)" in e["flags"]
+    # the four words the debiased set lost, each in one original pair, so in alphabetical order
+    assert "not in the debiased set: aardvark, aardvarks, giraffe, giraffes" in e["flags"]
 
 
 def test_retention_from_draws_when_rows_do_not_say_what_control_did():
@@ -246,3 +248,15 @@ def test_balance_command_and_its_errors(run, tmp_path, capsys):
         assert e.value.code == 1 and needle in err and len(err.strip().splitlines()) == 1, err
     with pytest.raises(ValueError, match="data: expected the keys original and debiased"):
         fp.balance({"original": ORIGINAL})
+
+
+def test_missing_words_most_used_first_and_cut():
+    from collections import Counter
+
+    from fairpairs.balance_report import _missing_words
+
+    original = Counter({"ox": 5, "oxen": 5, "cactus": 2, "cacti": 2, "man": 9, **{f"w{i}": 1 for i in range(9)}})
+    debiased = Counter({"man": 7})
+    # 13 missing: ox/oxen (5 pairs each), cacti/cactus (2), then w0..w8 (1): 8 shown, 5 more
+    assert _missing_words(original, debiased) == (
+        "not in the debiased set: ox, oxen, cacti, cactus, w0, w1, w2, w3 (+5 more)")

@@ -9,7 +9,8 @@ import pandas as pd
 import pytest
 
 from fairpairs.evaluate import (Settings, analyse, cached_scores, evaluate, length_fit, pair_scores,
-                                parse_normalize, write_report)
+                                parse_normalize)
+from fairpairs.report import split_markdown, write_report
 from fairpairs.errors import FairpairsError
 
 # (set, uid, pair_id, good, bad)
@@ -94,7 +95,7 @@ def test_splits_use_each_models_own_lengths(report):
     assert acc_n("ALL", "A", "A=U") == (3, round(2 / 3, 6))
     assert acc_n("ALL", "B", "A=U") == (6, round(5 / 6, 6))
     assert acc_n("ALL", "B", "A>U") == (0, None)
-    assert "N/A (0)" in __import__("fairpairs.evaluate", fromlist=["split_markdown"]).split_markdown(sp)
+    assert "N/A (0)" in split_markdown(sp)
 
 
 def test_split_tokenizer_lengths_override():
@@ -140,7 +141,11 @@ def test_report_files_are_written_nonempty_and_reproducible(report, tmp_path):
         if p.suffix == ".png":
             assert p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and p.stat().st_size > 5000
     md = (tmp_path / "r1" / "accuracy.md").read_text()
-    assert "| p1 | 50.0 | **100.0** | **75.0** | 50.0 |" in md   # A orig, A deb, B orig, B deb
+    # A orig 2/4, A deb 2/2, B orig 3/4, B deb 1/2, each with its Wilson interval (z = 1.96): 2/4 centre 0.5,
+    # half-width 1.96·sqrt(.25/4 + 1.96²/64) / (1 + 1.96²/4) = 0.350 -> [15.0, 85.0]; 2/2 -> [1/(1 + z²/2), 1]
+    # = [34.2, 100.0]; 3/4 -> [30.1, 95.4]; 1/2 -> [9.5, 90.5]
+    assert ("| p1 | 50.0 [15.0, 85.0] | **100.0** [34.2, 100.0] | **75.0** [30.1, 95.4] | 50.0 [9.5, 90.5] |"
+            in md)
     assert "![splits](splits.png)" in (tmp_path / "r1" / "report.md").read_text()
     assert not list((tmp_path / "r1").glob(".*tmp"))
     write_report(report, tmp_path / "r2")

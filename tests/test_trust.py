@@ -316,6 +316,7 @@ def error_rule_cases(scorer, pairs_file, model, missing: Path):
         ("fit_length_params", lambda: fp.fit_length_params(S, M / "c.txt"), "missing", FileNotFoundError, "corpus"),
         ("fit_length_params", lambda: fp.fit_length_params(S, 5), "type", TypeError, "corpus"),
         ("fit_length_params", lambda: fp.fit_length_params(S, P, n=3), "value", ValueError, "n"),
+        ("tokenizers", lambda: fp.tokenizers(hub_cache="no"), "type", TypeError, "hub_cache"),
     ]
 
 

@@ -87,7 +87,9 @@ def test_cli_lists_one_line_per_broken_file_and_exits_1(tmp_path, capsys):
 def test_cli_ok_summary_for_the_bundled_paradigms(capsys):
     code, out, err = run_cli(["validate"], capsys)
     assert code == 0
-    assert out.startswith("OK: 69 paradigm file(s)") and out.count("\n") == 1
+    # BLiMP's 69 English paradigm files and the language folders (grammars/de: 22, grammars/fr: 28)
+    assert out.startswith("OK: 119 paradigm file(s)") and out.count("\n") == 1
+    assert "blimp_vocabulary.csv (4196 rows), de.csv" in out and "fr.csv" in out
 
 
 def test_cli_missing_file_is_one_line(tmp_path, capsys):

@@ -58,8 +58,17 @@ def audit(dataset, models, out, good_col, bad_col, group_col):
 
 @click.command()
 @click.option("--models", "-m", required=True, help="Comma-separated models: Hub names, local folders or aliases such as smollm2-135m.")
-@click.option("--data", "-d", "data", required=True, type=click.Path(path_type=Path),
-              help="A run folder of `fairpairs generate`, or any dataset `fairpairs audit` accepts.")
+@click.option("--data", "-d", "data", default=None, type=click.Path(path_type=Path),
+              help="A run folder of `fairpairs generate`, or any dataset `fairpairs audit` accepts. Without it, "
+                   "the pairs are generated first, length-controlled for every model's tokenizer, into OUT/run.")
+@click.option("--paradigms", default=None, help="Without --data: comma-separated paradigm UIDs, or 'all' [default: all].")
+@click.option("--phenomenon", default=None, help="Without --data: only paradigms of this phenomenon.")
+@click.option("--pairs", type=click.IntRange(min=1), default=None,
+              help="Without --data: pairs per paradigm in each set [default: 20: about 5,400 sentences per model "
+                   "for all 67 paradigms, minutes on a CPU for a 135M-parameter model].")
+@click.option("--seed", type=click.IntRange(min=0), default=None, help="Without --data: random seed [default: 0].")
+@click.option("--strategy", type=click.Choice(["search", "resample"]), default=None,
+              help="Without --data: length control strategy [default: search] (see `fairpairs generate`).")
 @click.option("--pll", default="word_l2r", show_default=True, help="Pseudo-log-likelihood variant for masked LMs.")
 @click.option("--normalize", "-n", default="lp,mean_lp,pen_lp", show_default=True,
               help="Comma-separated scores to report: lp, mean_lp, pen_lp, slor. The first is the headline one.")
@@ -77,11 +86,19 @@ def audit(dataset, models, out, good_col, bad_col, group_col):
 @click.option("--device-map", type=click.Choice(["auto", "balanced", "balanced_low_0", "sequential"]), default=None,
               help="Spread each model over the visible GPUs (accelerate), for models larger than one GPU.")
 @click.option("--batch-tokens", type=click.IntRange(min=1), default=None, help="Tokens per scoring batch (default: the scorer's).")
+@click.option("--figures", default="png", show_default=True,
+              help="Comma-separated figure formats: png, pdf, svg (vector, for papers). report.md shows the first.")
+@click.option("--dpi", type=int, default=200, show_default=True, help="Resolution of the PNG figures (50-1200).")
 @_column_options
-def evaluate(models, data, pll, normalize, unigrams, out, cache_dir, no_cache, split_tokenizer, device, dtype,
-             device_map, batch_tokens, good_col, bad_col, group_col):
+def evaluate(models, data, paradigms, phenomenon, pairs, seed, strategy, pll, normalize, unigrams, out, cache_dir,
+             no_cache, split_tokenizer, device, dtype, device_map, batch_tokens, figures, dpi, good_col, bad_col,
+             group_col):
     """Score the original and debiased sets with each model and report how token-length bias
-    changes accuracy and rankings (CSV, markdown and PNG under OUT; report.md links them all).
+    changes accuracy and rankings (CSV, markdown and figures under OUT; report.md links them all).
+
+    Without --data, the pairs are generated first, length-controlled for the tokenizer of every
+    model (as `fairpairs generate --models M1,M2` would), into OUT/run, and evaluated as --data
+    OUT/run would be; report.md's first lines give the command that regenerates them.
 
     Started by torchrun or accelerate launch, the processes share the sentences out and rank 0
     writes OUT; a killed run resumes from the cache (docs/scaling.md)."""
@@ -92,13 +109,28 @@ def evaluate(models, data, pll, normalize, unigrams, out, cache_dir, no_cache, s
 
     from ..api import evaluate as run
     from ..audit import Columns, dataset_paths
-    from ..evaluate import parse_normalize, summary_markdown, write_report
+    from ..evaluate import parse_normalize
+    from ..report import headline_markdown, summary_markdown, write_report
     from ..io import check_output_folder, claim_folder
     from ..scoring.distributed import is_main
 
+    from ..plots import check_formats
+
     names = _names(models, "--models")
     norms = parse_normalize(normalize)
-    out = out if out is not None else Path(f"evaluation-{data.resolve().name}")
+    formats, dpi = check_formats(figures, dpi)
+    generation = {"paradigms": paradigms, "phenomenon": phenomenon, "pairs": pairs, "seed": seed, "strategy": strategy}
+    if data is not None:
+        given = [f"--{k}" for k, v in generation.items() if v is not None]
+        if given:
+            raise click.UsageError(f"{', '.join(given)}: only without --data (they set how the pairs are generated)")
+        name = data.resolve().name
+    else:
+        seed = 0 if seed is None else seed
+        name = "+".join(Path(m).name or m for m in names).replace("/", "_").replace(":", "_") + f"-s{seed}"
+        generation = {"paradigms": _names(paradigms, "--paradigms") if paradigms and paradigms != "all" else "all",
+                      "phenomenon": phenomenon, "pairs": pairs, "seed": seed, "strategy": strategy or "search"}
+    out = out if out is not None else Path(f"evaluation-{name}")
     cache = None if no_cache else (cache_dir if cache_dir is not None else out / "cache")
     main = is_main()
     progress = sys.stderr.isatty() and main
@@ -112,20 +144,22 @@ def evaluate(models, data, pll, normalize, unigrams, out, cache_dir, no_cache, s
             click.echo(f"scoring with {model} ...", err=True)
 
     # before any work: OUT is new, empty or a report folder of ours, and not in what --data reads
-    reads = dataset_paths(data) + [Path(u) for u in [unigrams] if u and Path(u).exists()]
+    reads = (dataset_paths(data) if data is not None else []) + [Path(u) for u in [unigrams] if u and Path(u).exists()]
     check_output_folder(out, "--out", inputs=reads, reads=reads)
+    run_dir = out / "run" if data is None else None
     created = [p for p in dict.fromkeys([out, cache]) if p is not None and not p.exists()]
-    if cache is not None and Path(os.path.abspath(out)) in [Path(os.path.abspath(cache)),
-                                                            *Path(os.path.abspath(cache)).parents]:
-        claim_folder(out, "--out", inputs=reads, reads=reads)    # the cache inside OUT: OUT is ours from now on
+    if run_dir is not None or (cache is not None and Path(os.path.abspath(out)) in [
+            Path(os.path.abspath(cache)), *Path(os.path.abspath(cache)).parents]):
+        claim_folder(out, "--out", inputs=reads, reads=reads)    # the cache or run inside OUT: OUT is ours from now on
+    extra = {"run_dir": run_dir, **generation} if data is None else {}
     try:
         report = run(data, names, normalize=norms, pll=pll, unigrams=unigrams, cache_dir=cache,
                      split_tokenizer=split_tokenizer, device=device, dtype=dtype, device_map=device_map,
                      batch_tokens=batch_tokens, progress=progress, columns=Columns(good_col, bad_col, group_col),
-                     on_load=announce)
+                     on_load=announce, **extra)
         if report is None:  # not rank 0 of a multi-process launch: rank 0 writes OUT
             return
-        write_report(report, out)
+        write_report(report, out, figures=formats, dpi=dpi)
     except BaseException:
         # leave nothing behind: folders this command made (and only those) go, except the batches
         # saved for resuming (cache/*.parts), which let the same command continue where this stopped
@@ -137,6 +171,9 @@ def evaluate(models, data, pll, normalize, unigrams, out, cache_dir, no_cache, s
     head = norms[0]
     change = report.change[report.change["normalization"] == head] if report.change is not None else None
     click.echo(summary_markdown(report.summary[report.summary["normalization"] == head], change))
+    if report.headline is not None:
+        click.echo("### Length effect (section 2 of report.md decomposes the change)\n")
+        click.echo(headline_markdown(report.headline[report.headline["normalization"] == head]))
     hits = ", ".join(f"{m}: cached" if h else
                      f"{m}: scored in {report.seconds[m]:.1f} s after {report.load_seconds[m]:.1f} s loading"
                      for m, h in report.cache_hits.items())

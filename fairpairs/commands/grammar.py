@@ -20,7 +20,7 @@ def validate(files, vocab_path):
     from ..grammar import validate as validate_files
     from ..vocab import load_vocabulary
 
-    vocab = load_vocabulary(vocab_path)
+    vocab = load_vocabulary(vocab_path) if vocab_path else None   # None: each paradigm's language's table
     results = validate_files(list(files) or None, vocab)
     broken = [(f, r) for f, r in results if isinstance(r, Exception)]
     for _, err in broken:
@@ -31,5 +31,6 @@ def validate(files, vocab_path):
     if not results:
         raise click.UsageError("no paradigm files found in FILES")
     n_slots = sum(len(p.slots) for _, p in results)
+    tables = {Path(p.vocab.source).name: len(p.vocab) for _, p in results}
     click.echo(f"OK: {len(results)} paradigm file(s), {n_slots} slots, each slot with candidates in "
-               f"{Path(vocab.source).name} ({len(vocab)} rows)")
+               + ", ".join(f"{name} ({rows} rows)" for name, rows in tables.items()))

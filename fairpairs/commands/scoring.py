@@ -28,8 +28,8 @@ def _model_options(f):
                      "larger than one GPU; see docs/scaling.md."),
         click.option("--batch-tokens", type=click.IntRange(min=1), default=None,
                      help="Padded tokens per batch (default: auto; halves on GPU out-of-memory)."),
-        click.option("--progress/--no-progress", default=True, show_default=True,
-                     help="Progress bar on stderr."),
+        click.option("--progress/--no-progress", default=None,
+                     help="Progress bar on stderr [default: when stderr is a terminal]."),
     ]
     for opt in reversed(opts):
         f = opt(f)

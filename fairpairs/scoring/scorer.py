@@ -10,7 +10,8 @@ from .batching import auto_budget, batch_tensors, run_rows
 from . import check_pll
 from .encoding import Encoded, causal_rows, check_sentences, encode, masked_rows, prefix_token_id
 from .heads import Forward
-from .models import ModelError, load_model, resolve_model_name
+from ..progress import announce
+from .models import ModelError, load_model, model_identity, resolve_model_name
 from .normalize import NEEDS_UNIGRAMS, load_unigrams, parse_normalize
 from . import normalize as nz
 
@@ -21,7 +22,7 @@ class Scorer:
     """Scores sentences with one LM. Build it with `Scorer.from_pretrained`."""
 
     def __init__(self, model, tokenizer, kind: str, name: str = "", device: str = "cpu",
-                 pll: str = "word_l2r", batch_tokens: int | None = None, progress: bool = True):
+                 pll: str = "word_l2r", batch_tokens: int | None = None, progress: bool | None = None):
         import torch
 
         check_pll(pll)
@@ -53,13 +54,15 @@ class Scorer:
     @classmethod
     def from_pretrained(cls, name_or_path: str, kind: str | None = None, device: str = "auto",
                         dtype=None, pll: str = "word_l2r", batch_tokens: int | None = None,
-                        progress: bool = True, device_map: str | None = None) -> Scorer:
+                        progress: bool | None = None, device_map: str | None = None) -> Scorer:
         """Load a model by Hub name, folder, `.gguf` file or alias (`smollm2-135m`).
 
         Under a multi-process launch (torchrun, accelerate launch) every rank loads the model, on
         ``cuda:LOCAL_RANK`` when GPUs are used, and a failure on any rank is raised on all of them.
         `device_map` ("auto", "balanced", "sequential") spreads one model over the visible GPUs
-        with accelerate instead (for a model larger than one GPU).
+        with accelerate instead (for a model larger than one GPU). `progress`: bars while scoring
+        (True; False: none; None: in a terminal or a notebook, fairpairs.progress). The model's
+        real identity (`scorer.info`, `model_identity`) is printed when it is loaded.
         """
         from ..arguments import count, text
         from . import distributed
@@ -78,8 +81,13 @@ class Scorer:
         def load():
             model, tok, k, dev, _ = load_model(str(name_or_path), kind=kind, device=device, dtype=dtype,
                                                device_map=device_map)
-            scorer = cls(model, tok, k, str(name_or_path), dev, pll, batch_tokens, progress and distributed.is_main())
+            scorer = cls(model, tok, k, str(name_or_path), dev, pll, batch_tokens,
+                         progress if distributed.is_main() else False)
             scorer.source = _resolved(str(name_or_path))
+            scorer.info = model_identity(str(name_or_path), str(scorer.dtype).replace("torch.", ""), k,
+                                         parameters=sum(p.numel() for p in model.parameters()))
+            announce(f"model {name_or_path}: {scorer.info['description']}; {k} LM, "
+                     f"{scorer.info['parameters'] / 1e6:,.1f}M parameters, on {dev}", scorer.progress)
             return scorer
 
         group = distributed.init()
@@ -98,7 +106,7 @@ class Scorer:
         desc = "causal" if self.kind == "causal" else f"PLL {pll or self.pll}"
         show = self.progress if progress is None else progress
         return run_rows(rows, padded, lengths, int(enc.out_ptr()[-1]), self.forward, self.batch_tokens,
-                        self.pad_id, self.mask_id, show, desc, self.device)
+                        self.pad_id, self.mask_id, show, desc, self.device, first=self._first_line(len(enc.ids), pll))
 
     def _probe(self) -> None:
         """Check the fast body/head split against the full model on two padded sentences."""
@@ -144,7 +152,15 @@ class Scorer:
         desc = "causal" if self.kind == "causal" else f"PLL {pll}"
         return sentence_sums(lambda idx, done: self._score_subset(enc, idx, pll, done), sentences,
                              np.diff(enc.out_ptr()), costs, resume_dir=resume_dir, meta=meta,
-                             progress=self.progress, desc=desc)
+                             progress=self.progress, desc=desc, first=self._first_line(len(sentences), pll))
+
+    def _first_line(self, n: int, pll: str | None = None) -> str:
+        """What a progress bar of this scorer says first: how many sentences, which model (its
+        real identity), and how (PLL variant for a masked LM)."""
+        info = getattr(self, "info", None)
+        who = info["description"] if info else f"{self.name} ({str(self.dtype).replace('torch.', '')})"
+        how = "" if self.kind == "causal" else f", PLL {pll or self.pll}"
+        return f"scoring {n:,} sentence{'s' if n != 1 else ''} with {who}{how}"
 
     def _score_subset(self, enc: Encoded, idx: np.ndarray, pll: str, on_done) -> None:
         """Score the sentences `idx` of `enc`, calling ``on_done(indices, sums)`` as batches

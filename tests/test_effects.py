@@ -1,0 +1,225 @@
+"""The length/selection decomposition of `fairpairs.effects` on a hand-built original and debiased
+set whose every figure is worked out by hand in the comments."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction as F
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from fairpairs import stats
+from fairpairs.effects import attach_draws, decompose, effects_table, headline_table, match_units
+from fairpairs.evaluate import analyse, pair_scores
+from fairpairs.report import headline_markdown
+
+# Every good sentence scores -10 (lp); a pair is correct when its bad sentence scores lower,
+# wrong when higher, a tie (not correct, in the denominator) when equal.
+# (set, uid, draw, good, bad, bad score, good tokens, bad tokens)
+ROWS = [
+    # paradigm p: draws 0-2 keep their context (1 and 2 with the bad sentence redrawn), draw 3's context
+    # is replaced by one whose good sentence equals original draw 4's ("g4"), draw 4 is dropped and the
+    # debiased set takes draw 5 instead.
+    ("original", "p", 0, "g0", "b0", -12, 5, 5),   # correct, A=U
+    ("original", "p", 1, "g1", "b1", -8, 6, 5),    # wrong,   A>U
+    ("original", "p", 2, "g2", "b2", -10, 5, 6),   # tie,     A<U
+    ("original", "p", 3, "g3", "b3", -12, 5, 5),   # correct, A=U
+    ("original", "p", 4, "g4", "b4", -11, 5, 5),   # correct, A=U
+    ("debiased", "p", 0, "g0", "b0", -12, 5, 5),   # correct (the same pair)
+    ("debiased", "p", 1, "g1", "c1", -12, 6, 6),   # correct
+    ("debiased", "p", 2, "g2", "c2", -9, 5, 5),    # wrong
+    ("debiased", "p", 3, "g4", "c3", -9, 5, 5),    # wrong   (replaced context)
+    ("debiased", "p", 5, "h5", "c5", -13, 5, 5),   # correct (a new draw)
+    # paradigm q: both contexts kept, both bad sentences redrawn
+    ("original", "q", 0, "k0", "l0", -11, 4, 4),   # correct, A=U
+    ("original", "q", 1, "k1", "l1", -9, 4, 5),    # wrong,   A<U
+    ("debiased", "q", 0, "k0", "m0", -12, 4, 4),   # correct
+    ("debiased", "q", 1, "k1", "m1", -11, 4, 4),   # correct
+]
+
+
+def pairs_frame(with_draw: bool = True) -> pd.DataFrame:
+    df = pd.DataFrame([(s, u, str(i), d, g, b) for i, (s, u, d, g, b, *_) in enumerate(ROWS)],
+                      columns=["set", "uid", "pair_id", "draw", "sentence_good", "sentence_bad"])
+    return df if with_draw else df.drop(columns="draw")
+
+
+def scores_frame() -> pd.DataFrame:
+    table = {}
+    for _, _, _, g, b, bad_score, n_good, n_bad in ROWS:
+        table[g] = (n_good, -10.0)
+        table[b] = (n_bad, float(bad_score))
+    return pd.DataFrame([{"sentence": s, "n_tokens": n, "sum_logprob": lp} for s, (n, lp) in sorted(table.items())])
+
+
+def scored(with_draw: bool = True) -> pd.DataFrame:
+    return pair_scores(pairs_frame(with_draw), scores_frame(), "A", ("lp",))
+
+
+def row(df, uid):
+    sel = df[df["uid"] == uid]
+    assert len(sel) == 1
+    return sel.iloc[0]
+
+
+def test_decomposition_by_draw_matches_the_hand_computation():
+    e = effects_table(scored(), seed=0)
+    p = row(e, "p")
+    assert p.matched_by == "draw"
+    # original p: correct g0, g3, g4; wrong g1; tie g2 -> 3/5. Debiased p: correct g0, g1, h5 -> 3/5.
+    # matched (same draw and good sentence): draws 0, 1, 2 -> original 1, 0, 0 (1/3); debiased 1, 1, 0 (2/3).
+    # debiased draw 3 ("g4") is a replaced context: unmatched, though its good sentence is in the original set.
+    assert (p.n_original, p.n_debiased, p.n_matched, p.n_original_only, p.n_debiased_only) == (5, 5, 3, 2, 2)
+    assert p.original == pytest.approx(0.6) and p.debiased == pytest.approx(0.6)
+    assert p.matched_original == pytest.approx(1 / 3) and p.matched_debiased == pytest.approx(2 / 3)
+    # change 3/5 - 3/5 = 0; selection 1/3 - 3/5 = -4/15; length 2/3 - 1/3 = 1/3; remainder 3/5 - 2/3 = -1/15
+    assert p.change == pytest.approx(0)
+    assert p.selection == pytest.approx(float(F(-4, 15)))
+    assert p.length == pytest.approx(1 / 3)
+    assert p.remainder == pytest.approx(float(F(-1, 15)))
+    # McNemar on the matched contexts: one 0 -> 1 (draw 1), none 1 -> 0: p = 2 * P(X <= 0), X ~ Bin(1, 1/2) = 1
+    assert (p.n_gained, p.n_lost, p.length_p) == (1, 0, 1.0)
+    # Wilson 95% of 3/5 (z = 1.959964): centre (0.6 + z²/10) / (1 + z²/5) = 0.55654, half-width
+    # z * sqrt(0.24/5 + z²/100) / (1 + z²/5) = 0.32583 -> [0.2307, 0.8824]
+    assert (round(p.original_low, 4), round(p.original_high, 4)) == (0.2307, 0.8824)
+
+    q = row(e, "q")
+    # q: original 1/2, debiased 2/2, all matched: selection 0, length +1/2, remainder 0 (interval [0, 0])
+    assert (q.n_matched, q.change, q.selection, q.length, q.remainder) == (2, 0.5, 0.0, 0.5, 0.0)
+    assert (q.remainder_low, q.remainder_high) == (0.0, 0.0)
+
+    a = row(e, "ALL")
+    # pooled: original (3 + 1) / 7, debiased (3 + 2) / 7; matched 5: original 1,0,0,1,0 = 2/5, debiased
+    # 1,1,0,1,1 = 4/5. change 1/7; selection 2/5 - 4/7 = -6/35; length 2/5 = 14/35; remainder 5/7 - 4/5 = -3/35
+    assert a.original == pytest.approx(4 / 7) and a.debiased == pytest.approx(5 / 7)
+    assert a.change == pytest.approx(1 / 7)
+    assert a.selection == pytest.approx(-6 / 35)
+    assert a.length == pytest.approx(14 / 35)
+    assert a.remainder == pytest.approx(-3 / 35)
+    # McNemar pooled: 2 gained (p draw 1, q draw 1), 0 lost: 2 * (1/2)^2 = 0.5
+    assert (a.n_gained, a.n_lost, a.length_p) == (2, 0, 0.5)
+
+
+def test_without_draws_contexts_match_on_the_good_sentence():
+    e = effects_table(scored(with_draw=False))
+    p = row(e, "p")
+    assert p.matched_by == "good sentence"
+    # now debiased "g4" matches original draw 4 (correct there, wrong in the debiased set):
+    # matched original 1, 0, 0, 1 = 1/2, debiased 1, 1, 0, 0 = 1/2; selection 1/2 - 3/5 = -1/10,
+    # length 0, remainder 3/5 - 1/2 = +1/10
+    assert p.n_matched == 4
+    assert (p.selection, p.length, p.remainder) == pytest.approx((-0.1, 0.0, 0.1))
+
+
+def test_parts_add_up_and_intervals_hold_their_estimates():
+    rng = np.random.default_rng(5)
+    rows = []
+    for uid in ("u1", "u2", "u3"):
+        for k in range(60):
+            rows.append(("original", uid, str(k), k, f"{uid}g{k}", f"{uid}b{k}"))
+            if rng.random() < 0.8:    # kept: the same context
+                rows.append(("debiased", uid, str(k), k, f"{uid}g{k}", f"{uid}c{k}"))
+            else:                     # replaced by a new context
+                rows.append(("debiased", uid, str(k), k, f"{uid}h{k}", f"{uid}c{k}"))
+    pairs = pd.DataFrame(rows, columns=["set", "uid", "pair_id", "draw", "sentence_good", "sentence_bad"])
+    sentences = sorted(set(pairs.sentence_good) | set(pairs.sentence_bad))
+    scores = pd.DataFrame({"sentence": sentences, "n_tokens": 5,
+                           "sum_logprob": rng.integers(-20, -5, len(sentences)).astype(float)})
+    ps = pair_scores(pairs, scores, "m", ("lp",))
+    e1, e2 = effects_table(ps, seed=3), effects_table(ps, seed=3)
+    pd.testing.assert_frame_equal(e1, e2)            # seeded: the same intervals
+    for r in e1.itertuples():
+        assert r.change == pytest.approx(r.selection + r.length + r.remainder, abs=1e-12)
+        for part in ("change", "selection", "length", "remainder", "original", "debiased"):
+            assert getattr(r, f"{part}_low") <= getattr(r, part) + 1e-12 <= getattr(r, f"{part}_high") + 2e-12
+    a = row(e1, "ALL")
+    # the paired interval of `length` is stats.paired's, over the matched contexts
+    u = ps.assign(c=(ps.outcome == 1).astype(float))
+    o = u[u.set == "original"].set_index(["uid", "draw"])
+    d = u[u.set == "debiased"].set_index(["uid", "draw"])
+    both = o.index[o.sentence_good.to_numpy() == d.loc[o.index, "sentence_good"].to_numpy()]
+    est = stats.paired(o.loc[both, "c"].to_numpy(), d.loc[both, "c"].to_numpy(), seed=3)
+    assert (a.length, a.length_low, a.length_high, a.length_p) == pytest.approx((est.value, est.low, est.high,
+                                                                                est.p_value))
+
+
+def test_decompose_joint_bootstrap_agrees_with_resampling_units():
+    # the counts bootstrap of change/selection/remainder against a plain one over units, done here
+    rng = np.random.default_rng(0)
+    o = np.r_[(rng.random(300) < 0.7), (rng.random(100) < 0.5), np.full(100, np.nan)].astype(float)
+    d = np.r_[(rng.random(300) < 0.8), np.full(100, np.nan), (rng.random(100) < 0.6)].astype(float)
+    got = decompose(o, d, seed=1)
+    kinds = [np.arange(300), np.arange(300, 400), np.arange(400, 500)]
+    sel = []
+    for _ in range(2000):
+        idx = np.concatenate([k[rng.integers(len(k), size=len(k))] for k in kinds])
+        oo, dd = o[idx], d[idx]
+        sel.append(np.nanmean(oo[:300]) - np.nanmean(oo))
+    lo, hi = np.quantile(sel, [0.025, 0.975])
+    assert got["selection_low"] == pytest.approx(lo, abs=0.01)
+    assert got["selection_high"] == pytest.approx(hi, abs=0.01)
+
+
+def test_headline_shows_the_length_effect_beside_the_equal_length_baseline():
+    report = analyse(scored())
+    h = report.headline
+    assert len(h) == 1
+    r = h.iloc[0]
+    # A=U pairs of the original set (the model's own lengths): g0, g3, g4, k0 -> 4 of 4 correct;
+    # Wilson lower bound for 4/4: 1 / (1 + z²/4) = 0.5101
+    assert (r.n_equal, r.equal) == (4, 1.0) and round(r.equal_low, 4) == 0.5101 and r.equal_high == 1.0
+    assert r.length == pytest.approx(14 / 35) and r.n_matched == 5
+    assert math.isnan(r.distinct_ratio)                       # not a run folder: no balance report
+    text = headline_markdown(h)
+    assert "| A | lp | +40.0 [" in text and "| n/a |" in text and "matched by draw" in text
+    bal = pd.DataFrame({"uid": ["p", "ALL"], "distinct_ratio": [0.5, 0.75]})
+    assert headline_table(report.effects, report.splits, bal).iloc[0].distinct_ratio == 0.75
+
+
+def test_match_units_pairs_repeated_good_sentences_one_to_one():
+    df = pd.DataFrame({"set": ["original", "original", "debiased"], "uid": "u", "sentence_good": ["x", "x", "x"]})
+    labels, how = match_units(df)
+    assert how == "good sentence"
+    assert labels[0] == labels[2] and labels[1] != labels[2]   # first with first; the second is unmatched
+
+
+def test_attach_draws_from_records():
+    sets = {"original": pairs_frame(False).query("set == 'original'").drop(columns="set").reset_index(drop=True),
+            "debiased": pairs_frame(False).query("set == 'debiased'").drop(columns="set").reset_index(drop=True)}
+    data = {name: [{"draw": d} for d in pairs_frame().query("set == @name")["draw"]] for name in sets}
+    out = attach_draws(sets, data)
+    assert out["debiased"]["draw"].tolist() == [0, 1, 2, 3, 5, 0, 1]
+    assert "draw" not in attach_draws(sets, {"original": [{}] * 7, "debiased": [{}] * 7})["original"].columns
+
+
+class CharScorer:
+    """A stand-in language model written plainly here: log p = -2 per character, one token per word."""
+
+    def score(self, sentences, normalize=(), unigrams=None):
+        return pd.DataFrame([{"sentence": s, "sum_logprob": -2.0 * len(s), "n_tokens": len(s.split()),
+                              "n_words": len(s.split())} for s in sentences])
+
+
+def test_a_run_folder_is_matched_by_draw_and_its_balance_is_in_the_headline(tmp_path):
+    import json
+
+    import fairpairs as fp
+
+    run = tmp_path / "run"
+    fp.generate_run(run, paradigms=["animate_subject_trans", "principle_A_domain_3"], pairs=40, seed=1)
+    report = fp.evaluate(run, ["toy"], normalize="lp", load_scorer=lambda m, s: CharScorer())
+    e = report.effects
+    assert set(e["matched_by"]) == {"draw"}
+    for uid in ("animate_subject_trans", "principle_A_domain_3"):
+        deb = [json.loads(line) for line in (run / "debiased" / f"{uid}.jsonl").read_text().splitlines()]
+        orig = {r["draw"]: r["sentence_good"] for r in
+                (json.loads(line) for line in (run / "original" / f"{uid}.jsonl").read_text().splitlines())}
+        # a matched context is a debiased row that kept its draw's context (control as_drawn or bad_redrawn)
+        # and whose draw is in the original set
+        kept = sum(r["control"] != "replaced" and orig.get(r["draw"]) == r["sentence_good"] for r in deb)
+        assert row(e, uid).n_matched == kept
+        assert row(e, uid).n_matched < 40          # these paradigms replace contexts (docs/length_control.md)
+    bal = fp.balance(run)
+    assert report.headline.iloc[0].distinct_ratio == bal.loc[bal.uid == "ALL", "distinct_ratio"].item()

@@ -1,0 +1,128 @@
+"""The evaluation report's files and figures: formats, dpi, byte-identical output, sections in order,
+and what each figure draws (intervals, n, chance line, both sets), read back from the figures."""
+
+from __future__ import annotations
+
+import struct
+
+import numpy as np
+import pytest
+
+import fairpairs as fp
+from fairpairs import plots
+from fairpairs.evaluate import analyse
+from fairpairs.report import write_report
+from test_effects import scored
+
+
+@pytest.fixture(scope="module")
+def report():
+    return analyse(scored())
+
+
+def png_size(data: bytes) -> tuple[int, int]:
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    return struct.unpack(">II", data[16:24])          # IHDR width, height
+
+
+def test_formats_dpi_and_byte_identical_files(report, tmp_path):
+    files = write_report(report, tmp_path / "a", figures=("png", "pdf", "svg"), dpi=100)
+    write_report(report, tmp_path / "b", figures="png,pdf,svg", dpi=100)
+    names = {p.name for p in files}
+    for stem in ("summary", "effects", "accuracy", "splits", "length_diff_accuracy", "loglik_length"):
+        assert {f"{stem}.png", f"{stem}.pdf", f"{stem}.svg"} <= names
+    for p in files:
+        assert p.read_bytes() == (tmp_path / "b" / p.name).read_bytes(), p.name   # no dates, fixed ids
+    assert (tmp_path / "a" / "effects.pdf").read_bytes()[:5] == b"%PDF-"
+    svg = (tmp_path / "a" / "effects.svg").read_text()
+    assert svg.lstrip().startswith("<?xml") and "<svg" in svg
+    assert "selection" in svg and "<text" in svg           # text stays text (editable in a paper's figure)
+    # dpi: the same figure at 200 dpi has twice the pixels of 100 dpi
+    write_report(report, tmp_path / "c", figures=["png"], dpi=200)
+    w1, h1 = png_size((tmp_path / "a" / "summary.png").read_bytes())
+    w2, h2 = png_size((tmp_path / "c" / "summary.png").read_bytes())
+    assert (abs(w2 - 2 * w1) <= 1, abs(h2 - 2 * h1) <= 1) == (True, True)
+    assert not (tmp_path / "c" / "summary.pdf").exists()
+
+
+def test_report_md_starts_with_the_headline_and_keeps_sections_in_order(report, tmp_path):
+    write_report(report, tmp_path / "r", figures="svg,png")
+    md = (tmp_path / "r" / "report.md").read_text()
+    heads = [line for line in md.splitlines() if line.startswith("## ")]
+    assert heads[0] == "## Headline: the length effect"
+    assert [h.split()[1] for h in heads[1:]] == ["1.", "2.", "3.", "4.", "5.", "6."]
+    assert "![effects](effects.svg)" in md                 # the first format is the one shown
+    assert "| A | lp | +40.0 [" in md
+
+
+def test_bad_formats_and_dpi_name_the_parameter_and_write_nothing(report, tmp_path):
+    with pytest.raises(ValueError, match="^figures: .*eps"):
+        fp.write_report(report, tmp_path / "x", figures="png,eps")
+    with pytest.raises(ValueError, match="^figures: "):
+        fp.write_report(report, tmp_path / "x", figures=[])
+    with pytest.raises(TypeError, match="^dpi: "):
+        fp.write_report(report, tmp_path / "x", dpi="high")
+    with pytest.raises(ValueError, match="^dpi: .*1200"):
+        fp.write_report(report, tmp_path / "x", dpi=5000)
+    assert not (tmp_path / "x").exists()
+
+
+def _segments(ax):
+    """x and y extents of every errorbar segment drawn in `ax`."""
+    from matplotlib.collections import LineCollection
+
+    out = []
+    for c in ax.collections:
+        if isinstance(c, LineCollection):
+            out += [np.asarray(s) for s in c.get_segments()]
+    return out
+
+
+def _texts(ax):
+    return [t.get_text() for t in ax.texts]
+
+
+def test_effect_figure_draws_each_part_with_its_interval(report):
+    fig = plots.effect_bars(report.effects)
+    ax = fig.axes[0]
+    pooled = report.effects[report.effects.uid == "ALL"].iloc[0]
+    spans = sorted((round(s[:, 0].min(), 6), round(s[:, 0].max(), 6)) for s in _segments(ax) if np.ptp(s[:, 0]) > 0)
+    for part in ("change", "selection", "length", "remainder"):
+        lo, hi = 100 * pooled[f"{part}_low"], 100 * pooled[f"{part}_high"]
+        if hi > lo:
+            assert (round(lo, 6), round(hi, 6)) in spans, part
+        assert any(t.startswith(f"{100 * pooled[part]:+.1f} [") for t in _texts(ax)), part
+    assert fig.legends, "the legend sits outside the panels"
+    assert not ax.get_legend()
+
+
+def test_bar_figures_show_values_intervals_n_and_chance(report):
+    fig = plots.summary_bars(report.summary)
+    ax = fig.axes[0]
+    s = report.summary[report.summary.normalization == "lp"]
+    for r in s.itertuples():
+        assert any(f"{100 * r.accuracy:.1f}" in t and f"n={r.n_pairs}" in t for t in _texts(ax)), r.set
+        whiskers = [(round(seg[:, 1].min(), 6), round(seg[:, 1].max(), 6)) for seg in _segments(ax)]
+        assert (round(r.accuracy_low, 6), round(r.accuracy_high, 6)) in whiskers
+    assert any(np.allclose(line.get_ydata(), 0.5) for line in ax.get_lines())       # chance line
+    splits = plots.split_bars(report.splits)
+    titles = [a.get_title() for a in splits.axes]
+    assert any(t.startswith("original set") for t in titles) and any(t.startswith("debiased set") for t in titles)
+
+
+def test_scatter_axes_fit_the_data_and_points_are_named_when_few(report):
+    fig = plots.accuracy_scatter(report.accuracy)
+    ax = fig.axes[0]
+    acc = report.accuracy[(report.accuracy.uid != "ALL") & (report.accuracy.normalization == "lp")]
+    lo, hi = ax.get_ylim()
+    assert lo <= min(acc.accuracy_low.min(), 0.5) and hi >= acc.accuracy_high.max()
+    # two paradigms, both named; their sizes differ (p 5 original / 5 debiased pairs, q 2 / 2), so n is shown
+    assert set(_texts(ax)) == {"p (5/5)", "q (2/2)"}
+    assert any(np.allclose(line.get_ydata(), 0.5) for line in ax.get_lines())
+
+
+def test_diff_curve_shows_n_at_every_point(report):
+    fig = plots.diff_curves(report.curve)
+    ax = fig.axes[0]
+    c = report.curve[(report.curve.set == "original") & (report.curve.normalization == "lp")]
+    assert sorted(_texts(ax)) == sorted(f"{n:,}" for n in c.n_pairs)

@@ -1,0 +1,467 @@
+"""Convert CLAMS' French and German agreement grammars into fairpairs paradigm files and language tables.
+
+Source: CLAMS (Cross-Linguistic Assessment of Models on Syntax; Mueller, Nicolai, Petrou-Zeniou,
+Talmina & Linzen, ACL 2020), github aaronmueller/clams at commit 36b5c9a (2021-12-15), licence
+Apache-2.0: the attribute-varying grammars fr_replication/*.avg and de_replication/*.avg with their
+shared common.avg. The word lists and sentence templates below are read from those files; what this
+script adds is written out here: the articles split off the nouns (the language's article rule
+puts them back), German case forms, the fixes of known defects (`FIXES`, listed in
+grammars/<lang>/README.md) and the words added so that length control keeps every cell (`EXTRA`).
+
+    python tools/clams_convert.py --clams ../shared/reference/clams     # writes grammars/fr, grammars/de,
+                                                                          # vocab/fr.csv, vocab/de.csv
+
+A grammar file: `vary: X[]` names the nonterminal whose number flips in the bad sentence; a rule
+`LHS[attrs] a | b | c`; `S[] ...` lines are the sentence templates (one paradigm file each here, a
+"cell"); option i of `V[3,s]` pairs with option i of `V[3,p]` (the lemma is the position).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import re
+import sys
+from pathlib import Path
+
+SOURCE = "aaronmueller/clams"
+COMMIT = "36b5c9a"
+LANGS = ("fr", "de")
+CONSTRUCTIONS = ("simple_agrmt", "vp_coord", "long_vp_coord", "subj_rel", "obj_rel_within_anim",
+                 "obj_rel_across_anim", "prep_anim")
+COLUMNS = ["expression", "lemma", "category", "person", "number", "gender", "case", "animate",
+           "N1", "N2", "N3", "V1", "VP", "LVP", "possessor", "scale", "source"]
+# predicates on one scale: "l'auteur est vieux et est jeune" is a contradiction, not a coordination
+SCALES = {"est vieux": "age", "est jeune": "age", "est petit": "size", "est grand": "size",
+          "ist alt": "age", "ist jung": "age", "ist klein": "size", "ist groß": "size"}
+FR_ARTICLES = ("le", "la", "l'", "les", "du", "des", "de l'")
+DE_ARTICLES = ("der", "die", "das", "den", "dem")
+
+# Known defects of the source, fixed here: (language, what CLAMS has, what is written, why)
+FIXES = [
+    ("de", "NP_1[3,s,m,inanim] der Spiele", "das Spiel (n)", "singular of Spiele is das Spiel, a neuter noun"),
+    ("de", "N_1[3,p,m,inanim] Romanen", "Romane", "the plural of Roman is Romane (Romanen is its dative)"),
+    ("de", "NP_2[3,s,f] Die Tänzerin", "die Tänzerin", "an article capitalised mid-sentence"),
+    ("de", "N_3[3,p,m,d] Wächter, Taxifahrer, Köche", "Wächtern, Taxifahrern, Köchen",
+     "the dative plural after vor/nach/neben/von den takes -n"),
+    ("de", "NP_2[3,s,m,a] den Architekt; Prep[3,s] ... dem Architekt", "den/dem Architekten",
+     "Architekt is a weak noun: accusative and dative singular Architekten"),
+    ("de", "Prep gegenüber vom / gegenüber von den", "gegenüber dem / gegenüber den",
+     "gegenüber takes the dative directly; 'gegenüber von' is colloquial"),
+    ("de", "V[3,p] mögen lieber Tennis mit seinen Kollegen spielen; schreiben ... in seinem Journal",
+     "... mit ihren Kollegen ...; ... in ihrem Journal after a plural subject (column possessor)",
+     "a plural subject's possessive is ihr-; the bad sentence keeps the good sentence's possessive"),
+    ("fr", "NP_1 l' auteur, NP_2 l' adjoint, de l' adjoint ...", "l'auteur, l'adjoint, de l'adjoint",
+     "elision written with a space; here the article is the rule's (le + auteur -> l'auteur)"),
+    ("fr", "V[3,s] a vingt trois ans", "a vingt-trois ans", "compound numerals below 100 take a hyphen"),
+    ("fr+de", "V_2 et V_3 / V_2 und V_3 with the same verb phrase twice, or two on one scale",
+     "two different verb phrases, not opposites (column scale)",
+     "'l'auteur parle et parle' and 'der Pilot ist alt und ist jung' are not coordinations of two predicates"),
+    ("fr+de", "all lower case, no final punctuation", "first word capitalised, final full stop",
+     "fairpairs writes sentences as BLiMP does"),
+]
+
+# Words added so that length control keeps every cell (see grammars/<lang>/README.md): each a
+# (list, singular, plural) with a gender for nouns; marked source=fairpairs in the table.
+# Chosen among candidates whose two forms have equal token counts in context under Llama-3,
+# Llama-4, Mistral Tekken and Qwen (French third-person plurals in -ent mostly take one token more:
+# none of CLAMS' four transitive verbs aime, déteste, admire, évite is equal under all four, which
+# empties obj_rel_within). Verbs only: the noun lists are CLAMS'.
+EXTRA: dict[str, list[tuple]] = {
+    "fr": [
+        *[("V1", s, p, "") for s, p in (
+            ("salue", "saluent"), ("insulte", "insultent"), ("paie", "paient"), ("oublie", "oublient"),
+            ("punit", "punissent"), ("félicite", "félicitent"), ("rassure", "rassurent"), ("agace", "agacent"),
+            ("ennuie", "ennuient"), ("défie", "défient"), ("trompe", "trompent"), ("contacte", "contactent"))],
+        *[("VP", s, p, "") for s, p in (
+            ("est content", "sont contents"), ("est fatigué", "sont fatigués"), ("est heureux", "sont heureux"),
+            ("est fort", "sont forts"), ("est timide", "sont timides"), ("est sérieux", "sont sérieux"),
+            ("est nerveux", "sont nerveux"), ("pleure", "pleurent"), ("crie", "crient"), ("joue", "jouent"))],
+        *[("LVP", s, p, "") for s, p in (
+            ("joue au football le dimanche", "jouent au football le dimanche"),
+            ("habite dans une grande ville", "habitent dans une grande ville"),
+            ("va au cinéma le samedi", "vont au cinéma le samedi"),
+            ("fait du sport chaque semaine", "font du sport chaque semaine"),
+            ("boit du café le matin", "boivent du café le matin"),
+            ("joue du piano le soir", "jouent du piano le soir"))],
+    ],
+    "de": [
+        *[("VP", s, p, "") for s, p in (
+            ("ist müde", "sind müde"), ("ist krank", "sind krank"), ("ist reich", "sind reich"),
+            ("ist berühmt", "sind berühmt"), ("singt", "singen"), ("tanzt", "tanzen"), ("lächelt", "lächeln"),
+            ("weint", "weinen"))],
+    ],
+}
+
+
+# ---------------------------------------------------------------------------- reading .avg files
+def parse_avg(text: str) -> tuple[str | None, list[list[str]], dict[tuple[str, tuple[str, ...]], list[str]]]:
+    """(vary, templates, rules): templates as token lists; rules[(name, attrs)] = options."""
+    vary, templates, rules = None, [], {}
+    for line in text.splitlines():
+        line = line.strip()
+        if not line:
+            continue
+        if line.startswith("vary:"):
+            vary = line.split(":", 1)[1].strip().split("[")[0]
+            continue
+        head, _, body = line.partition(" ")
+        m = re.match(r"^(\w+)\[([^\]]*)\]$", head)
+        if not m:
+            raise SystemExit(f"cannot parse rule {line!r}")
+        name, attrs = m.group(1), tuple(a for a in m.group(2).split(",") if a)
+        if name == "S":
+            templates.append(body.split())
+        else:
+            rules[(name, attrs)] = [o.strip() for o in body.split("|") if o.strip()]
+    return vary, templates, rules
+
+
+def read_grammars(clams: Path, lang: str):
+    folder = clams / f"{lang}_replication"
+    common = parse_avg((folder / "common.avg").read_text(encoding="utf-8"))[2]
+    out = {}
+    for c in CONSTRUCTIONS:
+        vary, templates, rules = parse_avg((folder / f"{c}.avg").read_text(encoding="utf-8"))
+        out[c] = (vary, templates, {**common, **rules})
+    return common, out
+
+
+# ---------------------------------------------------------------------------- words
+def strip_article(np_text: str, lang: str) -> str:
+    for art in sorted(FR_ARTICLES if lang == "fr" else DE_ARTICLES, key=len, reverse=True):
+        if np_text.lower().startswith(art + " ") or (art.endswith("'") and np_text.lower().startswith(art)):
+            return np_text[len(art):].strip()
+    raise SystemExit(f"{lang}: no article in {np_text!r}")
+
+
+WEAK = {"Bauer", "Chirurg", "Kunde", "Polizist", "Pilot", "Architekt"}   # German weak masculine nouns
+
+
+def german_forms(sg: str, pl: str, gender: str) -> dict[tuple[str, str], str]:
+    """{(number, case): form} for nominative, accusative and dative."""
+    oblique = sg + ("n" if sg.endswith(("e", "er")) else "en") if sg in WEAK else sg
+    dat_pl = pl if pl.endswith(("n", "s")) else pl + "n"
+    return {("sg", "nom"): sg, ("sg", "acc"): oblique if gender == "m" else sg,
+            ("sg", "dat"): oblique if gender != "f" else sg,
+            ("pl", "nom"): pl, ("pl", "acc"): pl, ("pl", "dat"): dat_pl}
+
+
+def noun_lists(common: dict, lang: str) -> list[tuple[str, str, str, str, bool]]:
+    """(list, singular, plural, gender, animate) for every CLAMS noun list, fixes applied."""
+    out = []
+    for (name, attrs), options in common.items():
+        if name not in ("N_1", "N_2") or "p" not in attrs:
+            continue
+        sg_key = ("NP_" + name[2:], tuple("s" if a == "p" else a for a in attrs))
+        singulars = [strip_article(o, lang) for o in common[sg_key]]
+        gender = next(a for a in attrs if a in ("m", "f", "n"))
+        for sg, pl in zip(singulars, options):
+            g = gender
+            if lang == "de" and sg == "Spiele":
+                sg, g = "Spiel", "n"
+            if lang == "de" and pl == "Romanen":
+                pl = "Romane"
+            tag = "N1" if name == "N_1" and "anim" in attrs else "N2" if name == "N_2" and g == "m" else ""
+            out.append((tag, sg, pl, g, "inanim" not in attrs))
+    return out
+
+
+def verb_pairs(rules: dict, name: str) -> list[tuple[str, str]]:
+    sg = rules[(name, ("3", "s"))]
+    pl = rules[(name, ("3", "p"))]
+    assert len(sg) == len(pl), name
+    return [(s.replace("vingt trois", "vingt-trois"), p.replace("vingt trois", "vingt-trois")) for s, p in zip(sg, pl)]
+
+
+POSSESSIVE = re.compile(r"\b(sein|ihr)(en|em|e|er|es)?\b")
+
+
+def possessor_variants(s: str, p: str) -> list[tuple[str, str, str]]:
+    """German verb phrases with a possessive (mit seinen Kollegen): one lemma whose possessive
+    agrees with a singular (masculine) subject, one with a plural subject: (sg, pl, possessor)."""
+    if not POSSESSIVE.search(s):
+        return [(s, p, "")]
+    mine = {"sg": "sein", "pl": "ihr"}
+    return [(POSSESSIVE.sub(lambda m: mine[who] + (m.group(2) or ""), s),
+             POSSESSIVE.sub(lambda m: mine[who] + (m.group(2) or ""), p), who) for who in ("sg", "pl")]
+
+
+def vp_list(options: list[str]) -> str:
+    return "LVP" if any(len(o.split()) > 2 for o in options) else "VP"
+
+
+def build_table(lang: str, common: dict, grammars: dict) -> list[dict]:
+    rows: list[dict] = []
+
+    def add(**kw):
+        row = {c: "" for c in COLUMNS}
+        row.update({k: str(v) for k, v in kw.items()})
+        if row not in rows:
+            rows.append(row)
+
+    for art, number, gender, case in (
+            [("le", "sg", "m", ""), ("la", "sg", "f", ""), ("les", "pl", "", "")] if lang == "fr" else
+            [(a, "", "", "") for a in ("der", "die", "das", "den", "dem", "des")]):
+        add(expression=art, lemma="le" if lang == "fr" else "der", category="D", number=number, gender=gender,
+            source="clams")
+    nouns = noun_lists(common, lang)
+    # German N_3 (prep_anim, dative): the same masculine nouns as N_2 and Vater
+    n3 = []
+    if lang == "de":
+        prep = grammars["prep_anim"][2]
+        n3 = [o for o in prep[("N_3", ("3", "s", "m", "d"))]]
+    extra = [(t, s, p, g, True) for t, s, p, g in EXTRA[lang] if t.startswith("N")]
+    n3_extra = {s for t, s, p, g in EXTRA[lang] if t == "N3"}
+    seen_lemmas = {}
+    for tag, sg, pl, g, anim in nouns + extra + ([("N3", "Vater", "Väter", "m", True)] if lang == "de" else []):
+        key = (sg, g)
+        flags = seen_lemmas.setdefault(key, {"sg": sg, "pl": pl, "g": g, "anim": anim, "tags": set()})
+        if tag:
+            flags["tags"].add(tag)
+        if lang == "de" and (sg in n3 or sg in n3_extra) and g == "m":
+            flags["tags"].add("N3")
+    src = {(s, g) for _, s, _, g, _ in nouns} | ({("Vater", "m")} if lang == "de" else set())
+    for (sg, g), f in seen_lemmas.items():
+        tags = {t: "1" for t in f["tags"]}
+        source = "clams" if (sg, g) in src else "fairpairs"
+        if lang == "fr":
+            for number, form in (("sg", sg), ("pl", f["pl"])):
+                add(expression=form, lemma=sg, category="N", person=3, number=number, gender=g,
+                    animate=int(f["anim"]), source=source, **tags)
+        else:
+            for (number, case), form in german_forms(sg, f["pl"], g).items():
+                add(expression=form, lemma=sg, category="N", person=3, number=number, gender=g, case=case,
+                    animate=int(f["anim"]), source=source, **tags)
+    verbs: dict[str, list[tuple[str, str]]] = {"V1": verb_pairs(common, "V_1")}
+    for c, (_, _, rules) in grammars.items():
+        for name in ("VP", "V_2", "V_3"):
+            if (name, ("3", "s")) in rules and not (c in ("subj_rel", "obj_rel_within_anim", "obj_rel_across_anim")
+                                                   and name == "V_1"):
+                lst = vp_list(rules[(name, ("3", "s"))])
+                for pair in verb_pairs(rules, name):
+                    if pair not in verbs.setdefault(lst, []):
+                        verbs[lst].append(pair)
+    clams_verbs = {(lst, s) for lst, pairs in verbs.items() for s, _ in pairs}
+    for t, s, p, _ in EXTRA[lang]:
+        if t in ("V1", "VP", "LVP") and (s, p) not in verbs.setdefault(t, []):
+            verbs[t].append((s, p))
+    for lst, pairs in verbs.items():
+        for s0, p0 in pairs:
+            for s, p, who in possessor_variants(s0, p0):
+                for number, form in (("sg", s), ("pl", p)):
+                    add(expression=form, lemma=s, category="V" if lst == "V1" else lst, person=3, number=number,
+                        possessor=who, scale="" if lst == "V1" else SCALES.get(s0, s0), source="clams" if (lst, s0) in clams_verbs else "fairpairs", **{lst: "1"})
+    return rows
+
+
+# ---------------------------------------------------------------------------- templates
+def slot_name(nonterminal: str) -> str:
+    base = nonterminal.split("[")[0]
+    return {"Prep": "prep", "PP": "pp", "VP": "vp"}.get(base, base.replace("NP_", "n").replace("N_", "n")
+                                                          .replace("V_", "v").lower())
+
+
+def attrs_of(token: str) -> tuple[str, ...]:
+    return tuple(a for a in token.split("[", 1)[1].rstrip("]").split(",") if a)
+
+
+def convert_template(lang: str, construction: str, vary: str, tokens: list[str], rules: dict) -> tuple[dict, str, str]:
+    """(slots, template, cell name) for one S[] line."""
+    slots: dict[str, dict] = {}
+    parts: list[str] = []
+    cell: list[str] = []
+    subject = None         # the number of the first noun phrase (a possessive in a verb phrase agrees with it)
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i]
+        if "[" not in tok:
+            parts.append(tok)
+            i += 1
+            continue
+        name, attrs = tok.split("[")[0], attrs_of(tok)
+        if name == "Det":          # Det[3,p] N_k[...]: one noun phrase, article by rule
+            i += 1
+            continue
+        if name in ("N_1", "N_2", "N_3", "NP_1", "NP_2"):
+            slot = slot_name(name)
+            number = "sg" if "s" in attrs else "pl"
+            case = "acc" if "a" in attrs else "dat" if "d" in attrs else "nom"
+            where = {f"N{slot[1]}": "1", "number": number}
+            if lang == "de":
+                where["case"] = case
+            slots[slot] = {"where": where, "article": "definite"}
+            subject = subject or number
+            if "pa" in attrs:      # French "du garde" / "des gardes": de + the noun phrase
+                parts.append("de")
+            parts.append(f"{{{{ {slot} }}}}")
+            cell.append(f"{slot}{number}")
+        elif name in ("Prep", "PP"):
+            slot = slot_name(name)
+            options = rules[(name, attrs)]
+            if lang == "de":   # "vor dem" / "in der Nähe vom": the article is the noun's
+                words = []
+                for o in options:
+                    w = re.sub(r" (dem|den|vom|von den)$", lambda m: " von" if m.group(1) in ("vom", "von den") else "", o)
+                    words.append("gegenüber" if w == "gegenüber von" else w)
+                options = words
+            slots[slot] = {"text": options}
+            parts.append(f"{{{{ {slot} }}}}")
+            if lang == "fr":
+                cell.append(slot)
+        else:                      # V_k[3,n] / VP[3,n]
+            slot = slot_name(name)
+            number = "sg" if "s" in attrs else "pl"
+            lst = "V1" if name == "V_1" else vp_list(rules[(name, ("3", "s"))])
+            slots[slot] = {"where": {lst: "1", "number": number}}
+            if lst == "LVP" and lang == "de":
+                slots[slot]["where"]["possessor"] = ["", subject]
+            parts.append(f"{{{{ {slot} }}}}")
+        i += 1
+    if construction in ("vp_coord", "long_vp_coord"):
+        slots["v3"]["differ"] = {"v2": ["scale"]}
+    template = " ".join(parts).replace(" ,", ",") + "."
+    return slots, template, "_".join(cell)
+
+
+def yaml_scalar(v) -> str:
+    s = str(v)
+    if re.match(r"^[\w.-]+$", s) and not re.match(r"^(true|false|yes|no|on|off|null|\d+)$", s, re.I):
+        return s
+    return "'" + s.replace("'", "''") + "'"
+
+
+def yaml_value(v) -> str:
+    return f"[{', '.join(yaml_scalar(x) for x in v)}]" if isinstance(v, list) else yaml_scalar(v)
+
+
+def slot_yaml(spec: dict) -> str:
+    items = []
+    for k, v in spec.items():
+        if isinstance(v, dict):
+            items.append(f"{k}: {{{', '.join(f'{a}: {yaml_value(b)}' for a, b in v.items())}}}")
+        elif isinstance(v, list):
+            items.append(f"{k}: [{', '.join(yaml_scalar(x) for x in v)}]")
+        else:
+            items.append(f"{k}: {yaml_scalar(v)}")
+    return "{" + ", ".join(items) + "}"
+
+
+def paradigm_files(lang: str, grammars: dict) -> dict[str, str]:
+    out = {}
+    for c in CONSTRUCTIONS:
+        vary, templates, rules = grammars[c]
+        for tokens in templates:
+            slots, template, cell = convert_template(lang, c, vary, tokens, rules)
+            uid = f"{lang}_{c}_{cell}"
+            critical = slot_name(vary)
+            assert critical in slots, (uid, vary)
+            rules_line = "[elision, contraction]" if lang == "fr" else "[contraction]"
+            lines = [
+                f"# Converted by tools/clams_convert.py from CLAMS ({SOURCE} @ {COMMIT}, Apache-2.0),",
+                f"# {lang}_replication/{c}.avg, template: S[] {' '.join(tokens)}",
+                f"# (vary: {vary}[]). Fixes and added words: grammars/{lang}/README.md.",
+                f"uid: {uid}",
+                f"language: {lang}",
+                f"rules: {rules_line}",
+                "phenomenon: Subject-verb agreement",
+                "field: morphology",
+                f"linguistics_term: {c}",
+                f"description: CLAMS {c} ({lang}), the cell {cell}; the bad sentence puts {critical} in the other number.",
+                "slots:",
+                *[f"  {n}: {slot_yaml(s)}" for n, s in slots.items()],
+                f"template: {yaml_scalar(template)}",
+                "critical:",
+                f"  {critical}: {{form: other_number}}",
+            ]
+            out[uid] = "\n".join(lines) + "\n"
+    return out
+
+
+def readme(lang: str, files: dict[str, str], rows: list[dict]) -> str:
+    name = {"fr": "French", "de": "German"}[lang]
+    cells = {}
+    for uid in files:
+        c = next(c for c in CONSTRUCTIONS if uid.startswith(f"{lang}_{c}_"))
+        cells.setdefault(c, []).append(uid[len(f"{lang}_{c}_"):])
+    added = [r for r in rows if r["source"] == "fairpairs" and r["number"] == "sg"]
+    lines = [
+        f"# {name} agreement paradigms from CLAMS",
+        "",
+        f"Written by `tools/clams_convert.py` from CLAMS (Mueller, Nicolai, Petrou-Zeniou, Talmina & Linzen,",
+        f"ACL 2020), github {SOURCE} at commit {COMMIT}, {lang}_replication/*.avg and common.avg, licence",
+        "Apache-2.0 (CLAMS' LICENSE). Regenerate with",
+        "`python tools/clams_convert.py --clams PATH/TO/clams`; do not edit the files by hand (edit the converter).",
+        "",
+        f"One paradigm file per CLAMS sentence template (`S[]` line): a *cell* of a construction, named by the",
+        "numbers of its noun phrases (n1 = the subject, n2/n3 = the attractor) and, for French prep_anim, by",
+        "the preposition list (`prep`: devant, derrière; `pp`: près, à côté, en face + de). Every cell has the",
+        "same number of pairs in a run, so singular and plural subjects are balanced as in CLAMS. The bad",
+        "sentence puts the `vary:` verb in the other number (`form: other_number`: the same lemma).",
+        "Vocabulary: `vocab/" + lang + ".csv` (columns N1, N2, N3 = CLAMS' noun lists, V1 = transitive verbs,",
+        "VP = intransitive predicates, LVP = long verb phrases; `source` = clams or fairpairs).",
+        "",
+        "| construction | cells |",
+        "|---|---|",
+        *[f"| {c} | {', '.join(v)} |" for c, v in cells.items()],
+        "",
+        "## Defects of the source, fixed",
+        "",
+        "| CLAMS has | written here | why |",
+        "|---|---|---|",
+        *[f"| {a} | {b} | {why} |" for lg, a, b, why in FIXES if lang in lg.split("+")],
+        "",
+        "CLAMS' inanimate noun lists (and the German feminine and neuter N_2 lists) are defined but used by no",
+        "template; they are in the table (fixed) with no list flag.",
+        "",
+        "## Words added (source = fairpairs)",
+        "",
+        "Added so that length control keeps every cell at 100 pairs or more: chosen among candidates whose",
+        "singular and plural have equal token counts in context under Llama-3, Llama-4, Mistral Tekken and",
+        "Qwen (`preset:multilingual`). CLAMS' own words are all kept, including those that are never equal",
+        "(they stay in the original set; length control rarely or never keeps them).",
+        "",
+        "| list | singular / plural |",
+        "|---|---|",
+        *[f"| {lst} | " + ", ".join(f"{r['expression']} / {next(q['expression'] for q in rows if q['lemma'] == r['lemma'] and q['number'] == 'pl' and q[lst] == '1')}"
+                                      for r in added if r[lst] == "1") + " |"
+          for lst in ("V1", "VP", "LVP") if any(r[lst] == "1" for r in added)],
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def table_csv(rows: list[dict]) -> str:
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=COLUMNS, lineterminator="\n")
+    w.writeheader()
+    w.writerows(rows)
+    return buf.getvalue()
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--clams", type=Path, required=True, help="a CLAMS checkout (fr_replication/, de_replication/)")
+    ap.add_argument("--out", type=Path, default=Path(__file__).resolve().parent.parent,
+                    help="the repository root to write grammars/<lang>/ and vocab/<lang>.csv into")
+    args = ap.parse_args(argv)
+    for lang in LANGS:
+        common, grammars = read_grammars(args.clams, lang)
+        folder = args.out / "grammars" / lang
+        folder.mkdir(parents=True, exist_ok=True)
+        files = paradigm_files(lang, grammars)
+        for old in folder.glob(f"{lang}_*.yaml"):   # (only files this script writes)
+            if old.stem not in files:
+                old.unlink()
+        for uid, text in files.items():
+            (folder / f"{uid}.yaml").write_text(text, encoding="utf-8")
+        rows = build_table(lang, common, grammars)
+        (args.out / "vocab" / f"{lang}.csv").write_text(table_csv(rows), encoding="utf-8")
+        (folder / "README.md").write_text(readme(lang, files, rows), encoding="utf-8")
+        print(f"{lang}: {len(files)} paradigm files, {len(rows)} vocabulary rows", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
