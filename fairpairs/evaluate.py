@@ -33,7 +33,7 @@ from .audit import ALL, SPLITS, split_label
 from .io import atomic_write
 from .errors import FairpairsError, ModelError
 
-NORMALIZATIONS = ("lp", "mean_lp", "pen_lp", "slor")
+NORMALIZATIONS = ("lp", "mean_lp", "pen_lp", "slor", "tcf_lp")   # tcf_lp: docs/robustness.md
 CACHE_VERSION = 1
 
 
