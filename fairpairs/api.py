@@ -501,6 +501,13 @@ def _evaluate_settings(models, normalize, pll, unigrams, dtype, split_tokenizer,
             resolve_model_name(model)
         except ModelError as exc:
             raise _renamed(exc, "model", "models") from None
+    if "tcf_lp" in norms:    # length parameters for every model (bundled), before any model is loaded
+        from .robustness import _length_params
+
+        for model in models:
+            if _length_params(model, None)[0] is None:
+                raise ModelError(f"normalize tcf_lp: no length parameters for model {model!r} (bundled for "
+                                 f"smollm2-135m; see docs/robustness.md to fit them for another model)")
     return Settings(pll=pll, normalize=norms, dtype=dtype, unigrams=unigrams)
 
 
@@ -571,6 +578,14 @@ def robustness(data, models: Iterable[str] | str, *, cache_dir: str | os.PathLik
     check.count(batch_tokens, "batch_tokens", 1, optional=True)
     check.count(seed, "seed", 0)
     check_pll(pll)
+    from .errors import ModelError
+    from .sources import resolve_model_name
+
+    for model in names:     # a path that is not there fails now, not after the other models
+        try:
+            resolve_model_name(model)
+        except ModelError as exc:
+            raise _renamed(exc, "model", "models") from None
     if morcela_params is not None:
         from .scoring.morcela import load_params
 

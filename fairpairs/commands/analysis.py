@@ -71,7 +71,8 @@ def audit(dataset, models, out, good_col, bad_col, group_col):
               help="Without --data: length control strategy [default: search] (see `fairpairs generate`).")
 @click.option("--pll", default="word_l2r", show_default=True, help="Pseudo-log-likelihood variant for masked LMs.")
 @click.option("--normalize", "-n", default="lp,mean_lp,pen_lp", show_default=True,
-              help="Comma-separated scores to report: lp, mean_lp, pen_lp, slor. The first is the headline one.")
+              help="Comma-separated scores to report: lp, mean_lp, pen_lp, slor, tcf_lp (length-robust, "
+                   "smollm2-135m; docs/robustness.md). The first is the headline one.")
 @click.option("--unigrams", default=None,
               help="Unigram table for slor: 'wordfreq' (default) or a file written by `fairpairs unigrams`.")
 @click.option("--out", "-o", type=click.Path(file_okay=False, path_type=Path), default=None,
