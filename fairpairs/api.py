@@ -338,18 +338,51 @@ def _load_sets(data, columns, name: str, param: str) -> dict[str, "pd.DataFrame"
 
 
 def audit(data, tokenizers: Iterable[str] | str = DEFAULT_TOKENIZERS, *, columns=None,
-          distribution: bool = False):
+          distribution: bool = False, format: str = "auto"):
     """Token-length bias of a dataset (no LM needed): per set, paradigm (uid; ``ALL`` pools them)
     and tokenizer, n_pairs, n_equal (A=U), n_good_longer (A>U), n_good_shorter (A<U),
     share_unequal and the len(bad) - len(good) range. With `distribution`, returns (summary,
-    distribution of len(bad) - len(good) per paradigm)."""
-    from .audit import length_bias
+    distribution of len(bad) - len(good) per paradigm). `format`: the dataset's format for a
+    path (auto, blimp, clams, multiblimp, zhoblimp; `fairpairs.readers`)."""
+    report = audit_report(data, tokenizers, columns=columns, format=format)
+    return (report["summary"], report["distribution"]) if distribution else report["summary"]
 
+
+def audit_report(data, tokenizers: Iterable[str] | str = DEFAULT_TOKENIZERS, *, columns=None,
+                 format: str = "auto", select: bool = False, language: str = "en") -> dict[str, "pd.DataFrame"]:
+    """Everything `fairpairs audit` reports, each sentence measured once per tokenizer: "summary"
+    and "distribution" (as `audit`), "equal_all" (per set and group, the pairs with equal token
+    counts under every tokenizer at once); with `select`, "selected" (the length-balanced subset as
+    row ids: set, uid, pair_id) and "balance" (the balance report of that subset against the whole
+    set, word frequencies by wordfreq in `language`)."""
+    from .audit import equal_under_all, length_bias, pair_lengths, select_balanced
+    from .readers import FORMATS
+
+    check.text(format, "format")
+    if format != "auto" and format not in FORMATS:
+        raise UsageError(f"format: unknown dataset format {format!r} (one of auto, {', '.join(FORMATS)})")
+    check.text(language, "language")
+    from .audit import Columns
+
+    if columns is not None and not isinstance(columns, Columns):
+        raise UsageTypeError(f"columns: expected a fairpairs.audit.Columns, not {type(columns).__name__}")
     names = _tokenizer_list(tokenizers)
     if not names:
         raise UsageError("tokenizers: give at least one tokenizer")
-    summary, dist = length_bias(load_sets(data, columns), names)
-    return (summary, dist) if distribution else summary
+    if isinstance(data, (str, os.PathLike)):
+        from .readers import read
+
+        sets = read(check.path(data, "data", error=DatasetError, what="file or folder"), format, columns)
+    elif format not in ("auto", "blimp"):
+        raise UsageError(f"format: {format} is read from a path; give the dataset's file or folder")
+    else:
+        sets = load_sets(data, columns)
+    lengths = pair_lengths(sets, names)
+    summary, dist = length_bias(sets, names, lengths)
+    out = {"summary": summary, "distribution": dist, "equal_all": equal_under_all(sets, lengths)}
+    if select:
+        out["selected"], out["balance"] = select_balanced(sets, lengths, language)
+    return out
 
 
 # ---------------------------------------------------------------------------- scoring
