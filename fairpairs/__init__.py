@@ -17,13 +17,13 @@ __version__ = "0.1.0"
 # public name -> module that defines it (imported on first access, PEP 562)
 _EXPORTS = {
     "load_paradigm": "api", "paradigms": "api", "load_vocabulary": "api", "validate": "api",
-    "generate": "api", "generate_run": "api", "load_sets": "api", "audit": "api", "score_pairs": "api",
+    "generate": "api", "generate_run": "api", "load_sets": "api", "audit": "api", "audit_report": "api", "score_pairs": "api",
     "evaluate": "api", "publish": "api", "balance": "balance_report",
     "read_sentences": "scoring.tables", "score_sentences": "scoring.tables", "pair_accuracy": "scoring.tables",
     "write_scores": "scoring.tables", "count_unigrams": "scoring.normalize", "load_judgments": "scoring.morcela",
     "fit_morcela": "scoring.morcela",
     "PairRecord": "records", "Scorer": "scoring", "write_report": "report", "Report": "evaluate",
-    "tokenizers": "api",
+    "tokenizers": "api", "to_frame": "api",
     "robustness": "api", "fit_length_params": "scoring.length",
 }
 

@@ -68,8 +68,10 @@ def load_paradigm(paradigm: str | os.PathLike, vocab: "Vocabulary | str | os.Pat
         return load(path, vocab)
     files = paradigm_index()   # (English UIDs, and fr/<uid> ... of the language folders)
     if str(paradigm) not in files:
-        raise UsageError(f"paradigm: unknown paradigm {str(paradigm)!r} (a bundled UID, see fairpairs.paradigms(), "
-                         f"or a .yaml file)")
+        from .suggest import did_you_mean
+
+        raise UsageError(f"paradigm: unknown paradigm {str(paradigm)!r}{did_you_mean(str(paradigm), files)} "
+                         f"(a bundled UID, see fairpairs.paradigms(), or a .yaml file)")
     return load(files[str(paradigm)], vocab)
 
 
@@ -223,6 +225,9 @@ def generate_run(out: str | os.PathLike, paradigms: str | Iterable[str] = "all",
     for m in cfg.models:                    # an unknown tokenizer fails before any work
         LengthMeter(m)
     vocab = _vocabulary(vocab)      # (None: the paradigms' language's bundled table)
+    from .suggest import check_paradigm_names
+
+    check_paradigm_names(paradigms, grammars)
     voc, chosen = select_paradigms(paradigms, phenomenon, grammars, vocab=vocab)
     if lexicon_from is not None:
         from .lexicon import load_lexicon, restrict_to_lexicon
@@ -283,8 +288,29 @@ def load_sets(data, columns=None, name: str = "pairs") -> dict[str, "pd.DataFram
     """Named sets of pairs from anything the API accepts as a dataset: a list of `PairRecord`s (or
     dicts with the same keys), a DataFrame (BLiMP columns), a path `fairpairs audit` accepts (a
     file, folder, run folder - its original and debiased sets - or saved HF dataset), or a dict
-    of set name -> any of these."""
-    return _load_sets(data, columns, name, "data")
+    of set name -> any of these. Each set is a DataFrame with uid, pair_id, sentence_good and
+    sentence_bad first, then every other column of the input as read (field, linguistics_term,
+    critical_good, token_lengths, draw, control, ... for fairpairs' pairs)."""
+    from .frames import with_every_column
+
+    sets = _load_sets(data, columns, name, "data")
+    return with_every_column(data, sets, _columns(columns))
+
+
+def to_frame(data, columns=None) -> "pd.DataFrame":
+    """One DataFrame of pairs, one row per pair: anything `load_sets` accepts (`fp.generate`'s
+    PairRecords, a run folder, ...), with every column `load_sets` keeps, a `set` column first
+    when `data` holds several sets (a run folder: original and debiased), and the nested
+    `token_lengths` as `len_<tokenizer>_good` / `len_<tokenizer>_bad` integer columns."""
+    from .frames import to_frame as one_frame
+
+    return one_frame(load_sets(data, columns))
+
+
+def _columns(columns):
+    from .audit import Columns
+
+    return Columns() if columns is None else columns
 
 
 def _load_sets(data, columns, name: str, param: str) -> dict[str, "pd.DataFrame"]:
@@ -312,18 +338,51 @@ def _load_sets(data, columns, name: str, param: str) -> dict[str, "pd.DataFrame"
 
 
 def audit(data, tokenizers: Iterable[str] | str = DEFAULT_TOKENIZERS, *, columns=None,
-          distribution: bool = False):
+          distribution: bool = False, format: str = "auto"):
     """Token-length bias of a dataset (no LM needed): per set, paradigm (uid; ``ALL`` pools them)
     and tokenizer, n_pairs, n_equal (A=U), n_good_longer (A>U), n_good_shorter (A<U),
     share_unequal and the len(bad) - len(good) range. With `distribution`, returns (summary,
-    distribution of len(bad) - len(good) per paradigm)."""
-    from .audit import length_bias
+    distribution of len(bad) - len(good) per paradigm). `format`: the dataset's format for a
+    path (auto, blimp, clams, multiblimp, zhoblimp; `fairpairs.readers`)."""
+    report = audit_report(data, tokenizers, columns=columns, format=format)
+    return (report["summary"], report["distribution"]) if distribution else report["summary"]
 
+
+def audit_report(data, tokenizers: Iterable[str] | str = DEFAULT_TOKENIZERS, *, columns=None,
+                 format: str = "auto", select: bool = False, language: str = "en") -> dict[str, "pd.DataFrame"]:
+    """Everything `fairpairs audit` reports, each sentence measured once per tokenizer: "summary"
+    and "distribution" (as `audit`), "equal_all" (per set and group, the pairs with equal token
+    counts under every tokenizer at once); with `select`, "selected" (the length-balanced subset as
+    row ids: set, uid, pair_id) and "balance" (the balance report of that subset against the whole
+    set, word frequencies by wordfreq in `language`)."""
+    from .audit import equal_under_all, length_bias, pair_lengths, select_balanced
+    from .readers import FORMATS
+
+    check.text(format, "format")
+    if format != "auto" and format not in FORMATS:
+        raise UsageError(f"format: unknown dataset format {format!r} (one of auto, {', '.join(FORMATS)})")
+    check.text(language, "language")
+    from .audit import Columns
+
+    if columns is not None and not isinstance(columns, Columns):
+        raise UsageTypeError(f"columns: expected a fairpairs.audit.Columns, not {type(columns).__name__}")
     names = _tokenizer_list(tokenizers)
     if not names:
         raise UsageError("tokenizers: give at least one tokenizer")
-    summary, dist = length_bias(load_sets(data, columns), names)
-    return (summary, dist) if distribution else summary
+    if isinstance(data, (str, os.PathLike)):
+        from .readers import read
+
+        sets = read(check.path(data, "data", error=DatasetError, what="file or folder"), format, columns)
+    elif format not in ("auto", "blimp"):
+        raise UsageError(f"format: {format} is read from a path; give the dataset's file or folder")
+    else:
+        sets = load_sets(data, columns)
+    lengths = pair_lengths(sets, names)
+    summary, dist = length_bias(sets, names, lengths)
+    out = {"summary": summary, "distribution": dist, "equal_all": equal_under_all(sets, lengths)}
+    if select:
+        out["selected"], out["balance"] = select_balanced(sets, lengths, language)
+    return out
 
 
 # ---------------------------------------------------------------------------- scoring
@@ -438,10 +497,14 @@ def evaluate(data=None, models: "Iterable[str | Scorer] | str | Scorer | None" =
                 on_load(model)
             return default_loader(model, s, device=device, batch_tokens=batch_tokens, progress=progress,
                                   device_map=device_map)
+    from .scoring.models import model_notes, remembering
+
+    load_scorer, identities = remembering(load_scorer)
     report = run(sets, names, settings, None if cache_dir is None else Path(cache_dir),
                  split_tokenizer=split_tokenizer, load_scorer=load_scorer, balance=prepared.balance)
     if report is not None:   # (once the models have scored: a run that fails says only why)
         report.notes += prepared.notes()
+        report.notes += model_notes(names, identities, settings.dtype)
     return report
 
 
@@ -471,6 +534,13 @@ def _evaluate_settings(models, normalize, pll, unigrams, dtype, split_tokenizer,
             resolve_model_name(model)
         except ModelError as exc:
             raise _renamed(exc, "model", "models") from None
+    if "tcf_lp" in norms:    # length parameters for every model (bundled), before any model is loaded
+        from .robustness import _length_params
+
+        for model in models:
+            if _length_params(model, None)[0] is None:
+                raise ModelError(f"normalize tcf_lp: no length parameters for model {model!r} (bundled for "
+                                 f"smollm2-135m; see docs/robustness.md to fit them for another model)")
     return Settings(pll=pll, normalize=norms, dtype=dtype, unigrams=unigrams)
 
 
@@ -541,6 +611,14 @@ def robustness(data, models: Iterable[str] | str, *, cache_dir: str | os.PathLik
     check.count(batch_tokens, "batch_tokens", 1, optional=True)
     check.count(seed, "seed", 0)
     check_pll(pll)
+    from .errors import ModelError
+    from .sources import resolve_model_name
+
+    for model in names:     # a path that is not there fails now, not after the other models
+        try:
+            resolve_model_name(model)
+        except ModelError as exc:
+            raise _renamed(exc, "model", "models") from None
     if morcela_params is not None:
         from .scoring.morcela import load_params
 

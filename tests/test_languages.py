@@ -253,3 +253,20 @@ def test_language_folders_are_addressed_by_paradigms(tmp_path):
         select_paradigms("fr/all,fr_prep_a", grammar_dir=tmp_path, vocab=vocab)
     with pytest.raises(UsageError, match=r"paradigms: unknown paradigm\(s\) de/all .*language folders: fr/all"):
         select_paradigms("de/all", grammar_dir=tmp_path, vocab=vocab)
+
+
+def test_search_weighs_frequencies_in_the_paradigms_language():
+    """Length control's frequency matching (fairpairs.search) reads wordfreq in the paradigm's
+    language: French 'parle' by its French frequency, an English paradigm's words in English."""
+    import numpy as np
+    from wordfreq import zipf_frequency
+
+    from fairpairs.generate import Sampler
+    from fairpairs.search import Frequencies
+
+    p = fp.load_paradigm("fr_simple_agrmt_n1sg")
+    f = Frequencies(Sampler(p, p.vocab))
+    r = int(p.vocab.rows_for("parle")[0])
+    assert f.language == "fr" and f.rows(np.array([r]))[0] == zipf_frequency("parle", "fr") > 5
+    en = fp.load_paradigm("determiner_noun_agreement_1")
+    assert Frequencies(Sampler(en, en.vocab)).language == "en"

@@ -304,7 +304,22 @@ def error_rule_cases(scorer, pairs_file, model, missing: Path):
         ("balance", lambda: fp.balance(5), "type", TypeError, "data"),
         ("balance", lambda: fp.balance({"original": []}), "value", ValueError, "data"),
         ("balance", lambda: fp.balance({"original": [], "debiased": 5}), "type", TypeError, "data"),
+        ("robustness", lambda: fp.robustness(M / "d.jsonl", [model]), "missing", FileNotFoundError, "data"),
+        ("robustness", lambda: fp.robustness(P, 5), "type", TypeError, "models"),
+        ("robustness", lambda: fp.robustness(P, [str(M / "model")]), "missing", FileNotFoundError, "models"),
+        ("robustness", lambda: fp.robustness(P, [model], pll="bogus"), "value", ValueError, "pll"),
+        ("robustness", lambda: fp.robustness(P, [model], length_params=M / "l.json"), "missing", FileNotFoundError,
+         "length_params"),
+        ("robustness", lambda: fp.robustness(P, [model], length_params=P), "value", ValueError, "length_params"),
+        ("robustness", lambda: fp.robustness(P, [model], seed=True), "type", TypeError, "seed"),
+        ("fit_length_params", lambda: fp.fit_length_params(_Stub(), P), "type", TypeError, "scorer"),
+        ("fit_length_params", lambda: fp.fit_length_params(S, M / "c.txt"), "missing", FileNotFoundError, "corpus"),
+        ("fit_length_params", lambda: fp.fit_length_params(S, 5), "type", TypeError, "corpus"),
+        ("fit_length_params", lambda: fp.fit_length_params(S, P, n=3), "value", ValueError, "n"),
         ("tokenizers", lambda: fp.tokenizers(hub_cache="no"), "type", TypeError, "hub_cache"),
+        ("to_frame", lambda: fp.to_frame(M / "d.jsonl"), "missing", FileNotFoundError, "data"),
+        ("to_frame", lambda: fp.to_frame(5), "type", TypeError, "data"),
+        ("to_frame", lambda: fp.to_frame({}), "value", ValueError, "data"),
     ]
 
 

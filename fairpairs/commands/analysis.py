@@ -30,30 +30,56 @@ def _column_options(f):
               help="Comma-separated tokenizers (bundled name, local folder or file, preset:modern or Hub name; "
                    "docs/tokenizers.md).")
 @click.option("--out", "-o", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Folder for length_bias.csv and length_diff.csv (default: print only).")
+              help="Folder for length_bias.csv, length_diff.csv and equal_all.csv (default: print only).")
+@click.option("--format", "fmt", default="auto", show_default=True,
+              type=click.Choice(["auto", "blimp", "clams", "multiblimp", "zhoblimp"]),
+              help="The dataset's format: BLiMP's fields, CLAMS evalsets (True/False lines), MultiBLiMP's "
+                   "data.tsv, ZhoBLiMP-style jsonl (docs/multilingual.md).")
+@click.option("--select", "select_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Folder for the length-balanced subset: selected_ids.csv (row ids of the pairs with equal "
+                   "token counts under every tokenizer; no sentences) and balance.csv (what the selection changed).")
+@click.option("--language", default="en", show_default=True,
+              help="wordfreq language code for the balance report's word frequencies (with --select).")
 @_column_options
-def audit(dataset, models, out, good_col, bad_col, group_col):
+def audit(dataset, models, out, fmt, select_dir, language, good_col, bad_col, group_col):
     """Count pairs whose good and bad sentences differ in token length (no LM needed).
 
     DATASET is a BLiMP-format file or folder (jsonl/json/csv/tsv/parquet), a run folder of
-    `fairpairs generate`, or a saved HF dataset. Per group and tokenizer it reports A=U, A>U (good
-    sentence longer) and A<U, and the distribution of len(bad) - len(good).
+    `fairpairs generate`, a saved HF dataset, CLAMS evalsets, MultiBLiMP's data.tsv or ZhoBLiMP
+    jsonl. Per group and tokenizer it reports A=U, A>U (good sentence longer) and A<U, the
+    distribution of len(bad) - len(good), and the pairs equal under every tokenizer at once.
     """
-    from ..api import audit as run_audit
+    from ..api import audit_report
     from ..audit import Columns, dataset_paths, summary_text, write_csv
     from ..io import check_output_file
 
-    if out is not None:   # before any work: never over what the dataset holds, never inside it
-        for name in ("length_bias.csv", "length_diff.csv"):
-            check_output_file(out / name, "--out", inputs=dataset_paths(dataset), reads=dataset_paths(dataset))
-    summary, dist = run_audit(dataset, _names(models, "--models"), columns=Columns(good_col, bad_col, group_col),
-                              distribution=True)
+    outputs = []
     if out is not None:
-        write_csv(summary, out / "length_bias.csv")
-        write_csv(dist, out / "length_diff.csv")
-    click.echo(summary_text(summary))
+        outputs += [out / name for name in ("length_bias.csv", "length_diff.csv", "equal_all.csv")]
+    if select_dir is not None:
+        outputs += [select_dir / "selected_ids.csv", select_dir / "balance.csv"]
+    for path in outputs:   # before any work: never over what the dataset holds, never inside it
+        check_output_file(path, "--select" if select_dir is not None and path.parent == select_dir else "--out",
+                          inputs=dataset_paths(dataset), reads=dataset_paths(dataset))
+    report = audit_report(dataset, _names(models, "--models"), columns=Columns(good_col, bad_col, group_col),
+                          format=fmt, select=select_dir is not None, language=language)
     if out is not None:
-        click.echo(f"wrote {out / 'length_bias.csv'} and {out / 'length_diff.csv'}", err=True)
+        write_csv(report["summary"], out / "length_bias.csv")
+        write_csv(report["distribution"], out / "length_diff.csv")
+        write_csv(report["equal_all"], out / "equal_all.csv")
+    if select_dir is not None:
+        write_csv(report["selected"], select_dir / "selected_ids.csv")
+        write_csv(report["balance"], select_dir / "balance.csv")
+    click.echo(summary_text(report["summary"]))
+    pooled = report["equal_all"][report["equal_all"]["uid"] == "ALL"]
+    for row in pooled.itertuples():
+        click.echo(f"{row.set}: {row.n_equal_all} of {row.n_pairs} pairs ({row.share_equal_all:.1%}) have equal "
+                   f"token counts under all {row.tokenizers} tokenizer(s)")
+    if out is not None:
+        click.echo(f"wrote {out / 'length_bias.csv'}, {out / 'length_diff.csv'} and {out / 'equal_all.csv'}", err=True)
+    if select_dir is not None:
+        click.echo(f"wrote {select_dir / 'selected_ids.csv'} ({len(report['selected'])} row ids) and "
+                   f"{select_dir / 'balance.csv'}", err=True)
 
 
 @click.command()
@@ -71,7 +97,8 @@ def audit(dataset, models, out, good_col, bad_col, group_col):
               help="Without --data: length control strategy [default: search] (see `fairpairs generate`).")
 @click.option("--pll", default="word_l2r", show_default=True, help="Pseudo-log-likelihood variant for masked LMs.")
 @click.option("--normalize", "-n", default="lp,mean_lp,pen_lp", show_default=True,
-              help="Comma-separated scores to report: lp, mean_lp, pen_lp, slor. The first is the headline one.")
+              help="Comma-separated scores to report: lp, mean_lp, pen_lp, slor, tcf_lp (length-robust, "
+                   "smollm2-135m; docs/robustness.md). The first is the headline one.")
 @click.option("--unigrams", default=None,
               help="Unigram table for slor: 'wordfreq' (default) or a file written by `fairpairs unigrams`.")
 @click.option("--out", "-o", type=click.Path(file_okay=False, path_type=Path), default=None,
