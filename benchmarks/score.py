@@ -16,6 +16,12 @@ processes of --threads threads each; prints wall times and the speed-up over one
     python benchmarks/score.py --ranks 1,2            # 1 thread per process, 30 pairs
     python benchmarks/score.py --ranks 1,2 --device cuda --model <dir>   # one process per GPU
 
+score_pairs vs evaluate (--api): the same loaded Scorer and the same generated pairs (original +
+debiased), timed through fp.score_pairs, fp.evaluate(data, [scorer]) and fp.evaluate(data, [name]),
+no cache; prints sentences/s of each (issue 23: score_pairs must run as fast as evaluate):
+    python benchmarks/score.py --api                  # tiny random gpt2 and bert, 10 paradigms x 20 pairs
+    python benchmarks/score.py --api --model smollm2-135m --pairs 10 --results benchmarks/results/score_api.md
+
 minicons 0.3.39 needs transformers<5, so it runs in a separate interpreter (--minicons-python):
     python -m venv /tmp/mc-venv && /tmp/mc-venv/bin/pip install torch==2.13.0 \
         && /tmp/mc-venv/bin/pip install "transformers<5" minicons==0.3.39
@@ -254,6 +260,63 @@ def scale_out(args, ranks: list[int]) -> None:
     tmp.cleanup()
 
 
+def api_speed(args) -> None:
+    """fp.score_pairs vs fp.evaluate on the same model and pairs (module docstring)."""
+    import torch
+
+    import fairpairs as fp
+    from fairpairs.scoring import Scorer, build_tiny_model
+
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    tmp = tempfile.TemporaryDirectory()
+    root = Path(tmp.name)
+    models = list(args.model or []) or [str(build_tiny_model(a, root / f"tiny-{a}")) for a in ("gpt2", "bert-base-cased")]
+    run = root / "run"
+    uids = [p["uid"] for p in fp.paradigms() if p["standard"]][: args.paradigms]
+    fp.generate_run(run, paradigms=uids, pairs=args.pairs, seed=0)
+    sets = fp.load_sets(run)
+    n = len({s for df in sets.values() for s in (*df.sentence_good, *df.sentence_bad)})
+    lines = [f"score_pairs vs evaluate: {len(uids)} paradigms x {args.pairs} pairs, original + debiased "
+             f"({n} distinct sentences), no cache; torch {torch.__version__}, {torch.get_num_threads()} CPU "
+             f"threads, device {args.device}; best of {args.repeats}", "",
+             "| model | score_pairs(scorer) s/s | evaluate([scorer]) s/s | evaluate([name]) s/s (load s) | same outcomes |",
+             "|---|---:|---:|---:|---|"]
+    print(lines[0])
+    for m in models:
+        scorer = Scorer.from_pretrained(m, device=args.device, dtype=args.dtype, progress=False)
+        dtype = str(scorer.dtype).removeprefix("torch.")
+        best = {"pairs": [], "scorer": [], "name": []}
+        load = []
+        for _ in range(args.repeats):   # in turns, so a change in the machine's load hits all three alike
+            t0 = time.perf_counter()
+            sp = fp.score_pairs(scorer, sets, "lp,mean_lp,pen_lp")
+            best["pairs"].append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            ev = fp.evaluate(sets, [scorer])
+            best["scorer"].append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            named = fp.evaluate(sets, [m], device=args.device, dtype=dtype)
+            label = next(iter(named.load_seconds))
+            best["name"].append(time.perf_counter() - t0 - named.load_seconds[label])
+            load.append(named.load_seconds[label])
+        first = ev.pairs[ev.pairs.normalization == "lp"].reset_index(drop=True)
+        same = sp["correct"].tolist() == first["outcome"].eq(1).tolist()
+        sps = {k: n / min(v) for k, v in best.items()}
+        lines.append(f"| {Path(m).name} | {sps['pairs']:.1f} | {sps['scorer']:.1f} | {sps['name']:.1f} "
+                     f"({min(load):.1f}) | {same} |")
+        print(lines[-1], flush=True)
+    if args.results:
+        commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
+                                text=True).stdout.strip()
+        command = "python benchmarks/score.py " + " ".join(sys.argv[1:])
+        args.results.write_text("# score_pairs vs evaluate: the same model, the same pairs\n\n"
+                                f"Commit {commit}; command: `{command}`\n\n" + "\n".join(lines) + "\n"
+                                "\nevaluate([name]) excludes loading (shown apart). score_pairs and evaluate "
+                                "score the same distinct sentences with the same Scorer.\n")
+    tmp.cleanup()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--model", action="append", help="model folder / name (repeatable); default: tiny "
@@ -275,8 +338,16 @@ def main():
     ap.add_argument("--minicons-batch", type=int, default=32)
     ap.add_argument("--json-out", type=Path, default=None)
     ap.add_argument("--ranks", default=None, help="scale-out: comma-separated process counts, e.g. 1,2")
-    ap.add_argument("--pairs", type=int, default=30, help="scale-out: pairs per paradigm and set")
+    ap.add_argument("--pairs", type=int, default=None, help="scale-out (default 30) and --api (default 20): "
+                    "pairs per paradigm and set")
+    ap.add_argument("--api", action="store_true", help="time fp.score_pairs against fp.evaluate")
+    ap.add_argument("--paradigms", type=int, default=10, help="--api: the first N standard paradigms")
+    ap.add_argument("--results", type=Path, default=None, help="--api: write the table here (markdown)")
     args = ap.parse_args()
+    if args.api:
+        args.pairs = args.pairs or 20
+        return api_speed(args)
+    args.pairs = args.pairs or 30
     if args.ranks:
         ranks = [int(r) for r in args.ranks.split(",")]
         return scale_out(args, ranks)

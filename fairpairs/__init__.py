@@ -23,7 +23,7 @@ _EXPORTS = {
     "write_scores": "scoring.tables", "count_unigrams": "scoring.normalize", "load_judgments": "scoring.morcela",
     "fit_morcela": "scoring.morcela",
     "PairRecord": "records", "Scorer": "scoring", "write_report": "report", "Report": "evaluate",
-    "tokenizers": "api",
+    "tokenizers": "api", "to_frame": "api",
     "robustness": "api", "fit_length_params": "scoring.length",
 }
 

@@ -68,8 +68,10 @@ def load_paradigm(paradigm: str | os.PathLike, vocab: "Vocabulary | str | os.Pat
         return load(path, vocab)
     files = paradigm_index()   # (English UIDs, and fr/<uid> ... of the language folders)
     if str(paradigm) not in files:
-        raise UsageError(f"paradigm: unknown paradigm {str(paradigm)!r} (a bundled UID, see fairpairs.paradigms(), "
-                         f"or a .yaml file)")
+        from .suggest import did_you_mean
+
+        raise UsageError(f"paradigm: unknown paradigm {str(paradigm)!r}{did_you_mean(str(paradigm), files)} "
+                         f"(a bundled UID, see fairpairs.paradigms(), or a .yaml file)")
     return load(files[str(paradigm)], vocab)
 
 
@@ -223,6 +225,9 @@ def generate_run(out: str | os.PathLike, paradigms: str | Iterable[str] = "all",
     for m in cfg.models:                    # an unknown tokenizer fails before any work
         LengthMeter(m)
     vocab = _vocabulary(vocab)      # (None: the paradigms' language's bundled table)
+    from .suggest import check_paradigm_names
+
+    check_paradigm_names(paradigms, grammars)
     voc, chosen = select_paradigms(paradigms, phenomenon, grammars, vocab=vocab)
     if lexicon_from is not None:
         from .lexicon import load_lexicon, restrict_to_lexicon
@@ -283,8 +288,29 @@ def load_sets(data, columns=None, name: str = "pairs") -> dict[str, "pd.DataFram
     """Named sets of pairs from anything the API accepts as a dataset: a list of `PairRecord`s (or
     dicts with the same keys), a DataFrame (BLiMP columns), a path `fairpairs audit` accepts (a
     file, folder, run folder - its original and debiased sets - or saved HF dataset), or a dict
-    of set name -> any of these."""
-    return _load_sets(data, columns, name, "data")
+    of set name -> any of these. Each set is a DataFrame with uid, pair_id, sentence_good and
+    sentence_bad first, then every other column of the input as read (field, linguistics_term,
+    critical_good, token_lengths, draw, control, ... for fairpairs' pairs)."""
+    from .frames import with_every_column
+
+    sets = _load_sets(data, columns, name, "data")
+    return with_every_column(data, sets, _columns(columns))
+
+
+def to_frame(data, columns=None) -> "pd.DataFrame":
+    """One DataFrame of pairs, one row per pair: anything `load_sets` accepts (`fp.generate`'s
+    PairRecords, a run folder, ...), with every column `load_sets` keeps, a `set` column first
+    when `data` holds several sets (a run folder: original and debiased), and the nested
+    `token_lengths` as `len_<tokenizer>_good` / `len_<tokenizer>_bad` integer columns."""
+    from .frames import to_frame as one_frame
+
+    return one_frame(load_sets(data, columns))
+
+
+def _columns(columns):
+    from .audit import Columns
+
+    return Columns() if columns is None else columns
 
 
 def _load_sets(data, columns, name: str, param: str) -> dict[str, "pd.DataFrame"]:
@@ -369,15 +395,16 @@ def _normalize(value) -> tuple[str, ...]:
 
 
 def score_pairs(scorer: "Scorer", pairs, normalize: Iterable[str] | str = DEFAULT_NORMALIZE, *,
-                columns=None, unigrams=None) -> "pd.DataFrame":
+                columns=None, unigrams=None, cache_dir: str | os.PathLike | None = None) -> "pd.DataFrame":
     """Score both sentences of every pair with `scorer` (`Scorer.from_pretrained(...)`): one row per
     pair, in input order, with set, uid, pair_id, the sentences, len_good/len_bad (the scorer's
     tokens), split (A=U, A>U, A<U), <norm>_good and <norm>_bad for each normalisation (lp: the
     summed natural-log probability), and correct (the first normalisation's good score is strictly
-    higher)."""
+    higher). With `cache_dir`, scores are read from and written to the score cache `evaluate` uses
+    (keyed by the scorer's name and settings): sentences scored before are not scored again."""
     import pandas as pd
 
-    from .evaluate import Settings, pair_scores
+    from .evaluate import Settings, cached_scores, pair_scores, scorer_settings
     from .scoring.morcela import _check_scorer
     from .scoring.normalize import load_unigrams
 
@@ -388,9 +415,18 @@ def score_pairs(scorer: "Scorer", pairs, normalize: Iterable[str] | str = DEFAUL
     sets = _load_sets(pairs, columns, "pairs", "pairs")
     frame = pd.concat([df.assign(set=name) for name, df in sets.items()], ignore_index=True)
     sentences = sorted(set(frame["sentence_good"]) | set(frame["sentence_bad"]))
-    settings = Settings(normalize=norms, unigrams=unigrams)
-    kwargs = {"unigrams": unigrams} if "slor" in norms else {}
-    scores = scorer.score(sentences, normalize=settings.scorer_normalize(), **kwargs)
+    settings = scorer_settings(scorer, Settings(normalize=norms, unigrams=unigrams))
+    if cache_dir is not None:
+        if not getattr(scorer, "name", ""):
+            raise UsageError("cache_dir: the scorer has no name to key its cached scores by")
+        from .io import claim_folder
+
+        reads = _read_paths(pairs)
+        cache = claim_folder(check.path(cache_dir, "cache_dir", exists=False), "cache_dir", inputs=reads, reads=reads)
+        scores, _ = cached_scores(scorer.name, sentences, settings, Path(cache), lambda m, s: scorer)
+    else:
+        kwargs = {"unigrams": unigrams} if "slor" in norms else {}
+        scores = scorer.score(sentences, normalize=settings.scorer_normalize(), **kwargs)
     ps = pair_scores(frame, scores, getattr(scorer, "name", ""), norms)
     first = ps[ps["normalization"] == norms[0]].reset_index(drop=True)
     out = first[["set", "uid", "pair_id", "model", "sentence_good", "sentence_bad", "len_good", "len_bad",
@@ -403,7 +439,7 @@ def score_pairs(scorer: "Scorer", pairs, normalize: Iterable[str] | str = DEFAUL
     return out
 
 
-def evaluate(data=None, models: Iterable[str] | str | None = None, *,
+def evaluate(data=None, models: "Iterable[str | Scorer] | str | Scorer | None" = None, *,
              normalize: Iterable[str] | str = DEFAULT_NORMALIZE,
              pll: str = "word_l2r", unigrams: str | None = None, cache_dir: str | os.PathLike | None = None,
              split_tokenizer: str | None = None, device: str = "auto", dtype: str | None = None,
@@ -413,8 +449,9 @@ def evaluate(data=None, models: Iterable[str] | str | None = None, *,
              seed: int = 0, strategy: str = "search", run_dir: str | os.PathLike | None = None) -> "Report | None":
     """Score every set of `data` (e.g. ``{"original": orig, "debiased": pairs}``, or a run folder)
     with each model and analyse how token-length bias changes accuracy and rankings: the
-    `fairpairs.evaluate.Report` that `fairpairs.evaluate.write_report` saves (`fairpairs evaluate`
-    calls this). Scores are cached under `cache_dir` when given; `on_load(model)` is called before
+    `fairpairs.evaluate.Report` that `fp.write_report` saves (`fairpairs evaluate` calls this). A
+    model is a name or a `Scorer` already loaded (used as it is, never loaded again). Scores are
+    cached under `cache_dir` when given, in the cache `score_pairs` uses; `on_load(model)` is called before
     a model is loaded (a model whose scores are cached is not loaded). `device_map` spreads each
     model over the visible GPUs. Under a multi-process launch (torchrun, accelerate launch; see
     docs/scaling.md) every rank calls this, the ranks share the scoring, and rank 0 alone gets the
@@ -431,36 +468,24 @@ def evaluate(data=None, models: Iterable[str] | str | None = None, *,
 
     if models is None:
         raise UsageError("models: give at least one model")
-    given = [models] if isinstance(models, (str, os.PathLike)) else \
-        _items(models, "models", "a model name or a list of them")
-    names = check.names([os.fspath(m) if isinstance(m, os.PathLike) else m for m in given], "models")
-    if not names or not all(n.strip() for n in names):
+    given = [models] if isinstance(models, (str, os.PathLike)) or _is_scorer(models) else \
+        _items(models, "models", "a model name, a Scorer or a list of them")
+    given = [os.fspath(m) if isinstance(m, os.PathLike) else m for m in given]   # (names, or loaded Scorers)
+    check.names([m for m in given if not _is_scorer(m)], "models")
+    if not given or not all(_is_scorer(n) or n.strip() for n in given):
         raise UsageError("models: give at least one model")
-    names = list(dict.fromkeys(names))
-    settings = _evaluate_settings(names, normalize, pll, unigrams, dtype, split_tokenizer, device, device_map,
-                                  batch_tokens)
-    from . import controlled
+    names = list(dict.fromkeys(given))
+    settings = _evaluate_settings([n for n in names if isinstance(n, str)], normalize, pll, unigrams, dtype,
+                                  split_tokenizer, device, device_map, batch_tokens)
+    from .controlled import evaluation_data
 
-    notes = []
-    if data is None and int(os.environ.get("WORLD_SIZE") or 1) > 1:
-        raise UsageError("data: under a multi-process launch, generate the pairs first (`fairpairs generate`) and "
-                         "give the run folder")
-    if data is None:                     # one step: pairs controlled for these models' tokenizers
-        run_dir = controlled.default_run_dir() if run_dir is None else check.path(run_dir, "run_dir", exists=False)
-        notes = controlled.generate_for(names, run_dir, paradigms=paradigms, phenomenon=phenomenon,
-                                        pairs=controlled.ONE_STEP_PAIRS if pairs is None else pairs, seed=seed,
-                                        strategy=strategy, progress=progress)
-        data = run_dir
-    elif pairs is not None or run_dir is not None:
-        raise UsageError(f"{'pairs' if pairs is not None else 'run_dir'}: only without data (the pairs are then generated)")
-    sets = load_sets(data, columns)
-    from .effects import attach_draws
-
-    sets = attach_draws(sets, data)      # matched contexts by draw where the data says which draw
-    if not notes and _is_run_folder(data):
-        notes = controlled.control_check(data, names, sets["debiased"])
-    balance, balance_notes = _run_balance(data)
-    notes += balance_notes
+    tokenizers = [n if isinstance(n, str) else str(getattr(n, "name", "") or "") for n in names]
+    if data is None and not all(tokenizers):
+        raise UsageError("models: a Scorer without a name has no tokenizer to generate pairs for; give data")
+    data, sets, prepared = evaluation_data(data, tokenizers, lambda d: load_sets(d, columns), generate_run,
+                                           run_dir=run_dir,
+                                           paradigms=paradigms, phenomenon=phenomenon, pairs=pairs, seed=seed,
+                                           strategy=strategy, progress=progress)
     if cache_dir is not None:   # a folder of ours (its marker), never inside what `data` reads
         from .io import claim_folder
 
@@ -472,32 +497,20 @@ def evaluate(data=None, models: Iterable[str] | str | None = None, *,
                 on_load(model)
             return default_loader(model, s, device=device, batch_tokens=batch_tokens, progress=progress,
                                   device_map=device_map)
+    from .scoring.models import model_notes, remembering
+
+    load_scorer, identities = remembering(load_scorer)
     report = run(sets, names, settings, None if cache_dir is None else Path(cache_dir),
-                 split_tokenizer=split_tokenizer, load_scorer=load_scorer, balance=balance)
-    if report is not None:
-        report.notes += notes
+                 split_tokenizer=split_tokenizer, load_scorer=load_scorer, balance=prepared.balance)
+    if report is not None:   # (once the models have scored: a run that fails says only why)
+        report.notes += prepared.notes()
+        report.notes += model_notes(names, identities, settings.dtype)
     return report
 
 
-def _is_run_folder(data) -> bool:
-    from .audit import RUN_SETS
-
-    return isinstance(data, (str, os.PathLike)) and all((Path(data) / s).is_dir() for s in RUN_SETS)
-
-
-def _run_balance(data) -> tuple["pd.DataFrame | None", list[str]]:
-    """The balance report of `data` when it is a run folder (its distinct-word ratio is part of
-    evaluate's headline), and a note when it cannot be computed."""
-    from .errors import FairpairsError
-
-    if not _is_run_folder(data):
-        return None, []
-    from .balance_report import balance
-
-    try:
-        return balance(data), []
-    except FairpairsError as exc:
-        return None, [f"distinct-word ratio n/a: the balance report of {data} failed ({exc})"]
+def _is_scorer(model) -> bool:
+    """A loaded `Scorer` (or anything that scores sentences like one), not a name."""
+    return not isinstance(model, (str, bytes, os.PathLike)) and callable(getattr(model, "score", None))
 
 
 def _evaluate_settings(models, normalize, pll, unigrams, dtype, split_tokenizer, device, device_map, batch_tokens):
@@ -521,6 +534,13 @@ def _evaluate_settings(models, normalize, pll, unigrams, dtype, split_tokenizer,
             resolve_model_name(model)
         except ModelError as exc:
             raise _renamed(exc, "model", "models") from None
+    if "tcf_lp" in norms:    # length parameters for every model (bundled), before any model is loaded
+        from .robustness import _length_params
+
+        for model in models:
+            if _length_params(model, None)[0] is None:
+                raise ModelError(f"normalize tcf_lp: no length parameters for model {model!r} (bundled for "
+                                 f"smollm2-135m; see docs/robustness.md to fit them for another model)")
     return Settings(pll=pll, normalize=norms, dtype=dtype, unigrams=unigrams)
 
 
@@ -591,6 +611,14 @@ def robustness(data, models: Iterable[str] | str, *, cache_dir: str | os.PathLik
     check.count(batch_tokens, "batch_tokens", 1, optional=True)
     check.count(seed, "seed", 0)
     check_pll(pll)
+    from .errors import ModelError
+    from .sources import resolve_model_name
+
+    for model in names:     # a path that is not there fails now, not after the other models
+        try:
+            resolve_model_name(model)
+        except ModelError as exc:
+            raise _renamed(exc, "model", "models") from None
     if morcela_params is not None:
         from .scoring.morcela import load_params
 

@@ -39,7 +39,10 @@ def tokenizers(hub_cache: bool = True) -> list[dict]:
 def _mapped() -> list[dict]:
     from .sources import MAP_ENV, _load_map, resolve_tokenizer
 
-    mapping, map_file = _load_map()
+    try:
+        mapping, map_file = _load_map()
+    except FairpairsError as exc:     # the map itself is broken: say so, list the rest
+        return [_row(f"${MAP_ENV}", "map", "", "error", _reason(exc))]
     out = []
     for key in mapping or {}:
         try:
@@ -106,17 +109,22 @@ def _hub_cache() -> list[dict]:
 
 
 def _presets() -> list[dict]:
+    from .errors import NotFoundError
     from .sources import PRESET_PREFIX, PRESETS, resolve_tokenizer
 
     out = []
     for key, names in PRESETS.items():
-        problems = []
+        reasons: dict[str, list[str]] = {}     # reason -> the names it stops
+        status = "ok"
         for n in names:
             try:
                 if resolve_tokenizer(n).kind == "hub":
-                    problems.append(f"{n}: only from the Hub")
+                    reasons.setdefault("only from the Hub", []).append(n)
+                    status = "missing" if status == "ok" else status
             except FairpairsError as exc:
-                problems.append(f"{n}: {_reason(exc)}")
-        out.append(_row(PRESET_PREFIX + key, "preset", ", ".join(names), "missing" if problems else "ok",
-                        "; ".join(problems)))
+                reason = _reason(exc).replace(f"tokenizers {n}: ", "")
+                reasons.setdefault(reason, []).append(n)
+                status = "missing" if isinstance(exc, NotFoundError) and status != "error" else "error"
+        detail = "; ".join(f"{', '.join(ns)}: {r}" if len(ns) < len(names) else r for r, ns in reasons.items())
+        out.append(_row(PRESET_PREFIX + key, "preset", ", ".join(names), status, detail))
     return out

@@ -9,6 +9,9 @@ path as the command), and the report's first lines: which tokenizers, the seed, 
 is length-controlled for each model's tokenizer; a `FairpairsWarning` (one line per model) where it
 is not.
 
+`evaluation_data(data, models, ...)`: what `fp.evaluate` evaluates: the data given, or the run it
+generates; its sets (with the draw of every pair where the data says); its balance report.
+
 A model's tokenizer is found the way scoring finds it: the model's name resolves to the same files
 for `fairpairs.tokenization.LengthMeter` as for `Scorer.from_pretrained` (a bundled or Hub name, a
 model folder's tokenizer files, the tokenizer inside a GGUF file, `smollm2-135m`).
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 import os
 import shlex
+from dataclasses import dataclass, field
 from pathlib import Path
 
 ONE_STEP_PAIRS = 20   # pairs per paradigm and set when evaluate generates: minutes on a CPU for all 67
@@ -34,13 +38,11 @@ def regenerate_command(models: list[str], run_dir, paradigms="all", phenomenon: 
     return " ".join(shlex.quote(a) for a in args)
 
 
-def generate_for(models: list[str], run_dir, *, paradigms="all", phenomenon: str | None = None,
+def generate_for(generate_run, models: list[str], run_dir, *, paradigms="all", phenomenon: str | None = None,
                  pairs: int = ONE_STEP_PAIRS, seed: int = 0, strategy: str = "search",
                  progress: bool = False) -> list[str]:
-    """Write the run folder `run_dir` for `models` (`fp.generate_run` with each model's name as
-    its tokenizer) and return the report's first lines."""
-    from .api import generate_run
-
+    """Write the run folder `run_dir` for `models` with `generate_run` (`fp.generate_run`, each
+    model's name as its tokenizer) and return the report's first lines."""
     command = regenerate_command(models, run_dir, paradigms, phenomenon, pairs, seed, strategy)
     result = generate_run(run_dir, paradigms, models, pairs=pairs, seed=seed, strategy=strategy,
                           phenomenon=phenomenon, progress=progress, command=command)
@@ -86,17 +88,18 @@ def control_check(run_dir, models: list[str], debiased) -> list[str]:
             meter = LengthMeter(model)
         except FairpairsError:
             meter = None
-        if meter is not None and _controls(manifest, meter):
+        if meter is None:     # scoring loads it next and says what is wrong with it; no warning before that
+            notes.append(f"Model {model}: its tokenizer could not be loaded to check that the debiased set is "
+                         f"length-controlled for it (the run controlled for {', '.join(named)}).")
             continue
-        unequal = None
-        if meter is not None:
-            unequal = sum(g != b for g, b in zip(meter.lengths(good), meter.lengths(bad)))
+        if _controls(manifest, meter):
+            continue
+        unequal = sum(g != b for g, b in zip(meter.lengths(good), meter.lengths(bad)))
         if unequal == 0:
             notes.append(f"Model {model}: its tokenizer is not one the run controlled for, but all {len(good)} "
                          f"debiased pairs have equal token lengths under it.")
             continue
-        counted = f"{unequal} of {len(good)} debiased pairs differ in token length under it" if unequal \
-            else "its tokenizer could not be loaded to count the pairs of unequal length"
+        counted = f"{unequal} of {len(good)} debiased pairs differ in token length under it"
         text = (f"the debiased set of {os.fspath(run_dir)} is not length-controlled for this model's tokenizer "
                 f"({counted}; the run controlled for {', '.join(named)})")
         warnings.warn(FairpairsWarning(f"models {model}: {text}"), stacklevel=3)
@@ -110,3 +113,64 @@ def default_run_dir() -> Path:
     import tempfile
 
     return Path(tempfile.mkdtemp(prefix="fairpairs-run-")) / "run"
+
+
+def is_run_folder(data) -> bool:
+    from .audit import RUN_SETS
+
+    return isinstance(data, (str, os.PathLike)) and all((Path(data) / s).is_dir() for s in RUN_SETS)
+
+
+@dataclass
+class Prepared:
+    """What `evaluation_data` found out about the data, for the report."""
+
+    data: object
+    models: list[str]
+    sets: dict
+    balance: object = None                                   # fp.balance of a run folder
+    lines: list[str] = field(default_factory=list)           # provenance (generated runs), balance failures
+    check: bool = False                                      # a run folder given as data: check its control
+
+    def notes(self) -> list[str]:
+        """The report's first lines; for a run folder given as data, the control check (with its
+        warnings) first, once the models have scored."""
+        head = control_check(self.data, self.models, self.sets["debiased"]) if self.check else []
+        return head + self.lines
+
+
+def evaluation_data(data, models: list[str], load_sets, generate_run, *, run_dir=None, paradigms="all",
+                    phenomenon: str | None = None, pairs: int | None = None, seed: int = 0, strategy: str = "search",
+                    progress: bool = False):
+    """(data, sets, Prepared): without `data`, a run generated for `models` into `run_dir` (default:
+    a new temporary folder) by `generate_run` (`fp.generate_run`); the sets `load_sets(data)` reads
+    (`fp.load_sets`), with each pair's draw where known; the balance report of a run folder (its
+    distinct-word ratio is in the headline)."""
+    from . import arguments as check
+    from .effects import attach_draws
+    from .errors import FairpairsError, UsageError
+
+    lines = []
+    if data is None and int(os.environ.get("WORLD_SIZE") or 1) > 1:
+        raise UsageError("data: under a multi-process launch, generate the pairs first (`fairpairs generate`) and "
+                         "give the run folder")
+    if data is None:                     # one step: pairs controlled for these models' tokenizers
+        run_dir = default_run_dir() if run_dir is None else check.path(run_dir, "run_dir", exists=False)
+        lines = generate_for(generate_run, models, run_dir, paradigms=paradigms, phenomenon=phenomenon,
+                             pairs=ONE_STEP_PAIRS if pairs is None else pairs, seed=seed, strategy=strategy,
+                             progress=progress)
+        data = run_dir
+    elif pairs is not None or run_dir is not None:
+        raise UsageError(f"{'pairs' if pairs is not None else 'run_dir'}: only without data (the pairs are then "
+                         f"generated)")
+    sets = attach_draws(load_sets(data), data)   # matched contexts by draw where the data says which
+    prepared = Prepared(data, models, sets, check=not lines and is_run_folder(data))
+    if is_run_folder(data):
+        from .balance_report import balance
+
+        try:
+            prepared.balance = balance(data)
+        except FairpairsError as exc:
+            lines.append(f"distinct-word ratio n/a: the balance report of {data} failed ({exc})")
+    prepared.lines = lines
+    return data, sets, prepared

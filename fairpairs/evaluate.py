@@ -16,13 +16,9 @@ change into selection and length (`fairpairs.effects`). `fairpairs.report` write
 
 from __future__ import annotations
 
-import hashlib
-import inspect
-import io
-import json
 import re
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
@@ -30,29 +26,11 @@ import numpy as np
 import pandas as pd
 
 from .audit import ALL, SPLITS, split_label
-from .io import atomic_write
-from .errors import FairpairsError, ModelError
+from .errors import FairpairsError
+from .score_cache import (Settings, _read_cache, cache_file, cached_scores, default_loader,  # noqa: F401
+                          model_fingerprint, resume_folder, score_column, scorer_settings, sentences_hash)
 
-NORMALIZATIONS = ("lp", "mean_lp", "pen_lp", "slor")
-CACHE_VERSION = 1
-
-
-@dataclass(frozen=True)
-class Settings:
-    """Scorer settings that change scores (and so are part of the cache key)."""
-
-    pll: str = "word_l2r"
-    normalize: tuple[str, ...] = ("lp", "mean_lp", "pen_lp")
-    dtype: str | None = None
-    unigrams: str | None = None  # for slor: None/"wordfreq" or a unigram table file
-
-    def scorer_normalize(self) -> tuple[str, ...]:
-        return tuple(n for n in self.normalize if n != "lp")
-
-
-def score_column(norm: str) -> str:
-    """The scorer's output column holding normalisation `norm` (``lp`` is the raw sum)."""
-    return "sum_logprob" if norm == "lp" else norm
+NORMALIZATIONS = ("lp", "mean_lp", "pen_lp", "slor", "tcf_lp")   # tcf_lp: docs/robustness.md
 
 
 def parse_normalize(value) -> tuple[str, ...]:
@@ -61,118 +39,6 @@ def parse_normalize(value) -> tuple[str, ...]:
     from .scoring.normalize import parse_normalize as parse
 
     return parse(value, NORMALIZATIONS, at_least_one=True)
-
-
-# ---------------------------------------------------------------------------- cache
-
-
-def sentences_hash(sentences: list[str]) -> str:
-    """sha256 of a list of sentences (order matters; callers pass them sorted)."""
-    return hashlib.sha256(json.dumps(sentences, ensure_ascii=False).encode("utf-8")).hexdigest()
-
-
-def model_fingerprint(model: str) -> str:
-    """The model name, plus size and mtime of each file when it is a local folder (so that a
-    rebuilt model in the same place is scored afresh)."""
-    p = Path(model).expanduser()
-    if not p.is_dir():
-        return model
-    files = sorted(f for f in p.rglob("*") if f.is_file())
-    parts = [f"{f.relative_to(p)}:{f.stat().st_size}:{f.stat().st_mtime_ns}" for f in files]
-    return f"{p.resolve()}|" + "|".join(parts)
-
-
-def _versions() -> dict[str, str]:
-    """Versions of the code that computes scores: a new release re-scores rather than reuse."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    from . import __version__
-
-    out = {"fairpairs": __version__}
-    for pkg in ("torch", "transformers"):
-        try:
-            out[pkg] = version(pkg)
-        except PackageNotFoundError:
-            out[pkg] = "none"
-    return out
-
-
-def cache_file(cache_dir: Path, model: str, settings: Settings, sentences: list[str]) -> Path:
-    """Where the scores of `sentences` by `model` under `settings` are cached."""
-    key = json.dumps({"v": CACHE_VERSION, "model": model_fingerprint(model), "settings": asdict(settings),
-                      "data": sentences_hash(sentences), "versions": _versions()}, sort_keys=True)
-    slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", Path(model).name or model)[:60]
-    return Path(cache_dir) / f"{slug}-{hashlib.sha256(key.encode()).hexdigest()[:16]}.parquet"
-
-
-def default_loader(model: str, settings: Settings, device: str = "auto", batch_tokens: int | None = None,
-                   progress: bool = True, device_map: str | None = None):
-    """Load a `fairpairs.scoring.Scorer` for `model`."""
-    from .scoring import Scorer
-
-    return Scorer.from_pretrained(model, device=device, dtype=settings.dtype, pll=settings.pll,
-                                  batch_tokens=batch_tokens, progress=progress, device_map=device_map)
-
-
-def resume_folder(path: Path) -> Path:
-    """Where the scores behind cache file `path` are saved while they are produced."""
-    return path.with_name(path.stem + ".parts")
-
-
-def _read_cache(path: Path | None, sentences: list[str], needed: list[str]) -> pd.DataFrame | None:
-    if path is None or not path.is_file():
-        return None
-    try:
-        df = pd.read_parquet(path)
-    except (OSError, ValueError):  # a damaged cache file is re-scored and replaced
-        return None
-    if set(needed) <= set(df.columns) and df["sentence"].tolist() == sentences:
-        return df
-    return None
-
-
-def cached_scores(model: str, sentences: list[str], settings: Settings, cache_dir: Path | None,
-                  load_scorer: Callable[[str, Settings], object]) -> tuple[pd.DataFrame, bool]:
-    """Scores of `sentences` (sorted, unique) by `model`: read from the cache when present, else
-    scored with ``load_scorer(model, settings)`` and cached. Returns (scores, cache_hit).
-
-    While scoring, finished batches are saved next to the cache file (`resume_folder`), so a run
-    that is killed resumes there; the folder is removed once the cache file is written. Under a
-    multi-process launch rank 0 reads and writes the cache file, the sentences are shared out
-    across the ranks, and every rank returns the same scores.
-    """
-    from .scoring import distributed
-    from .scoring.resume import remove_parts, remove_stale
-
-    group = distributed.init()
-    path = cache_file(cache_dir, model, settings, sentences) if cache_dir is not None else None
-    if path is not None and (group is None or group.is_main):
-        remove_stale(cache_dir, model, keep=resume_folder(path))   # what a killed earlier run left
-    needed = ["sentence", "n_tokens"] + [score_column(n) for n in settings.normalize]
-    if group is None:
-        df = _read_cache(path, sentences, needed)
-    else:  # rank 0's view decides, so that all ranks take the same path
-        df = group.broadcast(_read_cache(path, sentences, needed) if group.is_main else None)
-    if df is not None:
-        return df, True
-    scorer = load_scorer(model, settings)
-    kwargs = {"unigrams": settings.unigrams} if "slor" in settings.normalize else {}
-    if path is not None and "resume_dir" in inspect.signature(scorer.score).parameters:
-        kwargs["resume_dir"] = resume_folder(path)
-    df = scorer.score(list(sentences), normalize=settings.scorer_normalize(), **kwargs)
-    missing = [c for c in needed if c not in df.columns]
-    if missing or len(df) != len(sentences):
-        raise ModelError(f"model {model!r}: scorer returned {len(df)} rows without column(s) {missing}")
-    df = df.reset_index(drop=True)
-    if path is not None:
-        if group is None or group.is_main:
-            buf = io.BytesIO()
-            df.to_parquet(buf, index=False)
-            atomic_write(path, buf.getvalue())
-        if group is not None:
-            group.barrier()  # the cache file exists before any rank drops the saved batches
-        remove_parts(resume_folder(path))
-    return df, False
 
 
 # ---------------------------------------------------------------------------- pure analyses
@@ -375,11 +241,13 @@ def analyse(ps: pd.DataFrame, balance: pd.DataFrame | None = None, seed: int = 0
                   cache_hits={}, effects=effects, headline=headline_table(effects, splits, balance), balance=balance)
 
 
-def evaluate(sets: dict[str, pd.DataFrame], models: list[str], settings: Settings, cache_dir: Path | None,
+def evaluate(sets: dict[str, pd.DataFrame], models: list, settings: Settings, cache_dir: Path | None,
              split_tokenizer: str | None = None, load_scorer: Callable[[str, Settings], object] = default_loader,
              balance: pd.DataFrame | None = None) -> Report | None:
     """Score every sentence of `sets` with each model (through the cache) and analyse (`analyse`;
-    `balance`: the balance report of the run folder the sets come from, if any).
+    `balance`: the balance report of the run folder the sets come from, if any). A model is a name
+    (loaded with `load_scorer` when its scores are not cached) or a loaded `Scorer` (used as it is;
+    cached under its name and its own settings, `scorer_settings`; not cached without a name).
 
     Under a multi-process launch (torchrun, accelerate launch) every rank calls this; the ranks
     share the scoring and rank 0 alone analyses and returns the report (the others return None).
@@ -397,9 +265,10 @@ def evaluate(sets: dict[str, pd.DataFrame], models: list[str], settings: Setting
         except FairpairsError as exc:   # (the tokenizer is this call's `split_tokenizer`)
             raise type(exc)(re.sub(r"^tokenizers\b", "split_tokenizer", str(exc))) from None
         lengths = dict(zip(sentences, meter.lengths(sentences)))
-    labels = [display_name(m) for m in models]
+    keys = [m if isinstance(m, str) else str(getattr(m, "name", "") or "") for m in models]
+    labels = [display_name(k) if k else f"scorer {i + 1}" for i, k in enumerate(keys)]
     if len(set(labels)) < len(labels):
-        labels = list(models)
+        labels = [k or label for k, label in zip(keys, labels)]
     frames, hits, seconds, loading = [], {}, {}, {}
 
     def timed_load(model, s):
@@ -408,14 +277,18 @@ def evaluate(sets: dict[str, pd.DataFrame], models: list[str], settings: Setting
         loading[model] = time.perf_counter() - start
         return scorer
 
-    for model, label in zip(models, labels):
+    for model, key, label in zip(models, keys, labels):
         start = time.perf_counter()
-        scores, hits[label] = cached_scores(model, sentences, settings, cache_dir, timed_load)
-        seconds[label] = time.perf_counter() - start - loading.get(model, 0.0)
+        if isinstance(model, str):
+            scores, hits[label] = cached_scores(model, sentences, settings, cache_dir, timed_load)
+        else:   # a loaded Scorer: no loading, its own settings
+            scores, hits[label] = cached_scores(key, sentences, scorer_settings(model, settings),
+                                                cache_dir if key else None, lambda m, s, obj=model: obj)
+        seconds[label] = time.perf_counter() - start - loading.get(key, 0.0)
         frames.append(pair_scores(pairs, scores, label, settings.normalize, lengths))
     if not is_main():
         return None
     report = analyse(pd.concat(frames, ignore_index=True), balance=balance)
     report.cache_hits, report.seconds = hits, seconds
-    report.load_seconds = {label: loading.get(model, 0.0) for model, label in zip(models, labels)}
+    report.load_seconds = {label: loading.get(key, 0.0) for key, label in zip(keys, labels)}
     return report

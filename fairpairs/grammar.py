@@ -673,10 +673,10 @@ def select_paradigms(spec: str | list[str] = "all", phenomenon: str | None = Non
         known = sorted({p.phenomenon for p in paradigms})
         paradigms = [p for p in paradigms if p.phenomenon.lower().replace("-", " ") == norm]
         if not paradigms:
-            if not every:   # (the grammar folder's own paradigms: is it a phenomenon of the others?)
-                others = [f for f in grammar_files(grammar_dir) if paradigm_language(f) == vocab.language] \
-                    if any((Path(grammar_dir) if grammar_dir else data_dir("grammars")).glob("*.yaml")) else []
-                all_phen = {q.phenomenon for q in (load_paradigm(f, vocab) for f in others)}
+            if not every:
+                lang = paradigm_language(files[chosen[0]])     # every paradigm file of the selection's language
+                same = {f for f in index.values() if paradigm_language(f) == lang}
+                all_phen = {load_paradigm(f, vocab).phenomenon for f in same}
                 if any(ph.lower().replace("-", " ") == norm for ph in all_phen):
                     raise UsageError(f"phenomenon {phenomenon!r}: none of the paradigms named by "
                                      f"`paradigms` belongs to it (theirs: {', '.join(known)})")

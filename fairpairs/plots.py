@@ -266,7 +266,7 @@ def diff_curves(curve: pd.DataFrame):
         _chance(ax)
         lo = list(g0.get("accuracy_low", g0["accuracy"])) + list(g0.get("accuracy_high", g0["accuracy"]))
         bottom, top = _fit(lo, pad=0.05)
-        ax.set_ylim(bottom - 0.08 * (top - bottom), top)     # (room for the n labels)
+        ax.set_ylim(bottom - 0.13 * (top - bottom), top + 0.03 * (top - bottom))     # (room for the n labels)
         ax.set_xticks(sorted(g0["len_diff"].unique()))
         ax.set_xlabel("len(bad) − len(good), tokens (n pairs along the bottom)")
         ax.set_ylabel("accuracy")

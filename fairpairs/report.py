@@ -102,18 +102,22 @@ def effects_markdown(effects: pd.DataFrame | None) -> str:
     return text
 
 
-def summary_markdown(summary: pd.DataFrame, change: pd.DataFrame | None) -> str:
+def summary_markdown(summary: pd.DataFrame, change: pd.DataFrame | None, effects: pd.DataFrame | None = None) -> str:
     rows = [[r.set, r.normalization, r.rank, r.model,
              _acc(r) if hasattr(r, "accuracy_low") else pct(r.accuracy), pct(r.macro_accuracy), r.n_pairs, r.n_ties]
             for r in summary.itertuples()]
     text = "### Overall accuracy (%, 95% Wilson interval) and model ranking\n\n" + markdown_table(
         ["set", "normalization", "rank", "model", "accuracy", "macro accuracy", "pairs", "ties"], rows)
     if change is not None and not change.empty:
+        ci = {} if effects is None else {(r.model, r.normalization): (r.change_low, r.change_high)
+                                         for r in effects[effects["uid"] == ALL].itertuples()}
+        nan = (float("nan"), float("nan"))
         rows = [[r.normalization, r.model, pct(r.accuracy_original), pct(r.accuracy_debiased),
-                 pp_interval(r.accuracy_change, float("nan"), float("nan")), r.rank_original, r.rank_debiased,
-                 f"{r.rank_change:+d}"]
+                 pp_interval(r.accuracy_change, *ci.get((r.model, r.normalization), nan)), r.rank_original,
+                 r.rank_debiased, f"{r.rank_change:+d}"]
                 for r in change.itertuples()]
-        text += ("\n### Original vs debiased (the change's interval and its decomposition: section 2)\n\n"
+        text += ("\n### Original vs debiased (change in percentage points with its 95% bootstrap interval; its "
+                 "decomposition: section 2)\n\n"
                  + markdown_table(["normalization", "model", "original", "debiased", "change", "rank original",
                                    "rank debiased", "rank change"], rows))
     return text
@@ -221,7 +225,8 @@ def _write_files(report: Report, out: Path, formats: tuple[str, ...], dpi: int) 
             write_csv(df, out / name)
             written.append(out / name)
     md = {
-        "summary": summary_markdown(report.summary, report.change), "effects": effects_markdown(report.effects),
+        "summary": summary_markdown(report.summary, report.change, report.effects),
+        "effects": effects_markdown(report.effects),
         "accuracy": accuracy_markdown(report.accuracy), "splits": split_markdown(report.splits),
         "length_diff_accuracy": curve_markdown(report.curve), "loglik_length": fit_markdown(report.fits),
     }

@@ -16,7 +16,7 @@ A>U (good sentence longer) and A<U:
 
 Scores (docs/robustness.md): lp, mean_lp, pen_lp, slor, morcela (needs fitted parameters),
 slln_lp, tc_lp, tcf_lp (need length parameters fitted on unlabelled text), word_lp, word_mean_lp,
-centered_lp (causal LMs only). A score a model cannot have is reported with `available` False and
+centered_lp, entropy_lp (causal LMs only). A score a model cannot have is reported with `available` False and
 the reason. All scores of a model come from one scoring pass, cached with `evaluate.cached_scores`.
 """
 
@@ -33,13 +33,13 @@ from .scoring import normalize as nz
 from .stats import bootstrap, paired, wilson
 
 SCORES = ("lp", "mean_lp", "pen_lp", "slor", "morcela", "slln_lp", "tc_lp", "tcf_lp", "word_lp", "word_mean_lp",
-          "centered_lp")
+          "centered_lp", "entropy_lp")
 FITTED_ON = {
     "lp": "nothing", "mean_lp": "nothing", "pen_lp": "nothing (alpha 0.8, Lau et al. 2020)",
     "slor": "unigram frequencies (wordfreq)", "morcela": "human judgments (supervised)",
     "slln_lp": "unlabelled text (length params)", "tc_lp": "unlabelled text (length params)",
     "tcf_lp": "unlabelled text (length params) + wordfreq", "word_lp": "nothing", "word_mean_lp": "nothing",
-    "centered_lp": "nothing",
+    "centered_lp": "nothing", "entropy_lp": "nothing",
 }
 CAUSAL = Settings(normalize=("lp", "slor", "word_lp", "centered_lp"))
 MASKED = ("lp", "slor")
@@ -97,7 +97,7 @@ def score_columns(raw: pd.DataFrame, kind: str, params: dict) -> tuple[pd.DataFr
     else:
         missing["morcela"] = "no MORCELA parameters given (morcela_params)"
     names = [s for s in ("slln_lp", "tc_lp", "tcf_lp") if params.get("length")]
-    names += [s for s in ("word_lp", "word_mean_lp", "centered_lp") if kind == "causal"]
+    names += [s for s in ("word_lp", "word_mean_lp", "centered_lp", "entropy_lp") if kind == "causal"]
     frame = raw.copy()
     nz.add_robust_columns(frame, names, params.get("length"))
     for s in names:
@@ -105,7 +105,7 @@ def score_columns(raw: pd.DataFrame, kind: str, params: dict) -> tuple[pd.DataFr
     if not params.get("length"):
         missing.update({s: params.get("length_reason", "no length parameters") for s in ("slln_lp", "tc_lp", "tcf_lp")})
     if kind != "causal":
-        missing.update({s: "needs a causal LM" for s in ("word_lp", "word_mean_lp", "centered_lp")})
+        missing.update({s: "needs a causal LM" for s in ("word_lp", "word_mean_lp", "centered_lp", "entropy_lp")})
     return out, missing
 
 

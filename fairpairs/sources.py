@@ -168,8 +168,10 @@ def expand(names) -> list[str]:
         if n.lower().startswith(PRESET_PREFIX):
             key = n[len(PRESET_PREFIX):].strip().lower()
             if key not in PRESETS:
-                raise TokenizerError(f"tokenizers {n}: no such preset (known: "
-                                     f"{', '.join(PRESET_PREFIX + k for k in PRESETS)})")
+                from .suggest import did_you_mean
+
+                raise TokenizerError(f"tokenizers {n}: no such preset{did_you_mean(n, [PRESET_PREFIX + k for k in PRESETS])}"
+                                     f" (known: {', '.join(PRESET_PREFIX + k for k in PRESETS)})")
             out.extend(PRESETS[key])
         else:
             out.append(n)

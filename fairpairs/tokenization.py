@@ -40,7 +40,13 @@ def _load(src: TokenizerSource):
     try:
         with network_deadline(f"tokenizers {name}", None if src.kind == "hub" else src.path):
             tok = _construct(src)
-    except (TokenizerError, NetworkError):
+    except NetworkError as exc:
+        if src.kind != "hub":
+            raise
+        from .suggest import did_you_mean, tokenizer_names
+
+        raise NetworkError(f"{exc}{did_you_mean(name, tokenizer_names())}") from None
+    except TokenizerError:
         raise
     except ImportError as exc:
         extra = {"sentencepiece": "sentencepiece", "tiktoken": "tiktoken", "tekken": "mistral"}.get(src.kind)
@@ -49,8 +55,10 @@ def _load(src: TokenizerSource):
                              f"{_first_line(exc)}{hint}") from None
     except Exception as exc:  # transformers raises OSError, ValueError, HTTP errors ...
         if src.kind == "hub":
+            from .suggest import did_you_mean, tokenizer_names
+
             raise TokenizerError(
-                f"tokenizers: cannot load tokenizer {name!r}: not a bundled tokenizer "
+                f"tokenizers: cannot load tokenizer {name!r}{did_you_mean(name, tokenizer_names())}: not a bundled tokenizer "
                 f"({', '.join(sorted(set(BUNDLED.values())))}), not a local folder or file, and not "
                 f"loadable from the Hub ({_first_line(exc)}); offline, point it at local files with "
                 f"${MAP_ENV} (docs/tokenizers.md)"

@@ -210,6 +210,8 @@ def test_a_run_folder_is_matched_by_draw_and_its_balance_is_in_the_headline(tmp_
     run = tmp_path / "run"
     fp.generate_run(run, paradigms=["animate_subject_trans", "principle_A_domain_3"], pairs=40, seed=1)
     report = fp.evaluate(run, ["toy"], normalize="lp", load_scorer=lambda m, s: CharScorer())
+    # "toy" names no tokenizer: the report says the control could not be checked (no warning)
+    assert any(line.startswith("Model toy: its tokenizer could not be loaded") for line in report.notes)
     e = report.effects
     assert set(e["matched_by"]) == {"draw"}
     for uid in ("animate_subject_trans", "principle_A_domain_3"):

@@ -130,3 +130,46 @@ def test_generation_options_need_no_data(tmp_path, capsys):
         fp.evaluate(tmp_path, ["gpt2"], pairs=5)
     with pytest.raises(ValueError, match="^models: give at least one model"):
         fp.evaluate()
+
+
+class Counted:
+    """A loaded Scorer, passed through, that counts the sentences it is asked to score."""
+
+    def __init__(self, scorer):
+        self.scorer, self.scored = scorer, []
+        self.name, self.pll, self.dtype = scorer.name, scorer.pll, scorer.dtype
+
+    def score(self, sentences, *args, **kwargs):
+        self.scored.append(list(sentences))
+        return self.scorer.score(sentences, *args, **kwargs)
+
+
+def test_evaluate_takes_a_loaded_scorer_and_shares_the_cache_with_score_pairs(tiny_models, tmp_path):
+    from fairpairs.scoring import Scorer
+
+    a = tiny_models["gpt2"]
+    run = tmp_path / "run"
+    fp.generate_run(run, paradigms=PARADIGMS.split(","), tokenizers=["gpt2"], pairs=6, seed=0)
+    by_name = fp.evaluate(run, [a], normalize="lp,mean_lp", cache_dir=tmp_path / "c1", dtype="float32")
+
+    scorer = Counted(Scorer.from_pretrained(a, device="cpu", progress=False))
+    cache = tmp_path / "cache"
+    sets = fp.load_sets(run)
+    deb = fp.score_pairs(scorer, {"debiased": sets["debiased"]}, "lp,mean_lp", cache_dir=cache)
+    deb_sentences = set(sets["debiased"].sentence_good) | set(sets["debiased"].sentence_bad)
+    assert sorted(scorer.scored[0]) == sorted(deb_sentences)
+
+    def never(model, settings):
+        raise AssertionError("a Scorer given is never loaded again")
+
+    report = fp.evaluate(run, [scorer], normalize="lp,mean_lp", cache_dir=cache, load_scorer=never)
+    everything = deb_sentences | set(sets["original"].sentence_good) | set(sets["original"].sentence_bad)
+    # evaluate scored only what score_pairs had not: the original set's sentences that are not in the debiased one
+    assert len(scorer.scored) == 2 and sorted(scorer.scored[1]) == sorted(everything - deb_sentences)
+    again = fp.evaluate(run, [scorer], normalize="lp,mean_lp", cache_dir=cache, load_scorer=never)
+    assert len(scorer.scored) == 2 and again.cache_hits == {Path(a).name: True}
+    # the same figures as the model given by name (float32, the same weights)
+    cols = ["set", "uid", "model", "normalization", "n_pairs", "n_correct", "n_ties"]
+    assert report.accuracy[cols].equals(by_name.accuracy[cols])
+    assert deb["correct"].tolist() == (report.pairs.query("set == 'debiased' and normalization == 'lp'")
+                                       ["outcome"].eq(1).tolist())

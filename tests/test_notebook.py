@@ -21,14 +21,20 @@ NOTEBOOK = REPO / "examples" / "study.ipynb"
 
 
 def execute(tmp_path: Path, env: dict[str, str], timeout: int = 600) -> list[dict]:
-    """Run the notebook with nbconvert in a fresh kernel (cwd: tmp_path); its executed cells."""
+    """Run a copy of the notebook with nbconvert in a fresh kernel; its executed cells. (The
+    kernel runs in the notebook's folder, so the copy in tmp_path keeps its outputs out of the
+    checkout.)"""
+    import shutil
+
+    notebook = shutil.copy(NOTEBOOK, tmp_path / NOTEBOOK.name)
     out = tmp_path / "executed.ipynb"
     full = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", **env}
-    proc = subprocess.run([sys.executable, "-m", "nbconvert", "--to", "notebook", "--execute", str(NOTEBOOK),
+    proc = subprocess.run([sys.executable, "-m", "nbconvert", "--to", "notebook", "--execute", str(notebook),
                            "--output", str(out), f"--ExecutePreprocessor.timeout={timeout}",
                            "--ExecutePreprocessor.kernel_name=python3"],
                           capture_output=True, text=True, env=full, cwd=tmp_path, timeout=timeout + 120)
     assert proc.returncode == 0, proc.stderr[-3000:]
+    assert (tmp_path / "study-run" / "manifest.json").is_file()       # the study wrote its run folder there
     return [c for c in json.loads(out.read_text(encoding="utf-8"))["cells"] if c["cell_type"] == "code"]
 
 

@@ -125,7 +125,7 @@ def test_robustness_cli(tiny_models, tmp_path, capsys):
     assert code == 0, err
     assert "| tc_lp |" in stdout and "| word_lp |" in stdout
     csv = pd.read_csv(out / "robustness.csv")
-    assert len(csv) == 11 and set(csv["score"]) >= {"lp", "tc_lp", "word_lp", "centered_lp", "slln_lp"}
+    assert len(csv) == 12 and set(csv["score"]) >= {"lp", "tc_lp", "word_lp", "centered_lp", "slln_lp"}
     assert (out / "robustness.md").read_text().startswith("# fairpairs length-robustness report")
     # the second run reads every score from the cache (the model is not loaded again)
     code, stdout2, _ = run_cli(["robustness", "--models", tiny_models["gpt2"], "--data", data, "--length-params",
@@ -149,3 +149,55 @@ def test_robustness_cli_errors(tmp_path, capsys):
     code, _, err = run_cli(["robustness", "--models", "gpt2", "--data", data, "--out", mine], capsys)
     assert code == 1 and err.count("\n") == 1 and "--out" in err
     assert (mine / "notes.txt").read_text() == "x"
+
+
+def test_masked_models_have_no_word_scores_and_are_read_from_the_cache(tiny_models, tmp_path):
+    import fairpairs as fp
+
+    data = write_pairs(tmp_path / "p.jsonl", PAIRS)
+    params = {"intercept": 0, "delta_token": -1, "delta_word": 0, "beta_unigram": 0.5, "slln_alpha": 0.8}
+    first = fp.robustness(data, [tiny_models["bert"]], cache_dir=tmp_path / "c", length_params=params)
+    got = first.set_index("score")
+    for score in ("word_lp", "word_mean_lp", "centered_lp", "entropy_lp"):
+        assert not got.loc[score, "available"] and got.loc[score, "note"] == "needs a causal LM"
+    assert got.loc[["lp", "slor", "tc_lp", "slln_lp"], "available"].all()
+
+    def no_loading(model, settings):
+        raise AssertionError("the model was loaded although its scores are cached")
+
+    again = fp.robustness(data, [tiny_models["bert"]], cache_dir=tmp_path / "c", length_params=params,
+                          load_scorer=no_loading)
+    pd.testing.assert_frame_equal(first, again)
+
+
+def test_evaluate_offers_tcf_lp_only_where_length_parameters_exist(tiny_models, tmp_path):
+    import fairpairs as fp
+    from fairpairs.errors import ModelError
+
+    data = write_pairs(tmp_path / "p.jsonl", PAIRS)
+
+    def no_loading(model, settings):
+        raise AssertionError("the model was loaded before the arguments were checked")
+
+    with pytest.raises(ModelError, match="normalize tcf_lp: no length parameters for model"):
+        fp.evaluate(data, [tiny_models["gpt2"]], normalize="lp,tcf_lp", load_scorer=no_loading)
+
+
+@pytest.mark.slow
+def test_smollm2_tcf_lp_in_evaluate_is_the_bundled_formula(tmp_path):
+    import fairpairs as fp
+    from fairpairs.scoring.length import ASSET, read_params_file
+
+    data = write_pairs(tmp_path / "p.jsonl", PAIRS)
+    report = fp.evaluate(data, ["smollm2-135m"], normalize="lp,slor,tcf_lp", device="cpu")
+    p = read_params_file(ASSET)["smollm2-135m"]
+    ps = report.pairs
+    lp = ps[ps["normalization"] == "lp"].reset_index(drop=True)
+    tcf = ps[ps["normalization"] == "tcf_lp"].reset_index(drop=True)
+    slor = ps[ps["normalization"] == "slor"].reset_index(drop=True)
+    for side in ("good", "bad"):
+        n = lp[f"len_{side}"].to_numpy(float)
+        u = lp[f"score_{side}"].to_numpy(float) - slor[f"score_{side}"].to_numpy(float) * n   # U = LP - n SLOR
+        w = lp[f"sentence_{side}"].map(lambda s: len(s.split())).to_numpy(float)
+        expect = lp[f"score_{side}"] - p["delta_token"] * n - p["delta_word"] * w - p["beta_unigram"] * u
+        assert np.allclose(tcf[f"score_{side}"], expect, atol=1e-6)

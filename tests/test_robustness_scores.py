@@ -110,6 +110,7 @@ def test_word_and_entropy_scores_by_hand(gpt2):
     assert df["word_mean_lp"][0] == pytest.approx((lp + b_end) / 3, abs=1e-4)
     ent = sum(entropy(V, L) for L in (5.0, 3.0, 2.0, 4.0))
     assert df["centered_lp"][0] == pytest.approx(lp + ent, abs=1e-3)
+    assert scorer.score([SENT], normalize=("entropy_lp",))["entropy_lp"][0] == pytest.approx(lp / ent, rel=1e-5)
     assert df["word_correction"][0] == pytest.approx(b_end, abs=1e-4)
 
 
@@ -226,15 +227,31 @@ def test_bundled_params_are_smollm2_s_and_checked():
     from fairpairs.tokenization import load_tokenizer
 
     models = read_params_file(ASSET)
-    entry = models["smollm2-135m"]
+    assert len(models) == 1
+    name, entry = next(iter(models.items()))
+    assert name.startswith("smollm2") and entry["model"] == name
     assert entry["delta_token"] < 0 and 0 < entry["slln_alpha"] < 2
     assert "wikitext" in entry["command"] and entry["fitted_on"]["sentences"] >= 500
     gpt2 = types.SimpleNamespace(name="gpt2", tokenizer=load_tokenizer("gpt2"))
     with pytest.raises(ModelError, match="no parameters for model 'gpt2'"):
         load_length_params(None, gpt2)
-    disguised = types.SimpleNamespace(name="smollm2-135m", tokenizer=load_tokenizer("gpt2"))
+    disguised = types.SimpleNamespace(name=name, tokenizer=load_tokenizer("gpt2"))   # (not its tokenizer)
     with pytest.raises(ModelError, match="another tokenizer"):
         load_length_params(None, disguised)
     with pytest.raises(DatasetError, match="'delta_token' must be a finite number"):
         load_length_params({"intercept": 0, "delta_token": float("nan"), "delta_word": 0, "beta_unigram": 0,
                             "slln_alpha": 1}, gpt2)
+
+
+def test_tcf_lp_refuses_another_unigram_source_than_it_was_fitted_with(gpt2, tmp_path):
+    from fairpairs.errors import ModelError
+    from fairpairs.scoring.normalize import count_unigrams
+
+    tok, _, _, table = gpt2_case(gpt2)
+    scorer = stub_scorer(tok, table)
+    counts = count_unigrams("gpt2", FIXTURES / "wikitext-2-valid.txt")
+    params = {"intercept": 0, "delta_token": -1, "delta_word": 0, "beta_unigram": 0.5, "slln_alpha": 1,
+              "fitted_on": {"unigrams": "wordfreq"}}
+    with pytest.raises(ModelError, match="tcf_lp: its parameters were fitted with wordfreq"):
+        scorer.score([SENT], normalize=("tcf_lp",), unigrams=counts, length_params=params)
+    assert scorer.score([SENT], normalize=("tc_lp",), unigrams=counts, length_params=params)["tc_lp"].notna().all()

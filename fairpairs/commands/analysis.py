@@ -90,18 +90,19 @@ def audit(dataset, models, out, fmt, select_dir, language, good_col, bad_col, gr
 @click.option("--paradigms", default=None, help="Without --data: comma-separated paradigm UIDs, or 'all' [default: all].")
 @click.option("--phenomenon", default=None, help="Without --data: only paradigms of this phenomenon.")
 @click.option("--pairs", type=click.IntRange(min=1), default=None,
-              help="Without --data: pairs per paradigm in each set [default: 20: about 5,400 sentences per model "
+              help="Without --data: pairs per paradigm in each set [default: 20: at most 5,360 sentences per model "
                    "for all 67 paradigms, minutes on a CPU for a 135M-parameter model].")
 @click.option("--seed", type=click.IntRange(min=0), default=None, help="Without --data: random seed [default: 0].")
 @click.option("--strategy", type=click.Choice(["search", "resample"]), default=None,
               help="Without --data: length control strategy [default: search] (see `fairpairs generate`).")
 @click.option("--pll", default="word_l2r", show_default=True, help="Pseudo-log-likelihood variant for masked LMs.")
 @click.option("--normalize", "-n", default="lp,mean_lp,pen_lp", show_default=True,
-              help="Comma-separated scores to report: lp, mean_lp, pen_lp, slor. The first is the headline one.")
+              help="Comma-separated scores to report: lp, mean_lp, pen_lp, slor, tcf_lp (length-robust, "
+                   "smollm2-135m; docs/robustness.md). The first is the headline one.")
 @click.option("--unigrams", default=None,
               help="Unigram table for slor: 'wordfreq' (default) or a file written by `fairpairs unigrams`.")
 @click.option("--out", "-o", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Report folder (default: ./evaluation-<dataset name>).")
+              help="Report folder (default: ./evaluation-<dataset name>; without --data, ./evaluation-<models>-s<seed>).")
 @click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Score cache (default: OUT/cache).")
 @click.option("--no-cache", is_flag=True, help="Neither read nor write cached scores.")
@@ -196,7 +197,7 @@ def evaluate(models, data, paradigms, phenomenon, pairs, seed, strategy, pll, no
         raise
     head = norms[0]
     change = report.change[report.change["normalization"] == head] if report.change is not None else None
-    click.echo(summary_markdown(report.summary[report.summary["normalization"] == head], change))
+    click.echo(summary_markdown(report.summary[report.summary["normalization"] == head], change, report.effects))
     if report.headline is not None:
         click.echo("### Length effect (section 2 of report.md decomposes the change)\n")
         click.echo(headline_markdown(report.headline[report.headline["normalization"] == head]))

@@ -25,7 +25,7 @@ import click
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed of the bootstrap intervals.")
 def robustness(models, data, out, cache_dir, length_params, morcela_params, pll, device, batch_tokens, seed):
     """For every score (lp, mean_lp, pen_lp, slor, morcela, slln_lp, tc_lp, tcf_lp, word_lp,
-    word_mean_lp, centered_lp): accuracy on the A=U / A>U / A<U splits by each model's own
+    word_mean_lp, centered_lp, entropy_lp): accuracy on the A=U / A>U / A<U splits by each model's own
     tokenizer, the length gap (A>U - A<U accuracy), the A=U fidelity (the score's A=U accuracy
     minus LP's) and, for a run folder, the score on the original set against LP on the matched
     debiased contexts; 95% intervals throughout."""

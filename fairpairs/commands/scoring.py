@@ -52,7 +52,7 @@ def _scorer(model, kind, pll, device, dtype, device_map, batch_tokens, progress)
               help="Text (one sentence a line) or jsonl (sentence_good/sentence_bad pairs, or 'sentence').")
 @click.option("--out", type=click.Path(path_type=Path), required=True, help="Output .jsonl or .csv.")
 @click.option("--normalize", default="mean_lp,pen_lp,slor", show_default=True,
-              help="Comma-separated: lp, mean_lp, pen_lp, slor, morcela, and the length-robust slln_lp, tc_lp, tcf_lp, word_lp, word_mean_lp, centered_lp (docs/robustness.md; '' for none).")
+              help="Comma-separated: lp, mean_lp, pen_lp, slor, morcela, and the length-robust slln_lp, tc_lp, tcf_lp, word_lp, word_mean_lp, centered_lp, entropy_lp (docs/robustness.md; '' for none).")
 @click.option("--alpha", type=float, default=0.8, show_default=True, help="PenLP exponent.")
 @click.option("--unigrams", default=None,
               help="Unigram table from `fairpairs unigrams` for slor/morcela (default: wordfreq).")

@@ -110,9 +110,23 @@ def fit_length_params(scorer, corpus, n: int = 1000, seed: int = 0, min_words: i
     """Fit the parameters for `scorer`'s model on sentences of the WikiText file(s) `corpus` (see
     `wikitext_sentences`); returns the entry to store under the model's name, with what it was
     fitted on (file names and sha256, selection) and the tokenizer's sha256."""
+    from ..arguments import count, path
+    from .morcela import _check_scorer
     from .normalize import WordfreqUnigrams, tokenizer_fingerprint
 
+    _check_scorer(scorer)
+    for value, name, least in ((n, "n", 10), (seed, "seed", 0), (min_words, "min_words", 1),
+                               (max_words, "max_words", 1)):
+        count(value, name, least)
+    if isinstance(corpus, (bytes, int, float)) or corpus is None or not (isinstance(corpus, (str, Path))
+                                                                         or hasattr(corpus, "__iter__")):
+        raise UsageTypeError(f"corpus: expected a file path or a list of them, not {type(corpus).__name__}")
+    for f in ([corpus] if isinstance(corpus, (str, Path)) else list(corpus)):
+        path(f, "corpus", what="file", error=DatasetError)
     sents = wikitext_sentences(corpus, n, seed, min_words, max_words)
+    if len(sents) < 10:
+        raise DatasetError(f"corpus: {len(sents)} usable sentences (WikiText-style text with 4-14 word "
+                           f"sentences expected); need at least 10")
     df = scorer.score(sents, normalize=("slor",), unigrams=WordfreqUnigrams())
     entry = fit(df["sum_logprob"], df["n_tokens"], n_words(sents), df["unigram_logprob"])
     files = [corpus] if isinstance(corpus, (str, Path)) else list(corpus)

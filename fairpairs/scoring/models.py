@@ -166,11 +166,15 @@ def load_model(name: str, kind: str | None = None, device: str = "auto", dtype=N
     try:
         with network_deadline(f"model {name}", source.path):
             config = AutoConfig.from_pretrained(source.path, **source.kwargs())
-    except NetworkError:
-        raise
+    except NetworkError as exc:
+        from ..suggest import did_you_mean, model_names
+
+        raise NetworkError(f"{exc}{did_you_mean(name, model_names())}") from None
     except Exception as exc:
-        raise ModelError(f"model {name}: cannot load the model's config: not a model folder, "
-                         f"GGUF file or reachable Hub model ({_first_line(exc)})") from None
+        from ..suggest import did_you_mean, model_names
+
+        raise ModelError(f"model {name}: cannot load the model's config{did_you_mean(name, model_names())}: not a "
+                         f"model folder, GGUF file or reachable Hub model ({_first_line(exc)})") from None
     detected = detect_kind(config)
     kind = kind or detected
     if kind is None:
@@ -230,6 +234,40 @@ def model_identity(name: str, dtype: str = "float32", kind: str | None = None, s
     else:
         info["description"] = f"{name} ({dtype})"
     return info
+
+
+def remembering(load_scorer):
+    """`load_scorer`, remembering what each model it loaded really is (`Scorer.info`)."""
+    identities: dict[str, dict] = {}
+
+    def load(model, s):
+        scorer = load_scorer(model, s)
+        if isinstance(getattr(scorer, "info", None), dict):
+            identities[model] = scorer.info
+        return scorer
+    return load, identities
+
+
+def model_notes(models, identities: dict[str, dict], dtype) -> list[str]:
+    """One line per model for the report: what it really is (SmolLM2-135M-Instruct, Q4_1 GGUF,
+    de-quantised to float32) and where it was read from; for a model whose scores came from the
+    cache, from its name and settings (`model_identity` reads no weights)."""
+    from ..errors import FairpairsError
+
+    out = []
+    for m in models:
+        if not isinstance(m, str):       # a loaded Scorer: what it says it is
+            info, m = getattr(m, "info", None), str(getattr(m, "name", "") or type(m).__name__)
+            if not isinstance(info, dict) or "description" not in info:
+                continue
+        else:
+            try:
+                info = identities.get(m) or model_identity(m, str(dtype or "float32"))
+            except FairpairsError:
+                continue
+        params = f", {info['parameters'] / 1e6:,.1f}M parameters" if info.get("parameters") else ""
+        out.append(f"model {m}: {info['description']}{params}; read from {info.get('read_from', '?')}")
+    return out
 
 
 def _first_line(exc: BaseException) -> str:

@@ -27,9 +27,9 @@ from ..errors import DatasetError, DatasetNotFoundError, UsageError, UsageTypeEr
 from ..io import atomic_write
 
 NORMALIZATIONS = ("lp", "mean_lp", "pen_lp", "slor", "morcela", "slln_lp", "word_lp", "word_mean_lp", "centered_lp",
-                  "tc_lp", "tcf_lp")
+                  "entropy_lp", "tc_lp", "tcf_lp")
 NEEDS_UNIGRAMS = {"slor", "morcela", "tcf_lp"}
-NEEDS_WORDS = {"word_lp", "word_mean_lp", "centered_lp"}   # one extra causal pass (scoring/words.py)
+NEEDS_WORDS = {"word_lp", "word_mean_lp", "centered_lp", "entropy_lp"}   # one extra causal pass (scoring/words.py)
 NEEDS_LENGTH_PARAMS = {"slln_lp", "tc_lp", "tcf_lp"}      # fitted on unlabelled text (scoring/length.py)
 WORDFREQ_FLOOR = 1e-9
 TABLE_FORMAT = "fairpairs-unigrams/1"
@@ -76,6 +76,11 @@ def centered_lp(lp, entropy_sum):
     return np.asarray(lp, dtype=float) + np.asarray(entropy_sum, dtype=float)
 
 
+def entropy_lp(lp, entropy_sum):
+    """LP / sum_t H_t: the sentence's surprisal in units of the surprisal the model expected."""
+    return np.asarray(lp, dtype=float) / np.asarray(entropy_sum, dtype=float)
+
+
 def tc_lp(lp, n, words, delta_token: float, delta_word: float):
     """LP minus its expected length cost, delta_token * |W| + delta_word * words (`scoring.length`)."""
     return np.asarray(lp, dtype=float) - delta_token * np.asarray(n, dtype=float) \
@@ -109,6 +114,8 @@ def add_robust_columns(df, names, params=None) -> None:
             df[name] = word_mean_lp(lp, df["word_correction"].to_numpy(float), words)
         elif name == "centered_lp":
             df[name] = centered_lp(lp, df["entropy_sum"].to_numpy(float))
+        elif name == "entropy_lp":
+            df[name] = entropy_lp(lp, df["entropy_sum"].to_numpy(float))
 
 
 def parse_normalize(value, allowed: tuple[str, ...] = NORMALIZATIONS, *, at_least_one: bool = False) -> tuple[str, ...]:

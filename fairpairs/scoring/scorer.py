@@ -228,6 +228,10 @@ class Scorer:
             from .length import load_length_params
 
             lparams = load_length_params(length_params, self)
+            fitted = (lparams.get("fitted_on") or {}).get("unigrams", "wordfreq")
+            if "tcf_lp" in names and fitted == "wordfreq" and not isinstance(table, nz.WordfreqUnigrams):
+                raise ModelError("normalize tcf_lp: its parameters were fitted with wordfreq unigrams; "
+                                 "score it with `unigrams` wordfreq (the default), not a token table")
         from . import distributed
 
         group = distributed.init()
