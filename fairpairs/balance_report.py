@@ -429,32 +429,45 @@ def balance(data, *, grammars=None, vocab=None):
         files, causes = {}, {}
     else:
         raise UsageTypeError(f"data: expected a run folder or a mapping of two sets, not {type(data).__name__}")
-    return balance_table(original, debiased, features=_features(original, files, grammars, vocab), causes=causes)
+    features, language = _features(original, files, grammars, vocab)
+    return balance_table(original, debiased, features=features, causes=causes, language=language)
 
 
-def _features(original: dict[str, list], files: dict, grammars, vocab) -> dict[str, SlotFeatures]:
-    """SlotFeatures of the paradigms whose file is found (by the manifest's name, else by UID)."""
+def _features(original: dict[str, list], files: dict, grammars, vocab) -> tuple[dict[str, SlotFeatures], str]:
+    """SlotFeatures of the paradigms whose file is found (by the manifest's name in the grammar
+    folder, else by UID there or in its language sub-folders), and the wordfreq language of their
+    words (the paradigms' language; English when they name none or several)."""
     from pathlib import Path
 
     from .errors import FairpairsError
-    from .grammar import load_paradigm
+    from .grammar import load_paradigm, paradigm_index, paradigm_language
+    from .languages import get_language
     from .paths import data_dir
-    from .vocab import load_vocabulary
+    from .vocab import default_vocabulary, load_vocabulary
 
     folder = Path(grammars) if grammars is not None else data_dir("grammars")
     if not folder.is_dir():
         from .errors import GrammarNotFoundError
 
         raise GrammarNotFoundError(f"grammars: {folder}: no such folder")
-    if not any(isinstance(r.get("fillers"), Mapping) for rows in original.values() for r in rows[:1]):
-        return {}
-    voc = vocab if hasattr(vocab, "expressions") else load_vocabulary(vocab)
-    out = {}
+    index = paradigm_index(folder)
+    paths = {}
     for uid in original:
         path = folder / (files.get(uid) or f"{uid}.yaml")
-        if path.is_file():
-            try:
-                out[uid] = SlotFeatures(load_paradigm(path, voc), voc)
-            except FairpairsError:
-                continue
-    return out
+        path = path if path.is_file() else index.get(uid)
+        if path is not None and path.is_file():
+            paths[uid] = path
+    codes = {paradigm_language(path) for path in paths.values()}
+    code = codes.pop() if len(codes) == 1 else "en"
+    language = get_language(code).wordfreq or "en"
+    if not any(isinstance(r.get("fillers"), Mapping) for rows in original.values() for r in rows[:1]):
+        return {}, language
+    voc = vocab if hasattr(vocab, "expressions") else \
+        default_vocabulary(code) if vocab is None else load_vocabulary(vocab)
+    out = {}
+    for uid, path in paths.items():
+        try:
+            out[uid] = SlotFeatures(load_paradigm(path, voc), voc)
+        except FairpairsError:
+            continue
+    return out, language

@@ -260,3 +260,18 @@ def test_missing_words_most_used_first_and_cut():
     # 13 missing: ox/oxen (5 pairs each), cacti/cactus (2), then w0..w8 (1): 8 shown, 5 more
     assert _missing_words(original, debiased) == (
         "not in the debiased set: ox, oxen, cacti, cactus, w0, w1, w2, w3 (+5 more)")
+
+
+def test_balance_of_a_french_run_reads_its_paradigms_and_french_frequencies(tmp_path):
+    # a run of a paradigm in grammars/fr/: the standalone report finds its file in the language
+    # folder (slot features compared) and measures frequencies in French, so it agrees with the
+    # report generate wrote into the manifest (computed with the paradigm's own language)
+    run = tmp_path / "fr-run"
+    fp.generate_run(run, paradigms="fr/fr_long_vp_coord_n1pl", tokenizers="gpt2", pairs=40, progress=False)
+    table = fp.balance(run).set_index("uid")
+    row = table.loc["fr_long_vp_coord_n1pl"]
+    manifest = json.loads((run / "manifest.json").read_text())
+    written = manifest["paradigms"]["fr_long_vp_coord_n1pl"]["balance"]
+    assert row["tvd_slots"] is not None and not pd.isna(row["tvd_slots"])
+    assert row["smd_zipf_good"] == written["smd_zipf_good"]
+    assert row["tvd_slots"] == written["tvd_slots"]
