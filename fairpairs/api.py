@@ -150,6 +150,19 @@ def _renamed(exc: Exception, old: str, new: str) -> Exception:
     return type(exc)(new + msg[len(old):]) if msg.startswith((old + ":", old + " ")) else exc
 
 
+def _resolve_models(models) -> None:
+    """Resolve every model name now, so that a path that is not there fails before any other model
+    is loaded; errors name the parameter `models`."""
+    from .errors import ModelError
+    from .sources import resolve_model_name
+
+    for model in models:
+        try:
+            resolve_model_name(model)
+        except ModelError as exc:
+            raise _renamed(exc, "model", "models") from None
+
+
 def generate(paradigm: "Paradigm | str | os.PathLike", n: int = 1000, tokenizers: Iterable[str] | str | None = None,
              seed: int = 0, strategy: str | None = "search", *, max_retries: int | None = None,
              match_frequency: float | None = None, max_draws: int | None = None,
@@ -519,7 +532,6 @@ def _evaluate_settings(models, normalize, pll, unigrams, dtype, split_tokenizer,
     from .evaluate import Settings
     from .scoring import check_pll
     from .scoring.normalize import load_unigrams
-    from .sources import resolve_model_name
 
     for value, param in ((dtype, "dtype"), (split_tokenizer, "split_tokenizer"), (device, "device"),
                          (device_map, "device_map")):
@@ -529,11 +541,7 @@ def _evaluate_settings(models, normalize, pll, unigrams, dtype, split_tokenizer,
     norms = _normalize(normalize)
     if "slor" in norms:
         load_unigrams(unigrams)
-    for model in models:     # a path that is not there fails now, not after the other models
-        try:
-            resolve_model_name(model)
-        except ModelError as exc:
-            raise _renamed(exc, "model", "models") from None
+    _resolve_models(models)
     if "tcf_lp" in norms:    # length parameters for every model (bundled), before any model is loaded
         from .robustness import _length_params
 
@@ -611,14 +619,7 @@ def robustness(data, models: Iterable[str] | str, *, cache_dir: str | os.PathLik
     check.count(batch_tokens, "batch_tokens", 1, optional=True)
     check.count(seed, "seed", 0)
     check_pll(pll)
-    from .errors import ModelError
-    from .sources import resolve_model_name
-
-    for model in names:     # a path that is not there fails now, not after the other models
-        try:
-            resolve_model_name(model)
-        except ModelError as exc:
-            raise _renamed(exc, "model", "models") from None
+    _resolve_models(names)
     if morcela_params is not None:
         from .scoring.morcela import load_params
 
