@@ -196,6 +196,18 @@ def _r(x, nd: int = 4):
     return None if x is None or (isinstance(x, float) and math.isnan(x)) else round(float(x), nd)
 
 
+def _differences(a: dict, b: dict) -> dict[str, Any]:
+    """The SMDs (and mean |ΔZipf|) of an entry, from the pair_measures of its two sets."""
+    return {
+        "smd_zipf_good": _r(stats.smd(a["zipf_good"], b["zipf_good"])),
+        "smd_words_good": _r(stats.smd(a["words_good"], b["words_good"])),
+        "smd_chars_good": _r(stats.smd(a["chars_good"], b["chars_good"])),
+        "smd_zipf_bad": _r(stats.smd(a["zipf_bad"], b["zipf_bad"])),
+        "smd_dzipf": _r(stats.smd(a["dzipf"], b["dzipf"])),
+        "mean_dzipf_original": _r(_mean(a["dzipf"])), "mean_dzipf_debiased": _r(_mean(b["dzipf"])),
+    }
+
+
 def paradigm_balance(original: list[Mapping], debiased: list[Mapping], *, features: SlotFeatures | None = None,
                      language: str = "en") -> dict[str, Any]:
     """One paradigm's balance entry (records.BalanceEntry) from its two sets' rows."""
@@ -217,12 +229,7 @@ def paradigm_balance(original: list[Mapping], debiased: list[Mapping], *, featur
                 notes.append(f"template variants: TVD {tvd_var:.2f}")
     entry = {
         "n_original": len(original), "n_debiased": len(debiased),
-        "smd_zipf_good": _r(stats.smd(a["zipf_good"], b["zipf_good"])),
-        "smd_words_good": _r(stats.smd(a["words_good"], b["words_good"])),
-        "smd_chars_good": _r(stats.smd(a["chars_good"], b["chars_good"])),
-        "smd_zipf_bad": _r(stats.smd(a["zipf_bad"], b["zipf_bad"])),
-        "smd_dzipf": _r(stats.smd(a["dzipf"], b["dzipf"])),
-        "mean_dzipf_original": _r(_mean(a["dzipf"])), "mean_dzipf_debiased": _r(_mean(b["dzipf"])),
+        **_differences(a, b),
         "tvd_slots": _r(tvd_max), "tvd_slots_feature": tvd_where, "tvd_variant": _r(tvd_var),
         "distinct_original": len(a["distinct"]), "distinct_debiased": len(b["distinct"]),
         "distinct_ratio": _r(len(b["distinct"]) / len(a["distinct"])) if a["distinct"] else None,
@@ -313,12 +320,7 @@ def overall(original: dict[str, list[Mapping]], debiased: dict[str, list[Mapping
     n_bal = sum(e["balanced"] for e in vals)
     return {
         "n_original": sum(e["n_original"] for e in vals), "n_debiased": sum(e["n_debiased"] for e in vals),
-        "smd_zipf_good": _r(stats.smd(a["zipf_good"], b["zipf_good"])),
-        "smd_words_good": _r(stats.smd(a["words_good"], b["words_good"])),
-        "smd_chars_good": _r(stats.smd(a["chars_good"], b["chars_good"])),
-        "smd_zipf_bad": _r(stats.smd(a["zipf_bad"], b["zipf_bad"])),
-        "smd_dzipf": _r(stats.smd(a["dzipf"], b["dzipf"])),
-        "mean_dzipf_original": _r(_mean(a["dzipf"])), "mean_dzipf_debiased": _r(_mean(b["dzipf"])),
+        **_differences(a, b),
         "tvd_slots": _r(max(tv)) if tv else None, "tvd_slots_feature": "",
         "tvd_variant": _r(max(tvv)) if tvv else None,
         "distinct_original": sum(e["distinct_original"] for e in vals),
