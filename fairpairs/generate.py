@@ -270,11 +270,9 @@ class Sampler:
             self._memo[k] = p.copy() if p is not None and will_change else p
         return p
 
-    def draw_from(self, k: int, rng: np.random.Generator) -> Pair | None:
-        """A pair drawn from `rng` (a fresh stream for draw k, or one already used: a redraw)."""
-        good = self.draw_good(rng)
-        if good is None:
-            return None
+    def _with_bad(self, k: int, good: dict, rng: np.random.Generator) -> Pair | None:
+        """Draw k's pair around its good fillers: a bad sentence drawn for them, or None when none
+        can be or it reads like the good one."""
         bad = self.draw_bad(good, rng)
         if bad is None:
             return None
@@ -282,6 +280,13 @@ class Sampler:
         if sg == sb:
             return None
         return Pair(k=k, good=good, bad=bad, sentence_good=sg, sentence_bad=sb, rng=rng)
+
+    def draw_from(self, k: int, rng: np.random.Generator) -> Pair | None:
+        """A pair drawn from `rng` (a fresh stream for draw k, or one already used: a redraw)."""
+        good = self.draw_good(rng)
+        if good is None:
+            return None
+        return self._with_bad(k, good, rng)
 
     def good_candidates(self, pair: Pair, name: str) -> np.ndarray:
         """The rows slot `name`'s good filler may take with every other good filler of the pair kept
@@ -318,13 +323,7 @@ class Sampler:
                     return None
                 good[other] = f
                 changed.add(other)
-        bad = self.draw_bad(good, rng)
-        if bad is None:
-            return None
-        sg, sb = self.render(good, bad)
-        if sg == sb:
-            return None
-        return Pair(k=pair.k, good=good, bad=bad, sentence_good=sg, sentence_bad=sb, rng=rng)
+        return self._with_bad(pair.k, good, rng)
 
     def redraw_bad(self, pair: Pair, count: bool = True) -> bool:
         """Algorithm 1's step: redraw the critical slots of the bad sentence only."""
