@@ -6,8 +6,7 @@ writes, so that two commits can be compared byte for byte.
 
 What it runs (each from an empty scratch folder, with the checkout's `fairpairs`):
 
-* `fairpairs generate --paradigms all --pairs N --models gpt2,bert-base-cased --seed 0` (all 69
-  paradigms), then `fairpairs publish RUN --dry-run --repo-id me/fairpairs --set both`; every file
+* `fairpairs generate --paradigms <every paradigm `fairpairs paradigms` lists> --pairs N --models gpt2,bert-base-cased --seed 0` , then `fairpairs publish RUN --dry-run --repo-id me/fairpairs --set both`; every file
   they write, and their stdout/stderr (the progress bar is off: --quiet is not used, stderr is not
   a terminal);
 * `CASES`: error cases across every command (bad options, bad files, bad values); for each, the
@@ -25,8 +24,11 @@ import os
 import shutil
 import subprocess
 import sys
+import re
 import tempfile
 from pathlib import Path
+
+PROGRESS = re.compile(r"\d+(?:\.\d+)?\s*(?:s/it|it/s|pair/s|pairs/s|sentence/s|sentences/s)|\d+%\|")
 
 # name -> argv after `fairpairs` (files named here are created by `_fixtures` in the scratch folder)
 CASES = {
@@ -80,10 +82,12 @@ def _fixtures(folder: Path, run: Path | None) -> None:
 
 
 def _run(argv, cwd: Path, tmp: Path) -> dict:
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "COLUMNS": "100", "NO_COLOR": "1"}
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "COLUMNS": "100", "NO_COLOR": "1", "TQDM_DISABLE": "1"}
     proc = subprocess.run([sys.executable, "-m", "fairpairs.cli", *argv], cwd=cwd, env=env, capture_output=True,
                           text=True, timeout=3600)
-    clean = lambda s: s.replace(str(tmp), "<TMP>")  # noqa: E731
+    def clean(text: str) -> str:    # scratch paths, and progress bars (their rates and times vary)
+        lines = text.replace(str(tmp), "<TMP>").replace("\r", "\n").split("\n")
+        return "\n".join(line for line in lines if not PROGRESS.search(line))
     return {"argv": argv, "exit": proc.returncode, "stdout": clean(proc.stdout), "stderr": clean(proc.stderr)}
 
 
@@ -96,7 +100,9 @@ def capture(out: Path, pairs: int) -> None:
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as t:
         tmp = Path(t).resolve()
-        main = {"generate": _run(["generate", "--paradigms", "all", "--pairs", str(pairs), "--models",
+        listed = _run(["paradigms"], tmp, tmp)["stdout"].split()
+        main = {"paradigms": listed,
+                "generate": _run(["generate", "--paradigms", ",".join(listed), "--pairs", str(pairs), "--models",
                                   "gpt2,bert-base-cased", "--seed", "0", "--out", "run"], tmp, tmp)}
         main["generate_files"] = _tree(tmp / "run")
         main["publish"] = _run(["publish", "run", "--dry-run", "--repo-id", "me/fairpairs", "--set", "both",
