@@ -16,7 +16,7 @@ For every paradigm, the original set is drawn once and the debiased set once per
              the same stratum nearest in frequency, else a fresh draw of the same stratum)
   default    matched + picks that aim at the first-drawn bad word's frequency (fairpairs' default)
 
-The balance figures are those of `fairpairs balance` (fairpairs.balance_report, computed from the
+The balance figures are those of `fairpairs balance` (fairpairs.analysis.balance_report, computed from the
 written records): SMD of the good sentences' critical-word Zipf and word count (target |SMD| <= 0.1),
 the largest TVD of a slot feature and of the template variants (<= 0.1), context retention and the
 distinct-word ratio (>= 0.7, mean >= 0.9). `--upper-bound N` counts, for N first-drawn contexts per
@@ -39,7 +39,7 @@ DESIGNS = ("resample", "plain", "retain", "matched", "default")
 
 
 def design_options(name: str):
-    from fairpairs.search import PLAIN, SearchOptions
+    from fairpairs.control.search import PLAIN, SearchOptions
 
     return {
         "resample": ("resample", None),
@@ -52,7 +52,7 @@ def design_options(name: str):
 
 def upper_bound(p, vocab, meters, n: int, seed: int, budget: int = 20_000) -> float:
     """Share of the first n valid draws whose context some allowed bad sentence equalises."""
-    from fairpairs.generate import Sampler
+    from fairpairs.generation.sampler import Sampler
 
     s = Sampler(p, vocab, seed)
     crit = list(p.critical)
@@ -101,12 +101,12 @@ def main() -> None:
     import numpy as np
     from tqdm import tqdm
 
-    from fairpairs.balance_report import LOW_DIVERSITY, SMD_LIMIT, TVD_LIMIT, SlotFeatures, paradigm_balance
-    from fairpairs.control import generate_debiased, generate_original
-    from fairpairs.generate import Sampler
-    from fairpairs.grammar import select_paradigms
-    from fairpairs.sources import expand
-    from fairpairs.tokenization import LengthMeter
+    from fairpairs.analysis.balance_report import LOW_DIVERSITY, SMD_LIMIT, TVD_LIMIT, SlotFeatures, paradigm_balance
+    from fairpairs.control.loop import generate_debiased, generate_original
+    from fairpairs.generation.sampler import Sampler
+    from fairpairs.generation.grammar import select_paradigms
+    from fairpairs.control.sources import expand
+    from fairpairs.control.tokenization import LengthMeter
 
     if args.real_map:
         import tempfile

@@ -53,7 +53,7 @@ def parse_args(argv=None) -> argparse.Namespace:
 
 def load_ours(args) -> tuple[dict[str, list], str]:
     """uid -> our pairs, and a line saying where they came from."""
-    from fairpairs import fidelity
+    from fairpairs.analysis import fidelity
     from fairpairs.errors import FairpairsError
 
     if args.run is not None:
@@ -71,7 +71,7 @@ def load_ours(args) -> tuple[dict[str, list], str]:
 
     from tqdm import tqdm
 
-    from fairpairs.grammar import select_paradigms
+    from fairpairs.generation.grammar import select_paradigms
 
     vocab, paradigms = select_paradigms(args.paradigms or "all", None, None)
     ours = {}
@@ -81,8 +81,8 @@ def load_ours(args) -> tuple[dict[str, list], str]:
 
 
 def run(args) -> int:
-    from fairpairs import fidelity
-    from fairpairs.io import atomic_write
+    from fairpairs.analysis import fidelity
+    from fairpairs.io.files import atomic_write
     from fairpairs.errors import FairpairsError
 
     t0 = time.perf_counter()
@@ -144,7 +144,7 @@ def scores_csv(sets, lps) -> str:
 
 def report(args, rows, source, missing) -> str:
     from fairpairs import __version__ as version
-    from fairpairs import fidelity
+    from fairpairs.analysis import fidelity
 
     cmd = " ".join(["python", "benchmarks/fidelity.py", *map(shlex.quote, args.argv)])
     n_text = sorted({r.ours.pairs for r in rows})

@@ -28,10 +28,10 @@ REPO = Path(__file__).resolve().parent.parent
 
 def run_once(args) -> dict:
     """Run the job with the fairpairs on sys.path; its figures as a dict."""
-    from fairpairs.grammar import select_paradigms
-    from fairpairs.run import RunConfig, generate_run
-    from fairpairs.sources import expand
-    from fairpairs.tokenization import LengthMeter
+    from fairpairs.generation.grammar import select_paradigms
+    from fairpairs.control.run import RunConfig, generate_run
+    from fairpairs.control.sources import expand
+    from fairpairs.control.tokenization import LengthMeter
 
     if args.real_map:
         sys.path.insert(0, str(Path(__file__).resolve().parent))

@@ -96,7 +96,7 @@ def rows_of(run: Path, which: str) -> dict[str, list[dict]]:
 
 
 def report_generated(lang: str, run: Path, clams: Path, pairs: int) -> list[str]:
-    from fairpairs.sources import expand
+    from fairpairs.control.sources import expand
 
     names = expand(["preset:multilingual"])
     manifest = json.loads((run / "manifest.json").read_text(encoding="utf-8"))
@@ -117,7 +117,7 @@ def report_generated(lang: str, run: Path, clams: Path, pairs: int) -> list[str]
                  f"(CLAMS: 50.0%)")
     bal = {u: e["balance"] for u, e in manifest["paradigms"].items()}
     worst = {k: max(bal, key=lambda u: abs(bal[u][k] or 0)) for k in ("smd_zipf_good", "smd_words_good")}
-    from fairpairs.balance_report import overall
+    from fairpairs.analysis.balance_report import overall
 
     pooled = overall(orig, deb, bal, "fr" if lang == "fr" else "de")
     lines.append(f"- balance, debiased vs original: pooled SMD Zipf {pooled['smd_zipf_good']:+.3f}, words "
@@ -150,10 +150,10 @@ def equal_pairs_possible(lang: str) -> dict[str, int]:
 
     import numpy as np
 
-    from fairpairs.generate import Filler, Sampler
-    from fairpairs.grammar import select_paradigms
-    from fairpairs.sources import expand
-    from fairpairs.tokenization import LengthMeter
+    from fairpairs.generation.sampler import Filler, Sampler
+    from fairpairs.generation.grammar import select_paradigms
+    from fairpairs.control.sources import expand
+    from fairpairs.control.tokenization import LengthMeter
 
     meters = [LengthMeter(m) for m in expand(["preset:multilingual"])]
     voc, ps = select_paradigms(f"{lang}/all")
@@ -222,7 +222,7 @@ def smollm2(runs: dict[str, Path], n: int) -> list[str]:
     import pandas as pd
 
     import fairpairs as fp
-    from fairpairs.stats import wilson
+    from fairpairs.analysis.stats import wilson
 
     scorer = fp.Scorer.from_pretrained("smollm2-135m")
     lines = ["| language | construction | original acc [95% CI] | debiased acc [95% CI] | n |", "|---|---|---|---|---|"]

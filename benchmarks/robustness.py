@@ -51,7 +51,7 @@ def parse_args(argv=None):
 
 def blimp_selection(args) -> Path:
     """A folder of <uid>.jsonl: the first N pairs of each paradigm with a length difference there."""
-    from fairpairs.tokenization import LengthMeter
+    from fairpairs.control.tokenization import LengthMeter
 
     out = args.data_dir / f"blimp-{args.blimp_pairs}"
     if out.is_dir() and any(out.glob("*.jsonl")):
@@ -109,8 +109,8 @@ def versions() -> str:
 def goal_table(table) -> str:
     """Every score of SmolLM2 against the goal: gap interval contains 0, |A=U fidelity| <= 1 point,
     unsupervised."""
-    from fairpairs.markdown import markdown_table
-    from fairpairs.robustness import _ci
+    from fairpairs.analysis.markdown import markdown_table
+    from fairpairs.analysis.score_robustness import _ci
 
     rows = []
     for r in table[table["available"]].to_dict("records"):
@@ -128,9 +128,9 @@ def sensitivity(folder: Path, cache_dir: Path) -> str:
     """tcf_lp's gap and A=U fidelity on `folder` when its fitted parameters are moved by +-1 and
     +-2 standard errors, one at a time (from the cached scores: nothing is scored)."""
     import fairpairs as fp
-    from fairpairs.evaluate import default_loader
-    from fairpairs.markdown import markdown_table
-    from fairpairs.robustness import _ci, model_scores, robustness_table, score_columns
+    from fairpairs.analysis.evaluation import default_loader
+    from fairpairs.analysis.markdown import markdown_table
+    from fairpairs.analysis.score_robustness import _ci, model_scores, robustness_table, score_columns
     from fairpairs.scoring.length import ASSET, read_params_file
 
     sets = fp.load_sets(folder)
@@ -162,8 +162,8 @@ def pd_concat(sets):
 def main(argv=None) -> None:
     import fairpairs as fp
     import pandas as pd
-    from fairpairs.io import atomic_write
-    from fairpairs.robustness import markdown
+    from fairpairs.io.files import atomic_write
+    from fairpairs.analysis.score_robustness import markdown
 
     args = parse_args(argv)
     args.cache_dir.mkdir(parents=True, exist_ok=True)

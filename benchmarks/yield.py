@@ -41,7 +41,7 @@ REPO = Path(__file__).resolve().parent.parent
 
 def distinct_words(sampler, res) -> int:
     """Distinct critical words (good and bad) of a set, as the balance report counts them."""
-    from fairpairs.balance_report import pair_measures
+    from fairpairs.analysis.balance_report import pair_measures
 
     return len(pair_measures([sampler.row(x, {}, i) for i, x in enumerate(res.pairs)])["distinct"])
 TRAINED = ["bpe-bytelevel-16k", "wordpiece-cased-16k", "unigram-metaspace-16k", "bpe-whitespace-uncased-12k",
@@ -82,12 +82,12 @@ def main() -> None:
 
     from tqdm import tqdm
 
-    from fairpairs.grammar import select_paradigms
-    from fairpairs.control import generate_debiased, generate_original
+    from fairpairs.generation.grammar import select_paradigms
+    from fairpairs.control.loop import generate_debiased, generate_original
     from fairpairs.errors import GrammarError
-    from fairpairs.generate import Sampler
-    from fairpairs.tokenization import LengthMeter
-    from fairpairs.tokenizer_zoo import train_zoo
+    from fairpairs.generation.sampler import Sampler
+    from fairpairs.control.tokenization import LengthMeter
+    from fairpairs.control.zoo import train_zoo
 
     zoo_dir = args.zoo_dir or tempfile.mkdtemp(prefix="fairpairs-zoo-")
     zoo = train_zoo(args.corpus.split(","), zoo_dir, TRAINED)
@@ -154,12 +154,12 @@ def real_tokenizers(args) -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     import real_tokenizers as real
 
-    from fairpairs.grammar import select_paradigms
-    from fairpairs.balance_report import LOW_DIVERSITY as LOW
-    from fairpairs.control import generate_debiased, generate_original
-    from fairpairs.generate import Sampler
-    from fairpairs.sources import expand, resolve_tokenizer
-    from fairpairs.tokenization import LengthMeter
+    from fairpairs.generation.grammar import select_paradigms
+    from fairpairs.analysis.balance_report import LOW_DIVERSITY as LOW
+    from fairpairs.control.loop import generate_debiased, generate_original
+    from fairpairs.generation.sampler import Sampler
+    from fairpairs.control.sources import expand, resolve_tokenizer
+    from fairpairs.control.tokenization import LengthMeter
 
     os.environ["FAIRPAIRS_TOKENIZER_MAP"] = str(real.write_map(Path(tempfile.mkdtemp(prefix="fairpairs-map-")) / "map.yaml"))
     names = expand(["preset:modern"])

@@ -7,9 +7,11 @@
 The public API (docs/api.md) is exported lazily from `fairpairs.api`: importing the package does
 no work and imports neither torch nor transformers; each name's module is imported on first use.
 
-Pipeline, one module (or sub-package) per stage:
+Pipeline, one sub-package per stage (docs/architecture.md):
 
-    vocab -> grammar -> generate -> control -> scoring -> evaluate -> publish
+    generation (vocabulary -> grammar -> sampler) -> control -> scoring -> analysis -> publishing
+
+with `io` (reading, writing, signals) under all of them.
 """
 
 __version__ = "0.1.0"
@@ -18,38 +20,16 @@ __version__ = "0.1.0"
 _EXPORTS = {
     "load_paradigm": "api", "paradigms": "api", "load_vocabulary": "api", "validate": "api",
     "generate": "api", "generate_run": "api", "load_sets": "api", "audit": "api", "audit_report": "api", "score_pairs": "api",
-    "evaluate": "api", "publish": "api", "balance": "balance_report",
+    "evaluate": "api", "publish": "api", "balance": "analysis.balance_report",
     "read_sentences": "scoring.tables", "score_sentences": "scoring.tables", "pair_accuracy": "scoring.tables",
     "write_scores": "scoring.tables", "count_unigrams": "scoring.normalize", "load_judgments": "scoring.morcela",
     "fit_morcela": "scoring.morcela",
-    "PairRecord": "records", "Scorer": "scoring", "write_report": "report", "Report": "evaluate",
+    "PairRecord": "records", "Scorer": "scoring", "write_report": "analysis.report", "Report": "analysis.evaluation",
     "tokenizers": "api", "to_frame": "api",
     "robustness": "api", "fit_length_params": "scoring.length",
 }
 
 __all__ = ["__version__", *_EXPORTS]
-
-# `fairpairs.generate`, `fairpairs.audit` and `fairpairs.evaluate` are the API's functions, though
-# modules of the same names exist (fairpairs/generate.py, ...): importing such a module must not
-# replace the function on the package, whatever the order of imports. The modules stay importable
-# by their full names (`from fairpairs.evaluate import Report`).
-
-
-def _install_package_class():
-    import sys
-    import types
-
-    class Package(types.ModuleType):
-        def __setattr__(self, name, value):
-            if name in _EXPORTS and isinstance(value, types.ModuleType):
-                return          # the submodule stays in sys.modules under its full name
-            super().__setattr__(name, value)
-
-    sys.modules[__name__].__class__ = Package
-
-
-_install_package_class()
-
 
 def __getattr__(name):
     module = _EXPORTS.get(name)
@@ -57,7 +37,7 @@ def __getattr__(name):
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     import importlib
 
-    from .progress import quiet_notebook
+    from fairpairs.io.progress import quiet_notebook
 
     quiet_notebook()     # in Jupyter without ipywidgets: no "IProgress not found" from libraries' tqdm.auto
     value = getattr(importlib.import_module(f"{__name__}.{module}"), name)

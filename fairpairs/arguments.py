@@ -13,7 +13,7 @@ import numbers
 import os
 from pathlib import Path
 
-from .errors import UsageError, UsageTypeError, not_found
+from fairpairs.errors import UsageError, UsageTypeError, not_found
 
 
 def count(value, name: str, minimum: int = 0, *, optional: bool = False) -> int | None:

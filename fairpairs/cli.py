@@ -16,8 +16,8 @@ import warnings
 
 import click
 
-from . import __version__
-from .errors import FairpairsError, FairpairsWarning
+from fairpairs import __version__
+from fairpairs.errors import FairpairsError, FairpairsWarning
 
 # command name -> "module:attribute"
 COMMANDS = {
@@ -100,8 +100,8 @@ def cli():
 def main(argv=None):
     """Entry point: run the CLI. Every failure ends in one line on stderr, never a traceback:
     FairpairsError and OS errors (naming the path) exit 1, usage errors 2, Ctrl-C 130, SIGTERM 143
-    (both remove partial output, see fairpairs.io)."""
-    from . import io
+    (both remove partial output, see fairpairs.io.files)."""
+    from fairpairs.io import files as io
 
     io.handle_sigterm()
     io.reset_network_time()

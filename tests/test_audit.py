@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from fairpairs.audit import Columns, length_bias, load_sets, split_label
+from fairpairs.analysis.length_audit import Columns, length_bias, load_sets, split_label
 from fairpairs.cli import main
 from references import BLIMP_SAMPLE, BLIMP_SAMPLE_PAIRS, reference_tokenizer
 

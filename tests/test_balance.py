@@ -17,12 +17,12 @@ import pytest
 from wordfreq import zipf_frequency
 
 import fairpairs as fp
-from fairpairs.balance_report import SlotFeatures, paradigm_balance
-from fairpairs.control import generate_debiased
-from fairpairs.generate import Sampler
-from fairpairs.grammar import load_paradigm
-from fairpairs.tokenization import LengthMeter
-from fairpairs.vocab import Vocabulary
+from fairpairs.analysis.balance_report import SlotFeatures, paradigm_balance
+from fairpairs.control.loop import generate_debiased
+from fairpairs.generation.sampler import Sampler
+from fairpairs.generation.grammar import load_paradigm
+from fairpairs.control.tokenization import LengthMeter
+from fairpairs.generation.vocab import Vocabulary
 
 
 def naive_smd(a, b):
@@ -253,7 +253,7 @@ def test_balance_command_and_its_errors(run, tmp_path, capsys):
 def test_missing_words_most_used_first_and_cut():
     from collections import Counter
 
-    from fairpairs.balance_report import _missing_words
+    from fairpairs.analysis.balance_report import _missing_words
 
     original = Counter({"ox": 5, "oxen": 5, "cactus": 2, "cacti": 2, "man": 9, **{f"w{i}": 1 for i in range(9)}})
     debiased = Counter({"man": 7})

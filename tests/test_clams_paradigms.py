@@ -15,8 +15,8 @@ import pytest
 
 import fairpairs as fp
 from fairpairs.cli import main
-from fairpairs.paths import data_dir
-from fairpairs.vocab import default_vocabulary
+from fairpairs.io.paths import data_dir
+from fairpairs.generation.vocab import default_vocabulary
 
 ROOT = Path(__file__).resolve().parent.parent
 

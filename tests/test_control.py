@@ -15,13 +15,13 @@ import pandas as pd
 import pytest
 from tokenizers import Tokenizer
 
-from fairpairs.control import generate_debiased, generate_original
-from fairpairs.generate import Sampler
-from fairpairs.grammar import grammar_files, load_paradigm
-from fairpairs.search import Searcher
-from fairpairs.tokenization import LengthMeter
-from fairpairs.tokenizer_zoo import train_zoo
-from fairpairs.vocab import Vocabulary, default_vocabulary
+from fairpairs.control.loop import generate_debiased, generate_original
+from fairpairs.generation.sampler import Sampler
+from fairpairs.generation.grammar import grammar_files, load_paradigm
+from fairpairs.control.search import Searcher
+from fairpairs.control.tokenization import LengthMeter
+from fairpairs.control.zoo import train_zoo
+from fairpairs.generation.vocab import Vocabulary, default_vocabulary
 from references import BLIMP_SAMPLE, WIKITEXT_SAMPLE, blimp_files, reference_tokenizer, reference_tokenizer_file
 
 BUNDLED = ["gpt2", "bert-base-cased", "bert-base-uncased"]
@@ -191,7 +191,7 @@ def test_frequency_tolerance_respected(strategy):
     assert len(deltas) == 150 and max(deltas) <= 0.5
     assert max(worst(x) for x in free.pairs) > 0.5       # the tolerance is what made the difference
     # the balance report's mean |ΔZipf|, computed from the written records, is the same figure
-    from fairpairs.balance_report import pair_measures
+    from fairpairs.analysis.balance_report import pair_measures
     rows = [tied_sampler.row(x, {}, i) for i, x in enumerate(tied.pairs)]
     assert np.nanmean(pair_measures(rows)["dzipf"]) == pytest.approx(np.mean(deltas), abs=1e-9)
 

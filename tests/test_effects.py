@@ -1,4 +1,4 @@
-"""The length/selection decomposition of `fairpairs.effects` on a hand-built original and debiased
+"""The length/selection decomposition of `fairpairs.analysis.effects` on a hand-built original and debiased
 set whose every figure is worked out by hand in the comments."""
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fairpairs import stats
-from fairpairs.effects import attach_draws, decompose, effects_table, headline_table, match_units
-from fairpairs.evaluate import analyse, pair_scores
-from fairpairs.report import headline_markdown
+from fairpairs.analysis import stats
+from fairpairs.analysis.effects import attach_draws, decompose, effects_table, headline_table, match_units
+from fairpairs.analysis.evaluation import analyse, pair_scores
+from fairpairs.analysis.report import headline_markdown
 
 # Every good sentence scores -10 (lp); a pair is correct when its bad sentence scores lower,
 # wrong when higher, a tie (not correct, in the denominator) when equal.

@@ -44,7 +44,7 @@ def test_no_module_imports_from_commands():
 
 
 def test_a_missing_dataset_is_a_file_not_found_error(tmp_path):
-    from fairpairs.audit import load_sets
+    from fairpairs.analysis.length_audit import load_sets
 
     with pytest.raises(FileNotFoundError, match="no such file or folder"):
         load_sets(tmp_path / "nothing.jsonl")
@@ -78,7 +78,7 @@ def test_evaluate_names_its_models_option(tmp_path, capsys):
 
 
 def test_library_checks_normalize_once_with_each_allowed_set():
-    from fairpairs.evaluate import parse_normalize as evaluate_parse
+    from fairpairs.analysis.evaluation import parse_normalize as evaluate_parse
     from fairpairs.scoring.normalize import parse_normalize
 
     assert parse_normalize("morcela") == ("morcela",)

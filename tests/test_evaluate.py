@@ -1,4 +1,4 @@
-"""Accuracy, splits, curves, fits, rankings and reports of `fairpairs.evaluate` on synthetic scores
+"""Accuracy, splits, curves, fits, rankings and reports of `fairpairs.analysis.evaluation` on synthetic scores
 whose expected results are worked out by hand in the comments."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ import math
 import pandas as pd
 import pytest
 
-from fairpairs.evaluate import (Settings, analyse, cached_scores, evaluate, length_fit, pair_scores,
+from fairpairs.analysis.evaluation import (Settings, analyse, cached_scores, evaluate, length_fit, pair_scores,
                                 parse_normalize)
-from fairpairs.report import split_markdown, write_report
+from fairpairs.analysis.report import split_markdown, write_report
 from fairpairs.errors import FairpairsError
 
 # (set, uid, pair_id, good, bad)

@@ -12,7 +12,7 @@ import pytest
 from tokenizers import Tokenizer
 
 from fairpairs.cli import main
-from fairpairs.evaluate import Settings, default_loader, evaluate
+from fairpairs.analysis.evaluation import Settings, default_loader, evaluate
 from references import blimp_rows, reference_tokenizer
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -125,7 +125,7 @@ def test_rerun_uses_cache_and_split_tokenizer(models, run_dir, tmp_path, capsys)
 
 
 def test_cache_hit_does_not_call_the_real_scorer(models, run_dir, tmp_path):
-    from fairpairs.audit import load_sets
+    from fairpairs.analysis.length_audit import load_sets
 
     calls = {"load": 0, "score": 0}
 

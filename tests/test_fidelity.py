@@ -13,7 +13,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from fairpairs import fidelity
+from fairpairs.analysis import fidelity
 from fairpairs.errors import DatasetError
 from references import BLIMP_SAMPLE, BLIMP_SAMPLE_PAIRS
 
@@ -219,8 +219,8 @@ def test_real_blimp_lexically_identical_share(tier, request):
 
 
 def test_generate_original_pairs_equals_the_run_folder(tmp_path):
-    from fairpairs.grammar import select_paradigms
-    from fairpairs.run import RunConfig, generate_run
+    from fairpairs.generation.grammar import select_paradigms
+    from fairpairs.control.run import RunConfig, generate_run
 
     vocab, paradigms = select_paradigms("transitive,adjunct_island", None, None)
     generate_run(paradigms, vocab, RunConfig(models=["gpt2"], pairs=30, seed=3), tmp_path / "run")

@@ -8,11 +8,11 @@ import sys
 
 import pytest
 
-from fairpairs.control import generate_debiased, generate_original
-from fairpairs.generate import Sampler
-from fairpairs.grammar import grammar_files, load_paradigm
-from fairpairs.tokenization import LengthMeter
-from fairpairs.vocab import default_vocabulary
+from fairpairs.control.loop import generate_debiased, generate_original
+from fairpairs.generation.sampler import Sampler
+from fairpairs.generation.grammar import grammar_files, load_paradigm
+from fairpairs.control.tokenization import LengthMeter
+from fairpairs.generation.vocab import default_vocabulary
 from references import reference_tokenizer
 
 FILES = grammar_files()
@@ -73,7 +73,7 @@ def toks(text):
 def template_slots(source):
     import jinja2.meta
 
-    from fairpairs.grammar import template_env
+    from fairpairs.generation.grammar import template_env
 
     return jinja2.meta.find_undeclared_variables(template_env().parse(source))
 
@@ -215,7 +215,7 @@ def test_cli_generate_reproducible_and_complete(tmp_path, independent):
     assert d["yield"] == round((d["kept_as_drawn"] + d["kept_redrawn"]) / d["drawn"], 4)
     assert sum(r["control"] == "replaced" for r in rows) == d["replaced"]
     import hashlib
-    from fairpairs.sources import ASSETS
+    from fairpairs.control.sources import ASSETS
     assert man["tokenizers"]["gpt2"]["files"]["tokenizer.json"] == hashlib.sha256(
         (ASSETS / "gpt2" / "tokenizer.json").read_bytes()).hexdigest()
     assert "out-in-the-open-predicative-only" in man["vocabulary"]["fixes"]

@@ -5,7 +5,7 @@ import textwrap
 import pytest
 
 from fairpairs.errors import GrammarError
-from fairpairs.grammar import load_paradigm
+from fairpairs.generation.grammar import load_paradigm
 
 GOOD = """
 uid: {uid}
@@ -86,9 +86,9 @@ def test_yaml_syntax_error_names_line(tmp_path):
 
 def test_unsatisfiable_paradigm_is_an_error_not_a_hang(tmp_path):
     """Each slot has candidates, but no object can ever agree: generation must stop with an error."""
-    from fairpairs.control import generate_original
-    from fairpairs.generate import Sampler
-    from fairpairs.vocab import default_vocabulary
+    from fairpairs.control.loop import generate_original
+    from fairpairs.generation.sampler import Sampler
+    from fairpairs.generation.vocab import default_vocabulary
 
     src = textwrap.dedent(GOOD).format(uid="t_paradigm").replace(
         "takes: {arg_1: obj}", "takes: {arg_1: obj}\n    rejects: {arg_1: obj}")
@@ -112,8 +112,8 @@ def test_literal_slots(tmp_path):
     src = src.replace('template: "', 'template: "{{ adv }} ')
     src = src.replace("critical:\n  obj: {form: other_number}", "critical:\n  adv: {text: [seldom]}")
     p = load_paradigm(write(tmp_path, src))
-    from fairpairs.generate import Sampler
-    from fairpairs.vocab import default_vocabulary
+    from fairpairs.generation.sampler import Sampler
+    from fairpairs.generation.vocab import default_vocabulary
 
     s = Sampler(p, default_vocabulary(), 0)
     pairs = [x for x in (s.draw(k) for k in range(40)) if x]
@@ -131,8 +131,8 @@ def test_literal_slots(tmp_path):
 def test_words_that_appear_or_disappear(tmp_path):
     """Empty fillers: an adjective absent from the good sentence appears in the bad one, and an
     adverb present in the good sentence vanishes; the other words are untouched."""
-    from fairpairs.generate import Sampler
-    from fairpairs.vocab import default_vocabulary
+    from fairpairs.generation.sampler import Sampler
+    from fairpairs.generation.vocab import default_vocabulary
 
     vocab = default_vocabulary()
     src = textwrap.dedent(GOOD).format(uid="t_paradigm")
@@ -164,7 +164,7 @@ def test_plain_templates_render_like_jinja():
     """Templates without Jinja logic skip Jinja2 at render time: same output as Jinja2 itself."""
     import jinja2
 
-    from fairpairs.grammar import PlainTemplate, grammar_files, load_paradigm
+    from fairpairs.generation.grammar import PlainTemplate, grammar_files, load_paradigm
 
     env = jinja2.Environment(undefined=jinja2.StrictUndefined)
     plain = 0
@@ -184,7 +184,7 @@ def test_paradigm_set_matches_blimp():
     per phenomenon, fields from a fixed set, BLiMP's 'syntax/semantics' spelt syntax_semantics."""
     import csv
 
-    from fairpairs.grammar import load_all
+    from fairpairs.generation.grammar import load_all
     from references import BLIMP_PARADIGMS
 
     with open(BLIMP_PARADIGMS, newline="", encoding="utf-8") as fh:

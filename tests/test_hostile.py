@@ -357,11 +357,11 @@ def test_draw_budget_fails_fast_and_max_draws_is_a_hard_limit(tmp_path, capsys):
     assert not (tmp_path / "o").exists()
 
     # every unit of work (a draw or a redraw) is counted against the limit, one by one
-    from fairpairs.control import generate_debiased
-    from fairpairs.generate import Sampler
-    from fairpairs.grammar import grammar_files, load_paradigm
-    from fairpairs.tokenization import LengthMeter
-    from fairpairs.vocab import default_vocabulary
+    from fairpairs.control.loop import generate_debiased
+    from fairpairs.generation.sampler import Sampler
+    from fairpairs.generation.grammar import grammar_files, load_paradigm
+    from fairpairs.control.tokenization import LengthMeter
+    from fairpairs.generation.vocab import default_vocabulary
 
     vocab = default_vocabulary()
     para = load_paradigm(next(f for f in grammar_files() if f.stem == UID), vocab)
@@ -453,7 +453,7 @@ def test_bad_inputs_end_in_one_line_never_a_traceback(tmp_path, capsys):
         assert code == 1 and "--out" in one_error_line(err)
     assert time.monotonic() - t0 < 30          # refused before the (minutes-long) run, not after it
 
-    from fairpairs.vocab import Vocabulary
+    from fairpairs.generation.vocab import Vocabulary
 
     empty = tmp_path / "vocab.csv"
     empty.write_text("")
@@ -500,8 +500,8 @@ def test_messages_say_what_is_wrong(tmp_path, capsys, broken_tokenizers):
     code, _, err = cli("audit", bad, capsys=capsys)
     assert code == 1 and "bad.jsonl:1: invalid JSON" in one_error_line(err) and "column" in err
 
-    from fairpairs.paths import data_dir
-    from fairpairs.vocab import Vocabulary
+    from fairpairs.io.paths import data_dir
+    from fairpairs.generation.vocab import Vocabulary
 
     table = (data_dir("vocab") / "blimp_vocabulary.csv").read_text(encoding="utf-8").splitlines(keepends=True)
     vdir = tmp_path / "vocab"

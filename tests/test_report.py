@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 import fairpairs as fp
-from fairpairs import plots
-from fairpairs.evaluate import analyse
-from fairpairs.report import write_report
+from fairpairs.analysis import plots
+from fairpairs.analysis.evaluation import analyse
+from fairpairs.analysis.report import write_report
 from test_effects import scored
 
 

@@ -24,7 +24,7 @@ def table(rows, set_name="original"):
 
 
 def test_gap_and_fidelity_by_hand():
-    from fairpairs.robustness import gap_estimate, measure
+    from fairpairs.analysis.score_robustness import gap_estimate, measure
 
     pt = table([("u", "a", "A>U", 0, 1), ("u", "b", "A>U", 0, 1), ("u", "c", "A>U", 1, 1), ("u", "d", "A>U", 0, 0),
                 ("u", "e", "A<U", 1, 1), ("u", "f", "A<U", 1, 0),
@@ -48,7 +48,7 @@ def test_gap_and_fidelity_by_hand():
 
 def test_the_gap_interval_resamples_each_split_on_its_own():
     """Every split keeps its size in every resample: a split that is always right stays right."""
-    from fairpairs.robustness import gap_estimate
+    from fairpairs.analysis.score_robustness import gap_estimate
 
     correct = np.array([1] * 30 + [0] * 15 + [1] * 15)
     split = np.array(["A>U"] * 30 + ["A<U"] * 30)
@@ -59,7 +59,7 @@ def test_the_gap_interval_resamples_each_split_on_its_own():
 
 
 def test_original_against_lp_on_the_matched_debiased_contexts():
-    from fairpairs.robustness import measure
+    from fairpairs.analysis.score_robustness import measure
 
     orig = table([("u", "g1", "A>U", 0, 1), ("u", "g2", "A<U", 1, 0), ("u", "g3", "A>U", 0, 1),
                   ("v", "g1", "A=U", 1, 1)])
@@ -73,7 +73,7 @@ def test_original_against_lp_on_the_matched_debiased_contexts():
 @pytest.fixture(scope="module")
 def uniform():
     """A stub LM with uniform next-token distributions over GPT-2's vocabulary: LP = -n log V."""
-    from fairpairs.tokenization import load_tokenizer
+    from fairpairs.control.tokenization import load_tokenizer
 
     tok = load_tokenizer("gpt2")
     return tok, stub_scorer(tok, {})

@@ -50,7 +50,7 @@ def test_model_typo():
     """(Needs no SmolLM2: the suggestion comes from the names, the model is never loaded.)"""
     import re
 
-    from fairpairs.sources import SMOLLM2_ALIASES
+    from fairpairs.control.sources import SMOLLM2_ALIASES
 
     with pytest.raises(ModelError) as err:
         fp.Scorer.from_pretrained("smollm2-135", progress=False)

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import fairpairs as fp
-from fairpairs.io import MARKER
+from fairpairs.io.files import MARKER
 
 REPO = Path(__file__).resolve().parents[1]
 UID = "determiner_noun_agreement_1"

@@ -4,7 +4,7 @@ import pytest
 
 from fairpairs.cli import main
 from fairpairs.errors import GrammarError
-from fairpairs.grammar import Paradigm, load_paradigm, validate
+from fairpairs.generation.grammar import Paradigm, load_paradigm, validate
 
 GOOD = """uid: {uid}
 phenomenon: Determiner-noun agreement

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from fairpairs.errors import VocabularyError
-from fairpairs.vocab import Vocabulary, default_vocabulary, parse_dnf
+from fairpairs.generation.vocab import Vocabulary, default_vocabulary, parse_dnf
 from references import VOCABULARY_SHA256, VOCABULARY_TABLE, sha256
 
 

@@ -2,6 +2,7 @@
 writes, so that two commits can be compared byte for byte.
 
     python tools/golden.py capture DIR [--pairs 300]   # run everything, write DIR/
+    python tools/golden.py capture DIR --errors-only   # only the error cases
     python tools/golden.py compare A B                  # list every file that differs
 
 What it runs (each from an empty scratch folder, with the checkout's `fairpairs`):
@@ -96,35 +97,47 @@ def _tree(folder: Path) -> dict:
             for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
-def capture(out: Path, pairs: int) -> None:
+def capture(out: Path, pairs: int, errors_only: bool = False) -> None:
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as t:
         tmp = Path(t).resolve()
-        listed = _run(["paradigms"], tmp, tmp)["stdout"].split()
-        main = {"paradigms": listed,
-                "generate": _run(["generate", "--paradigms", ",".join(listed), "--pairs", str(pairs), "--models",
-                                  "gpt2,bert-base-cased", "--seed", "0", "--out", "run"], tmp, tmp)}
-        main["generate_files"] = _tree(tmp / "run")
-        main["publish"] = _run(["publish", "run", "--dry-run", "--repo-id", "me/fairpairs", "--set", "both",
-                                "--out", "hub"], tmp, tmp)
-        main["publish_files"] = _tree(tmp / "hub")
-        (out / "main.json").write_text(json.dumps(main, indent=1, sort_keys=True) + "\n")
-        small = tmp / "small"
-        small.mkdir()
-        _run(["generate", "--paradigms", "causative", "--pairs", "5", "--out", "small/run"], tmp, tmp)
-        errors = {}
-        for name, argv in CASES.items():
-            case = tmp / "cases" / name
-            case.mkdir(parents=True)
-            _fixtures(case, small / "run")
-            errors[name] = _run(argv, case, case)
-            print(f"{name}: exit {errors[name]['exit']}: {errors[name]['stderr'].strip()[-160:]}", file=sys.stderr)
-        (out / "errors.json").write_text(json.dumps(errors, indent=1, sort_keys=True) + "\n")
+        if not errors_only:
+            _capture_main(out, tmp, pairs)
+        _capture_errors(out, tmp)
+
+
+def _capture_main(out: Path, tmp: Path, pairs: int) -> None:
+    listed = _run(["paradigms"], tmp, tmp)["stdout"].split()
+    main = {"paradigms": listed,
+            "generate": _run(["generate", "--paradigms", ",".join(listed), "--pairs", str(pairs), "--models",
+                              "gpt2,bert-base-cased", "--seed", "0", "--out", "run"], tmp, tmp)}
+    main["generate_files"] = _tree(tmp / "run")
+    main["publish"] = _run(["publish", "run", "--dry-run", "--repo-id", "me/fairpairs", "--set", "both",
+                            "--out", "hub"], tmp, tmp)
+    main["publish_files"] = _tree(tmp / "hub")
+    (out / "main.json").write_text(json.dumps(main, indent=1, sort_keys=True) + "\n")
+
+
+def _capture_errors(out: Path, tmp: Path) -> None:
+    small = tmp / "small"
+    small.mkdir()
+    _run(["generate", "--paradigms", "causative", "--pairs", "5", "--out", "small/run"], tmp, tmp)
+    errors = {}
+    for name, argv in CASES.items():
+        case = tmp / "cases" / name
+        case.mkdir(parents=True)
+        _fixtures(case, small / "run")
+        errors[name] = _run(argv, case, case)
+        print(f"{name}: exit {errors[name]['exit']}: {errors[name]['stderr'].strip()[-160:]}", file=sys.stderr)
+    (out / "errors.json").write_text(json.dumps(errors, indent=1, sort_keys=True) + "\n")
 
 
 def compare(a: Path, b: Path) -> int:
     differ = 0
     for name in ("main.json", "errors.json"):
+        if not (a / name).exists() or not (b / name).exists():
+            print(f"{name}: not in both captures, not compared")
+            continue
         x, y = json.loads((a / name).read_text()), json.loads((b / name).read_text())
         for key in sorted(set(x) | set(y)):
             if x.get(key) != y.get(key):
@@ -141,12 +154,13 @@ def main() -> None:
     c = sub.add_parser("capture")
     c.add_argument("out", type=Path)
     c.add_argument("--pairs", type=int, default=300)
+    c.add_argument("--errors-only", action="store_true", help="only the error cases (seconds, not minutes)")
     d = sub.add_parser("compare")
     d.add_argument("a", type=Path)
     d.add_argument("b", type=Path)
     args = parser.parse_args()
     if args.cmd == "capture":
-        capture(args.out, args.pairs)
+        capture(args.out, args.pairs, args.errors_only)
     else:
         sys.exit(compare(args.a, args.b))
 

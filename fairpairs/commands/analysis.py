@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from ..errors import FairpairsError
+from fairpairs.errors import FairpairsError
 
 
 def _names(value: str, option: str) -> list[str]:
@@ -49,9 +49,9 @@ def audit(dataset, models, out, fmt, select_dir, language, good_col, bad_col, gr
     jsonl. Per group and tokenizer it reports A=U, A>U (good sentence longer) and A<U, the
     distribution of len(bad) - len(good), and the pairs equal under every tokenizer at once.
     """
-    from ..api import audit_report
-    from ..audit import Columns, dataset_paths, summary_text, write_csv
-    from ..io import check_output_file
+    from fairpairs.api import audit_report
+    from fairpairs.analysis.length_audit import Columns, dataset_paths, summary_text, write_csv
+    from fairpairs.io.files import check_output_file
 
     outputs = []
     if out is not None:
@@ -134,14 +134,14 @@ def evaluate(models, data, paradigms, phenomenon, pairs, seed, strategy, pll, no
 
     import os
 
-    from ..api import evaluate as run
-    from ..audit import Columns, dataset_paths
-    from ..evaluate import parse_normalize
-    from ..report import headline_markdown, summary_markdown, write_report
-    from ..io import check_output_folder, claim_folder
-    from ..scoring.distributed import is_main
+    from fairpairs.api import evaluate as run
+    from fairpairs.analysis.length_audit import Columns, dataset_paths
+    from fairpairs.analysis.evaluation import parse_normalize
+    from fairpairs.analysis.report import headline_markdown, summary_markdown, write_report
+    from fairpairs.io.files import check_output_folder, claim_folder
+    from fairpairs.scoring.distributed import is_main
 
-    from ..plots import check_formats
+    from fairpairs.analysis.plots import check_formats
 
     names = _names(models, "--models")
     norms = parse_normalize(normalize)

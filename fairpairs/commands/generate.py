@@ -65,7 +65,7 @@ def generate(models, paradigms_spec, phenomenon, pairs, seed, strategy, max_retr
     Writes OUT/original/<uid>.jsonl, OUT/debiased/<uid>.jsonl and OUT/manifest.json.
     Token length = tokens of the sentence as written, special tokens excluded.
     """
-    from ..api import generate_run
+    from fairpairs.api import generate_run
 
     if min_count is not None and lexicon_from is None:
         raise click.UsageError("--min-count needs --lexicon-from CORPUS")
@@ -106,7 +106,7 @@ def print_table(result, out: Path) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from ..balance_report import LOW_DIVERSITY, SMD_LIMIT, TVD_LIMIT, summary
+    from fairpairs.analysis.balance_report import LOW_DIVERSITY, SMD_LIMIT, TVD_LIMIT, summary
 
     t = Table(title=f"Length control per paradigm ({result.strategy}) -> {out}")
     cols = ("paradigm", "kept", "as drawn", "bad redrawn", "replaced", "dropped", "yield", "retention",
@@ -156,7 +156,7 @@ def print_table(result, out: Path) -> None:
               help="Folder of paradigm files [default: the bundled grammars/].")
 def paradigms(verbose, phenomenon, grammar_dir):
     """List the paradigms (one UID per line)."""
-    from ..grammar import select_paradigms
+    from fairpairs.generation.grammar import select_paradigms
 
     _, ps = select_paradigms("all", phenomenon, grammar_dir, standard_only=bool(phenomenon))
     for p in ps:

@@ -24,7 +24,7 @@ def publish(run_dir: Path, repo_id: str, private: bool, which: str, dry_run: boo
     lm-evaluation-harness task folder under lm_eval/. The token comes from HF_TOKEN or
     `hf auth login`. If the upload fails, the built folder is kept.
     """
-    from ..api import publish as run
+    from fairpairs.api import publish as run
 
     def built(b):
         click.echo(f"built {b.folder}: {len(b.configs)} configs, {b.n_pairs} pairs")

@@ -31,11 +31,11 @@ def robustness(models, data, out, cache_dir, length_params, morcela_params, pll,
     debiased contexts; 95% intervals throughout."""
     import sys
 
-    from ..api import robustness as run
-    from ..audit import dataset_paths, write_csv
-    from ..io import OutputFolder, atomic_write, check_output_folder
-    from ..robustness import markdown
-    from .analysis import _names
+    from fairpairs.api import robustness as run
+    from fairpairs.analysis.length_audit import dataset_paths, write_csv
+    from fairpairs.io.files import OutputFolder, atomic_write, check_output_folder
+    from fairpairs.analysis.score_robustness import markdown
+    from fairpairs.commands.analysis import _names
 
     names = _names(models, "--models")
     reads = dataset_paths(data)

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import click
 
-from ..errors import FairpairsError
-from ..scoring import PLL_VARIANTS
+from fairpairs.errors import FairpairsError
+from fairpairs.scoring import PLL_VARIANTS
 
 
 def _model_options(f):
@@ -39,7 +39,7 @@ def _model_options(f):
 def _scorer(model, kind, pll, device, dtype, device_map, batch_tokens, progress):
     from transformers.utils import logging as hf_logging
 
-    from ..scoring import Scorer
+    from fairpairs.scoring import Scorer
 
     hf_logging.disable_progress_bar()
     return Scorer.from_pretrained(model, kind=kind, device=device, dtype=dtype, pll=pll,
@@ -64,9 +64,9 @@ def score(model, kind, pll, device, dtype, device_map, batch_tokens, progress, i
 
     Started by torchrun or accelerate launch, the processes share the sentences out and rank 0
     writes OUT (docs/scaling.md)."""
-    from ..io import check_output_file
-    from ..scoring.distributed import is_main
-    from ..scoring.tables import (
+    from fairpairs.io.files import check_output_file
+    from fairpairs.scoring.distributed import is_main
+    from fairpairs.scoring.tables import (
         check_score_arguments,
         check_scores_path,
         pair_accuracy,
@@ -100,8 +100,8 @@ def score(model, kind, pll, device, dtype, device_map, batch_tokens, progress, i
 @click.option("--out", type=click.Path(path_type=Path), required=True, help="Table file (.json).")
 def unigrams(model, corpus, out):
     """Count a model's tokens on plain text: a unigram table (add-one smoothed) for SLOR/MORCELA."""
-    from ..io import check_output_file
-    from ..scoring.normalize import count_unigrams
+    from fairpairs.io.files import check_output_file
+    from fairpairs.scoring.normalize import count_unigrams
 
     if out.suffix.lower() != ".json":
         raise FairpairsError(f"--out {out}: the table is JSON; give a file name ending in .json")
@@ -129,10 +129,10 @@ def morcela():
 def fit(model, kind, pll, device, dtype, device_map, batch_tokens, progress, judgments, measure, unigrams,
         folds, seed, out):
     """Fit beta and gamma on z-scored judgments; report cross-validated r of MORCELA, SLOR, LP."""
-    from ..io import atomic_write, check_output_file
-    from ..scoring import morcela as mc
+    from fairpairs.io.files import atomic_write, check_output_file
+    from fairpairs.scoring import morcela as mc
 
-    from ..scoring.normalize import load_unigrams
+    from fairpairs.scoring.normalize import load_unigrams
 
     check_output_file(out, "--out", inputs=[judgments])
     data = mc.load_judgments(judgments, measure)     # (a bad file fails before the model loads)

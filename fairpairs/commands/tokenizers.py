@@ -21,8 +21,8 @@ def tokenizers(as_json, no_hub_cache):
     from: the local map, installed packages (checked against the pinned sha256), the bundled copies,
     the Hub cache, and the presets (docs/tokenizers.md). A name that does not resolve is listed
     with the command that fixes it."""
-    from ..api import tokenizers as listing
-    from ..catalogue import PATH_KINDS
+    from fairpairs.api import tokenizers as listing
+    from fairpairs.control.catalogue import PATH_KINDS
 
     rows = listing(hub_cache=not no_hub_cache)
     if as_json:

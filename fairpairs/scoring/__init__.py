@@ -20,11 +20,11 @@ PLL_VARIANTS = ("original", "word_l2r", "whole_word", "sentence_l2r")
 def check_pll(pll: str) -> str:
     """`pll` if it names a pseudo-log-likelihood variant, else a ModelError naming the parameter."""
     if not isinstance(pll, str):
-        from ..errors import UsageTypeError
+        from fairpairs.errors import UsageTypeError
 
         raise UsageTypeError(f"pll: expected one of {', '.join(PLL_VARIANTS)}, not {type(pll).__name__}")
     if pll not in PLL_VARIANTS:
-        from ..errors import ModelError
+        from fairpairs.errors import ModelError
 
         raise ModelError(f"pll {pll}: expected one of {', '.join(PLL_VARIANTS)}")
     return pll
@@ -32,19 +32,19 @@ def check_pll(pll: str) -> str:
 
 def __getattr__(name):
     if name == "Scorer":
-        from .scorer import Scorer
+        from fairpairs.scoring.scorer import Scorer
 
         return Scorer
     if name == "resolve_model_name":
-        from .models import resolve_model_name
+        from fairpairs.scoring.models import resolve_model_name
 
         return resolve_model_name
     if name == "build_tiny_model":
-        from .tiny import build_tiny_model
+        from fairpairs.scoring.tiny import build_tiny_model
 
         return build_tiny_model
     if name == "UnigramTable":
-        from .normalize import UnigramTable
+        from fairpairs.scoring.normalize import UnigramTable
 
         return UnigramTable
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .models import ModelError
+from fairpairs.scoring.models import ModelError
 
 CPU_BUDGET = 2048  # tokens per batch on the CPU (measured fastest on 2 cores, tiny and base-size models)
 GPU_BUDGET_CAP = 1 << 18
@@ -98,11 +98,11 @@ def run_rows(rows: Rows, padded_ids: np.ndarray, lengths: np.ndarray, n_out: int
     failing batch is split in two, the budget halves, and the rest is re-planned.
     ``on_batch(rows, out)``, if given, is called after each batch with its row indices and the
     output array filled so far. `progress` (True, False, None: automatic) and `first` (the line
-    printed before the bar) go to `fairpairs.progress.bar`.
+    printed before the bar) go to `fairpairs.io.progress.bar`.
     """
     import torch
 
-    from ..progress import bar as progress_bar
+    from fairpairs.io.progress import bar as progress_bar
 
     out = np.full(n_out, np.nan, dtype=np.float64)
     row_len = lengths[rows.sent]

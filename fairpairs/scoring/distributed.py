@@ -29,7 +29,7 @@ from datetime import timedelta
 
 import numpy as np
 
-from ..errors import DistributedError, FairpairsError
+from fairpairs.errors import DistributedError, FairpairsError
 
 TIMEOUT_ENV = "FAIRPAIRS_DIST_TIMEOUT"
 DEFAULT_TIMEOUT = 1800.0
@@ -307,11 +307,11 @@ def sentence_sums(score_subset, sentences: list[str], n_tokens, costs, resume_di
     ``on_done(done_indices, sums)`` whenever some of them are finished. Under a launch the
     sentences are shared out by `costs` (`balanced_shards`); with `resume_dir` sums already saved
     there are reused and new ones saved as they come (`meta` identifies model and settings).
-    `progress` and `first` (the line before the bar) go to `fairpairs.progress.bar`, on rank 0.
+    `progress` and `first` (the line before the bar) go to `fairpairs.io.progress.bar`, on rank 0.
     """
-    from ..progress import bar as progress_bar, wanted
+    from fairpairs.io.progress import bar as progress_bar, wanted
 
-    from .resume import Parts
+    from fairpairs.scoring.resume import Parts
 
     group = init()
     rank, world = (group.rank, group.world_size) if group else (0, 1)
@@ -394,7 +394,7 @@ def sentence_sums(score_subset, sentences: list[str], n_tokens, costs, resume_di
                                f"scored twice although every rank had the same input; please report this as a bug")
     bad = ~np.isfinite(val)
     if bad.any():
-        from ..errors import ModelError
+        from fairpairs.errors import ModelError
 
         example = sentences[int(idx[np.argmax(bad)])]
         raise ModelError(f"model: gave {int(bad.sum())} sentence(s) a log-probability that is not a finite number "

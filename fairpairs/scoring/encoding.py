@@ -4,7 +4,7 @@ Causal: the sentence string as written is tokenised with no special tokens, and 
 (`prefix_token_id`: the BOS id, else EOS) is prepended by us, never by the tokenizer, so there is
 exactly one and the first word is scored. Masked: the tokenizer's own template adds [CLS]/[SEP] (<s>/</s>); special tokens are
 never masked or scored. Either way the content tokens are exactly those counted by
-`fairpairs.tokenization.LengthMeter`.
+`fairpairs.control.tokenization.LengthMeter`.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import DatasetError, UsageError
-from .batching import Rows
-from .models import ModelError
-from . import check_pll
+from fairpairs.errors import DatasetError, UsageError
+from fairpairs.scoring.batching import Rows
+from fairpairs.scoring.models import ModelError
+from fairpairs.scoring import check_pll
 
 
 

@@ -14,7 +14,7 @@ import warnings
 import torch
 from torch import nn
 
-from ..errors import FairpairsWarning
+from fairpairs.errors import FairpairsWarning
 
 # masked-LM head attribute names, applied in order to the body's last hidden state
 MASKED_HEADS = (

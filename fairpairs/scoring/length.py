@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import DatasetError, ModelError, UsageTypeError
+from fairpairs.errors import DatasetError, ModelError, UsageTypeError
 
 FORMAT = "fairpairs-length/1"
 ASSET = Path(__file__).resolve().parents[1] / "assets" / "length_params.json"
@@ -110,9 +110,9 @@ def fit_length_params(scorer, corpus, n: int = 1000, seed: int = 0, min_words: i
     """Fit the parameters for `scorer`'s model on sentences of the WikiText file(s) `corpus` (see
     `wikitext_sentences`); returns the entry to store under the model's name, with what it was
     fitted on (file names and sha256, selection) and the tokenizer's sha256."""
-    from ..arguments import count, path
-    from .morcela import _check_scorer
-    from .normalize import WordfreqUnigrams, tokenizer_fingerprint
+    from fairpairs.arguments import count, path
+    from fairpairs.scoring.morcela import _check_scorer
+    from fairpairs.scoring.normalize import WordfreqUnigrams, tokenizer_fingerprint
 
     _check_scorer(scorer)
     for value, name, least in ((n, "n", 10), (seed, "seed", 0), (min_words, "min_words", 1),
@@ -142,14 +142,14 @@ def fit_length_params(scorer, corpus, n: int = 1000, seed: int = 0, min_words: i
 
 
 def _canonical(name: str) -> str:
-    from ..sources import SMOLLM2_ALIASES
+    from fairpairs.control.sources import SMOLLM2_ALIASES
 
     return "smollm2-135m" if name.lower() in SMOLLM2_ALIASES else name
 
 
 def read_params_file(path) -> dict:
     """{model name: entry} from a `fairpairs-length/1` JSON file."""
-    from .normalize import read_json
+    from fairpairs.scoring.normalize import read_json
 
     doc = read_json(path, f"length_params {path}")
     if not isinstance(doc, dict) or doc.get("format") != FORMAT or not isinstance(doc.get("models"), dict):
@@ -192,7 +192,7 @@ def load_length_params(spec, scorer=None) -> dict:
     entry = _checked(entry, where)
     want = entry.get("tokenizer_sha256")
     if want and scorer is not None:
-        from .normalize import tokenizer_fingerprint
+        from fairpairs.scoring.normalize import tokenizer_fingerprint
 
         if tokenizer_fingerprint(scorer.tokenizer) != want:
             raise ModelError(f"{where}: fitted with another tokenizer than model {name!r} has")
@@ -201,6 +201,6 @@ def load_length_params(spec, scorer=None) -> dict:
 
 def save_params_file(path, models: dict) -> None:
     """Write {model: entry} as a `fairpairs-length/1` file (atomically)."""
-    from ..io import atomic_write
+    from fairpairs.io.files import atomic_write
 
     atomic_write(path, json.dumps({"format": FORMAT, "models": models}, indent=1, sort_keys=True) + "\n")

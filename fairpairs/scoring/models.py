@@ -7,16 +7,16 @@ import re
 import warnings
 from pathlib import Path
 
-from ..errors import FairpairsWarning, ModelError, NetworkError, TokenizerError
-from ..io import network_deadline
-from ..sources import (  # noqa: F401  (re-exported: where scoring code has always found them)
+from fairpairs.errors import FairpairsWarning, ModelError, NetworkError, TokenizerError
+from fairpairs.io.files import network_deadline
+from fairpairs.control.sources import (  # noqa: F401  (re-exported: where scoring code has always found them)
     SMOLLM2_ALIASES,
     SMOLLM2_BOS,
     SMOLLM2_FILE,
     ModelSource,
     resolve_model_name,
 )
-from ..tokenization import load_tokenizer as _load_tokenizer
+from fairpairs.control.tokenization import load_tokenizer as _load_tokenizer
 
 KINDS = ("causal", "masked")
 DEVICE_MAPS = ("auto", "balanced", "balanced_low_0", "sequential")
@@ -72,7 +72,7 @@ def resolve_device(device: str | None) -> str:
     """
     import torch
 
-    from .distributed import detect_launch
+    from fairpairs.scoring.distributed import detect_launch
 
     device = (device or "auto").lower()
     if device == "auto":
@@ -115,7 +115,7 @@ def resolve_dtype(dtype: str | None, device: str):
 
 
 def load_tokenizer(name: str, source: ModelSource | None = None):
-    """The fast tokenizer of model `name`, from the one tokenizer loader (`fairpairs.tokenization`):
+    """The fast tokenizer of model `name`, from the one tokenizer loader (`fairpairs.control.tokenization`):
     the bundled copy for the bundled names, else the model's own (folder, GGUF or Hub). Errors are
     ModelError."""
     try:
@@ -152,7 +152,7 @@ def load_model(name: str, kind: str | None = None, device: str = "auto", dtype=N
 
     if kind is not None and kind not in KINDS:
         raise ModelError(f"kind {kind}: expected causal or masked")
-    from .distributed import detect_launch
+    from fairpairs.scoring.distributed import detect_launch
 
     check_device_map(device_map, device, detect_launch())
     source = resolve_model_name(name)
@@ -167,11 +167,11 @@ def load_model(name: str, kind: str | None = None, device: str = "auto", dtype=N
         with network_deadline(f"model {name}", source.path):
             config = AutoConfig.from_pretrained(source.path, **source.kwargs())
     except NetworkError as exc:
-        from ..suggest import did_you_mean, model_names
+        from fairpairs.suggest import did_you_mean, model_names
 
         raise NetworkError(f"{exc}{did_you_mean(name, model_names())}") from None
     except Exception as exc:
-        from ..suggest import did_you_mean, model_names
+        from fairpairs.suggest import did_you_mean, model_names
 
         raise ModelError(f"model {name}: cannot load the model's config{did_you_mean(name, model_names())}: not a "
                          f"model folder, GGUF file or reachable Hub model ({_first_line(exc)})") from None
@@ -252,7 +252,7 @@ def model_notes(models, identities: dict[str, dict], dtype) -> list[str]:
     """One line per model for the report: what it really is (SmolLM2-135M-Instruct, Q4_1 GGUF,
     de-quantised to float32) and where it was read from; for a model whose scores came from the
     cache, from its name and settings (`model_identity` reads no weights)."""
-    from ..errors import FairpairsError
+    from fairpairs.errors import FairpairsError
 
     out = []
     for m in models:

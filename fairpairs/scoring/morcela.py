@@ -15,7 +15,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from ..errors import DatasetError, UsageError
+from fairpairs.errors import DatasetError, UsageError
 
 
 @dataclass
@@ -120,7 +120,7 @@ def load_judgments(judgments, measure: str = "LS") -> Judgments:
     an error."""
     import pandas as pd
 
-    from ..arguments import path as path_arg, text
+    from fairpairs.arguments import path as path_arg, text
 
     path = path_arg(judgments, "judgments", error=DatasetError, what="file")
     text(measure, "measure")
@@ -161,7 +161,7 @@ def load_judgments(judgments, measure: str = "LS") -> Judgments:
 
 def _check_scorer(scorer) -> None:
     if not callable(getattr(scorer, "score", None)):
-        from ..errors import UsageTypeError
+        from fairpairs.errors import UsageTypeError
 
         raise UsageTypeError(f"scorer: expected a fairpairs.Scorer (Scorer.from_pretrained), not "
                              f"{type(scorer).__name__}")
@@ -174,8 +174,8 @@ def load_params(spec) -> dict:
     if isinstance(spec, dict):
         doc, where = spec, "morcela_params"
     else:
-        from ..arguments import path
-        from .normalize import read_json
+        from fairpairs.arguments import path
+        from fairpairs.scoring.normalize import read_json
 
         where = f"morcela_params {spec}"
         doc = read_json(path(spec, "morcela_params", error=DatasetError, what="parameters file"), where)
@@ -192,8 +192,8 @@ def fit_morcela(scorer, judgments, measure: str = "LS", unigrams=None, folds: in
     parameters file; `dropped` counts the rows left out). `unigrams`: as for `Scorer.score`.
     Under a multi-process launch every rank calls this and rank 0 alone gets the fit (the others
     get None)."""
-    from ..arguments import count
-    from .distributed import is_main
+    from fairpairs.arguments import count
+    from fairpairs.scoring.distributed import is_main
 
     _check_scorer(scorer)
     count(folds, "folds", 2)

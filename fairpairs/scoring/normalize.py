@@ -23,8 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import DatasetError, DatasetNotFoundError, UsageError, UsageTypeError
-from ..io import atomic_write
+from fairpairs.errors import DatasetError, DatasetNotFoundError, UsageError, UsageTypeError
+from fairpairs.io.files import atomic_write
 
 NORMALIZATIONS = ("lp", "mean_lp", "pen_lp", "slor", "morcela", "slln_lp", "word_lp", "word_mean_lp", "centered_lp",
                   "entropy_lp", "tc_lp", "tcf_lp")
@@ -96,7 +96,7 @@ def add_robust_columns(df, names, params=None) -> None:
     """Add the columns of the scores in NEEDS_WORDS | NEEDS_LENGTH_PARAMS | {slln_lp} among `names`
     to the scorer's frame `df` (sum_logprob, n_tokens, sentence; unigram_logprob for tcf_lp;
     word_correction and entropy_sum for the word-level scores); `params`: `length.load_length_params`."""
-    from .length import n_words
+    from fairpairs.scoring.length import n_words
 
     lp, n = df["sum_logprob"].to_numpy(float), df["n_tokens"].to_numpy(float)
     words = n_words(df["sentence"]).astype(float)
@@ -126,7 +126,7 @@ def parse_normalize(value, allowed: tuple[str, ...] = NORMALIZATIONS, *, at_leas
     elif isinstance(value, str):
         items = value.split(",")
     else:
-        from ..arguments import names as name_list
+        from fairpairs.arguments import names as name_list
 
         items = name_list(value, "normalize")
     names = tuple(dict.fromkeys(i.strip().lower() for i in items if i and i.strip()))
@@ -262,9 +262,9 @@ def count_unigrams(model: str, corpus) -> UnigramTable:
     """The unigram table of `model`'s tokenizer (a model or tokenizer name, folder or file) counted
     on `corpus`, one plain-text UTF-8 file or a list of them (`fairpairs unigrams`); save it with
     `.save(path)`. A corpus with no tokens is an error, not a table of zeros."""
-    from ..arguments import path, text
-    from ..errors import TokenizerError
-    from ..tokenization import load_tokenizer
+    from fairpairs.arguments import path, text
+    from fairpairs.errors import TokenizerError
+    from fairpairs.control.tokenization import load_tokenizer
 
     text(model, "model")
     if isinstance(corpus, (str, os.PathLike)):
@@ -298,7 +298,7 @@ def load_unigrams(spec, tokenizer=None):
     if isinstance(spec, (UnigramTable, WordfreqUnigrams)):
         table = spec
     elif isinstance(spec, (str, os.PathLike)):
-        from ..arguments import path
+        from fairpairs.arguments import path
 
         table = UnigramTable.load(path(spec, "unigrams", what="unigram table"))
     else:
@@ -315,7 +315,7 @@ def load_unigrams(spec, tokenizer=None):
 
 def read_json(path, where: str):
     """Parse a JSON file; errors are one-line DatasetErrors starting with `where`."""
-    from ..jsonl import json_error
+    from fairpairs.io.jsonl import json_error
 
     try:
         return json.loads(Path(path).read_text(encoding="utf-8"))

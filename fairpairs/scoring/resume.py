@@ -4,7 +4,7 @@ A resume folder holds ``meta.json`` (the model and settings the scores belong to
 file per finished batch (``part-<run>-r<rank>-<n>.parquet``: sentence, sum_logprob, n_tokens),
 each written through a temporary file and a rename, so a file is either complete or absent. Any
 number of ranks may write into one folder (on a shared file system) or each into its own.
-`fairpairs.evaluate` keeps the folder next to its cache file and removes it once the cache file
+`fairpairs.analysis.evaluation` keeps the folder next to its cache file and removes it once the cache file
 is written; folders that can no longer be resumed (`remove_stale`) are removed when the same model
 is scored again.
 """
@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import DatasetError
+from fairpairs.errors import DatasetError
 
 META = "meta.json"
 PATTERN = "part-*.parquet"
@@ -70,7 +70,7 @@ class Parts:
         """Save one batch's finished sentences (atomically); returns the file."""
         import pandas as pd
 
-        from ..io import atomic_write
+        from fairpairs.io.files import atomic_write
 
         if self._seq == 0:
             self.folder.mkdir(parents=True, exist_ok=True)
@@ -116,7 +116,7 @@ def _ours(folder: Path) -> list[Path] | None:
 
 
 def _writer_alive(files: list[Path]) -> bool:
-    from ..io import _alive
+    from fairpairs.io.files import _alive
 
     pids = {int(m.group(1)) for f in files if (m := _PART_NAME.match(f.name))}
     return any(pid != os.getpid() and _alive(pid) for pid in pids)
@@ -128,7 +128,7 @@ def remove_stale(cache_dir, model: str, keep) -> list[Path]:
     files, the input or the settings changed since they were saved), and any whose cache file
     exists (the scores were finished). Only folders fairpairs recognisably wrote (see `_ours`),
     in a cache folder carrying fairpairs' marker, and none that a live process is writing."""
-    from ..io import is_ours
+    from fairpairs.io.files import is_ours
 
     cache_dir, keep = Path(cache_dir), Path(keep)
     if not cache_dir.is_dir() or not is_ours(cache_dir):

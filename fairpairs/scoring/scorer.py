@@ -6,14 +6,14 @@ import os
 
 import numpy as np
 
-from .batching import auto_budget, batch_tensors, run_rows
-from . import check_pll
-from .encoding import Encoded, causal_rows, check_sentences, encode, masked_rows, prefix_token_id
-from .heads import Forward
-from ..progress import announce
-from .models import ModelError, load_model, model_identity, resolve_model_name
-from .normalize import NEEDS_UNIGRAMS, load_unigrams, parse_normalize
-from . import normalize as nz
+from fairpairs.scoring.batching import auto_budget, batch_tensors, run_rows
+from fairpairs.scoring import check_pll
+from fairpairs.scoring.encoding import Encoded, causal_rows, check_sentences, encode, masked_rows, prefix_token_id
+from fairpairs.scoring.heads import Forward
+from fairpairs.io.progress import announce
+from fairpairs.scoring.models import ModelError, load_model, model_identity, resolve_model_name
+from fairpairs.scoring.normalize import NEEDS_UNIGRAMS, load_unigrams, parse_normalize
+from fairpairs.scoring import normalize as nz
 
 PROBE = ["The quick brown fox jumps over the lazy dog.", "A souvenir."]
 
@@ -61,15 +61,15 @@ class Scorer:
         ``cuda:LOCAL_RANK`` when GPUs are used, and a failure on any rank is raised on all of them.
         `device_map` ("auto", "balanced", "sequential") spreads one model over the visible GPUs
         with accelerate instead (for a model larger than one GPU). `progress`: bars while scoring
-        (True; False: none; None: in a terminal or a notebook, fairpairs.progress). The model's
+        (True; False: none; None: in a terminal or a notebook, fairpairs.io.progress). The model's
         real identity (`scorer.info`, `model_identity`) is printed when it is loaded.
         """
-        from ..arguments import count, text
-        from . import distributed
+        from fairpairs.arguments import count, text
+        from fairpairs.scoring import distributed
 
         if not isinstance(name_or_path, str):
             if not hasattr(name_or_path, "__fspath__"):
-                from ..errors import UsageTypeError
+                from fairpairs.errors import UsageTypeError
 
                 raise UsageTypeError(f"model: expected a model name or path, not {type(name_or_path).__name__}")
             name_or_path = str(name_or_path)
@@ -139,7 +139,7 @@ class Scorer:
 
     def _sums(self, enc: Encoded, sentences: list[str], pll: str, resume_dir) -> np.ndarray:
         """Sum of content-token log-probabilities per sentence, data-parallel under a launch."""
-        from .distributed import sentence_sums
+        from fairpairs.scoring.distributed import sentence_sums
 
         lengths = np.array([len(i) for i in enc.ids], dtype=np.int64)
         if self.kind == "causal":
@@ -206,7 +206,7 @@ class Scorer:
         """
         import pandas as pd
 
-        from ..arguments import number
+        from fairpairs.arguments import number
 
         names = parse_normalize(normalize)
         number(alpha, "alpha")
@@ -215,7 +215,7 @@ class Scorer:
             check_pll(pll)
         params = None
         if "morcela" in names:
-            from .morcela import load_params
+            from fairpairs.scoring.morcela import load_params
 
             if morcela_params is None:
                 raise ModelError("normalize morcela needs fitted parameters (`morcela_params`, "
@@ -225,18 +225,18 @@ class Scorer:
         words = bool(nz.NEEDS_WORDS & set(names))
         lparams = None
         if nz.NEEDS_LENGTH_PARAMS & set(names):
-            from .length import load_length_params
+            from fairpairs.scoring.length import load_length_params
 
             lparams = load_length_params(length_params, self)
             fitted = (lparams.get("fitted_on") or {}).get("unigrams", "wordfreq")
             if "tcf_lp" in names and fitted == "wordfreq" and not isinstance(table, nz.WordfreqUnigrams):
                 raise ModelError("normalize tcf_lp: its parameters were fitted with wordfreq unigrams; "
                                  "score it with `unigrams` wordfreq (the default), not a token table")
-        from . import distributed
+        from fairpairs.scoring import distributed
 
         group = distributed.init()
         if words:
-            from .words import _check_causal
+            from fairpairs.scoring.words import _check_causal
 
             _check_causal(self)
             if group is not None:
@@ -252,7 +252,7 @@ class Scorer:
             back = np.array([where[s] for s in sentences], dtype=np.int64)
             enc = self._encode(unique)
             if words:
-                from .words import token_stats
+                from fairpairs.scoring.words import token_stats
 
                 stats = token_stats(self, unique)
                 sums = np.array([float(np.sum(t.lp)) for t in stats])
@@ -299,7 +299,7 @@ class Scorer:
         import hashlib
         import json
 
-        from .normalize import tokenizer_fingerprint
+        from fairpairs.scoring.normalize import tokenizer_fingerprint
 
         if getattr(self, "_model_identity", None) is None:
             self._model_identity = self._model_digest()

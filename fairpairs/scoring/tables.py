@@ -17,8 +17,8 @@ import math
 import os
 from pathlib import Path
 
-from ..errors import DatasetError, UsageError, UsageTypeError
-from ..io import reading
+from fairpairs.errors import DatasetError, UsageError, UsageTypeError
+from fairpairs.io.files import reading
 
 SCORE_FORMATS = (".jsonl", ".csv")
 
@@ -40,7 +40,7 @@ def _read_file(path: Path) -> tuple[list[dict], bool]:
     where = f"sentences {path}"
     with reading(where, "file of sentences", DatasetError):   # the one wording of read errors (io.reading)
         if path.suffix.lower() == ".jsonl":
-            from ..jsonl import iter_objects
+            from fairpairs.io.jsonl import iter_objects
 
             return _checked(((f"{where}:{no}", obj) for no, obj in iter_objects(path)), where)
         text = path.read_text(encoding="utf-8-sig")   # a byte-order mark is not part of sentence 1
@@ -73,7 +73,7 @@ def _checked(items, where: str) -> tuple[list[dict], bool]:
 def score_normalize(normalize, morcela_params=None) -> tuple[str, ...]:
     """The normalisations `normalize` names (comma-separated or a list), checked: `morcela` needs
     `morcela_params`."""
-    from .normalize import parse_normalize
+    from fairpairs.scoring.normalize import parse_normalize
 
     names = parse_normalize(normalize)
     if "morcela" in names and morcela_params is None:
@@ -88,7 +88,7 @@ def score_sentences(scorer, sentences, normalize=("mean_lp", "pen_lp", "slor"), 
     give a good and a bad row each, led by `pair_index`, `which` and (when every row has them)
     `UID` and `pairID`. `sentences`: a path or a list (see `read_sentences`). Every argument is
     checked before anything is scored (`check_score_arguments`)."""
-    from .morcela import _check_scorer
+    from fairpairs.scoring.morcela import _check_scorer
 
     _check_scorer(scorer)
     names = check_score_arguments(normalize, unigrams, alpha, morcela_params)
@@ -113,9 +113,9 @@ def check_score_arguments(normalize, unigrams=None, alpha: float = 0.8, morcela_
     """Before a model is loaded or anything scored: the normalisations `normalize` names (see
     `score_normalize`), a finite `alpha`, and the `unigrams` table and `morcela_params` file they
     need, read and checked (a table that counts no tokens is an error). Returns the names."""
-    from ..arguments import number
-    from .morcela import load_params
-    from .normalize import NEEDS_UNIGRAMS, load_unigrams
+    from fairpairs.arguments import number
+    from fairpairs.scoring.morcela import load_params
+    from fairpairs.scoring.normalize import NEEDS_UNIGRAMS, load_unigrams
 
     names = score_normalize(normalize, morcela_params)
     number(alpha, "alpha")
@@ -130,7 +130,7 @@ def pair_accuracy(df, normalize) -> dict[str, float]:
     """Share of pairs whose good sentence scores strictly higher, per metric: `sum_logprob` and
     each normalisation of `normalize` but lp (the same number), for a table of pairs from
     `score_sentences`."""
-    from .normalize import parse_normalize
+    from fairpairs.scoring.normalize import parse_normalize
 
     if not hasattr(df, "columns"):
         raise UsageTypeError(f"df: expected a DataFrame from score_sentences, not {type(df).__name__}")
@@ -143,7 +143,7 @@ def pair_accuracy(df, normalize) -> dict[str, float]:
 
 def check_scores_path(out) -> Path:
     """`out` as a Path, if it names a score table format (.jsonl or .csv)."""
-    from ..arguments import path
+    from fairpairs.arguments import path
 
     out = path(out, "out", exists=False)
     if out.suffix.lower() not in SCORE_FORMATS:
@@ -154,7 +154,7 @@ def check_scores_path(out) -> Path:
 def write_scores(df, out) -> None:
     """Write a score table as jsonl (undefined scores as null: JSON has no NaN) or csv, by `out`'s
     extension, atomically."""
-    from ..io import atomic_write
+    from fairpairs.io.files import atomic_write
 
     if not hasattr(df, "to_dict"):
         raise UsageTypeError(f"df: expected a DataFrame from score_sentences, not {type(df).__name__}")

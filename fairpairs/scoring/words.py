@@ -39,7 +39,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import ModelError
+from fairpairs.errors import ModelError
 
 
 
@@ -148,8 +148,8 @@ def token_stats(scorer, sentences: list[str], progress: bool | None = None) -> l
     import torch
     from tqdm.auto import tqdm
 
-    from .batching import plan_batches
-    from .encoding import check_sentences
+    from fairpairs.scoring.batching import plan_batches
+    from fairpairs.scoring.encoding import check_sentences
 
     _check_causal(scorer)
     sentences = check_sentences(sentences)

@@ -1,0 +1,1 @@
+"""Analysis: length audits, evaluation, balance, effects, statistics, plots and reports."""

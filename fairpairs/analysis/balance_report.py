@@ -1,0 +1,475 @@
+"""Balance: is the debiased set drawn like the original set in everything but token length?
+
+A debiased set answers "how much of a model's accuracy is token-length bias?" only if it differs
+from the original set in length balance and nothing else. This module measures the rest, from the
+*written pairs* and the vocabulary (it does not use the control code that made them):
+
+- standardised mean differences (SMD, debiased minus original, `fairpairs.analysis.stats.smd`) of the good
+  sentence's critical-word Zipf frequency, word count and character count, of the bad sentence's
+  critical-word Zipf (shown, not a target: equalising lengths changes the bad word by design) and
+  of the within-pair |ΔZipf|;
+- total-variation distances (TVD) of each slot's filler distribution over the vocabulary features
+  the grammar file names for it (plus number, proper noun, animacy and mass where they vary among
+  the slot's candidates, and the determiner of a determiner phrase), and of the template variants
+  (the values of the literal slots);
+- the distinct-word ratio (distinct critical words, good and bad, of the debiased set / the
+  original set's) and context retention (the share of debiased pairs that kept the context first
+  drawn for their draw);
+- a flag where |SMD| > 0.1 or TVD > 0.1 (the matching literature's convention) or the distinct-word
+  ratio is below 0.7, with the cause where the run recorded one.
+
+`balance_table(original_rows, debiased_rows, ...)` works on jsonl rows (dicts); `fp.balance` reads a
+run folder or any two sets. Rows without `critical_good` (data of other tools) take the words in
+which the two sentences differ as their critical words.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Mapping
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from fairpairs.analysis import stats
+
+SMD_LIMIT = 0.1
+TVD_LIMIT = 0.1
+LOW_DIVERSITY = 0.7    # distinct-word ratio (debiased / original) below which runs and cards warn
+MAX_LEVELS = 12        # a feature with more values than this is a word list, not a stratum
+# features compared for every vocabulary slot where they vary among its candidates
+DESCRIPTIVE = ("properNoun", "sg", "pl", "mass", "animate")
+ALL = "ALL"
+
+_WORD = re.compile(r"[\w']+")
+
+
+def words(sentence: str) -> list[str]:
+    """The words of a sentence as the balance report counts them (letters, digits, apostrophes)."""
+    return [w.lower() for w in _WORD.findall(sentence)]
+
+
+@lru_cache(maxsize=200_000)
+def zipf(word: str, language: str = "en") -> float:
+    """wordfreq's Zipf frequency of a word or phrase (NaN for an empty word; 0 for unknown words)."""
+    if not word.strip():
+        return math.nan
+    from wordfreq import zipf_frequency
+
+    return float(zipf_frequency(word, language))
+
+
+# ---------------------------------------------------------------------------- per pair
+def _critical(row: Mapping) -> tuple[list[str], list[str], list[tuple[str, str]]]:
+    """(good words, bad words, slot pairs (good, bad)) of a pair's critical slots; for rows without
+    `critical_good`, the words in which the two sentences differ."""
+    cg, cb = row.get("critical_good"), row.get("critical_bad")
+    if isinstance(cg, Mapping) and isinstance(cb, Mapping):
+        good = [w for w in cg.values() if str(w).strip()]
+        bad = [w for w in cb.values() if str(w).strip()]
+        slots = [(str(cg[s]), str(cb.get(s, ""))) for s in cg if str(cg[s]).strip() and str(cb.get(s, "")).strip()]
+        return good, bad, slots
+    g, b = Counter(words(row["sentence_good"])), Counter(words(row["sentence_bad"]))
+    good, bad = list((g - b).elements()), list((b - g).elements())
+    return good, bad, ([(" ".join(good), " ".join(bad))] if good and bad else [])
+
+
+def pair_measures(rows: list[Mapping], language: str = "en", vocab_slots: set[str] | None = None) -> dict[str, Any]:
+    """Per-pair arrays of the measures the SMDs compare, and the set's distinct words: its critical
+    words, good and bad; for a reordering (no critical slot), the words of its vocabulary slots (or of
+    its sentences)."""
+    zg, zb, dz, nw, nc = [], [], [], [], []
+    distinct: Counter = Counter()   # word -> pairs it occurs in (its keys are the distinct words)
+    for row in rows:
+        good, bad, slots = _critical(row)
+        zg.append(_mean_of(zipf(str(w), language) for w in good))
+        zb.append(_mean_of(zipf(str(w), language) for w in bad))
+        d = [abs(zipf(g, language) - zipf(b, language)) for g, b in slots]
+        dz.append(max(d) if d else math.nan)
+        sentence = row["sentence_good"]
+        nw.append(len(_WORD.findall(sentence)))
+        nc.append(len(sentence))
+        if good or bad:
+            distinct.update(set(map(str, good)) | set(map(str, bad)))
+        elif isinstance(row.get("fillers"), Mapping) and vocab_slots is not None:
+            distinct.update({str(w) for k, w in row["fillers"].items() if k in vocab_slots and str(w).strip()})
+        else:
+            distinct.update(set(words(sentence)))
+    return {"zipf_good": np.array(zg, dtype=float), "zipf_bad": np.array(zb, dtype=float),
+            "dzipf": np.array(dz, dtype=float), "words_good": np.array(nw, dtype=float),
+            "chars_good": np.array(nc, dtype=float), "distinct": distinct}
+
+
+# ---------------------------------------------------------------------------- slot features
+class SlotFeatures:
+    """The features a balance report compares for each slot of a paradigm, and how to read them off
+    a pair's `fillers` (word -> vocabulary row among the slot's candidates)."""
+
+    def __init__(self, paradigm, vocab):
+        self.vocab = vocab
+        self.literal = [n for n, s in paradigm.slots.items() if s.text]
+        self.features: dict[str, list[str]] = {}
+        self.rows: dict[str, dict[str, int]] = {}
+        self.det: set[str] = set()
+        self._cache: dict[tuple[str, str], tuple[str, ...] | None] = {}
+        expr = vocab.expressions
+        for n, spec in paradigm.slots.items():
+            if spec.text:
+                continue
+            base = spec.base
+            feats = []
+            for col in dict.fromkeys([*spec.named, *DESCRIPTIVE]):
+                if col not in vocab.columns:
+                    continue
+                values = set(vocab.column(col)[base].tolist())
+                if 2 <= len(values) <= MAX_LEVELS:
+                    feats.append(col)
+            self.features[n] = feats
+            self.rows[n] = {}
+            for r in base.tolist():     # the first candidate row of each expression
+                self.rows[n].setdefault(str(expr[r]), r)
+            if spec.det_base is not None:
+                self.det.add(n)
+
+    @property
+    def vocab_slots(self) -> set[str]:
+        return set(self.features)
+
+    def _values(self, slot: str, word: str) -> tuple[str, ...] | None:
+        """The slot's feature values for a word (None: not one of the slot's candidates)."""
+        key = (slot, word)
+        if key not in self._cache:
+            r = self.rows[slot].get(word)
+            self._cache[key] = None if r is None else tuple(
+                str(self.vocab.column(c)[r]) or "(empty)" for c in self.features[slot])
+        return self._cache[key]
+
+    def counts(self, rows: list[Mapping]) -> dict[str, Counter]:
+        """{"slot.feature": Counter(value -> pairs)} over the pairs that show the slot."""
+        fillers = [f for f in (row.get("fillers") for row in rows) if isinstance(f, Mapping)]
+        out: dict[str, Counter] = {}
+        for n, feats in self.features.items():
+            by_word = Counter(str(f[n]) for f in fillers if n in f)
+            for word, count in by_word.items():
+                values = self._values(n, word)
+                if values is None:
+                    continue
+                for col, v in zip(feats, values):
+                    out.setdefault(f"{n}.{col}", Counter())[v] += count
+            if n in self.det:
+                dets = Counter(str(f[f"{n}.det"]) or "(none)" for f in fillers if f"{n}.det" in f)
+                if dets:
+                    out[f"{n}.det"] = dets
+        return out
+
+    def variants(self, rows: list[Mapping]) -> Counter:
+        """Pairs per template variant (the values of the literal slots)."""
+        c: Counter = Counter()
+        for row in rows:
+            fillers = row.get("fillers") if isinstance(row.get("fillers"), Mapping) else {}
+            c[" ".join(f"{n}={fillers.get(n, '?')}" for n in self.literal)] += 1
+        return c
+
+
+# ---------------------------------------------------------------------------- retention
+def retention(original: list[Mapping], debiased: list[Mapping]) -> float | None:
+    """Share of debiased pairs that kept the context first drawn for their draw: from the rows'
+    `control` field where they have it; else, where they have `draw`, by comparing each debiased
+    good sentence with the original set's of the same draw (draws the original set does not reach
+    are left out); else None."""
+    if not debiased:
+        return None
+    if all("control" in r for r in debiased):
+        return sum(r["control"] != "replaced" for r in debiased) / len(debiased)
+    if all("draw" in r for r in debiased) and all("draw" in r for r in original):
+        first = {r["draw"]: r["sentence_good"] for r in original}
+        seen = [first[r["draw"]] == r["sentence_good"] for r in debiased if r["draw"] in first]
+        return sum(seen) / len(seen) if seen else None
+    return None
+
+
+# ---------------------------------------------------------------------------- the table
+def _r(x, nd: int = 4):
+    return None if x is None or (isinstance(x, float) and math.isnan(x)) else round(float(x), nd)
+
+
+def _differences(a: dict, b: dict) -> dict[str, Any]:
+    """The SMDs (and mean |ΔZipf|) of an entry, from the pair_measures of its two sets."""
+    return {
+        "smd_zipf_good": _r(stats.smd(a["zipf_good"], b["zipf_good"])),
+        "smd_words_good": _r(stats.smd(a["words_good"], b["words_good"])),
+        "smd_chars_good": _r(stats.smd(a["chars_good"], b["chars_good"])),
+        "smd_zipf_bad": _r(stats.smd(a["zipf_bad"], b["zipf_bad"])),
+        "smd_dzipf": _r(stats.smd(a["dzipf"], b["dzipf"])),
+        "mean_dzipf_original": _r(_mean(a["dzipf"])), "mean_dzipf_debiased": _r(_mean(b["dzipf"])),
+    }
+
+
+def paradigm_balance(original: list[Mapping], debiased: list[Mapping], *, features: SlotFeatures | None = None,
+                     language: str = "en") -> dict[str, Any]:
+    """One paradigm's balance entry (records.BalanceEntry) from its two sets' rows."""
+    vs = features.vocab_slots if features is not None else None
+    a, b = pair_measures(original, language, vs), pair_measures(debiased, language, vs)
+    tvd_max, tvd_where, tvd_var = None, "", None
+    notes: list[str] = []
+    if features is not None:
+        ca, cb = features.counts(original), features.counts(debiased)
+        for key in sorted(set(ca) | set(cb)):
+            t = stats.tvd(ca.get(key, Counter()), cb.get(key, Counter()))
+            if not math.isnan(t) and (tvd_max is None or t > tvd_max):
+                tvd_max, tvd_where = t, key
+            if not math.isnan(t) and t > TVD_LIMIT:
+                notes.append(f"{key}: TVD {t:.2f} ({_share(ca.get(key))} -> {_share(cb.get(key))})")
+        if features.literal:
+            tvd_var = stats.tvd(features.variants(original), features.variants(debiased))
+            if not math.isnan(tvd_var) and tvd_var > TVD_LIMIT:
+                notes.append(f"template variants: TVD {tvd_var:.2f}")
+    entry = {
+        "n_original": len(original), "n_debiased": len(debiased),
+        **_differences(a, b),
+        "tvd_slots": _r(tvd_max), "tvd_slots_feature": tvd_where, "tvd_variant": _r(tvd_var),
+        "distinct_original": len(a["distinct"]), "distinct_debiased": len(b["distinct"]),
+        "distinct_ratio": _r(len(b["distinct"]) / len(a["distinct"])) if a["distinct"] else None,
+        "retention": _r(retention(original, debiased)),
+    }
+    flags = []
+    for key, what in (("smd_zipf_good", "critical-word frequency"), ("smd_words_good", "word count"),
+                      ("smd_chars_good", "character count")):
+        v = entry[key]
+        if v is not None and abs(v) > SMD_LIMIT:
+            flags.append(f"{what}: SMD {v:+.2f}")
+    flags += notes
+    if entry["distinct_ratio"] is not None and entry["distinct_ratio"] < LOW_DIVERSITY:
+        flags.append(f"vocabulary: {entry['distinct_debiased']} distinct critical words "
+                     f"(original {entry['distinct_original']})")
+        flags.append(_missing_words(a["distinct"], b["distinct"]))
+    entry["balanced"] = not any(
+        v is not None and abs(v) > SMD_LIMIT for v in (entry["smd_zipf_good"], entry["smd_words_good"])
+    ) and not any(v is not None and v > TVD_LIMIT for v in (entry["tvd_slots"], entry["tvd_variant"]))
+    entry["flags"] = flags
+    entry["causes"] = _frequency_cause(entry, a, debiased, language)
+    return entry
+
+
+def _missing_words(original: Counter, debiased: Counter, shown: int = 8) -> str:
+    """The original set's critical words that the debiased set never uses, the most used first: the
+    words length control could not keep (no equal-length alternative under these tokenizers)."""
+    missing = sorted((w for w in original if w not in debiased), key=lambda w: (-original[w], w))
+    more = f" (+{len(missing) - shown} more)" if len(missing) > shown else ""
+    return f"not in the debiased set: {', '.join(missing[:shown])}{more}"
+
+
+def _frequency_cause(entry: dict, original: dict, debiased: list[Mapping], language: str) -> list[str]:
+    """Where the critical-word frequency is out of balance and rows say which contexts were
+    replaced: how the replaced contexts' words compare with the original set's."""
+    v = entry["smd_zipf_good"]
+    if v is None or abs(v) <= SMD_LIMIT or not all("control" in r for r in debiased):
+        return []
+    replaced = [r for r in debiased if r["control"] == "replaced"]
+    z = pair_measures(replaced, language)["zipf_good"] if replaced else np.array([])
+    z0 = original["zipf_good"]
+    if not len(z) or np.isnan(z).all():
+        return []
+    return [f"the {len(replaced) / len(debiased):.0%} replaced contexts have critical words of mean Zipf "
+            f"{_mean(z):.2f} (original set {_mean(z0):.2f}): the words their contexts could be equalised "
+            f"with are {'rarer' if _mean(z) < _mean(z0) else 'more frequent'}"]
+
+
+def summary(entries) -> str:
+    """One sentence on a run's balance from its paradigms' entries (BalanceEntry dicts)."""
+    entries = list(entries)
+    n_bal = sum(bool(e.get("balanced")) for e in entries)
+    low = sum(e.get("distinct_ratio") is not None and e["distinct_ratio"] < LOW_DIVERSITY for e in entries)
+    return (f"{n_bal} of {len(entries)} paradigm(s) balanced (|SMD| <= {SMD_LIMIT} on the good sentences' "
+            f"critical-word Zipf and word count, TVD <= {TVD_LIMIT})"
+            + (f"; {low} with a distinct-word ratio below {LOW_DIVERSITY:.0%}" if low else "") + ".")
+
+
+def _mean_of(values) -> float:
+    """The mean of the values that are not NaN (NaN when there are none)."""
+    v = [x for x in values if not math.isnan(x)]
+    return sum(v) / len(v) if v else math.nan
+
+
+def _mean(x: np.ndarray) -> float:
+    x = x[~np.isnan(x)]
+    return float(x.mean()) if len(x) else math.nan
+
+
+def _share(c: Counter | None) -> str:
+    if not c:
+        return "none"
+    n = sum(c.values())
+    return ", ".join(f"{k} {v / n:.0%}" for k, v in c.most_common(3))
+
+
+def overall(original: dict[str, list[Mapping]], debiased: dict[str, list[Mapping]],
+            entries: dict[str, dict[str, Any]], language: str = "en") -> dict[str, Any]:
+    """The ALL row: SMDs over the pooled pairs of every paradigm; distinct-word ratio and retention
+    as the mean over paradigms; `balanced` when every paradigm is."""
+    a = pair_measures([r for rows in original.values() for r in rows], language)
+    b = pair_measures([r for rows in debiased.values() for r in rows], language)
+    vals = list(entries.values())
+    ratios = [e["distinct_ratio"] for e in vals if e["distinct_ratio"] is not None]
+    rets = [e["retention"] for e in vals if e["retention"] is not None]
+    tv = [e["tvd_slots"] for e in vals if e["tvd_slots"] is not None]
+    tvv = [e["tvd_variant"] for e in vals if e["tvd_variant"] is not None]
+    n_bal = sum(e["balanced"] for e in vals)
+    return {
+        "n_original": sum(e["n_original"] for e in vals), "n_debiased": sum(e["n_debiased"] for e in vals),
+        **_differences(a, b),
+        "tvd_slots": _r(max(tv)) if tv else None, "tvd_slots_feature": "",
+        "tvd_variant": _r(max(tvv)) if tvv else None,
+        "distinct_original": sum(e["distinct_original"] for e in vals),
+        "distinct_debiased": sum(e["distinct_debiased"] for e in vals),
+        "distinct_ratio": _r(float(np.mean(ratios))) if ratios else None,
+        "retention": _r(float(np.mean(rets))) if rets else None,
+        "balanced": n_bal == len(vals),
+        "flags": [f"{n_bal} of {len(vals)} paradigms balanced"],
+        "causes": [],
+    }
+
+
+# ---------------------------------------------------------------------------- reading sets
+def _rows_of(value, where: str) -> list[dict]:
+    """Pair rows (dicts with at least sentence_good / sentence_bad) from PairRecords, dicts or a
+    DataFrame."""
+    import pandas as pd
+
+    from fairpairs.errors import UsageError, UsageTypeError
+    from fairpairs.records import PairRecord
+
+    if isinstance(value, pd.DataFrame):
+        rows = value.to_dict("records")
+    elif isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+        raise UsageTypeError(f"{where}: expected PairRecords, dicts or a DataFrame, not {type(value).__name__}")
+    else:
+        rows = [r.to_dict() if isinstance(r, PairRecord) else r for r in value]
+    for i, r in enumerate(rows):
+        if not isinstance(r, Mapping) or not {"sentence_good", "sentence_bad"} <= set(r):
+            raise UsageError(f"{where}[{i}]: expected a pair with sentence_good and sentence_bad")
+    return [dict(r) for r in rows]
+
+
+def _by_uid(rows: list[dict]) -> dict[str, list[dict]]:
+    out: dict[str, list[dict]] = {}
+    for r in rows:
+        out.setdefault(str(r.get("UID", r.get("uid", "pairs"))), []).append(r)
+    return out
+
+
+def read_run(run_dir) -> tuple[dict[str, list[dict]], dict[str, list[dict]], dict]:
+    """A run folder's original and debiased rows by paradigm, and its manifest."""
+    from pathlib import Path
+
+    from fairpairs.errors import DatasetError, DatasetNotFoundError
+    from fairpairs.io.jsonl import iter_objects
+    from fairpairs.records import read_manifest
+
+    run = Path(run_dir)
+    if not run.exists():
+        raise DatasetNotFoundError(f"data: {run}: no such folder")
+    if not run.is_dir() or not (run / "original").is_dir() or not (run / "debiased").is_dir():
+        raise DatasetError(f"data: {run}: not a run folder of `fairpairs generate` (original/ and debiased/ missing)")
+    manifest = read_manifest(run)
+    sets = {}
+    for which in ("original", "debiased"):
+        sets[which] = {f.stem: [row for _, row in iter_objects(f)] for f in sorted((run / which).glob("*.jsonl"))}
+    missing = sorted(set(sets["original"]) ^ set(sets["debiased"]))
+    if missing:
+        raise DatasetError(f"{run}: paradigm(s) {', '.join(missing)} in only one of original/ and debiased/")
+    return sets["original"], sets["debiased"], manifest
+
+
+def balance_table(original: dict[str, list[Mapping]], debiased: dict[str, list[Mapping]], *,
+                  features: dict[str, SlotFeatures] | None = None, language: str = "en",
+                  causes: dict[str, list[str]] | None = None):
+    """The balance report as a DataFrame: one row per paradigm (uid) and the pooled ALL row, with
+    the columns of records.BalanceEntry (flags and causes joined by "; "). `causes`: per paradigm,
+    what the run recorded about why it is out of balance."""
+    import pandas as pd
+
+    features = features or {}
+    entries = {uid: paradigm_balance(original[uid], debiased.get(uid, []), features=features.get(uid),
+                                     language=language) for uid in original}
+    for uid, why in (causes or {}).items():
+        if uid in entries:
+            entries[uid]["causes"] = list(dict.fromkeys([*entries[uid]["causes"], *why]))
+    rows = [{"uid": uid, **e} for uid, e in entries.items()]
+    rows.append({"uid": ALL, **overall(original, debiased, entries, language)})
+    df = pd.DataFrame(rows)
+    df["flags"] = df["flags"].map("; ".join)
+    df["causes"] = df["causes"].map("; ".join)
+    return df
+
+
+def balance(data, *, grammars=None, vocab=None):
+    """The balance report (module doc) of a debiased set against its original set, as a DataFrame.
+
+    `data`: a run folder of `fairpairs generate` (its paradigms' slot features are read from the
+    paradigm files it names, in `grammars` - default the bundled folder - with `vocab`, default the
+    bundled table), or a mapping {"original": ..., "debiased": ...} of two sets of PairRecords, dicts
+    or DataFrames (grouped by UID; slot features only where the rows have `fillers` and their
+    paradigm file is found)."""
+    import os
+
+    from fairpairs.errors import UsageError, UsageTypeError
+
+    if isinstance(data, (str, os.PathLike)):
+        original, debiased, manifest = read_run(data)
+        entries = {uid: e for uid, e in (manifest.get("paradigms") or {}).items() if isinstance(e, Mapping)}
+        files = {uid: e.get("grammar_file") for uid, e in entries.items()}
+        causes = {uid: (e.get("balance") or {}).get("causes") or [] for uid, e in entries.items()}
+    elif isinstance(data, Mapping):
+        if set(data) != {"original", "debiased"}:
+            raise UsageError(f"data: expected the keys original and debiased, not {sorted(map(str, data))}")
+        original = _by_uid(_rows_of(data["original"], "data['original']"))
+        debiased = _by_uid(_rows_of(data["debiased"], "data['debiased']"))
+        files, causes = {}, {}
+    else:
+        raise UsageTypeError(f"data: expected a run folder or a mapping of two sets, not {type(data).__name__}")
+    features, language = _features(original, files, grammars, vocab)
+    return balance_table(original, debiased, features=features, causes=causes, language=language)
+
+
+def _features(original: dict[str, list], files: dict, grammars, vocab) -> tuple[dict[str, SlotFeatures], str]:
+    """SlotFeatures of the paradigms whose file is found (by the manifest's name in the grammar
+    folder, else by UID there or in its language sub-folders), and the wordfreq language of their
+    words (the paradigms' language; English when they name none or several)."""
+    from pathlib import Path
+
+    from fairpairs.errors import FairpairsError
+    from fairpairs.generation.grammar import load_paradigm, paradigm_index, paradigm_language
+    from fairpairs.generation.languages import get_language
+    from fairpairs.io.paths import data_dir
+    from fairpairs.generation.vocab import default_vocabulary, load_vocabulary
+
+    folder = Path(grammars) if grammars is not None else data_dir("grammars")
+    if not folder.is_dir():
+        from fairpairs.errors import GrammarNotFoundError
+
+        raise GrammarNotFoundError(f"grammars: {folder}: no such folder")
+    index = paradigm_index(folder)
+    paths = {}
+    for uid in original:
+        path = folder / (files.get(uid) or f"{uid}.yaml")
+        path = path if path.is_file() else index.get(uid)
+        if path is not None and path.is_file():
+            paths[uid] = path
+    codes = {paradigm_language(path) for path in paths.values()}
+    code = codes.pop() if len(codes) == 1 else "en"
+    language = get_language(code).wordfreq or "en"
+    if not any(isinstance(r.get("fillers"), Mapping) for rows in original.values() for r in rows[:1]):
+        return {}, language
+    voc = vocab if hasattr(vocab, "expressions") else \
+        default_vocabulary(code) if vocab is None else load_vocabulary(vocab)
+    out = {}
+    for uid, path in paths.items():
+        try:
+            out[uid] = SlotFeatures(load_paradigm(path, voc), voc)
+        except FairpairsError:
+            continue
+    return out, language

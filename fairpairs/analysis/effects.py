@@ -1,0 +1,288 @@
+"""Separating length from selection: what the change from the original set's accuracy to the
+debiased set's is made of.
+
+A debiased set differs from its original set in token-length balance, and possibly also in *which*
+contexts it holds: length control keeps a context (its good sentence) when a bad sentence of
+equal length is found, and replaces or drops it otherwise. The reported change therefore mixes
+what equal lengths did with what the selection of contexts did. The **matched contexts** are the
+pairs whose good sentence is in both sets; on them the same context is scored once with its
+original and once with its debiased bad sentence, so their paired difference is length's alone.
+With acc(set) the accuracy on all of a set's pairs and acc(set, M) on its matched pairs:
+
+    change    = acc(debiased)    - acc(original)
+    selection = acc(original, M) - acc(original)          what choosing the kept contexts does
+    length    = acc(debiased, M) - acc(original, M)       what equal lengths do (paired)
+    remainder = acc(debiased)    - acc(debiased, M)       what unmatched debiased pairs add
+
+and change = selection + length + remainder exactly (the terms telescope). The remainder is 0 when
+every debiased pair is matched; otherwise it is the share of unmatched debiased pairs times the
+difference of their accuracy from the matched ones'.
+
+Matching (`match_units`), per paradigm: where every row of both sets says which draw it came from
+(`draw`, written by `fairpairs generate`), an original and a debiased pair match when they come
+from the same draw *and* have the identical good sentence (a replaced context never matches, even
+when its new good sentence happens to occur elsewhere in the original set); otherwise on the good
+sentence's text, the k-th occurrence in one set with the k-th in the other.
+
+Accuracy follows `fairpairs.analysis.evaluation`: a pair is correct when its good sentence scores strictly
+higher; a tie is not correct and stays in the denominator (for the paired test a tie counts as
+not correct too). Intervals (`fairpairs.analysis.stats`, 95%): Wilson for every accuracy; for `length`, the
+paired percentile bootstrap over matched contexts with the exact McNemar p-value; for `change`,
+`selection` and `remainder` (differences of overlapping, not paired, sets of pairs), one percentile
+bootstrap over units (a matched context, an original-only or a debiased-only pair) resampled within
+those three kinds, so the three intervals come from the same resamples. Every bootstrap is seeded:
+same scores, same intervals.
+
+Pure functions on DataFrames; no model needed.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from fairpairs.analysis import stats
+from fairpairs.analysis.length_audit import ALL
+
+ORIGINAL, DEBIASED = "original", "debiased"
+PARTS = ("change", "selection", "length", "remainder")
+NAN = float("nan")
+
+
+# ---------------------------------------------------------------------------- matching
+
+
+def match_units(pairs: pd.DataFrame) -> tuple[np.ndarray, str]:
+    """A unit label per row of `pairs` (columns set, uid, sentence_good and, optionally, draw):
+    an original and a debiased row share their label when they are the same context (matched);
+    every other row has a label of its own. Returns (labels, how), how being "draw" (same uid, same
+    draw, identical good sentence: used when every row of both sets has a draw, unique per set and
+    paradigm) or "good sentence" (same uid and good sentence text, k-th occurrence with k-th)."""
+    sets = pairs["set"].astype(str).to_numpy()
+    base = pairs["uid"].astype(str) + "\x1f" + pairs["sentence_good"].astype(str)
+    how = "good sentence"
+    both = pairs[pairs["set"].isin([ORIGINAL, DEBIASED])]
+    if "draw" in pairs.columns and both["draw"].notna().all() and len(both):
+        if not both.duplicated(["set", "uid", "draw"]).any():
+            how = "draw"
+    if how == "draw":
+        draw = pairs["draw"].map(lambda v: "" if pd.isna(v) else str(int(v)))
+        key = base + "\x1fd" + draw
+    else:
+        nth = pairs.groupby(["set", "uid", "sentence_good"], sort=False).cumcount()
+        key = base + "\x1f#" + nth.astype(str)
+    key = key.to_numpy()
+    in_o = set(key[sets == ORIGINAL])
+    in_d = set(key[sets == DEBIASED])
+    matched = np.array([k in in_o and k in in_d for k in key], dtype=bool)
+    labels = np.array([k if hit else f"{s}\x1f{k}" for k, hit, s in zip(key, matched, sets)], dtype=object)
+    return labels, how
+
+
+# ---------------------------------------------------------------------------- one decomposition
+
+
+def _wilson(x: np.ndarray, prefix: str) -> dict:
+    """`prefix` (accuracy), its Wilson interval and its n, from 0/1 outcomes."""
+    e = stats.wilson(int(x.sum()), len(x))
+    return {f"n_{prefix}": len(x), prefix: e.value, f"{prefix}_low": e.low, f"{prefix}_high": e.high}
+
+
+def decompose(o: np.ndarray, d: np.ndarray, *, seed: int = 0, resamples: int = stats.RESAMPLES) -> dict:
+    """The decomposition (module doc) of one model, score and group of units.
+
+    `o`, `d`: per unit, 1.0 correct / 0.0 not correct on the original / debiased set, NaN where
+    the unit has no pair in that set (a matched unit has both). Returns the accuracies with their
+    Wilson intervals, the four parts with their bootstrap intervals, the McNemar p-value of
+    `length` and the counts of matched pairs that became correct (`n_gained`) or not (`n_lost`)."""
+    o = np.asarray(o, dtype=float)
+    d = np.asarray(d, dtype=float)
+    has_o, has_d = ~np.isnan(o), ~np.isnan(d)
+    m = has_o & has_d
+    om, dm = o[m], d[m]
+    row = {**_wilson(o[has_o], "original"), **_wilson(d[has_d], "debiased"),
+           **_wilson(om, "matched_original"), **_wilson(dm, "matched_debiased"),
+           "n_original_only": int((has_o & ~has_d).sum()), "n_debiased_only": int((has_d & ~has_o).sum())}
+    row["n_matched"] = row.pop("n_matched_original")
+    del row["n_matched_debiased"]
+    acc_o, acc_d = row["original"], row["debiased"]
+    acc_om, acc_dm = row["matched_original"], row["matched_debiased"]
+    row["change"] = acc_d - acc_o
+    row["selection"] = acc_om - acc_o
+    row["remainder"] = acc_d - acc_dm
+    paired = stats.paired(om, dm, seed=seed, resamples=resamples)
+    row["length"], row["length_low"], row["length_high"] = acc_dm - acc_om, paired.low, paired.high
+    row["length_p"] = paired.p_value
+    row["n_gained"] = int(((om == 0) & (dm == 1)).sum())
+    row["n_lost"] = int(((om == 1) & (dm == 0)).sum())
+    lows, highs = _joint_intervals(o, d, m, seed, resamples)
+    for part, lo, hi in zip(("change", "selection", "remainder"), lows, highs):
+        row[f"{part}_low"], row[f"{part}_high"] = lo, hi
+    order = ["n_original", "n_debiased", "n_matched", "n_original_only", "n_debiased_only"]
+    order += [f"{acc}{x}" for acc in ("original", "debiased", "matched_original", "matched_debiased")
+              for x in ("", "_low", "_high")]
+    order += [f"{part}{x}" for part in PARTS for x in ("", "_low", "_high")] + ["length_p", "n_gained", "n_lost"]
+    assert set(order) == set(row)
+    return {k: row[k] for k in order}
+
+
+def _joint_intervals(o, d, m, seed, resamples):
+    """Bootstrap intervals of change, selection and remainder from the same resamples of units,
+    resampled within their kind (matched, original only, debiased only), so that every resample
+    has the sets' sizes. The figures depend only on how many units of each outcome were drawn, so
+    the units are resampled as counts (`fairpairs.analysis.stats.bootstrap_counts`): kinds 0-3 matched with
+    (original, debiased) outcome (0,0), (0,1), (1,0), (1,1); 4-5 original only with 0, 1; 6-7
+    debiased only with 0, 1."""
+    has_o, has_d = ~np.isnan(o), ~np.isnan(d)
+    if not has_o.any() or not has_d.any():
+        return [NAN] * 3, [NAN] * 3
+    m = has_o & has_d
+    oo, dd = np.nan_to_num(o).astype(int), np.nan_to_num(d).astype(int)
+    kind = np.where(m, 2 * oo + dd, np.where(has_o, 4 + oo, 6 + dd))
+    counts = np.bincount(kind, minlength=8)
+    n_o, n_d, n_m = int(has_o.sum()), int(has_d.sum()), int(m.sum())
+
+    def statistic(c):
+        right_om, right_dm = c[:, 2] + c[:, 3], c[:, 1] + c[:, 3]
+        acc_o, acc_d = (right_om + c[:, 5]) / n_o, (right_dm + c[:, 7]) / n_d
+        acc_om, acc_dm = (right_om / n_m, right_dm / n_m) if n_m else (np.nan, np.nan)
+        return np.column_stack(np.broadcast_arrays(acc_d - acc_o, acc_om - acc_o, acc_d - acc_dm))
+
+    lows, highs = stats.bootstrap_counts(statistic, counts, strata=[0, 0, 0, 0, 1, 1, 2, 2], seed=seed,
+                                         resamples=resamples)
+    return list(lows), list(highs)
+
+
+# ---------------------------------------------------------------------------- tables
+
+
+def unit_outcomes(ps: pd.DataFrame) -> pd.DataFrame:
+    """Per model, normalisation, paradigm and unit (`match_units`): outcome on the original set
+    (`o`) and on the debiased set (`d`): 1.0 correct, 0.0 not (wrong or tie), NaN absent; and
+    `matched_by`. `ps` is `fairpairs.analysis.evaluation.pair_scores`' frame (with an optional draw column)."""
+    ps = ps[ps["set"].isin([ORIGINAL, DEBIASED])]
+    cols = ["set", "uid", "sentence_good"] + (["draw"] if "draw" in ps.columns else [])
+    frames = []
+    groups = ps.groupby(["model", "normalization"], sort=False)
+    labels = how = None
+    ref = None
+    for (model, norm), g in groups:
+        keys = g[cols].reset_index(drop=True)
+        if ref is None or not keys.equals(ref):      # every group has the same pairs in the same order
+            ref = keys
+            labels, how = match_units(keys)
+        part = pd.DataFrame({"model": model, "normalization": norm, "uid": g["uid"].to_numpy(),
+                             "unit": labels, "set": g["set"].to_numpy(),
+                             "correct": (g["outcome"].to_numpy() == 1).astype(float)})
+        wide = part.pivot(index=["model", "normalization", "uid", "unit"], columns="set", values="correct")
+        wide = wide.reindex(columns=[ORIGINAL, DEBIASED]).rename(columns={ORIGINAL: "o", DEBIASED: "d"})
+        frames.append(wide.reset_index().assign(matched_by=how))
+    if not frames:
+        return pd.DataFrame(columns=["model", "normalization", "uid", "unit", "o", "d", "matched_by"])
+    out = pd.concat(frames, ignore_index=True)
+    out.columns.name = None
+    return out
+
+
+def effects_table(ps: pd.DataFrame, *, seed: int = 0, resamples: int = stats.RESAMPLES) -> pd.DataFrame | None:
+    """The decomposition (module doc) per model, normalisation and paradigm, plus ``ALL`` (every
+    pair of every paradigm pooled): one row each with the columns of `decompose` and matched_by.
+    None unless `ps` holds both an original and a debiased set."""
+    if not {ORIGINAL, DEBIASED} <= set(ps["set"]):
+        return None
+    units = unit_outcomes(ps)
+    rows = []
+    for (model, norm), g in units.groupby(["model", "normalization"], sort=False):
+        how = g["matched_by"].iloc[0]
+        for uid, u in list(g.groupby("uid", sort=True)) + [(ALL, g)]:
+            rows.append({"model": model, "normalization": norm, "uid": uid, "matched_by": how,
+                         **decompose(u["o"].to_numpy(), u["d"].to_numpy(), seed=seed, resamples=resamples)})
+    return pd.DataFrame(rows)
+
+
+def headline_table(effects: pd.DataFrame | None, splits: pd.DataFrame,
+                   balance: pd.DataFrame | None = None) -> pd.DataFrame | None:
+    """The report's headline per model and normalisation: the length effect with its interval and
+    McNemar p-value, beside the original set's A=U accuracy (the pairs whose lengths were already
+    equal, by the scoring model's tokenizer) with its Wilson interval, and the distinct-word ratio
+    of the debiased set (`fairpairs.balance`'s pooled row; NaN without a balance report), then the
+    rest of the decomposition."""
+    if effects is None:
+        return None
+    e = effects[effects["uid"] == ALL]
+    eq = splits[(splits["uid"] == ALL) & (splits["set"] == ORIGINAL) & (splits["split"] == "A=U")]
+    eq = eq[["model", "normalization", "n_pairs", "n_correct"]].rename(columns={"n_pairs": "n_equal"})
+    out = e.merge(eq, on=["model", "normalization"], how="left")
+    w = [stats.wilson(int(k), int(n)) for k, n in zip(out["n_correct"].fillna(0), out["n_equal"].fillna(0))]
+    out["equal"] = [x.value for x in w]
+    out["equal_low"] = [x.low for x in w]
+    out["equal_high"] = [x.high for x in w]
+    ratio = NAN
+    if balance is not None and "distinct_ratio" in balance.columns:
+        pooled = balance.loc[balance["uid"] == ALL, "distinct_ratio"]
+        ratio = float(pooled.iloc[0]) if len(pooled) and pd.notna(pooled.iloc[0]) else NAN
+    out["distinct_ratio"] = ratio
+    cols = ["model", "normalization", "length", "length_low", "length_high", "length_p", "n_matched",
+            "equal", "equal_low", "equal_high", "n_equal", "distinct_ratio", "original", "debiased",
+            "change", "change_low", "change_high", "selection", "selection_low", "selection_high",
+            "remainder", "remainder_low", "remainder_high", "matched_by"]
+    return out[cols].reset_index(drop=True)
+
+
+def with_wilson(table: pd.DataFrame) -> pd.DataFrame:
+    """`table` (n_correct, n_pairs) plus accuracy_low / accuracy_high: the 95% Wilson interval of
+    every accuracy (NaN for an empty row)."""
+    w = [stats.wilson(int(k), int(n)) for k, n in zip(table["n_correct"], table["n_pairs"])]
+    out = table.copy()
+    at = list(out.columns).index("accuracy") + 1
+    out.insert(at, "accuracy_low", [x.low for x in w])
+    out.insert(at + 1, "accuracy_high", [x.high for x in w])
+    return out
+
+
+# ---------------------------------------------------------------------------- inputs
+
+
+def attach_draws(sets: dict[str, pd.DataFrame], data) -> dict[str, pd.DataFrame]:
+    """`sets` (as `fairpairs.api.load_sets` read them from `data`) with a `draw` column where
+    `data` says which draw each pair came from: a run folder of `fairpairs generate` (its rows,
+    joined on uid and pair_id) or a mapping whose original and debiased values are PairRecords,
+    dicts or DataFrames with a draw for every pair (by position). Sets without one are unchanged,
+    and are then matched on the good sentence's text."""
+    import os
+    from collections.abc import Mapping
+    from pathlib import Path
+
+    if not {ORIGINAL, DEBIASED} <= set(sets) or all("draw" in df.columns for df in sets.values()):
+        return sets
+    out = dict(sets)
+    if isinstance(data, (str, os.PathLike)) and (Path(data) / ORIGINAL).is_dir():
+        from fairpairs.analysis.balance_report import read_run
+
+        original, debiased, _ = read_run(data)
+        for name, rows in ((ORIGINAL, original), (DEBIASED, debiased)):
+            flat = [r for uid_rows in rows.values() for r in uid_rows]
+            if not flat or not all(isinstance(r.get("draw"), int) for r in flat):
+                return sets
+            keys = pd.DataFrame({"uid": [str(r.get("UID")) for r in flat], "pair_id": [str(r.get("pairID")) for r in flat],
+                                 "draw": [r["draw"] for r in flat]})
+            if keys.duplicated(["uid", "pair_id"]).any():
+                return sets
+            merged = sets[name].merge(keys, on=["uid", "pair_id"], how="left", validate="many_to_one")
+            if merged["draw"].isna().any():
+                return sets
+            out[name] = merged.assign(draw=merged["draw"].astype(int))
+        return out
+    if isinstance(data, Mapping):
+        for name in (ORIGINAL, DEBIASED):
+            value = data.get(name)
+            if isinstance(value, pd.DataFrame):
+                draws = value["draw"].tolist() if "draw" in value.columns else []
+            else:
+                draws = [getattr(r, "draw", None) if not isinstance(r, Mapping) else r.get("draw")
+                         for r in (value if isinstance(value, (list, tuple)) else [])]
+            if len(draws) != len(sets[name]) or not all(isinstance(d, (int, np.integer)) for d in draws):
+                return sets
+            out[name] = sets[name].assign(draw=[int(d) for d in draws])
+        return out
+    return sets

@@ -1,0 +1,384 @@
+"""Figures of the evaluation report (matplotlib's object API on the Agg canvas; pyplot is never used).
+
+Each function takes tables of `fairpairs.analysis.evaluation.Report` and returns a matplotlib Figure;
+`render(fig, fmt, dpi)` turns it into the bytes of a PNG, PDF or SVG file, which the caller writes
+atomically. Files carry no timestamp or software metadata (SVG ids are fixed by a salt), so the
+same tables give byte-identical files.
+"""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pandas as pd
+
+from fairpairs.analysis.length_audit import ALL, SPLITS
+
+FORMATS = ("png", "pdf", "svg")
+DPI = 200
+
+
+def check_formats(figures, dpi) -> tuple[tuple[str, ...], int]:
+    """The figure formats ("png,pdf" or a list of png, pdf, svg; at least one) and the PNG dpi
+    (default 200), checked: a UsageError / UsageTypeError names `figures` or `dpi`."""
+    from fairpairs.errors import UsageError, UsageTypeError
+
+    if isinstance(figures, str):
+        figures = [f.strip() for f in figures.split(",") if f.strip()]
+    elif isinstance(figures, (bytes, int, float)) or figures is None or not hasattr(figures, "__iter__"):
+        raise UsageTypeError(f"figures: expected formats such as 'png,pdf', not {type(figures).__name__}")
+    formats = [str(f).strip().lower().lstrip(".") for f in figures]
+    bad = [f for f in formats if f not in FORMATS]
+    if bad or not formats:
+        raise UsageError(f"figures: expected one or more of {', '.join(FORMATS)}, not {','.join(bad) or 'nothing'}")
+    if dpi is None:
+        dpi = DPI
+    elif isinstance(dpi, bool) or not isinstance(dpi, (int, np.integer)):
+        raise UsageTypeError(f"dpi: expected a whole number, not {type(dpi).__name__}")
+    elif not 50 <= dpi <= 1200:
+        raise UsageError(f"dpi: expected 50 to 1200, not {dpi}")
+    return tuple(dict.fromkeys(formats)), int(dpi)
+
+
+def render(fig, fmt: str = "png", dpi: int = DPI) -> bytes:
+    """The bytes of `fig` as a PNG (at `dpi`), PDF or SVG file, without dates or software names."""
+    import matplotlib
+
+    buf = io.BytesIO()
+    if fmt == "png":
+        fig.savefig(buf, format="png", dpi=dpi, metadata={"Software": None})
+    elif fmt == "pdf":
+        fig.savefig(buf, format="pdf", metadata={"Creator": None, "Producer": None, "CreationDate": None})
+    elif fmt == "svg":
+        with matplotlib.rc_context({"svg.hashsalt": "fairpairs", "svg.fonttype": "none"}):
+            fig.savefig(buf, format="svg", metadata={"Creator": None, "Date": None, "Format": None, "Type": None})
+    else:
+        raise ValueError(f"fmt: expected one of {', '.join(FORMATS)}, not {fmt!r}")
+    return buf.getvalue()
+
+
+# Okabe-Ito colours (readable by colour-blind readers and in greyscale prints)
+PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442")
+SET_COLOURS = {"original": "#0072B2", "debiased": "#E69F00"}
+SPLIT_COLOURS = {"A=U": "#8C8C8C", "A>U": "#D55E00", "A<U": "#0072B2"}
+FEW = 12     # at most this many points per panel are labelled by name
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+CHANCE = 0.5
+
+
+def _figure(ncols: int, nrows: int = 1, width: float = 4.2, height: float = 3.4):
+    from matplotlib.figure import Figure  # Figure + savefig use the Agg canvas; pyplot is never touched
+
+    fig = Figure(figsize=(width * ncols, height * nrows), layout="constrained")
+    axes = fig.subplots(nrows, ncols, squeeze=False)
+    return fig, axes
+
+
+def _empty(ax, text: str = "no data") -> None:
+    ax.text(0.5, 0.5, text, ha="center", va="center", transform=ax.transAxes)
+    ax.set_axis_off()
+
+
+def _colours(names) -> dict:
+    return {n: PALETTE[i % len(PALETTE)] for i, n in enumerate(dict.fromkeys(names))}
+
+
+def _legend(fig, axes_list, ncol: int | None = None) -> None:
+    """One legend for the figure, above the panels (it covers no data): every distinct label once."""
+    seen = {}
+    for ax in axes_list:
+        for h, label in zip(*ax.get_legend_handles_labels()):
+            seen.setdefault(label, h)
+    if seen:
+        fig.legend(list(seen.values()), list(seen), loc="outside upper center", ncol=ncol or min(len(seen), 4),
+                   frameon=False, fontsize="small")
+
+
+def _chance(ax, axis: str = "y") -> None:
+    line = ax.axhline if axis == "y" else ax.axvline
+    line(CHANCE, color="black", lw=0.8, ls=":", label="chance (50%)", zorder=0)
+
+
+def _fit(values, pad: float = 0.04, low: float = 0.0, high: float = 1.0) -> tuple[float, float]:
+    """Axis limits around the finite `values` (with chance inside), within [low, high]."""
+    v = np.asarray([x for x in values if x == x], dtype=float)
+    if not len(v):
+        return low, high
+    lo, hi = min(v.min(), CHANCE), max(v.max(), CHANCE)
+    span = max(hi - lo, 0.1)
+    return max(low, lo - pad * span), min(high, hi + pad * span)
+
+
+def _bars(ax, x, table: pd.DataFrame, width: float, colour: str, label: str) -> None:
+    """Bars of table.accuracy at `x` with Wilson whiskers, and the value (%) and n of each bar
+    (above its whisker; written upwards inside narrow tall bars); an empty row gets only "n=0"."""
+    acc = table["accuracy"].to_numpy(dtype=float)
+    lo = table["accuracy_low"].to_numpy(dtype=float) if "accuracy_low" in table else acc
+    hi = table["accuracy_high"].to_numpy(dtype=float) if "accuracy_high" in table else acc
+    n = table["n_pairs"].fillna(0).astype(int).to_numpy()
+    ok = ~np.isnan(acc)
+    ax.bar(x[ok], acc[ok], width, color=colour, label=label, edgecolor="white", linewidth=0.4)
+    ax.errorbar(x[ok], acc[ok], yerr=np.vstack([acc[ok] - lo[ok], hi[ok] - acc[ok]]), fmt="none", ecolor="black",
+                elinewidth=0.7, capsize=1.5)
+    narrow = width < 0.45
+    for xi, a, h, k in zip(x, acc, hi, n):
+        if a != a:
+            ax.annotate(f"n={k:,}", (xi, 0), xytext=(0, 1.5), textcoords="offset points", ha="center", va="bottom",
+                        fontsize=5.5)
+        elif not narrow:
+            ax.annotate(f"{100 * a:.1f}\nn={k:,}", (xi, h), xytext=(0, 1.5), textcoords="offset points", ha="center",
+                        va="bottom", fontsize=6, linespacing=1.0)
+        else:   # vertical, inside a tall bar (clear of the whisker), else above the whisker
+            inside = a >= 0.3
+            ax.annotate(f"{100 * a:.1f} (n={k:,})", (xi, 0 if inside else h), xytext=(0, 2), textcoords="offset points",
+                        ha="center", va="bottom", fontsize=5.5, rotation=90, color="white" if inside else "black")
+
+
+# ---------------------------------------------------------------------------- figures
+
+
+def accuracy_scatter(acc: pd.DataFrame):
+    """Per normalisation: each paradigm's accuracy on the original set (x) against the debiased set
+    (y), one colour per model, Wilson whiskers on both axes, the diagonal (no change) and chance
+    lines; paradigms are named where there are few. With one set: accuracy per paradigm as bars."""
+    norms = list(dict.fromkeys(acc["normalization"]))
+    per = acc[acc["uid"] != ALL]
+    sets = list(dict.fromkeys(acc["set"]))
+    colours = _colours(acc["model"])
+    if len(sets) < 2:
+        n_uid = per["uid"].nunique()
+        fig, axes = _figure(1, len(norms), width=max(4.2, 0.32 * n_uid * len(colours) + 1.5), height=3.4)
+        for ax, norm in zip(axes[:, 0], norms):
+            a = per[per["normalization"] == norm]
+            uids = sorted(a["uid"].unique())
+            step = 0.8 / len(colours)
+            for j, model in enumerate(colours):
+                t = a[a["model"] == model].set_index("uid").reindex(uids)
+                _bars(ax, np.arange(len(uids)) + (j - (len(colours) - 1) / 2) * step, t, step, colours[model], model)
+            _chance(ax)
+            ax.set_xticks(np.arange(len(uids)), uids, rotation=60, ha="right", fontsize="x-small")
+            ax.set_ylim(0, 1.2)
+            ax.set_yticks(np.linspace(0, 1, 6))
+            ax.set_ylabel(f"accuracy ({norm})")
+        _legend(fig, axes[:, 0])
+        return fig
+    x_set, y_set = ("original", "debiased") if {"original", "debiased"} <= set(sets) else sets[:2]
+    fig, axes = _figure(len(norms), width=4.4, height=4.2)
+    for ax, norm in zip(axes[0], norms):
+        a = per[per["normalization"] == norm]
+        lim = _fit(a["accuracy_low"] if "accuracy_low" in a else a["accuracy"], pad=0.02) if len(a) else (0, 1)
+        lim = _fit(list(a.get("accuracy_low", a["accuracy"])) + list(a.get("accuracy_high", a["accuracy"])))
+        few = a["uid"].nunique() * len(colours) <= FEW
+        varies = a["n_pairs"].nunique() > 1
+        placed = []
+        for k, model in enumerate(colours):
+            m = a[a["model"] == model]
+            xs, ys = m[m["set"] == x_set].set_index("uid"), m[m["set"] == y_set].set_index("uid")
+            both = xs.index.intersection(ys.index)
+            if not len(both):
+                continue
+            xs, ys = xs.loc[both], ys.loc[both]
+            if "accuracy_low" in xs:
+                ax.errorbar(xs["accuracy"], ys["accuracy"],
+                            xerr=[xs["accuracy"] - xs["accuracy_low"], xs["accuracy_high"] - xs["accuracy"]],
+                            yerr=[ys["accuracy"] - ys["accuracy_low"], ys["accuracy_high"] - ys["accuracy"]],
+                            fmt="none", ecolor=colours[model], alpha=0.35, elinewidth=0.6)
+            hollow = k % 2 == 1          # alternate filled and hollow markers: coinciding points stay visible
+            ax.scatter(xs["accuracy"], ys["accuracy"], s=22, marker=MARKERS[k % len(MARKERS)], label=model, zorder=3,
+                       facecolor="none" if hollow else colours[model], edgecolor=colours[model],
+                       linewidth=0.9 if hollow else 0.4)
+            if few:
+                for uid in both:
+                    n = f" ({int(xs.loc[uid, 'n_pairs'])}/{int(ys.loc[uid, 'n_pairs'])})" if varies else ""
+                    placed.append((ys.loc[uid, "accuracy"], xs.loc[uid, "accuracy"], f"{uid}{n}", colours[model]))
+        for i, (y, x, text, colour) in enumerate(sorted(placed)):   # alternate sides, bottom to top
+            ax.annotate(text, (x, y), xytext=(4 if i % 2 == 0 else -4, 2), textcoords="offset points",
+                        ha="left" if i % 2 == 0 else "right", fontsize=5.5, color=colour)
+        ax.plot(lim, lim, color="grey", lw=0.8, ls="--", label="no change", zorder=1)
+        _chance(ax, "x")
+        _chance(ax, "y")
+        ax.set_xlim(*lim)
+        ax.set_ylim(*lim)
+        ax.set_aspect("equal")
+        ax.set_xlabel(f"accuracy, {x_set} set")
+        ax.set_ylabel(f"accuracy, {y_set} set")
+        ns = a["n_pairs"]
+        ax.set_title(f"per paradigm, {norm} (n = {ns.min():,}" + (f"–{ns.max():,}" if ns.max() != ns.min() else "")
+                     + " pairs each; 95% CI)", fontsize="small")
+    _legend(fig, axes[0])
+    return fig
+
+
+def split_bars(splits: pd.DataFrame):
+    """Accuracy on the A=U / A>U / A<U splits (pairs pooled over paradigms) per model, with Wilson
+    whiskers, values and n; one panel per set (original and debiased) and normalisation."""
+    s = splits[splits["uid"] == ALL]
+    norms = list(dict.fromkeys(s["normalization"]))
+    sets = list(dict.fromkeys(s["set"]))
+    models = list(dict.fromkeys(s["model"]))
+    fig, axes = _figure(len(sets), len(norms), width=max(3.6, 1.3 * len(models) + 1.2), height=3.2)
+    for i, norm in enumerate(norms):
+        for j, set_name in enumerate(sets):
+            ax = axes[i][j]
+            a = s[(s["normalization"] == norm) & (s["set"] == set_name)]
+            x = np.arange(len(models))
+            for k, split in enumerate(SPLITS):
+                t = a[a["split"] == split].set_index("model").reindex(models)
+                _bars(ax, x + (k - 1) * 0.27, t, 0.27, SPLIT_COLOURS[split], split)
+            _chance(ax)
+            ax.set_xticks(x, models, rotation=15 if len(models) > 2 else 0, ha="right" if len(models) > 2 else "center",
+                          fontsize="small")
+            ax.set_xlim(-0.6, len(models) - 0.4)
+            ax.set_ylim(0, 1.2)
+            ax.set_yticks(np.linspace(0, 1, 6))
+            ax.set_ylabel(f"accuracy ({norm}), 95% CI")
+            ax.set_title(f"{set_name} set, A=U / A>U / A<U", fontsize="medium")
+    _legend(fig, axes.ravel())
+    return fig
+
+
+def diff_curves(curve: pd.DataFrame):
+    """Accuracy vs len(bad) - len(good), one panel per model, one line per normalisation with its
+    Wilson band, n at every point (seed paper, Figure 3); the original set (the debiased one has
+    difference 0 under the tokenizers it was controlled for)."""
+    if curve.empty:
+        fig, axes = _figure(1)
+        _empty(axes[0][0])
+        return fig
+    first = "original" if "original" in set(curve["set"]) else curve["set"].iloc[0]
+    c = curve[curve["set"] == first]
+    models = list(dict.fromkeys(c["model"]))
+    colours = _colours(c["normalization"])
+    fig, axes = _figure(len(models), width=4.4, height=3.4)
+    for ax, model in zip(axes[0], models):
+        g0 = c[c["model"] == model]
+        for k, (norm, g) in enumerate(g0.groupby("normalization", sort=False)):
+            g = g.sort_values("len_diff")
+            x = g["len_diff"].to_numpy(dtype=float) + (k - (len(colours) - 1) / 2) * 0.08
+            ax.plot(x, g["accuracy"], marker="o", ms=3, lw=1.2, color=colours[norm], label=norm)
+            if "accuracy_low" in g:
+                ax.fill_between(x, g["accuracy_low"], g["accuracy_high"], color=colours[norm], alpha=0.15, lw=0)
+        for d, n in g0.drop_duplicates("len_diff")[["len_diff", "n_pairs"]].itertuples(index=False):
+            ax.annotate(f"{n:,}", (d, 0), xycoords=("data", "axes fraction"), xytext=(0, 2),
+                        textcoords="offset points", ha="center", va="bottom", fontsize=5.5, color="dimgrey")
+        ax.axvline(0, color="grey", lw=0.8, ls="--")
+        _chance(ax)
+        lo = list(g0.get("accuracy_low", g0["accuracy"])) + list(g0.get("accuracy_high", g0["accuracy"]))
+        bottom, top = _fit(lo, pad=0.05)
+        ax.set_ylim(bottom - 0.13 * (top - bottom), top + 0.03 * (top - bottom))     # (room for the n labels)
+        ax.set_xticks(sorted(g0["len_diff"].unique()))
+        ax.set_xlabel("len(bad) − len(good), tokens (n pairs along the bottom)")
+        ax.set_ylabel("accuracy")
+        ax.set_title(f"{model} ({first} set; 95% CI)", fontsize="medium")
+    _legend(fig, axes[0])
+    return fig
+
+
+def loglik_vs_length(sentences: pd.DataFrame, fits: pd.DataFrame):
+    """Sentence score vs token length, one row per model and one column per normalisation (seed
+    paper, Figures 2 and 4): good and bad sentences side by side at each length (dodged, so neither
+    hides the other), their means per length, and the least-squares line over all sentences."""
+    from matplotlib.ticker import MaxNLocator
+
+    models = list(dict.fromkeys(sentences["model"]))
+    norms = list(dict.fromkeys(sentences["normalization"]))
+    fig, axes = _figure(len(norms), len(models), width=3.8, height=3.0)
+    fit = fits.set_index(["model", "normalization"])
+    roles = {"good": ("#0072B2", -0.18), "bad": ("#D55E00", 0.18)}
+    for i, model in enumerate(models):
+        for j, norm in enumerate(norms):
+            ax = axes[i][j]
+            g = sentences[(sentences["model"] == model) & (sentences["normalization"] == norm)]
+            for role, (colour, dx) in roles.items():
+                r = g[g["role"] == role]
+                ax.scatter(r["n_tokens"] + dx, r["score"], s=3, alpha=0.25, color=colour, lw=0, rasterized=True)
+                mean = r.groupby("n_tokens")["score"].agg(["mean", "size"]).reset_index()
+                ax.plot(mean["n_tokens"] + dx, mean["mean"], ls="none", marker="_", ms=7, mew=1.6, color=colour,
+                        label=f"{role} sentences (mean per length)")
+            f = fit.loc[(model, norm)]
+            if not np.isnan(f["slope"]):
+                xs = np.array([g["n_tokens"].min(), g["n_tokens"].max()], dtype=float)
+                ax.plot(xs, f["slope"] * xs + f["intercept"], color="black", lw=1.0, label="least-squares fit")
+                ax.text(0.98, 0.97, f"slope {f['slope']:.2f}, r {f['pearson_r']:.2f}, n {int(f['n_sentences']):,}",
+                        transform=ax.transAxes, ha="right", va="top", fontsize=6)
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+            ax.set_xlabel("tokens")
+            ax.set_ylabel(norm)
+            ax.set_title(model, fontsize="small")
+    _legend(fig, axes.ravel(), ncol=3)
+    return fig
+
+
+def summary_bars(summary: pd.DataFrame):
+    """Overall (pooled) accuracy per model and set with Wilson whiskers, values and n, one panel
+    per normalisation."""
+    norms = list(dict.fromkeys(summary["normalization"]))
+    sets = list(dict.fromkeys(summary["set"]))
+    models = list(dict.fromkeys(summary["model"]))
+    fig, axes = _figure(len(norms), width=max(3.4, 1.1 * len(models) * len(sets) / 2 + 1.4), height=3.2)
+    colours = {s: SET_COLOURS.get(s, PALETTE[(i + 2) % len(PALETTE)]) for i, s in enumerate(sets)}
+    step = 0.8 / len(sets)
+    for ax, norm in zip(axes[0], norms):
+        a = summary[summary["normalization"] == norm]
+        for k, set_name in enumerate(sets):
+            t = a[a["set"] == set_name].set_index("model").reindex(models)
+            _bars(ax, np.arange(len(models)) + (k - (len(sets) - 1) / 2) * step, t, step, colours[set_name],
+                  f"{set_name} set")
+        _chance(ax)
+        ax.set_xticks(np.arange(len(models)), models, rotation=15 if len(models) > 2 else 0,
+                      ha="right" if len(models) > 2 else "center", fontsize="small")
+        ax.set_xlim(-0.6, len(models) - 0.4)
+        ax.set_ylim(0, 1.2)
+        ax.set_yticks(np.linspace(0, 1, 6))
+        ax.set_ylabel(f"accuracy ({norm}), 95% CI")
+        ax.set_title(f"overall accuracy, {norm}", fontsize="medium")
+    _legend(fig, axes[0])
+    return fig
+
+
+PART_LABELS = {"change": "change\n(debiased − original)", "selection": "selection\n(contexts kept)",
+               "length": "length\n(matched, paired)", "remainder": "remainder\n(unmatched pairs)"}
+
+
+def effect_bars(effects: pd.DataFrame | None):
+    """The decomposition of the change (fairpairs.analysis.effects), all pairs pooled: per normalisation a
+    panel with, per model, the change and its three parts in percentage points with their 95%
+    intervals and values; a zero line."""
+    if effects is None or effects.empty:
+        fig, axes = _figure(1)
+        _empty(axes[0][0], "no original and debiased set")
+        return fig
+    e = effects[effects["uid"] == ALL]
+    norms = list(dict.fromkeys(e["normalization"]))
+    models = list(dict.fromkeys(e["model"]))
+    colours = _colours(models)
+    parts = list(PART_LABELS)
+    fig, axes = _figure(len(norms), width=4.4, height=0.9 + 0.42 * len(parts) * len(models))
+    step = 0.8 / len(models)
+    for ax, norm in zip(axes[0], norms):
+        a = e[e["normalization"] == norm].set_index("model")
+        ends = [0.0]
+        for j, model in enumerate(models):
+            r = a.loc[model]
+            y = np.arange(len(parts)) + (j - (len(models) - 1) / 2) * step
+            v = np.array([100 * r[p] for p in parts])
+            lo = np.array([100 * r[f"{p}_low"] for p in parts])
+            hi = np.array([100 * r[f"{p}_high"] for p in parts])
+            lo, hi = np.where(np.isnan(lo), v, lo), np.where(np.isnan(hi), v, hi)
+            ax.barh(y, v, height=step * 0.85, color=colours[model], label=model)
+            ax.errorbar(v, y, xerr=np.vstack([v - lo, hi - v]), fmt="none", ecolor="black", elinewidth=0.8, capsize=2)
+            for yy, vv, l, h in zip(y, v, lo, hi):
+                right = vv >= 0
+                ax.annotate(f"{vv:+.1f} [{l:+.1f}, {h:+.1f}]", (h if right else l, yy), xytext=(3 if right else -3, 0),
+                            textcoords="offset points", va="center", ha="left" if right else "right", fontsize=6)
+            ends += list(lo) + list(hi)
+        ax.axvline(0, color="grey", lw=0.8)
+        ax.set_yticks(np.arange(len(parts)), [PART_LABELS[p] for p in parts], fontsize="x-small")
+        ax.invert_yaxis()
+        span = max(max(ends) - min(ends), 1.0)
+        ax.set_xlim(min(ends) - 0.7 * span, max(ends) + 0.7 * span)   # (room for the labels)
+        ax.set_xlabel("percentage points (95% interval)")
+        ax.set_title(f"original → debiased, {norm}", fontsize="medium")
+    _legend(fig, axes[0])
+    return fig

@@ -1,0 +1,257 @@
+"""The evaluation report: the tables of a `fairpairs.analysis.evaluation.Report` as CSV, markdown and figures in
+one folder, and ``report.md``, which shows them in this order:
+
+    (what the pairs are: provenance and warnings, `Report.notes`)
+    Headline: the length effect, beside the A=U baseline and the distinct-word ratio
+    1. Summary   2. Length vs selection   3. Accuracy per paradigm   4. Splits
+    5. Accuracy vs token-length difference   6. Sentence score vs token length
+
+Every accuracy is shown with its 95% Wilson interval, every difference with its 95% bootstrap
+interval (fairpairs.analysis.effects).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from fairpairs.analysis.length_audit import ALL, SPLITS, write_csv
+from fairpairs.analysis.evaluation import Report, sentence_table
+from fairpairs.io.files import atomic_write
+from fairpairs.analysis.markdown import markdown_table, p_value, pct, pct_interval, pp_interval
+
+FIGURE_FORMATS = ("png", "pdf", "svg")
+SECTIONS = (   # (title, file stem), in report.md's order
+    ("1. Summary", "summary"),
+    ("2. Length vs selection: what the change from original to debiased is made of", "effects"),
+    ("3. Accuracy per paradigm: original vs debiased", "accuracy"),
+    ("4. Accuracy on the A=U / A>U / A<U splits", "splits"),
+    ("5. Accuracy vs token-length difference", "length_diff_accuracy"),
+    ("6. Sentence score vs token length", "loglik_length"),
+)
+TIES = "Ties (equal scores) count as not correct and stay in the denominator."
+
+
+def _acc(r, prefix: str = "accuracy") -> str:
+    return pct_interval(getattr(r, prefix), getattr(r, f"{prefix}_low"), getattr(r, f"{prefix}_high"))
+
+
+def _diff(r, part: str) -> str:
+    return pp_interval(getattr(r, part), getattr(r, f"{part}_low"), getattr(r, f"{part}_high"))
+
+
+def _ratio(x) -> str:
+    return "n/a" if x is None or pd.isna(x) else f"{x:.3f}"
+
+
+# ---------------------------------------------------------------------------- sections
+
+
+def headline_markdown(headline: pd.DataFrame | None) -> str:
+    """The headline: per model and score, the length effect with its interval and McNemar p-value,
+    the A=U baseline and the distinct-word ratio."""
+    if headline is None or headline.empty:
+        return ("No length effect: the data is not an original and a debiased set (a run folder of "
+                "`fairpairs generate`, or sets named original and debiased).\n")
+    rows = [[r.model, r.normalization, _diff(r, "length"), p_value(r.length_p), f"{r.n_matched:,}",
+             f"{_acc(r, 'equal')} ({int(r.n_equal) if pd.notna(r.n_equal) else 0:,})",
+             _ratio(r.distinct_ratio), pct(r.original), pct(r.debiased), _diff(r, "change")]
+            for r in headline.itertuples()]
+    how = headline["matched_by"].iloc[0]
+    return (markdown_table(["model", "score", "length effect, pp [95% CI]", "McNemar p", "matched pairs",
+                            "A=U baseline, % [95% CI] (n)", "distinct-word ratio", "original, %", "debiased, %",
+                            "reported change, pp [95% CI]"], rows)
+            + f"\n**Length effect**: debiased minus original accuracy on the matched contexts (the pairs whose "
+              f"good sentence is in both sets, matched by {how}), a paired difference: percentile bootstrap "
+              f"interval over the matched contexts and exact McNemar test. **A=U baseline**: the original set's "
+              f"accuracy on its pairs that already had equal token lengths under the scoring model's tokenizer. "
+              f"**Distinct-word ratio**: distinct critical words of the debiased set over the original set's "
+              f"(`fairpairs balance`, mean over paradigms; n/a when the data is not a run folder). The reported "
+              f"change is decomposed in section 2. {TIES}\n")
+
+
+def effects_markdown(effects: pd.DataFrame | None) -> str:
+    """Section 2: change = selection + length + remainder, all pairs per model and score, then per
+    paradigm for each score."""
+    if effects is None or effects.empty:
+        return "No decomposition: the data has no original and debiased set.\n"
+    header = ["model", "score", "original, %", "debiased, %", "change", "= selection", "+ length", "McNemar p",
+              "+ remainder", "matched", "original only", "debiased only"]
+
+    def cells(r):
+        return [_acc(r, "original"), _acc(r, "debiased"), _diff(r, "change"), _diff(r, "selection"),
+                _diff(r, "length"), p_value(r.length_p), _diff(r, "remainder"), f"{r.n_matched:,}",
+                f"{r.n_original_only:,}", f"{r.n_debiased_only:,}"]
+
+    pooled = effects[effects["uid"] == ALL]
+    how = effects["matched_by"].iloc[0]
+    text = ("### All pairs (percentage points, 95% intervals)\n\n"
+            + markdown_table(header, [[r.model, r.normalization, *cells(r)] for r in pooled.itertuples()])
+            + "\nchange = debiased − original accuracy; selection = original accuracy on the matched contexts − "
+              "on all original pairs; length = debiased − original accuracy on the matched contexts (paired); "
+              "remainder = debiased accuracy on all − on the matched pairs (0 when every debiased pair is "
+              f"matched). The three parts add up to the change exactly. Matched by {how}. Intervals: Wilson "
+              "for accuracies, paired bootstrap for length, and one bootstrap over units (resampled within "
+              f"matched, original-only and debiased-only) for change, selection and remainder. {TIES}\n")
+    per = effects[effects["uid"] != ALL]
+    for norm, a in per.groupby("normalization", sort=False):
+        rows = [[r.uid, r.model, *cells(r)] for r in a.itertuples()]
+        text += (f"\n### Per paradigm, normalization `{norm}`\n\n"
+                 + markdown_table(["paradigm", "model"] + header[2:], rows))
+    return text
+
+
+def summary_markdown(summary: pd.DataFrame, change: pd.DataFrame | None, effects: pd.DataFrame | None = None) -> str:
+    rows = [[r.set, r.normalization, r.rank, r.model,
+             _acc(r) if hasattr(r, "accuracy_low") else pct(r.accuracy), pct(r.macro_accuracy), r.n_pairs, r.n_ties]
+            for r in summary.itertuples()]
+    text = "### Overall accuracy (%, 95% Wilson interval) and model ranking\n\n" + markdown_table(
+        ["set", "normalization", "rank", "model", "accuracy", "macro accuracy", "pairs", "ties"], rows)
+    if change is not None and not change.empty:
+        ci = {} if effects is None else {(r.model, r.normalization): (r.change_low, r.change_high)
+                                         for r in effects[effects["uid"] == ALL].itertuples()}
+        nan = (float("nan"), float("nan"))
+        rows = [[r.normalization, r.model, pct(r.accuracy_original), pct(r.accuracy_debiased),
+                 pp_interval(r.accuracy_change, *ci.get((r.model, r.normalization), nan)), r.rank_original,
+                 r.rank_debiased, f"{r.rank_change:+d}"]
+                for r in change.itertuples()]
+        text += ("\n### Original vs debiased (change in percentage points with its 95% bootstrap interval; its "
+                 "decomposition: section 2)\n\n"
+                 + markdown_table(["normalization", "model", "original", "debiased", "change", "rank original",
+                                   "rank debiased", "rank change"], rows))
+    return text
+
+
+def accuracy_markdown(acc: pd.DataFrame) -> str:
+    """Table 4 of the seed paper: accuracy (%, 95% Wilson interval) per paradigm, model and set;
+    the best model of each row and set in bold."""
+    out = []
+    sets, models = list(dict.fromkeys(acc["set"])), list(dict.fromkeys(acc["model"]))
+    for norm, a in acc.groupby("normalization", sort=False):
+        idx = a.set_index(["uid", "model", "set"])
+        header = ["paradigm"] + [f"{m} ({s})" for m in models for s in sets]
+        rows = []
+        for uid in dict.fromkeys(a["uid"]):
+            cells = [uid]
+            for m in models:
+                for s in sets:
+                    if (uid, m, s) in idx.index:
+                        r = idx.loc[(uid, m, s)]
+                        value = pct(r["accuracy"])
+                        cells.append((f"**{value}**" if r["best"] else value)
+                                     + (f" [{pct(r['accuracy_low'])}, {pct(r['accuracy_high'])}]"
+                                        if "accuracy_low" in r and pd.notna(r["accuracy_low"]) else ""))
+                    else:
+                        cells.append("-")
+            rows.append(cells)
+        out.append(f"### Accuracy (%, 95% Wilson interval), normalization `{norm}`; best model per row and set "
+                   f"in bold\n\n" + markdown_table(header, rows))
+    return "\n".join(out)
+
+
+def split_markdown(splits: pd.DataFrame) -> str:
+    """Table 3 of the seed paper: accuracy (%, 95% Wilson interval) and size of the A=U, A>U, A<U
+    splits."""
+    out = []
+    models = list(dict.fromkeys(splits["model"]))
+    for (set_name, norm), a in splits.groupby(["set", "normalization"], sort=False):
+        idx = a.set_index(["uid", "model", "split"])
+        header = ["paradigm"] + [f"{m} {s}" for m in models for s in SPLITS]
+        rows = [[uid] + [_split_cell(idx.loc[(uid, m, s)]) for m in models for s in SPLITS]
+                for uid in dict.fromkeys(a["uid"])]
+        out.append(f"### Split accuracy (%, 95% Wilson interval) and size (n), set `{set_name}`, normalization "
+                   f"`{norm}`\n\n" + markdown_table(header, rows))
+    return "\n".join(out)
+
+
+def _split_cell(r) -> str:
+    low, high = r.get("accuracy_low", float("nan")), r.get("accuracy_high", float("nan"))
+    return f"{pct_interval(r['accuracy'], low, high)} ({int(r['n_pairs'])})"
+
+
+def curve_markdown(curve: pd.DataFrame) -> str:
+    out = []
+    for (set_name, norm), a in curve.groupby(["set", "normalization"], sort=False):
+        models = list(dict.fromkeys(a["model"]))
+        idx = a.set_index(["len_diff", "model"])
+        rows = [[int(d)] + [_split_cell(idx.loc[(d, m)]) if (d, m) in idx.index else "-" for m in models]
+                for d in sorted(a["len_diff"].unique())]
+        out.append(f"### Accuracy (%, 95% Wilson interval) and size (n) by len(bad) - len(good), set `{set_name}`, "
+                   f"normalization `{norm}`\n\n" + markdown_table(["len_diff"] + models, rows))
+    return "\n".join(out)
+
+
+def fit_markdown(fits: pd.DataFrame) -> str:
+    rows = [[r.model, r.normalization, r.n_sentences, f"{r.slope:.3f}", f"{r.intercept:.3f}", f"{r.pearson_r:.3f}"]
+            for r in fits.itertuples()]
+    return ("### Sentence score vs token length (least-squares fit)\n\n"
+            + markdown_table(["model", "normalization", "sentences", "slope", "intercept", "pearson r"], rows))
+
+
+# ---------------------------------------------------------------------------- writing
+
+
+def write_report(report: Report, out, *, figures=("png",), dpi: int | None = None) -> list[Path]:
+    """Write the CSV, markdown and figure files of `report` into the folder `out`, atomically, as a
+    folder of ours (fairpairs.io.files.OutputFolder: a folder fairpairs did not write is refused, files
+    a user added to an earlier report are kept); returns the paths. `figures`: the formats of every
+    figure (png, pdf, svg; report.md shows the first); `dpi`: the PNGs' resolution (default 200)."""
+    from fairpairs.arguments import path
+    from fairpairs.errors import UsageTypeError
+    from fairpairs.io.files import OutputFolder
+    from fairpairs.analysis.plots import check_formats
+
+    if not isinstance(report, Report):
+        raise UsageTypeError(f"report: expected a Report (fairpairs.analysis.evaluation), not {type(report).__name__}")
+    formats, dpi = check_formats(figures, dpi)
+    with OutputFolder(path(out, "out", exists=False), "out") as tmp:
+        written = _write_files(report, tmp, formats, dpi)
+    return [Path(out) / p.relative_to(tmp) for p in written]
+
+
+def _write_files(report: Report, out: Path, formats: tuple[str, ...], dpi: int) -> list[Path]:
+    from fairpairs.analysis import plots
+
+    tables = {
+        "headline.csv": report.headline, "effects.csv": report.effects, "pair_scores.csv": report.pairs,
+        "accuracy.csv": report.accuracy, "splits.csv": report.splits, "length_diff_accuracy.csv": report.curve,
+        "loglik_length.csv": report.fits, "summary.csv": report.summary, "ranking_change.csv": report.change,
+        "balance.csv": report.balance,
+    }
+    written = []
+    for name, df in tables.items():
+        if df is not None:
+            write_csv(df, out / name)
+            written.append(out / name)
+    md = {
+        "summary": summary_markdown(report.summary, report.change, report.effects),
+        "effects": effects_markdown(report.effects),
+        "accuracy": accuracy_markdown(report.accuracy), "splits": split_markdown(report.splits),
+        "length_diff_accuracy": curve_markdown(report.curve), "loglik_length": fit_markdown(report.fits),
+    }
+    for stem, text in md.items():
+        atomic_write(out / f"{stem}.md", text)
+        written.append(out / f"{stem}.md")
+    draw = {
+        "summary": lambda: plots.summary_bars(report.summary),
+        "effects": lambda: plots.effect_bars(report.effects),
+        "accuracy": lambda: plots.accuracy_scatter(report.accuracy),
+        "splits": lambda: plots.split_bars(report.splits),
+        "length_diff_accuracy": lambda: plots.diff_curves(report.curve),
+        "loglik_length": lambda: plots.loglik_vs_length(sentence_table(report.pairs), report.fits),
+    }
+    for stem, make in draw.items():
+        fig = make()
+        for fmt in formats:
+            atomic_write(out / f"{stem}.{fmt}", plots.render(fig, fmt, dpi))
+            written.append(out / f"{stem}.{fmt}")
+    body = ["# fairpairs evaluation report\n"]
+    if report.notes:
+        body.append("\n".join(f"- {line}" for line in report.notes) + "\n")
+    body.append(f"## Headline: the length effect\n\n{headline_markdown(report.headline)}")
+    for title, stem in SECTIONS:
+        body.append(f"## {title}\n\n![{stem}]({stem}.{formats[0]})\n\n{md[stem]}")
+    atomic_write(out / "report.md", "\n".join(body))
+    written.append(out / "report.md")
+    return written

@@ -1,0 +1,261 @@
+"""The length-robustness test bed: how far does each acceptability score depend on token length?
+
+For every model and score, on each set of pairs split by the *model's own tokenizer* into A=U,
+A>U (good sentence longer) and A<U:
+
+- the accuracy of the whole set and of each split, with 95% Wilson intervals;
+- the **length gap**: A>U accuracy minus A<U accuracy (0 for a length-robust score), with a
+  percentile bootstrap interval that resamples each split on its own (the two splits hold
+  different pairs, so the interval is unpaired);
+- the **A=U fidelity**: the score's A=U accuracy minus LP's, on the same A=U pairs (a paired
+  bootstrap interval and the exact McNemar p-value): a score that closes the gap by getting A=U
+  pairs wrong is not robust, it is blind;
+- where the data has an ``original`` and a ``debiased`` set (a run folder of `fairpairs generate`):
+  on the contexts in both sets (pairs of the same paradigm whose good sentence is in both), the
+  score's accuracy on the original pairs minus LP's accuracy on the debiased pairs (paired).
+
+Scores (docs/robustness.md): lp, mean_lp, pen_lp, slor, morcela (needs fitted parameters),
+slln_lp, tc_lp, tcf_lp (need length parameters fitted on unlabelled text), word_lp, word_mean_lp,
+centered_lp, entropy_lp (causal LMs only). A score a model cannot have is reported with `available` False and
+the reason. All scores of a model come from one scoring pass, cached with `evaluate.cached_scores`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from fairpairs.analysis.length_audit import SPLITS, split_label
+from fairpairs.analysis.evaluation import Settings, cached_scores
+from fairpairs.scoring import normalize as nz
+from fairpairs.analysis.stats import bootstrap, paired, wilson
+
+SCORES = ("lp", "mean_lp", "pen_lp", "slor", "morcela", "slln_lp", "tc_lp", "tcf_lp", "word_lp", "word_mean_lp",
+          "centered_lp", "entropy_lp")
+FITTED_ON = {
+    "lp": "nothing", "mean_lp": "nothing", "pen_lp": "nothing (alpha 0.8, Lau et al. 2020)",
+    "slor": "unigram frequencies (wordfreq)", "morcela": "human judgments (supervised)",
+    "slln_lp": "unlabelled text (length params)", "tc_lp": "unlabelled text (length params)",
+    "tcf_lp": "unlabelled text (length params) + wordfreq", "word_lp": "nothing", "word_mean_lp": "nothing",
+    "centered_lp": "nothing", "entropy_lp": "nothing",
+}
+CAUSAL = Settings(normalize=("lp", "slor", "word_lp", "centered_lp"))
+MASKED = ("lp", "slor")
+
+
+class _Masked(Exception):
+    """Raised by the loader when the model turns out to be masked (the causal pass does not apply)."""
+
+    def __init__(self, scorer):
+        self.scorer = scorer
+
+
+def model_scores(model: str, sentences: list[str], cache_dir, load_scorer, pll: str = "word_l2r") -> tuple[pd.DataFrame, str]:
+    """The raw columns of every sentence (sum_logprob, n_tokens, unigram_logprob and, for a causal
+    LM, word_correction and entropy_sum), through the score cache; and the model's kind."""
+    loaded = {}
+
+    def causal_loader(m, s):
+        scorer = load_scorer(m, s)
+        if getattr(scorer, "kind", "causal") != "causal":
+            raise _Masked(scorer)
+        loaded["scorer"] = scorer
+        return scorer
+
+    masked = Settings(pll=pll, normalize=MASKED)
+    cache = None if cache_dir is None else Path(cache_dir)
+    from fairpairs.analysis.evaluation import _read_cache, cache_file
+
+    if cache is not None:   # a masked model scored before: no need to load it to find its kind
+        hit = _read_cache(cache_file(cache, model, masked, sentences), sentences, ["sentence", "n_tokens", "sum_logprob",
+                                                                                 "slor"])
+        if hit is not None:
+            return hit, "masked"
+    try:
+        df, _ = cached_scores(model, sentences, CAUSAL, cache, causal_loader)
+        return df, "causal"
+    except _Masked as exc:
+        df, _ = cached_scores(model, sentences, masked, cache, lambda m, s: exc.scorer)
+        return df, "masked"
+
+
+def score_columns(raw: pd.DataFrame, kind: str, params: dict) -> tuple[pd.DataFrame, dict[str, str]]:
+    """Every score's column from the raw columns; and {score: reason} for the scores left out.
+    `params`: {'length': entry or None, 'morcela': {beta, gamma} or None, 'length_reason': str}."""
+    out = raw[["sentence"]].copy()
+    lp, n = raw["sum_logprob"].to_numpy(float), raw["n_tokens"].to_numpy(float)
+    u = raw["unigram_logprob"].to_numpy(float)
+    missing = {}
+    out["lp"] = lp
+    out["mean_lp"] = nz.mean_lp(lp, n)
+    out["pen_lp"] = nz.pen_lp(lp, n)
+    out["slor"] = nz.slor(lp, u, n)
+    if params.get("morcela"):
+        out["morcela"] = nz.morcela(lp, u, n, params["morcela"]["beta"], params["morcela"]["gamma"])
+    else:
+        missing["morcela"] = "no MORCELA parameters given (morcela_params)"
+    names = [s for s in ("slln_lp", "tc_lp", "tcf_lp") if params.get("length")]
+    names += [s for s in ("word_lp", "word_mean_lp", "centered_lp", "entropy_lp") if kind == "causal"]
+    frame = raw.copy()
+    nz.add_robust_columns(frame, names, params.get("length"))
+    for s in names:
+        out[s] = frame[s].to_numpy(float)
+    if not params.get("length"):
+        missing.update({s: params.get("length_reason", "no length parameters") for s in ("slln_lp", "tc_lp", "tcf_lp")})
+    if kind != "causal":
+        missing.update({s: "needs a causal LM" for s in ("word_lp", "word_mean_lp", "centered_lp", "entropy_lp")})
+    return out, missing
+
+
+def pair_table(pairs: pd.DataFrame, scores: pd.DataFrame, raw: pd.DataFrame) -> pd.DataFrame:
+    """One row per pair: set, uid, pair_id, good/bad sentences, the model's token lengths, split
+    and `<score>` = 1 when the good sentence scores strictly higher, else 0 (ties are not right)."""
+    length = raw.set_index("sentence")["n_tokens"]
+    by = scores.set_index("sentence")
+    out = pairs[["set", "uid", "pair_id", "sentence_good", "sentence_bad"]].reset_index(drop=True).copy()
+    out["len_good"] = out["sentence_good"].map(length).astype(int).to_numpy()
+    out["len_bad"] = out["sentence_bad"].map(length).astype(int).to_numpy()
+    out["split"] = [split_label(g, b) for g, b in zip(out["len_good"], out["len_bad"])]
+    for col in by.columns:
+        good = out["sentence_good"].map(by[col]).to_numpy(float)
+        bad = out["sentence_bad"].map(by[col]).to_numpy(float)
+        out[col] = (good > bad).astype(int)
+    return out
+
+
+def gap_estimate(correct: np.ndarray, split: np.ndarray, *, seed: int = 0) -> tuple[float, float, float]:
+    """A>U accuracy minus A<U accuracy, with a bootstrap interval resampling each split separately."""
+    keep = np.isin(split, ("A>U", "A<U"))
+    c, s = correct[keep].astype(float), split[keep]
+    longer = s == "A>U"
+    if not longer.any() or longer.all():
+        return float("nan"), float("nan"), float("nan")
+
+    def stat(idx):
+        return float(c[idx][longer[idx]].mean() - c[idx][~longer[idx]].mean())
+
+    low, high = bootstrap(stat, len(c), seed=seed, strata=s)
+    return stat(np.arange(len(c))), low, high
+
+
+def _acc(prefix: str, correct) -> dict:
+    e = wilson(int(np.sum(correct)), len(correct))
+    return {f"n_{prefix}": len(correct), f"acc_{prefix}": e.value, f"acc_{prefix}_low": e.low,
+            f"acc_{prefix}_high": e.high}
+
+
+def measure(pt: pd.DataFrame, score: str, *, debiased: pd.DataFrame | None = None, seed: int = 0) -> dict:
+    """The figures of one score on one set's pair table `pt` (see the module docstring)."""
+    row = _acc("all", pt[score].to_numpy())
+    for split, key in zip(SPLITS, ("equal", "longer", "shorter")):
+        row.update(_acc(key, pt.loc[pt["split"] == split, score].to_numpy()))
+    row["gap"], row["gap_low"], row["gap_high"] = gap_estimate(pt[score].to_numpy(), pt["split"].to_numpy(), seed=seed)
+    eq = pt[pt["split"] == "A=U"]
+    f = paired(eq["lp"].to_numpy(float), eq[score].to_numpy(float), seed=seed)
+    row.update({"fidelity": f.value, "fidelity_low": f.low, "fidelity_high": f.high, "fidelity_p": f.p_value})
+    if debiased is not None:
+        m = pt.drop_duplicates(["uid", "sentence_good"], keep=False).merge(
+            debiased.drop_duplicates(["uid", "sentence_good"], keep=False)[["uid", "sentence_good", "lp"]],
+            on=["uid", "sentence_good"], suffixes=("", "_debiased"))
+        d = paired(m["lp_debiased"].to_numpy(float), m[score].to_numpy(float), seed=seed)
+        row.update({"n_matched": len(m), "vs_debiased_lp": d.value, "vs_debiased_lp_low": d.low,
+                    "vs_debiased_lp_high": d.high, "vs_debiased_lp_p": d.p_value})
+    return row
+
+
+def robustness_table(pairs: pd.DataFrame, scores: pd.DataFrame, raw: pd.DataFrame, model: str,
+                     missing: dict[str, str], seed: int = 0) -> pd.DataFrame:
+    """Rows (model, set, score) of `measure` for every score (and a row saying why for a missing one)."""
+    pt = pair_table(pairs, scores, raw)
+    sets = list(dict.fromkeys(pt["set"]))
+    rows = []
+    for set_name in sets:
+        part = pt[pt["set"] == set_name]
+        deb = pt[pt["set"] == "debiased"] if set_name == "original" and "debiased" in sets else None
+        for score in SCORES:
+            base = {"model": model, "set": set_name, "score": score, "fitted_on": FITTED_ON[score]}
+            if score in missing:
+                rows.append({**base, "available": False, "note": missing[score]})
+            else:
+                rows.append({**base, "available": True, "note": "",
+                             **measure(part, score, debiased=deb, seed=seed)})
+    return pd.DataFrame(rows)
+
+
+def _length_params(model: str, spec) -> tuple[dict | None, str]:
+    """The length parameters for `model` (None and the reason when there are none)."""
+    from fairpairs.errors import ModelError
+    from fairpairs.scoring.length import load_length_params
+    from fairpairs.control.tokenization import load_tokenizer
+
+    class Holder:   # (the tokenizer is loaded only when the entry's tokenizer hash is to be checked)
+        name = model
+
+        @property
+        def tokenizer(self):
+            return load_tokenizer(model)
+
+    holder = Holder()
+    try:
+        return load_length_params(spec, holder), ""
+    except ModelError as exc:
+        return None, str(exc)
+
+
+def run(sets: dict[str, pd.DataFrame], models: list[str], cache_dir=None, load_scorer=None,
+        length_params=None, morcela_params=None, pll: str = "word_l2r", seed: int = 0) -> pd.DataFrame:
+    """The test bed over `models` (see `fairpairs.api.robustness`, which checks the arguments)."""
+    from fairpairs.analysis.evaluation import default_loader, display_name
+
+    pairs = pd.concat([df.assign(set=name) for name, df in sets.items()], ignore_index=True)
+    sentences = sorted(set(pairs["sentence_good"]) | set(pairs["sentence_bad"]))
+    load_scorer = load_scorer or default_loader
+    frames = []
+    for model in models:
+        raw, kind = model_scores(model, sentences, cache_dir, load_scorer, pll)
+        lparams, reason = _length_params(model, length_params)
+        scores, missing = score_columns(raw, kind, {"length": lparams, "length_reason": reason,
+                                                   "morcela": morcela_params})
+        frames.append(robustness_table(pairs, scores, raw, display_name(model), missing, seed))
+    return pd.concat(frames, ignore_index=True)
+
+
+def _pct(x, digits: int = 1) -> str:
+    return "N/A" if x is None or pd.isna(x) else f"{100 * x:.{digits}f}"
+
+
+def _ci(row, key: str, signed: bool = False) -> str:
+    v = row.get(key)
+    if v is None or pd.isna(v):
+        return "N/A"
+    fmt = "{:+.1f}" if signed else "{:.1f}"
+    low, high = row.get(f"{key}_low"), row.get(f"{key}_high")
+    if low is None or pd.isna(low):
+        return fmt.format(100 * v)
+    return f"{fmt.format(100 * v)} [{fmt.format(100 * low)}, {fmt.format(100 * high)}]"
+
+
+def markdown(table: pd.DataFrame) -> str:
+    """The table as markdown: per model and set, one line per score (percentage points)."""
+    from fairpairs.analysis.markdown import markdown_table
+
+    out = []
+    for (model, set_name), g in table.groupby(["model", "set"], sort=False):
+        has_deb = "vs_debiased_lp" in g and g["vs_debiased_lp"].notna().any()
+        header = ["score", "fitted on", "accuracy", "A=U (n)", "A>U (n)", "A<U (n)", "length gap", "A=U fidelity"]
+        header += ["vs LP on debiased"] if has_deb else []
+        rows = []
+        for r in g.to_dict("records"):
+            if not r["available"]:
+                rows.append([r["score"], r["fitted_on"], f"not available: {r['note']}"] + [""] * (len(header) - 3))
+                continue
+            cells = [r["score"], r["fitted_on"], _ci(r, "acc_all"),
+                     f"{_pct(r['acc_equal'])} ({int(r['n_equal'])})", f"{_pct(r['acc_longer'])} ({int(r['n_longer'])})",
+                     f"{_pct(r['acc_shorter'])} ({int(r['n_shorter'])})", _ci(r, "gap", True), _ci(r, "fidelity", True)]
+            if has_deb:
+                cells.append(_ci(r, "vs_debiased_lp", True) + f" (n={int(r.get('n_matched') or 0)})")
+            rows.append(cells)
+        out.append(f"### {model}, set `{set_name}`\n\n" + markdown_table(header, rows))
+    return "\n".join(out)

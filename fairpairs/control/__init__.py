@@ -1,0 +1,1 @@
+"""Length control: tokenizer sources and length meters, the control strategies, run folders."""

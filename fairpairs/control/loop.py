@@ -1,0 +1,285 @@
+"""Token-length control over many pairs at once, with two strategies.
+
+`resample` is Algorithm 1 of Ueda et al. (2024), the faithful baseline: for each drawn pair, keep
+the good sentence; while the bad sentence's token length differs from the good one's under any
+selected tokenizer, redraw the critical slots of the bad sentence, at most `max_retries` (N=10)
+times; a pair still unequal is dropped and a fresh pair is drawn.
+
+`search` (the default, fairpairs.control.search) draws the bad filler among the candidates that equalise
+every length at once, and otherwise redraws the other critical slots or the whole pair, at most
+`max_retries` (default 100) attempts per pair.
+
+Either strategy can also require the good and bad critical words' Zipf frequencies to differ by at
+most `match_frequency`. Pairs are processed in chunks (lengths are measured in batches), but every
+pair has its own random stream and pairs are accepted in draw order, so the output does not depend
+on the chunk size.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from fairpairs.errors import BudgetError, GrammarError
+from fairpairs.generation.sampler import Pair, Sampler
+from fairpairs.records import ParadigmStats
+from fairpairs.control.search import Searcher, SearchOptions
+from fairpairs.control.tokenization import LengthMeter
+
+STRATEGIES = ("search", "resample")
+DEFAULT_RETRIES = {"resample": 10, "search": 100}
+
+
+@dataclass
+class SetResult:
+    pairs: list[Pair] = field(default_factory=list)
+    lengths: list[dict[str, tuple[int, int]]] = field(default_factory=list)
+    control: list[str] = field(default_factory=list)     # per pair: records.CONTROL_STATES
+    stats: ParadigmStats = field(default_factory=ParadigmStats)
+
+
+MAX_PAIRS = 100_000        # pairs per paradigm and set: bounds memory (every pair is held until written)
+MAX_DRAWS = 5_000_000      # the largest draw budget per paradigm and set: bounds time
+
+
+def default_max_draws(n_pairs: int) -> int:
+    return min(MAX_DRAWS, max(2000, 50 * n_pairs))
+
+
+def check_request(n_pairs: int, max_draws: int | None) -> None:
+    """Fail fast, before any work, on a request the draw budget cannot meet."""
+    from fairpairs.arguments import count
+
+    count(n_pairs, "pairs", 1)
+    count(max_draws, "max_draws", 1, optional=True)
+    if n_pairs > MAX_PAIRS:
+        raise BudgetError(f"pairs: {n_pairs} pairs per paradigm is more than fairpairs generates in one "
+                          f"run ({MAX_PAIRS}); use several seeds")
+    if max_draws is not None:
+        if max_draws > MAX_DRAWS:
+            raise BudgetError(f"max_draws: at most {MAX_DRAWS}, not {max_draws}")
+        if max_draws < n_pairs:
+            raise BudgetError(f"max_draws: {max_draws} draws cannot give {n_pairs} pairs (every pair "
+                              f"takes at least one draw)")
+
+
+class Budget:
+    """Bounds the work for one paradigm and set - pairs drawn plus redraws of any kind, counted one
+    by one (`take`), a hard limit - and fails with a clear error when it is spent."""
+
+    def __init__(self, sampler: Sampler, n_pairs: int, max_draws: int | None):
+        check_request(n_pairs, max_draws)
+        self.sampler = sampler
+        self.limit = max_draws if max_draws is not None else default_max_draws(n_pairs)
+        self.probe = min(self.limit, 500)
+        self.used = 0
+
+    def take(self, n: int = 1) -> bool:
+        """Spend n units of work if that many are left."""
+        if self.used + n > self.limit:
+            return False
+        self.used += n
+        return True
+
+    def left(self) -> int:
+        return self.limit - self.used
+
+    def check(self, k: int, valid_so_far: int, kept: int, n_pairs: int, what: str, redraws: int = 0) -> None:
+        p = self.sampler.p
+        if valid_so_far == 0 and k >= self.probe:
+            worst = max(self.sampler.dead_ends.items(), key=lambda kv: kv[1], default=("slots", 0))
+            raise GrammarError(
+                f"{p.path}: {worst[0]}: unsatisfiable: {k} draws gave no valid pair "
+                f"(this slot had no candidate {worst[1]} times)")
+        if kept == 0 and valid_so_far and k + redraws >= min(self.limit, 5 * self.probe):
+            raise GrammarError(
+                f"{p.path}: {what}: length control kept no pair in {k} draws and {redraws} redraws; "
+                f"the selected tokenizers may make this contrast impossible to equalise (the good and "
+                f"bad words never have equal token counts under all of them)")
+        if self.used >= self.limit:
+            raise GrammarError(
+                f"{p.path}: {what}: only {kept} of {n_pairs} pairs after {k} draws and {redraws} redraws "
+                f"(the draw budget); "
+                f"the paradigm has too few distinct pairs, or length control rarely succeeds - "
+                f"ask for fewer pairs or raise `max_draws`")
+
+
+def generate_original(sampler: Sampler, n_pairs: int, meters: list[LengthMeter], *,
+                      max_draws: int | None = None, chunk: int = 256, progress=None) -> SetResult:
+    """The first n_pairs valid, distinct pairs, with no length control."""
+    return _collect(sampler, n_pairs, meters, control=None, max_draws=max_draws, chunk=chunk,
+                    progress=progress, what="original")
+
+
+def generate_debiased(sampler: Sampler, n_pairs: int, meters: list[LengthMeter], *, strategy: str = "search",
+                      max_retries: int | None = None, match_frequency: float | None = None,
+                      max_draws: int | None = None, chunk: int = 256, progress=None,
+                      search_options: SearchOptions | None = None) -> SetResult:
+    """n_pairs distinct pairs whose lengths match under every tokenizer (see the module doc);
+    `search_options`: the search's balance-keeping choices (default: all on)."""
+    if strategy not in STRATEGIES:
+        raise ValueError(f"unknown strategy {strategy!r} (one of {', '.join(STRATEGIES)})")
+    retries = DEFAULT_RETRIES[strategy] if max_retries is None else max_retries
+    searcher = Searcher(sampler, meters, match_frequency, options=search_options)
+    if strategy == "resample":
+        def control(live, budget):
+            return _resample(sampler, searcher, live, meters, retries, budget)
+    else:
+        def control(live, budget):
+            return _search(searcher, live, meters, retries, budget)
+    return _collect(sampler, n_pairs, meters, control=control, max_draws=max_draws, chunk=chunk,
+                    progress=progress, what="debiased")
+
+
+def _lengths(meters: list[LengthMeter], sentences: list[str]) -> list[list[int]]:
+    return [m.lengths(sentences) for m in meters]
+
+
+def _per_pair(meters: list[LengthMeter], sentences: list[str]) -> list[tuple[int, ...]]:
+    """One tuple of lengths (one per tokenizer) per sentence."""
+    return list(zip(*_lengths(meters, sentences))) if meters else [()] * len(sentences)
+
+
+def _attach_lengths(res: SetResult, meters: list[LengthMeter]) -> None:
+    goods = _lengths(meters, [p.sentence_good for p in res.pairs])
+    bads = _lengths(meters, [p.sentence_bad for p in res.pairs])
+    res.lengths = [{m.name: (goods[j][i], bads[j][i]) for j, m in enumerate(meters)} for i in range(len(res.pairs))]
+
+
+def _resample(sampler: Sampler, searcher: Searcher, live: list[Pair], meters: list[LengthMeter],
+              max_retries: int, budget: Budget) -> set[int]:
+    """Algorithm 1 on a batch of pairs; returns the draw indices whose bad sentence matched the good
+    one's length under every tokenizer (and the frequency tolerance, if any). Lengths are measured
+    in one batch per round."""
+    good_len = {p.k: gl for p, gl in zip(live, _per_pair(meters, [p.sentence_good for p in live]))}
+    matched: set[int] = set()
+    pending = live
+    while pending:
+        bad_len = _per_pair(meters, [p.sentence_bad for p in pending])
+        nxt = []
+        for p, bl in zip(pending, bad_len):
+            if bl == good_len[p.k] and searcher.frequency_ok(p):
+                matched.add(p.k)
+                continue
+            # redraw only the critical slots of the bad sentence, at most max_retries times
+            ok = False
+            while not ok and p.redraws < max_retries and budget.take():
+                ok = sampler.redraw_bad(p)
+            if ok:
+                nxt.append(p)
+        pending = nxt
+    return matched
+
+
+def _search(searcher: Searcher, live: list[Pair], meters: list[LengthMeter], max_attempts: int,
+            budget: Budget) -> set[int]:
+    """The search strategy on a batch of pairs. Each round measures the pending pairs in one batch;
+    a pair that does not match gets its next step on its current context - pick a candidate that
+    equalises; else a combination of critical slots (`Searcher.joint_pick`); else redraw the other
+    critical slots and pick again (up to `other_tries` times); else replace the context by a matched
+    one (`Searcher.replace`) - each step one attempt, and is verified in the next round."""
+    matched: set[int] = set()
+    good_len: dict[int, tuple[int, ...]] = {}
+    steps: dict[int, int] = {}           # steps taken on the pair's current context
+    for p in live:
+        searcher.remember(p)
+    pending = live
+    while pending:
+        fresh = [p for p in pending if p.k not in good_len]
+        good_len.update(zip((p.k for p in fresh), _per_pair(meters, [p.sentence_good for p in fresh])))
+        bad_len = _per_pair(meters, [p.sentence_bad for p in pending])
+        nxt = []
+        for p, bl in zip(pending, bad_len):
+            gl = good_len[p.k]
+            if bl == gl and searcher.frequency_ok(p):
+                matched.add(p.k)
+                continue
+            while p.redraws < max_attempts and budget.take():
+                p.redraws += 1
+                step = steps.get(p.k, 0)
+                steps[p.k] = step + 1
+                if step == 0:
+                    if searcher.pick(p, gl, bl):
+                        nxt.append(p)
+                        break
+                    continue
+                if step == 1:
+                    if searcher.joint_pick(p, gl):
+                        nxt.append(p)
+                        break
+                    continue
+                if step <= 1 + searcher.options.other_tries and searcher.redraw_others(p):
+                    bl = tuple(m.length(p.sentence_bad) for m in meters)
+                    if (bl == gl and searcher.frequency_ok(p)) or searcher.pick(p, gl, bl):
+                        nxt.append(p)
+                        break
+                    continue
+                steps[p.k] = 0
+                if searcher.replace(p):
+                    del good_len[p.k]
+                    nxt.append(p)
+                    break
+        pending = nxt
+    return matched
+
+
+def _collect(sampler: Sampler, n_pairs: int, meters: list[LengthMeter], *, control, max_draws: int | None,
+             chunk: int, progress, what: str) -> SetResult:
+    """Draw pairs chunk by chunk, (length-control them,) and accept them in draw order, skipping
+    duplicates, until n_pairs are kept; accepting in draw order keeps the output independent of
+    the chunk size. Each kept pair is classified against its first draw (`SetResult.control`)."""
+    res = SetResult()
+    st = res.stats
+    budget = Budget(sampler, n_pairs, max_draws)
+    spent = 0                      # redraws made so far, kept pairs or not
+    seen: set[tuple[str, str]] = set()
+    k = 0
+    valid = 0
+    grow = min(chunk, 32)          # small first chunks: an impossible paradigm fails fast
+    while len(res.pairs) < n_pairs:
+        budget.check(k, valid, len(res.pairs), n_pairs, what, spent)
+        # (the size of a chunk changes the work done, never the output: pairs are accepted in draw order)
+        size = max(1, min(grow, chunk, (n_pairs - len(res.pairs)) * 5 // 4 + 8, budget.left()))
+        grow *= 2
+        budget.take(size)
+        drawn = [(kk, sampler.draw(kk, will_change=control is not None)) for kk in range(k, k + size)]
+        live = [p for _, p in drawn if p is not None]
+        first = {p.k: (p.sentence_good, p.sentence_bad) for p in live}
+        valid += len(live)
+        matched = control(live, budget) if control else {p.k for p in live}
+        spent += sum(p.redraws for p in live)
+        for kk, p in drawn:
+            st.draws = kk + 1
+            if p is None:
+                st.invalid += 1
+                continue
+            st.redraws += p.redraws
+            if kk not in matched:
+                st.dropped += 1
+                continue
+            key = (p.sentence_good, p.sentence_bad)
+            if key in seen:
+                st.duplicates += 1
+                continue
+            seen.add(key)
+            good0, bad0 = first[kk]
+            if not control:
+                state = "none"
+            elif p.sentence_good != good0:
+                state = "replaced"
+            else:
+                state = "as_drawn" if p.sentence_bad == bad0 else "bad_redrawn"
+            res.pairs.append(p)
+            res.control.append(state)
+            if len(res.pairs) == n_pairs:
+                break
+        k += size
+        if progress is not None:
+            progress(len(res.pairs))
+    st.kept = len(res.pairs)
+    st.replaced = res.control.count("replaced")
+    st.kept_redrawn = res.control.count("bad_redrawn")
+    st.kept_as_drawn = st.kept - st.replaced - st.kept_redrawn
+    st.drawn = st.kept + st.dropped
+    st.finish()
+    _attach_lengths(res, meters)
+    return res

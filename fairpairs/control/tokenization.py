@@ -1,0 +1,404 @@
+"""Tokenizer resolution and token-length measurement.
+
+Token length, as used everywhere in fairpairs, is the number of tokens the tokenizer produces for
+the sentence string *as written* (no added leading space, no lower-casing beyond the tokenizer's
+own normaliser), with special tokens ([CLS], [SEP], <s>, BOS ...) excluded. This is exactly the
+token sequence the scorers in `fairpairs.scoring` see between their special tokens.
+
+For sentencepiece models "as written" means as the model's own tokenizer encodes the string:
+sentencepiece (and transformers' Llama/Mistral tokenizers) put the dummy prefix "▁" before the
+first word by design, exactly as the model saw every text in training and as the scorer encodes the
+sentence, so it is part of the count (`sp.encode(sentence)`), not an added space.
+
+Which files a name stands for is decided in `fairpairs.control.sources` (bundled copies, GGUF, folders,
+tokenizer.json, sentencepiece, tiktoken, Tekken, presets, the local tokenizer map, Hub names);
+`load_tokenizer` is the one loader built on it; failure is a one-line `TokenizerError`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from functools import lru_cache
+from pathlib import Path
+
+from fairpairs.errors import NetworkError, TokenizerError
+from fairpairs.io.files import network_deadline
+from fairpairs.control.sources import ASSETS, BUNDLED, MAP_ENV, TokenizerSource, bundled_path, resolve_tokenizer  # noqa: F401  (ASSETS, bundled_path: older imports)
+
+
+def load_tokenizer(name: str):
+    """The transformers fast tokenizer for `name` -- the one loader, for length control and scoring
+    alike (see `fairpairs.control.sources` for the names accepted). Errors are one-line `TokenizerError`s."""
+    return _load(resolve_tokenizer(name))
+
+
+@lru_cache(maxsize=32)
+def _load(src: TokenizerSource):
+    name = src.name
+    try:
+        with network_deadline(f"tokenizers {name}", None if src.kind == "hub" else src.path):
+            tok = _construct(src)
+    except NetworkError as exc:
+        if src.kind != "hub":
+            raise
+        from fairpairs.suggest import did_you_mean, tokenizer_names
+
+        raise NetworkError(f"{exc}{did_you_mean(name, tokenizer_names())}") from None
+    except TokenizerError:
+        raise
+    except ImportError as exc:
+        extra = {"sentencepiece": "sentencepiece", "tiktoken": "tiktoken", "tekken": "mistral"}.get(src.kind)
+        hint = f"; install the fairpairs[{extra}] extra" if extra else ""
+        raise TokenizerError(f"tokenizers: cannot load tokenizer {name!r} ({src.kind} at {src.path}): "
+                             f"{_first_line(exc)}{hint}") from None
+    except Exception as exc:  # transformers raises OSError, ValueError, HTTP errors ...
+        if src.kind == "hub":
+            from fairpairs.suggest import did_you_mean, tokenizer_names
+
+            raise TokenizerError(
+                f"tokenizers: cannot load tokenizer {name!r}{did_you_mean(name, tokenizer_names())}: not a bundled tokenizer "
+                f"({', '.join(sorted(set(BUNDLED.values())))}), not a local folder or file, and not "
+                f"loadable from the Hub ({_first_line(exc)}); offline, point it at local files with "
+                f"${MAP_ENV} (docs/tokenizers.md)"
+            ) from None
+        missing = _no_vocabulary_files(src)
+        raise TokenizerError(f"tokenizers: cannot load tokenizer {name!r} ({src.kind} at {src.path}): "
+                             f"{missing or _first_line(exc)}") from None
+    if not getattr(tok, "is_fast", False):
+        raise TokenizerError(f"tokenizers: tokenizer {name!r} has no fast (Rust) implementation")
+    if src.bos_token is not None:
+        tok.bos_token = src.bos_token
+    check_tokenizes(name, tok.backend_tokenizer)
+    return tok
+
+
+PROBE_SENTENCE = "The children were reading a book about the old castle."
+
+
+def check_tokenizes(name: str, backend, what: str = "tokenizer") -> None:
+    """The sanity probe every loaded tokenizer passes: a plain English sentence gives at least one
+    token, and not only unknown tokens. A folder with a config but no vocabulary loads as a
+    tokenizer that gives no tokens at all, which would make every length 0 and every pair
+    "controlled"; that is an error naming `name`."""
+    enc = backend.encode(PROBE_SENTENCE, add_special_tokens=False)
+    if not enc.ids:
+        raise TokenizerError(f"{what} {name!r} gives no tokens for an English sentence "
+                             f"({PROBE_SENTENCE!r}); it has no usable vocabulary")
+    unknown = _unknown_tokens(backend)
+    if unknown and all(t in unknown for t in enc.tokens):
+        raise TokenizerError(f"{what} {name!r} reads an English sentence as unknown tokens only "
+                             f"({', '.join(sorted(set(enc.tokens)))}); it has no usable vocabulary")
+
+
+def _unknown_tokens(backend) -> set[str]:
+    model = json.loads(backend.to_str()).get("model") or {}
+    unk = model.get("unk_token")
+    if unk is None and model.get("unk_id") is not None and model.get("vocab"):
+        try:
+            unk = model["vocab"][model["unk_id"]][0]
+        except (IndexError, KeyError, TypeError):
+            unk = None
+    return {unk} if isinstance(unk, str) else set()
+
+
+load_hf_tokenizer = load_tokenizer   # the name older code and notebooks use
+
+
+def _construct(src: TokenizerSource):
+    """Build the fast tokenizer of one source (each kind through its own library or converter)."""
+    from transformers import AutoTokenizer, PreTrainedTokenizerFast
+
+    check_file(src)
+    if src.kind == "tokenizer.json":
+        return PreTrainedTokenizerFast(tokenizer_file=src.path)
+    if src.kind == "gguf":
+        return AutoTokenizer.from_pretrained(src.path, gguf_file=src.gguf_file)
+    if src.kind == "sentencepiece":
+        return _sentencepiece(Path(src.path))
+    if src.kind == "tiktoken":
+        from transformers.convert_slow_tokenizer import TikTokenConverter
+
+        return PreTrainedTokenizerFast(tokenizer_object=TikTokenConverter(src.path, pattern=src.pattern).converted())
+    if src.kind == "tekken":
+        from transformers.integrations.mistral.tokenizer import MistralConverter
+
+        return PreTrainedTokenizerFast(tokenizer_object=MistralConverter(src.path).converted(),
+                                       bos_token="<s>", eos_token="</s>", unk_token="<unk>")
+    return AutoTokenizer.from_pretrained(src.path)   # bundled copy, local folder or Hub name
+
+
+def check_file(src: TokenizerSource) -> None:
+    """Before a library reads a tokenizer file: that it is what its kind says, so that a wrong
+    file is one line saying what it is not ("not a tokenizer.json"), not a parser's position or
+    a KeyError from a converter."""
+    path = Path(src.path)
+    if src.kind == "tokenizer.json" or (src.kind == "folder" and src.tokenizer_json is not None):
+        _check_tokenizer_json(src.tokenizer_json, src.name)
+    elif src.kind == "tekken":
+        _check_tekken(path, src.name)
+    elif src.kind == "tiktoken":
+        _check_ranks(path, src.name)
+
+
+def _read_json(path: Path, name: str, what: str):
+    from fairpairs.io.jsonl import json_error
+
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise TokenizerError(f"tokenizers {name}: {path} is not UTF-8 text (byte {exc.start}), not {what}") from None
+    except json.JSONDecodeError as exc:
+        raise TokenizerError(f"tokenizers {name}: {path} is not valid JSON ({json_error(exc)}), so not "
+                             f"{what}") from None
+
+
+def _check_tokenizer_json(path: Path, name: str) -> None:
+    doc = _read_json(path, name, "a tokenizer.json")
+    model = doc.get("model") if isinstance(doc, dict) else None
+    if not isinstance(model, dict) or not isinstance(model.get("vocab"), (dict, list)):
+        keys = ", ".join(list(doc)[:5]) if isinstance(doc, dict) else f"a JSON {type(doc).__name__}"
+        raise TokenizerError(f"tokenizers {name}: {path} is not a tokenizer.json (no 'model' with a 'vocab'; "
+                             f"it has {keys or 'nothing'}): a JSON file of another kind?")
+
+
+def _check_tekken(path: Path, name: str) -> None:
+    doc = _read_json(path, name, "a Tekken tokenizer file")
+    config = doc.get("config") if isinstance(doc, dict) else None
+    problem = None
+    if not isinstance(config, dict) or not isinstance(config.get("pattern"), str):
+        problem = "no 'config.pattern' (the split regex)"
+    elif not isinstance(doc.get("vocab"), list) or not doc["vocab"] or \
+            not all(isinstance(v, dict) and isinstance(v.get("token_bytes"), str) for v in doc["vocab"]):
+        problem = "no 'vocab' list of {'token_bytes': ...} entries"
+    elif doc.get("special_tokens") is not None and not (
+            isinstance(doc["special_tokens"], list)
+            and all(isinstance(t, dict) and isinstance(t.get("rank"), int) and "token_str" in t
+                    for t in doc["special_tokens"])):
+        problem = "'special_tokens' is not a list of {'rank': ..., 'token_str': ...} entries"
+    if problem:
+        raise TokenizerError(f"tokenizers {name}: {path} is not a Mistral Tekken tokenizer file ({problem})")
+
+
+_RANK_LINE = re.compile(r"^[A-Za-z0-9+/]+={0,2} \d+$")
+
+
+def _check_ranks(path: Path, name: str) -> None:
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError as exc:
+        raise TokenizerError(f"tokenizers {name}: {path} is not UTF-8 text (byte {exc.start}), so not a tiktoken "
+                             f"ranks file") from None
+    for no, line in enumerate(lines, 1):
+        if line.strip() and not _RANK_LINE.match(line.rstrip("\r")):
+            shown = line if len(line) <= 40 else line[:40] + "..."
+            raise TokenizerError(f"tokenizers {name}: {path}:{no}: not a tiktoken rank line "
+                                 f"('<base64 token> <rank>'): {shown!r}")
+    if not any(ln.strip() for ln in lines):
+        raise TokenizerError(f"tokenizers {name}: {path} holds no ranks")
+
+
+def _sentencepiece(path: Path):
+    """A sentencepiece BPE model of the Llama-2 / Mistral kind, converted by transformers' Llama
+    converter. The model's own normalisation is checked first: the converter reproduces
+    sentencepiece exactly only for models that add the dummy prefix, keep extra whitespace and
+    apply no character map (other sentencepiece models: convert them to a tokenizer.json)."""
+    from sentencepiece import sentencepiece_model_pb2
+    from transformers import LlamaTokenizer
+
+    proto = sentencepiece_model_pb2.ModelProto()
+    not_ours = (f"tokenizers {path}: not a tokenizer file fairpairs can read (expected a tokenizer.json, a "
+                f"Tekken json, a tiktoken ranks file or a sentencepiece model)")
+    try:
+        proto.ParseFromString(path.read_bytes())
+    except Exception:
+        raise TokenizerError(not_ours) from None
+    if not proto.pieces:    # (an empty or unrelated file can parse as a message with no fields)
+        raise TokenizerError(not_ours + "; read as a sentencepiece model it has no pieces")
+    ns, ts = proto.normalizer_spec, proto.trainer_spec
+    why = [w for w, bad in (("a Unigram model", ts.model_type != 2),
+                            ("no dummy prefix", not ns.add_dummy_prefix),
+                            ("extra whitespace removed", ns.remove_extra_whitespaces),
+                            (f"character map {ns.name!r}", bool(ns.precompiled_charsmap))) if bad]
+    if why:
+        raise TokenizerError(f"tokenizers {path}: sentencepiece model with {', '.join(why)}; "
+                             f"only BPE models with Llama-2 / Mistral normalisation are read directly "
+                             f"(save it as a tokenizer.json with transformers instead)")
+    vocab_file = path
+    if not path.name.endswith(".model"):  # transformers recognises sentencepiece files by this suffix
+        import tempfile
+
+        link = Path(tempfile.mkdtemp(prefix="fairpairs-spm-")) / "tokenizer.model"
+        link.symlink_to(path.resolve())
+        vocab_file = link
+    try:
+        return LlamaTokenizer(**LlamaTokenizer.convert_to_native_format(vocab_file=str(vocab_file)))
+    finally:
+        if vocab_file != path:
+            vocab_file.unlink()
+            vocab_file.parent.rmdir()
+
+
+def load_backend(name: str):
+    """The Rust `tokenizers.Tokenizer` of `name`: read straight from a bundled or local
+    tokenizer.json (no transformers import; the same pipeline transformers wraps, lengths checked
+    equal in the tests), else the backend of `load_tokenizer(name)`."""
+    return _backend(resolve_tokenizer(name))
+
+
+@lru_cache(maxsize=32)
+def _backend(src: TokenizerSource):
+    name, f = src.name, src.tokenizer_json
+    if f is None:
+        return _load(src).backend_tokenizer
+    from tokenizers import Tokenizer
+
+    check_file(src)
+    try:
+        tok = Tokenizer.from_file(str(f))
+    except Exception as exc:  # the Rust library raises its own exception type
+        raise TokenizerError(f"tokenizers: cannot load tokenizer {name!r} from {f} ({exc})") from None
+    check_tokenizes(name, tok)
+    return tok
+
+
+VOCABULARY_FILES = ("tokenizer.json", "vocab.txt", "vocab.json", "tokenizer.model", "spiece.model",
+                    "sentencepiece.bpe.model", "*.tiktoken", "tekken.json")
+
+
+def _no_vocabulary_files(src: TokenizerSource) -> str | None:
+    """For a folder that holds none of the files a tokenizer's vocabulary comes in, say so (instead of
+    transformers' paragraph about the ways it could not instantiate a backend)."""
+    folder = Path(src.path) if src.kind == "folder" and src.path else None
+    if folder is None or not folder.is_dir():
+        return None
+    if any(any(folder.glob(pattern)) for pattern in VOCABULARY_FILES):
+        return None
+    present = sorted(p.name for p in folder.iterdir())[:6]
+    return (f"the folder holds no tokenizer vocabulary ({', '.join(VOCABULARY_FILES)}); it has "
+            f"{', '.join(present) if present else 'no files'}")
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+
+
+class LengthMeter:
+    """Counts content tokens of strings under one tokenizer, batched and cached.
+
+    Uses the Rust `tokenizers.Tokenizer` behind the transformers tokenizer, with
+    `add_special_tokens=False`. When the tokenizer's pipeline never lets a token cross a space (its
+    normaliser works character by character and its pre-tokeniser splits at spaces: GPT-2/RoBERTa
+    byte-level BPE, BERT WordPiece, Metaspace Unigram ...), the length of a sentence is the sum of
+    the lengths of its space-separated chunks, each measured with its leading space; chunks repeat
+    across thousands of generated sentences, so each is encoded once. Other tokenizers, and texts
+    with other whitespace, are encoded whole. `decomposable` says which path is taken; it is also
+    checked on probe sentences when the meter is built.
+    """
+
+    PROBES = ("The cat's toys aren't here.", "Who did Mary  see?", "A lot of children (3 dogs) and Émile's café.",
+              "Rose talked to four displeased.", "Out in the open, THE Borgias wore a lot of scarves!")
+
+    def __init__(self, name: str):
+        self.name = name
+        self.backend = load_backend(name)
+        self._cache: dict[str, int] = {}
+        self._first: dict[str, int] = {}
+        self._later: dict[str, int] = {}
+        self.decomposable = _splits_at_spaces(self.backend) and all(
+            self._by_chunks([t]) == [self._encode([t])[0]] for t in self.PROBES)
+
+    def _encode(self, texts: list[str]) -> list[int]:
+        return [len(e.ids) for e in self.backend.encode_batch(texts, add_special_tokens=False)]
+
+    def _by_chunks(self, texts: list[str]) -> list[int]:
+        first, later = self._first, self._later   # a sentence's first chunk; later chunks (measured with their space)
+        split = [t.split(" ") for t in texts]
+        new_first = list({p[0] for p in split if p[0] not in first})
+        new_later = list({c for p in split for c in p[1:] if c not in later})
+        if new_first:
+            first.update(zip(new_first, self._encode(new_first)))
+        if new_later:
+            later.update(zip(new_later, self._encode([" " + c for c in new_later])))
+        get = later.__getitem__
+        return [first[p[0]] + sum(map(get, p[1:])) for p in split]
+
+    def lengths(self, texts) -> list[int]:
+        """Token counts of `texts` (a sequence of str), in order."""
+        cache = self._cache
+        missing = [t for t in dict.fromkeys(texts) if t not in cache]
+        if missing:
+            if self.decomposable:
+                whole = [t for t in missing if _OTHER_SPACE.search(t)]
+                parts = [t for t in missing if not _OTHER_SPACE.search(t)] if whole else missing
+                cache.update(zip(parts, self._by_chunks(parts)))
+            else:
+                whole = missing
+            if whole:
+                cache.update(zip(whole, self._encode(whole)))
+        return [cache[t] for t in texts]
+
+    def length(self, text: str) -> int:
+        return self.lengths([text])[0]
+
+    def file_hashes(self) -> dict[str, str]:
+        """sha256 of the tokenizer files (for the manifest)."""
+        return tokenizer_file_hashes(self.name, self.backend)
+
+
+_OTHER_SPACE = re.compile(r"[^\S ]")
+_CHAR_NORMALIZERS = {"BertNormalizer", "Lowercase", "NFC", "NFD", "NFKC", "NFKD", "StripAccents"}
+_SPLITTING = {"ByteLevel", "BertPreTokenizer", "Whitespace", "WhitespaceSplit", "Metaspace"}
+_FURTHER = {"Punctuation", "Digits", "UnicodeScripts", "Split", "CharDelimiterSplit"} | _SPLITTING
+
+
+def _splits_at_spaces(backend) -> bool:
+    """Whether no token of this tokenizer can span a space (see LengthMeter)."""
+    spec = json.loads(backend.to_str())
+    norm = spec.get("normalizer")
+    norms = (norm.get("normalizers") or [] if norm and norm.get("type") == "Sequence" else [norm] if norm else [])
+    if any(n.get("type") not in _CHAR_NORMALIZERS for n in norms):
+        return False
+    pre = spec.get("pre_tokenizer")
+    if not pre:
+        return False
+    pres = pre.get("pretokenizers") or [] if pre.get("type") == "Sequence" else [pre]
+
+    def splits(p: dict) -> bool:
+        t = p.get("type")
+        if t == "ByteLevel":
+            return p.get("use_regex", True)
+        if t == "Metaspace":
+            return p.get("split", True) or _pieces_start_at_spaces(spec)
+        if t == "Split":   # GPT-2-family regexes (tiktoken, Llama-3, Qwen, DeepSeek): a space only starts a piece
+            return (p.get("behavior") == "Isolated" and not p.get("invert")
+                    and r"\s+(?!\S)" in (p.get("pattern") or {}).get("Regex", ""))
+        return t in {"BertPreTokenizer", "Whitespace", "WhitespaceSplit"}
+
+    if not any(splits(p) for p in pres) or any(p.get("type") not in _FURTHER for p in pres):
+        return False
+    return not any(" " in a.get("content", "") for a in spec.get("added_tokens") or [])
+
+
+def _pieces_start_at_spaces(spec: dict) -> bool:
+    """Whether a Metaspace tokenizer that does not split at "▁" (transformers' Llama / Mistral
+    sentencepiece BPE) still cannot make a token across one: a BPE model whose vocabulary has "▁"
+    only at the start of a piece (or pieces of "▁" alone), as sentencepiece's split_by_whitespace
+    training gives, never merges across it."""
+    model = spec.get("model") or {}
+    vocab = model.get("vocab")
+    if model.get("type") != "BPE" or not isinstance(vocab, dict):
+        return False
+    return all(t.find("▁", 1) < 0 or not t.strip("▁") for t in vocab)
+
+
+def tokenizer_file_hashes(name: str, backend=None) -> dict[str, str]:
+    """sha256 of the files that define tokenizer `name` (its serialised form for a Hub tokenizer)."""
+    out = {f.name: hashlib.sha256(f.read_bytes()).hexdigest() for f in resolve_tokenizer(name).files()}
+    if not out and backend is not None:
+        # Hub tokenizer outside our reach: hash its serialised form instead.
+        data = backend.to_str().encode()
+        out["tokenizer.json(serialised)"] = hashlib.sha256(data).hexdigest()
+    return out

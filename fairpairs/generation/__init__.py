@@ -1,0 +1,1 @@
+"""Generation: vocabulary -> grammar (paradigm files) -> sampler (pairs)."""

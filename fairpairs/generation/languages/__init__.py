@@ -1,0 +1,103 @@
+"""Languages: the surface rules a paradigm file can name, keyed by language code.
+
+A paradigm file says `language: fr` (default `en`) and may name surface rules of that language
+(`rules: [elision, contraction]`); the rules are applied, in the order named, to every sentence
+after the template is rendered and finished (spaces collapsed, first letter capitalised). A slot
+may also ask for the language's article (`article: definite`), chosen from the noun's gender,
+number and case. Each language lives in its own module, imported on first use:
+
+    from fairpairs.generation.languages import get_language
+    fr = get_language("fr")
+    fr.apply(["elision", "contraction"], "Le auteur près de le garde parle.")
+    # "L'auteur près du garde parle."
+
+Adding a language: a module `fairpairs/generation/languages/<code>.py` defining `LANGUAGE` (a `Language`),
+and its code in `MODULES` (docs/multilingual.md).
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from typing import Callable, Mapping
+
+from fairpairs.errors import GrammarError
+
+# language code -> module that defines LANGUAGE (imported on first use)
+MODULES = {
+    "en": "fairpairs.generation.languages.en",
+    "fr": "fairpairs.generation.languages.fr",
+    "de": "fairpairs.generation.languages.de",
+}
+ARTICLE_KINDS = ("definite", "indefinite")
+
+Rule = Callable[[str], str]
+# (kind, features of the noun row: gender, number, case ...) -> the article, "" for none
+Articles = Callable[[str, Mapping[str, str]], str]
+
+
+@dataclass(frozen=True)
+class Language:
+    """What fairpairs knows of one language.
+
+    code: ISO 639-1 code; name: English name; rules: surface rules by name, each a function from
+    a finished sentence to a sentence; articles: the article of a noun (None: the language's
+    paradigms draw determiners from the table with `det:`); vocabulary: the bundled table the
+    paradigms of this language draw from by default (a file in vocab/); wordfreq: the language
+    code wordfreq knows it by (for the balance report's frequencies)."""
+
+    code: str
+    name: str
+    vocabulary: str
+    rules: Mapping[str, Rule] = field(default_factory=dict)
+    articles: Articles | None = None
+    wordfreq: str = ""
+
+    def rule(self, name: str) -> Rule:
+        if name not in self.rules:
+            known = ", ".join(sorted(self.rules)) or "none"
+            raise GrammarError(f"rules: {name!r} is not a surface rule of {self.name} ({self.code}) "
+                               f"(its rules: {known})")
+        return self.rules[name]
+
+    def apply(self, rules, sentence: str) -> str:
+        """`sentence` with the named rules applied in order."""
+        for name in rules:
+            sentence = self.rule(name)(sentence)
+        return sentence
+
+    def article(self, kind: str, features: Mapping[str, str]) -> str:
+        """The article of kind `kind` for a noun with these features ("" for none)."""
+        if self.articles is None:
+            raise GrammarError(f"article: {self.name} ({self.code}) has no article rule; draw determiners "
+                               f"from the vocabulary with det: instead")
+        if kind not in ARTICLE_KINDS:
+            raise GrammarError(f"article: {kind!r} is not an article kind (one of {', '.join(ARTICLE_KINDS)})")
+        return self.articles(kind, features)
+
+
+_LOADED: dict[str, Language] = {}
+
+
+def language_codes() -> list[str]:
+    """The codes of every known language."""
+    return sorted(set(MODULES) | set(_LOADED))
+
+
+def get_language(code: str) -> Language:
+    """The `Language` of a code (GrammarError naming `language` for an unknown one)."""
+    if not isinstance(code, str) or not code.strip():
+        raise GrammarError(f"language: expected a language code such as 'fr', not {code!r}")
+    if code not in _LOADED:
+        if code not in MODULES:
+            raise GrammarError(f"language: unknown language {code!r} (known: {', '.join(language_codes())}; "
+                               f"docs/multilingual.md says how to add one)")
+        _LOADED[code] = importlib.import_module(MODULES[code]).LANGUAGE
+    return _LOADED[code]
+
+
+def register(language: Language) -> None:
+    """Make a language known (a module of one's own, without editing `MODULES`)."""
+    if not isinstance(language, Language):
+        raise TypeError(f"register: expected a Language, not {type(language).__name__}")
+    _LOADED[language.code] = language

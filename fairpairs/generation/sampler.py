@@ -1,0 +1,430 @@
+"""Seeded sampling of minimal pairs from a compiled paradigm.
+
+Every draw k of a paradigm has its own random stream, seeded by (seed, uid, k), so pair k is the
+same whatever else is generated, in whatever batch size, and the original and debiased sets share
+their good sentences' stream.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from fairpairs.generation.grammar import Paradigm, PlainTemplate, SlotSpec
+from fairpairs.records import PairRecord
+from fairpairs.generation.vocab import Vocabulary
+
+
+MEMO_LIMIT = 20000     # draws remembered per sampler
+
+
+class Filler:
+    """A drawn slot value: a vocabulary row, with an optional determiner row (-1 = none)."""
+
+    __slots__ = ("row", "det", "text", "word")
+
+    def __init__(self, vocab: Vocabulary | None, row: int, det: int = -1, literal: str | None = None):
+        self.row = int(row)
+        if literal is not None:  # a literal (text) slot: no vocabulary row
+            self.det, self.word, self.text = -1, literal, literal
+            return
+        self.det = int(det)
+        self.word = vocab.expressions[self.row]
+        d = vocab.expressions[self.det] if self.det >= 0 else ""
+        self.text = f"{d} {self.word}" if d else self.word
+
+    def __str__(self) -> str:
+        return self.text
+
+
+@dataclass
+class Pair:
+    """One drawn pair (before or after length control)."""
+
+    k: int
+    good: dict[str, Filler]
+    bad: dict[str, Filler]                      # the critical slots' bad fillers
+    sentence_good: str = ""
+    sentence_bad: str = ""
+    redraws: int = 0
+    renewed: int = 0                            # whole-pair redraws (search strategy)
+    shown: tuple | None = field(default=None, repr=False)   # cache of Sampler.shown_critical: (fillers, slots)
+
+    def copy(self) -> "Pair":
+        """An independent copy (fillers are immutable; the random stream is copied in its state)."""
+        return Pair(k=self.k, good=dict(self.good), bad=dict(self.bad), sentence_good=self.sentence_good,
+                    sentence_bad=self.sentence_bad, redraws=self.redraws, renewed=self.renewed,
+                    rng=_copy_rng(self.rng))
+    rng: np.random.Generator | None = field(default=None, repr=False)
+
+
+def _copy_rng(rng: np.random.Generator | None) -> np.random.Generator | None:
+    """The same stream in its current state (a third of copy.deepcopy's time; pairs are copied often)."""
+    if rng is None:
+        return None
+    bg = rng.bit_generator
+    fresh = type(bg)(0)
+    fresh.state = bg.state
+    return np.random.Generator(fresh)
+
+
+_WORD = re.compile(r"[\w']+")
+
+
+def words(sentence: str) -> list[str]:
+    return [w.lower() for w in _WORD.findall(sentence)]
+
+
+def lexically_identical(good: str, bad: str) -> bool:
+    """Same multiset of words (case-insensitive): BLiMP's notion, computed rather than declared."""
+    return sorted(words(good)) == sorted(words(bad))
+
+
+def uid_seed(uid: str) -> int:
+    return int.from_bytes(hashlib.sha256(uid.encode()).digest()[:4], "little")
+
+
+def _branch_slots(paradigm: Paradigm) -> tuple[str, ...] | None:
+    """The slots the control flow of a paradigm's Jinja2 templates reads ({% if %}, {% for %},
+    {% set %}, `x if c else y`), when they are all literal slots (so that which slots a sentence
+    shows depends on their values alone); None otherwise."""
+    import jinja2.nodes as jn
+
+    from fairpairs.generation.grammar import template_env
+
+    names: set[str] = set()
+    nodes = [n for source in (paradigm.good_source, paradigm.bad_source)
+             for n in template_env().parse(source).find_all((jn.If, jn.CondExpr, jn.For, jn.Assign))]
+    for node in nodes:
+        expr = node.test if isinstance(node, (jn.If, jn.CondExpr)) else node.iter if isinstance(node, jn.For) else node.node
+        names |= {n.name for n in expr.find_all(jn.Name)} | ({expr.name} if isinstance(expr, jn.Name) else set())
+    slots = paradigm.slots
+    if not all(n in slots and slots[n].text for n in names):
+        return None
+    return tuple(sorted(names))
+
+
+class Sampler:
+    """Draws good fillers, bad fillers for the critical slots, and renders sentences."""
+
+    def __init__(self, paradigm: Paradigm, vocab: Vocabulary, seed: int = 0):
+        self.p = paradigm
+        self.vocab = vocab
+        self.seed = int(seed)
+        self._uid_seed = uid_seed(paradigm.uid)
+        self._lex_codes = vocab.lexeme_codes()
+        # can a redraw of the bad sentence ever change it? (not for reorderings or derived forms)
+        self.redrawable = any(spec.form is None for spec in paradigm.critical.values())
+        self.dead_ends: dict[str, int] = {}
+        self._memo: dict[int, Pair | None] = {}
+        # critical slots a plain template names (a Jinja2 template may leave some unrendered)
+        self._plain = isinstance(paradigm.good_template, PlainTemplate)
+        self._named = [n for n in paradigm.critical
+                       if not self._plain or n in paradigm.good_template.parts[1::2]]
+        self._good_named = set(paradigm.good_template.parts[1::2]) if self._plain else set()
+        self._branch_slots = None if self._plain else _branch_slots(paradigm)
+        self._shown: dict[tuple, set[str]] = {}
+        self._shown_critical: dict[tuple, list[str]] = {}
+
+    def rng(self, k: int) -> np.random.Generator:
+        return np.random.default_rng([self.seed, self._uid_seed, int(k)])
+
+    # ------------------------------------------------------------------ candidate filtering
+    def candidates(self, spec: SlotSpec, base: np.ndarray, ctx: dict[str, Filler]) -> np.ndarray:
+        v = self.vocab
+        idx = base
+        for slot, arg in spec.fills:
+            if not len(idx):
+                break
+            idx = idx[v.satisfiers(ctx[slot].row, arg)[idx]]
+        for slot, arg in spec.fails:
+            if not len(idx):
+                break
+            idx = idx[~v.satisfiers(ctx[slot].row, arg)[idx]]
+        for arg, slot in spec.takes:
+            if not len(idx):
+                break
+            idx = idx[v.accepted_by(ctx[slot].row, arg, idx)]
+        for arg, slot in spec.rejects:
+            if not len(idx):
+                break
+            idx = idx[~v.accepted_by(ctx[slot].row, arg, idx)]
+        for slot, cols in spec.same:
+            r = ctx[slot].row
+            for c in cols:
+                idx = idx[v.column(c)[idx] == v.column(c)[r]]
+        for slot, cols in spec.differ:
+            r = ctx[slot].row
+            keep = np.zeros(len(idx), dtype=bool)
+            for c in cols:
+                keep |= v.column(c)[idx] != v.column(c)[r]
+            idx = idx[keep]
+        for slot in spec.distinct_from:
+            idx = idx[self._lex_codes[idx] != self._lex_codes[ctx[slot].row]]
+        return idx
+
+    def _det_for(self, spec: SlotSpec, row: int, rng: np.random.Generator) -> int | None:
+        if spec.article_of is not None:   # the language's article: fixed by the noun (-1: none)
+            return int(spec.article_of[row])
+        dets = spec.det_base[self.vocab.accepted_by(row, "arg_1", spec.det_base)]
+        if not len(dets):
+            return None
+        return int(dets[rng.integers(len(dets))])
+
+    def _fill(self, spec: SlotSpec, ctx: dict[str, Filler], rng: np.random.Generator) -> Filler | None:
+        """A good filler for a slot: a literal, or a row (with its determiner) passing every constraint."""
+        if spec.text:
+            return Filler(None, -1, literal=spec.text[int(rng.integers(len(spec.text)))])
+        idx = self.candidates(spec, spec.base, ctx)
+        if not len(idx):
+            self.dead_ends[spec.key] = self.dead_ends.get(spec.key, 0) + 1
+            return None
+        row = int(idx[rng.integers(len(idx))])
+        if spec.det_base is not None:
+            d = self._det_for(spec, row, rng)
+            if d is None:
+                self.dead_ends[spec.key + ".det"] = self.dead_ends.get(spec.key + ".det", 0) + 1
+                return None
+            return Filler(self.vocab, row, d)
+        return Filler(self.vocab, row)
+
+    # ------------------------------------------------------------------ drawing
+    def draw_good(self, rng: np.random.Generator) -> dict[str, Filler] | None:
+        ctx: dict[str, Filler] = {}
+        for name in self.p.order:
+            spec = self.p.slots[name]
+            f = self._fill(spec, ctx, rng)
+            if f is None:
+                return None
+            ctx[name] = f
+        return ctx
+
+    def bad_candidates(self, name: str, good: dict[str, Filler], bad: dict[str, Filler]) -> np.ndarray | list[str]:
+        """Every allowed bad filler of critical slot `name` (rows, or strings for a literal), given
+        the good fillers and the bad fillers of the critical slots drawn before it."""
+        spec = self.p.critical[name]
+        g = good[name]
+        if spec.text:
+            return [w for w in spec.text if w != g.word]
+        if spec.form == "other_number":
+            sib = self.vocab.other_number(g.row)
+            base = np.array([sib] if sib is not None else [], dtype=np.int64)
+        elif isinstance(spec.form, dict):
+            base = self.vocab.form_of(g.row, spec.form)
+        else:
+            base = spec.base
+        base = base[self.vocab.expressions[base] != g.word] if len(base) else base
+        idx = self.candidates(spec, base, {**good, **bad})
+        det = self.kept_det(name, g)
+        if det is not None and det >= 0:  # keep the good determiner: the new noun must suit it
+            idx = idx[self.vocab.satisfiers(det, "arg_1")[idx]]
+        article_of = self.p.slots[name].article_of
+        if article_of is not None and det is not None:   # (the language's article: the same one)
+            idx = idx[article_of[idx] == det]
+        return idx
+
+    def kept_det(self, name: str, g: Filler) -> int | None:
+        """The determiner row the bad filler keeps (-1: none), or None if the slot has no determiner."""
+        return g.det if self.p.slots[name].det_base is not None and g.row >= 0 else None
+
+    def make_bad(self, name: str, g: Filler, choice) -> Filler:
+        """The bad Filler for a chosen candidate (a row, or a string for a literal)."""
+        if isinstance(choice, str):
+            return Filler(None, -1, literal=choice)
+        det = self.kept_det(name, g)
+        return Filler(self.vocab, int(choice), det) if det is not None else Filler(self.vocab, int(choice))
+
+    def draw_bad(self, good: dict[str, Filler], rng: np.random.Generator) -> dict[str, Filler] | None:
+        """New fillers for the critical slots (all other slots keep their good fillers)."""
+        bad: dict[str, Filler] = {}
+        for name in self.p.critical:
+            cands = self.bad_candidates(name, good, bad)
+            if not len(cands):
+                self.dead_ends[f"critical.{name}"] = self.dead_ends.get(f"critical.{name}", 0) + 1
+                return None
+            bad[name] = self.make_bad(name, good[name], cands[int(rng.integers(len(cands)))])
+        return bad
+
+    def render(self, good: dict[str, Filler], bad: dict[str, Filler]) -> tuple[str, str]:
+        return self.render_good(good), self.render_bad(good, bad)
+
+    def render_good(self, good: dict[str, Filler]) -> str:
+        return self.p.finish(self.p.good_template.render(good))
+
+    def render_bad(self, good: dict[str, Filler], bad: dict[str, Filler]) -> str:
+        return self.p.finish(self.p.bad_template.render({**good, **bad}))
+
+    def draw(self, k: int, will_change: bool = True) -> Pair | None:
+        """Draw pair k (good fillers, then the first bad fillers). None when the draw dead-ends
+        or gives identical sentences. Draws are remembered (as drawn, before any redraw), so the
+        debiased set does not redo the original set's draws; a caller that will change the pair
+        (length control) gets its own copy, one that will not (the original set) may share it."""
+        if k in self._memo:
+            q = self._memo[k]
+            return None if q is None else q.copy() if will_change else q
+        p = self.draw_from(k, self.rng(k))
+        if len(self._memo) < MEMO_LIMIT:
+            self._memo[k] = p.copy() if p is not None and will_change else p
+        return p
+
+    def _with_bad(self, k: int, good: dict, rng: np.random.Generator) -> Pair | None:
+        """Draw k's pair around its good fillers: a bad sentence drawn for them, or None when none
+        can be or it reads like the good one."""
+        bad = self.draw_bad(good, rng)
+        if bad is None:
+            return None
+        sg, sb = self.render(good, bad)
+        if sg == sb:
+            return None
+        return Pair(k=k, good=good, bad=bad, sentence_good=sg, sentence_bad=sb, rng=rng)
+
+    def draw_from(self, k: int, rng: np.random.Generator) -> Pair | None:
+        """A pair drawn from `rng` (a fresh stream for draw k, or one already used: a redraw)."""
+        good = self.draw_good(rng)
+        if good is None:
+            return None
+        return self._with_bad(k, good, rng)
+
+    def good_candidates(self, pair: Pair, name: str) -> np.ndarray:
+        """The rows slot `name`'s good filler may take with every other good filler of the pair kept
+        (the slot's own constraints against the slots it refers to)."""
+        spec = self.p.slots[name]
+        return self.candidates(spec, spec.base, pair.good)
+
+    def refill(self, pair: Pair, name: str, row: int) -> Pair | None:
+        """The pair with slot `name`'s good filler changed to `row` and as much of its context kept
+        as the grammar allows: a determiner is kept where it suits the new row, a slot that refers to
+        a changed slot keeps its filler where still allowed, else it is drawn anew; the bad sentence is
+        drawn afresh. None when a slot cannot be filled or the sentences come out identical. Draws
+        from the pair's own stream."""
+        p, rng = self.p, pair.rng
+        spec = p.slots[name]
+        old = pair.good[name]
+        if spec.det_base is not None:
+            det = old.det if old.det >= 0 and spec.article_of is None \
+                and self.vocab.accepted_by(row, "arg_1", np.array([old.det]))[0] else self._det_for(spec, row, rng)
+            if det is None:
+                return None
+            filler = Filler(self.vocab, row, det)
+        else:
+            filler = Filler(self.vocab, row)
+        good = {**pair.good, name: filler}
+        changed = {name}
+        for other in p.order:      # (dependency order: a slot after the slots it refers to)
+            ospec = p.slots[other]
+            if other == name or ospec.text or not (ospec.references() & changed):
+                continue
+            if not len(self.candidates(ospec, np.array([good[other].row]), good)):
+                f = self._fill(ospec, good, rng)   # no longer allowed: drawn anew (e.g. the same verb's -ing form)
+                if f is None:
+                    return None
+                good[other] = f
+                changed.add(other)
+        return self._with_bad(pair.k, good, rng)
+
+    def redraw_bad(self, pair: Pair, count: bool = True) -> bool:
+        """Algorithm 1's step: redraw the critical slots of the bad sentence only."""
+        if count:
+            pair.redraws += 1
+        if not self.redrawable:  # the redraw would give the same sentence: skip the work
+            return False
+        bad = self.draw_bad(pair.good, pair.rng)
+        if bad is None:
+            return False
+        sb = self.render_bad(pair.good, bad)
+        if sb == pair.sentence_good:
+            return False
+        pair.bad, pair.sentence_bad = bad, sb
+        return True
+
+    def shown_critical(self, pair: Pair) -> list[str]:
+        """The critical slots the pair's sentences actually show (a template that switches between
+        variants with `{% if %}` leaves the other variant's slots unrendered)."""
+        if self._plain:
+            return self._named
+        # keyed on the fillers' values, not on the dicts' identity: a redraw replaces the dicts, and
+        # a new dict may reuse a freed one's id(), which made an identity key return stale slots
+        if self._branch_slots is not None:   # the variant is a matter of literal slots: remembered per variant
+            key = (tuple(pair.good[n].word for n in self._branch_slots),
+                   tuple(pair.bad[n].word for n in self._branch_slots if n in pair.bad))
+            shown = self._shown_critical.get(key)
+            if shown is None:
+                shown = self._shown_critical[key] = self._probe_critical(pair)
+            return shown
+        key = (tuple((n, f.row, f.det, f.text) for n, f in pair.good.items()),
+               tuple((n, f.row, f.det, f.text) for n, f in pair.bad.items()))
+        if pair.shown is not None and pair.shown[0] == key:
+            return pair.shown[1]
+        shown = self._probe_critical(pair)
+        pair.shown = (key, shown)
+        return shown
+
+    def _probe_critical(self, pair: Pair) -> list[str]:
+        probes = {n: Filler(None, -1, literal=f"\x02{i}\x03") for i, n in enumerate(self.p.critical)}
+        text = (self.p.good_template.render({**pair.good, **probes})
+                + self.p.bad_template.render({**pair.good, **pair.bad, **probes}))
+        return [n for n, f in probes.items() if f.text in text]
+
+    def shown_slots(self, good: dict[str, Filler]) -> set[str]:
+        """The vocabulary slots the good sentence shows (a template's other variants leave some out).
+        Where the template's branches read literal slots only, the answer is remembered per
+        combination of their values."""
+        p = self.p
+        if self._plain:
+            return self._good_named
+        key = tuple(good[n].word for n in self._branch_slots) if self._branch_slots is not None else None
+        if key is not None and key in self._shown:
+            return self._shown[key]
+        probes = {n: Filler(None, -1, literal=f"\x02{i}\x03") for i, n in enumerate(p.slots) if not p.slots[n].text}
+        text = p.good_template.render({**good, **probes})
+        shown = {n for n, f in probes.items() if f.text in text}
+        if key is not None:
+            self._shown[key] = shown
+        return shown
+
+    def fillers(self, pair: Pair) -> dict[str, str]:
+        """What the good sentence is made of, by slot: the word of every vocabulary slot it shows
+        (and, for a determiner-phrase slot, its determiner as `<slot>.det`, "" for none), and the
+        value of every literal slot (literal slots also choose a template's variant)."""
+        p = self.p
+        shown = self.shown_slots(pair.good)
+        out = {}
+        for n, spec in p.slots.items():
+            f = pair.good[n]
+            if spec.text:
+                out[n] = f.word
+            elif n in shown:
+                out[n] = f.word
+                if spec.det_base is not None:
+                    out[f"{n}.det"] = self.vocab.expressions[f.det] if f.det >= 0 else ""
+        return out
+
+    def record(self, pair: Pair, lengths: dict[str, tuple[int, int]], pair_id: int,
+               control: str = "none") -> PairRecord:
+        """The typed record of a pair (its `to_dict()` is the jsonl row); `control` says what length
+        control did to it (records.CONTROL_STATES)."""
+        p = self.p
+        shown = self.shown_critical(pair)
+        return PairRecord(
+            sentence_good=pair.sentence_good,
+            sentence_bad=pair.sentence_bad,
+            field=p.field,
+            linguistics_term=p.linguistics_term,
+            UID=p.uid,
+            pairID=str(pair_id),
+            lexically_identical=lexically_identical(pair.sentence_good, pair.sentence_bad),
+            critical_good={n: pair.good[n].word for n in shown},
+            critical_bad={n: pair.bad[n].word for n in shown},
+            token_lengths={m: {"good": g, "bad": b} for m, (g, b) in lengths.items()},
+            redraws=pair.redraws,
+            draw=pair.k,
+            control=control,
+            fillers=self.fillers(pair),
+        )
+
+    def row(self, pair: Pair, lengths: dict[str, tuple[int, int]], pair_id: int, control: str = "none") -> dict:
+        """The jsonl record of a pair, as a dict."""
+        return self.record(pair, lengths, pair_id, control).to_dict()

@@ -1,0 +1,488 @@
+"""The vocabulary table: loading (with our fixes), feature selection, selectional restrictions.
+
+Rows are word forms; every cell is a string ("" = unspecified). Selectional restrictions
+(`arg_1`, `arg_2`, `arg_3`, `arg_clause`) are in disjunctive normal form: `;` separates
+alternatives, `^` joins conditions, a condition is `column=value` (`column=` asks for an empty
+cell). An empty restriction accepts every row.
+
+All queries return numpy boolean masks or integer row indices over the table and are cached, so
+the generator's inner loop is array indexing.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+from functools import lru_cache
+from pathlib import Path
+from typing import Mapping
+
+import numpy as np
+import pandas as pd
+import yaml
+
+from fairpairs.errors import FixTargetError, VocabularyError
+from fairpairs.io.files import read_text, reading
+from fairpairs.io.paths import data_dir
+
+RESTRICTION_COLUMNS = ("arg_1", "arg_2", "arg_3", "arg_clause")
+VERB_FORM_COLUMNS = ("finite", "bare", "pres", "past", "ing", "en", "3sg")
+
+Dnf = tuple[tuple[tuple[str, str], ...], ...]
+
+# vocab/blimp_vocabulary.csv as fixes.yaml was written for it (a test checks the bundled file)
+BUNDLED_TABLE = "blimp_vocabulary.csv"
+BUNDLED_SHA256 = "02235400b2d9c8a8ae56f58318f7b93accea439189d709c766d0649845d8b182"
+BUNDLED_ROWS = 4216
+
+
+def parse_dnf(text: str) -> Dnf:
+    """'a=1^b=2;c=' -> ((('a','1'),('b','2')), (('c',''),)). Empty text -> () (no restriction)."""
+    text = text.strip()
+    if not text:
+        return ()
+    out = []
+    for conj in text.split(";"):
+        conds = []
+        for cond in conj.split("^"):
+            col, sep, val = cond.partition("=")
+            if not sep or not col.strip():
+                raise VocabularyError(f"malformed restriction condition {cond!r} in {text!r}")
+            conds.append((col.strip(), val.strip()))
+        out.append(tuple(conds))
+    return tuple(out)
+
+
+class Vocabulary:
+    """The (fixed) vocabulary table with vectorised, cached queries."""
+
+    def __init__(self, table: pd.DataFrame, *, source: str = "<table>", fixes: list[str] | None = None,
+                 sha256: str = "", language: str = "en"):
+        self.df = table.reset_index(drop=True)
+        self.source = source
+        self.language = language      # "en": BLiMP's columns; else a language table ("*": of any language)
+        self.fixes = list(fixes or [])
+        self.sha256 = sha256
+        self.columns = frozenset(self.df.columns)
+        self.expressions = self.df["expression"].to_numpy(dtype=object)
+        self._values = {c: frozenset(self.df[c].unique()) for c in self.df.columns}
+        self._col_arrays = {c: self.df[c].to_numpy(dtype=object) for c in self.df.columns}
+        self._dnf_cache: dict[str, np.ndarray] = {}
+        self._accept_cache: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        self._by_expr: dict[str, list[int]] = {}
+        for i, e in enumerate(self.expressions):
+            self._by_expr.setdefault(e, []).append(i)
+        self._by_root: dict[str, list[int]] = {}
+        for i, r in enumerate(self._col_arrays["root"]):
+            if r:
+                self._by_root.setdefault(r, []).append(i)
+        if "lemma" in self.columns:   # a language table: a lexeme is a lemma within one category
+            for i, (lem, cat) in enumerate(zip(self._col_arrays["lemma"], self._col_arrays["category"])):
+                if lem and not self._col_arrays["root"][i]:
+                    self._by_root.setdefault(f"{lem}_{cat}", []).append(i)
+
+    # ------------------------------------------------------------------ loading
+    @classmethod
+    def load(cls, csv_path: str | Path | None = None, fixes_path: str | Path | None = "default",
+             reference: "Vocabulary | None" = None, language: str = "en") -> "Vocabulary":
+        """Load a vocabulary CSV (default: the bundled BLiMP table) and apply fixes.yaml (by default
+        only to the bundled table, and only if it is the file the fixes were written for).
+
+        Every row must have the header's number of fields and parseable restrictions; with
+        `reference`, the table must also have all of its columns, and the columns that hold only
+        0/1/empty there must hold only those. Errors name the file, the line and the column."""
+        vocab_dir = data_dir("vocab")
+        csv_path = Path(csv_path) if csv_path else vocab_dir / BUNDLED_TABLE
+        if fixes_path == "default":
+            bundled = csv_path.parent.resolve() == vocab_dir.resolve() and csv_path.name == BUNDLED_TABLE
+            fixes_path = vocab_dir / "fixes.yaml" if bundled else None
+        with reading(csv_path, "vocabulary table", VocabularyError):
+            raw = csv_path.read_bytes()
+            _check_rows(csv_path, raw)      # (decodes the bytes: a UnicodeDecodeError is read's)
+        try:
+            df = pd.read_csv(io.BytesIO(raw), dtype=str, keep_default_na=False)
+        except ValueError as exc:   # pandas: ParserError, EmptyDataError
+            raise VocabularyError(f"{csv_path}: cannot read vocabulary table: {' '.join(str(exc).split())}") from None
+        sha256 = hashlib.sha256(raw).hexdigest()
+        if "expression" not in df.columns:
+            raise VocabularyError(f"{csv_path}: expression: column missing")
+        if language != "en":
+            _check_language_table(csv_path, df)
+            fixes_path = None
+        elif reference is not None:
+            _check_against(csv_path, df, reference)
+        for col in ("root", "category", "category_2", *RESTRICTION_COLUMNS):
+            if col not in df.columns:
+                df[col] = ""
+        _check_restrictions(csv_path, df)
+        applied: list[str] = []
+        if df.empty:
+            raise VocabularyError(f"{csv_path}: vocabulary table has no rows")
+        if fixes_path:
+            if fixes_path == vocab_dir / "fixes.yaml" and sha256 != BUNDLED_SHA256:
+                raise VocabularyError(
+                    f"{csv_path}: not the BLiMP table that fixes.yaml corrects ({len(df)} rows, expected "
+                    f"{BUNDLED_ROWS}; sha256 differs): a truncated or modified copy. Restore it, or load a "
+                    f"table of your own from another folder (fixes.yaml applies to the bundled table only)")
+            try:
+                df, applied = apply_fixes(df, Path(fixes_path))
+            except FixTargetError as exc:
+                raise VocabularyError(f"{csv_path}: the vocabulary table lacks rows that {Path(fixes_path).name} "
+                                      f"corrects ({len(df)} rows; truncated, or not BLiMP's table?): {exc}") from None
+        return cls(df, source=str(csv_path), fixes=applied, sha256=sha256, language=language)
+
+    def subset(self, mask: np.ndarray) -> "Vocabulary":
+        """The rows where `mask` is True, as a vocabulary of their own (same source and hash). A
+        value of the whole table stays a valid query value, matching no row if none is left."""
+        sub = Vocabulary(self.df[np.asarray(mask, dtype=bool)], source=self.source, fixes=self.fixes,
+                         sha256=self.sha256, language=self.language)
+        sub._values = self._values
+        return sub
+
+    # ------------------------------------------------------------------ basic access
+    def __len__(self) -> int:
+        return len(self.df)
+
+    def row(self, i: int) -> dict[str, str]:
+        return self.df.iloc[int(i)].to_dict()
+
+    def get(self, i: int, column: str) -> str:
+        return self._col_arrays[column][int(i)]
+
+    def rows_for(self, expression: str, **features: str) -> np.ndarray:
+        """Indices of rows with this expression (and these feature values)."""
+        idx = np.array(self._by_expr.get(expression, []), dtype=np.int64)
+        for col, val in features.items():
+            self.check_column(col)
+            idx = idx[self._col_arrays[col][idx] == str(val)] if len(idx) else idx
+        return idx
+
+    def check_column(self, column: str, where: str = "") -> None:
+        if column not in self.columns:
+            raise VocabularyError(f"{where}unknown vocabulary column {column!r}")
+
+    def check_value(self, column: str, value: str, where: str = "") -> None:
+        self.check_column(column, where)
+        if value not in self._values[column]:
+            known = sorted(v for v in self._values[column] if v)[:8]
+            raise VocabularyError(
+                f"{where}value {value!r} never occurs in vocabulary column {column!r} "
+                f"(e.g. {', '.join(map(repr, known))})")
+
+    # ------------------------------------------------------------------ selection
+    def select(self, where: Mapping[str, object] | None = None, where_not: Mapping[str, object] | None = None,
+               *, context: str = "") -> np.ndarray:
+        """Boolean mask of rows matching every `where` item and none of the `where_not` items.
+
+        A value may be a string or a list of strings (any of them). Unknown columns or values raise
+        VocabularyError (prefixed by `context`)."""
+        mask = np.ones(len(self), dtype=bool)
+        for col, val in (where or {}).items():
+            mask &= self._feature_mask(col, val, context)
+        for col, val in (where_not or {}).items():
+            mask &= ~self._feature_mask(col, val, context)
+        return mask
+
+    def _feature_mask(self, col: str, val: object, context: str) -> np.ndarray:
+        values = [val] if not isinstance(val, (list, tuple, set, frozenset)) else list(val)
+        values = ["" if v is None else str(int(v)) if isinstance(v, bool) else str(v) for v in values]
+        for v in values:
+            self.check_value(col, v, context)
+        return np.isin(self._col_arrays[col], values)
+
+    # ------------------------------------------------------------------ restrictions
+    def dnf_mask(self, text: str) -> np.ndarray:
+        """Rows that satisfy the DNF restriction `text` (all rows if it is empty). Cached."""
+        hit = self._dnf_cache.get(text)
+        if hit is not None:
+            return hit
+        dnf = parse_dnf(text)
+        if not dnf:
+            mask = np.ones(len(self), dtype=bool)
+        else:
+            mask = np.zeros(len(self), dtype=bool)
+            for conj in dnf:
+                m = np.ones(len(self), dtype=bool)
+                for col, val in conj:
+                    if col not in self.columns:
+                        m[:] = False  # a condition on a column we lack is never met
+                        break
+                    m &= self._col_arrays[col] == val
+                mask |= m
+        mask.setflags(write=False)
+        self._dnf_cache[text] = mask
+        return mask
+
+    def satisfiers(self, i: int, arg: str) -> np.ndarray:
+        """Mask of rows that satisfy row i's restriction `arg` (e.g. objects a verb accepts)."""
+        return self.dnf_mask(self.get(i, arg))
+
+    def _accept_matrix(self, arg: str) -> tuple[np.ndarray, np.ndarray]:
+        """(codes, table): table[codes[r], s] is True when row s satisfies row r's `arg`."""
+        hit = self._accept_cache.get(arg)
+        if hit is None:
+            codes, uniques = pd.factorize(self.df[arg], sort=True)
+            table = np.stack([self.dnf_mask(u) for u in uniques]) if len(uniques) else np.ones((1, len(self)), bool)
+            hit = (codes.astype(np.int64), table)
+            self._accept_cache[arg] = hit
+        return hit
+
+    def accepted_by(self, i: int, arg: str, rows: np.ndarray | None = None) -> np.ndarray:
+        """Mask of rows whose restriction `arg` row i satisfies (e.g. verbs that take i as subject);
+        with `rows`, the mask over those row indices only."""
+        codes, table = self._accept_matrix(arg)
+        return table[codes if rows is None else codes[rows], int(i)]
+
+    def any_accepts(self, functors: np.ndarray, arg: str, arguments: np.ndarray) -> bool:
+        """Does some row of `arguments` satisfy restriction `arg` of some row of `functors`?"""
+        if not len(functors) or not len(arguments):
+            return False
+        codes, table = self._accept_matrix(arg)
+        return bool(table[np.unique(codes[functors])][:, arguments].any())
+
+    def column(self, name: str) -> np.ndarray:
+        """The values of one column as an array (read-only use)."""
+        return self._col_arrays[name]
+
+    def accepts(self, functor: int, arg: str, argument: int) -> bool:
+        """Does row `argument` satisfy row `functor`'s restriction `arg`?"""
+        return bool(self.satisfiers(functor, arg)[int(argument)])
+
+    # ------------------------------------------------------------------ lexemes and forms
+    def lexeme(self, i: int) -> np.ndarray:
+        """Indices of all forms of row i's lexeme: same `root` (verbs, adjectives ...), in a
+        language table same `lemma` and `category`, or for BLiMP's nouns the row and its
+        plural/singular sibling."""
+        root = self._root(i)
+        if root:
+            return np.array(self._by_root[root], dtype=np.int64)
+        out = [int(i)]
+        sib = self.other_number(i)
+        if sib is not None:
+            out.append(sib)
+        return np.array(sorted(out), dtype=np.int64)
+
+    def _root(self, i: int) -> str:
+        root = self.get(i, "root")
+        if not root and "lemma" in self.columns and self.get(i, "lemma"):
+            root = f"{self.get(i, 'lemma')}_{self.get(i, 'category')}"
+        return root
+
+    def lexeme_key(self, i: int) -> str:
+        """A string naming row i's lexeme (for 'distinct word' checks)."""
+        root = self._root(i)
+        if root:
+            return root
+        return "|".join(sorted(self.expressions[j] for j in self.lexeme(i)))
+
+    def lexeme_codes(self) -> np.ndarray:
+        """An integer per row; equal codes = same lexeme (cached)."""
+        if getattr(self, "_lexeme_codes", None) is None:
+            keys = np.array([self.lexeme_key(i) for i in range(len(self))], dtype=object)
+            self._lexeme_codes = np.unique(keys, return_inverse=True)[1]
+        return self._lexeme_codes
+
+    def other_number(self, i: int) -> int | None:
+        """Row of the other grammatical number of noun row i, via pluralform/singularform; in a
+        language table, the first row of the same lexeme that differs in `number` and agrees in
+        every other agreement feature (person, gender, case)."""
+        if "pluralform" not in self.columns and "lemma" in self.columns:
+            for j in self.lexeme(i):
+                if self.get(j, "number") != self.get(i, "number") and self.get(j, "number") and \
+                        all(self.get(j, c) == self.get(i, c) for c in ("person", "gender", "case")):
+                    return int(j)
+            return None
+        for col, target_col in (("pluralform", "pl"), ("singularform", "sg")):
+            form = self.get(i, col) if col in self.columns else ""
+            if form:
+                cands = [j for j in self._by_expr.get(form, [])
+                         if self.get(j, "category") == self.get(i, "category") and self.get(j, target_col) == "1"]
+                if cands:
+                    return cands[0]
+        return None
+
+    def form_of(self, i: int, features: Mapping[str, object]) -> np.ndarray:
+        """Rows of row i's lexeme having these features, e.g. {'en': 1} for the participle."""
+        idx = self.lexeme(i)
+        for col, val in features.items():
+            self.check_column(col)
+            idx = idx[self._col_arrays[col][idx] == str(val)]
+        return idx
+
+
+def _where(path: Path, line: int, expression: str) -> str:
+    return f"{path}: line {line} (expression {expression!r})"
+
+
+def _check_rows(path: Path, raw: bytes) -> None:
+    """Every data row has as many fields as the header (a cut-off file ends in a short row)."""
+    reader = csv.reader(io.StringIO(raw.decode("utf-8")))
+    header = next(reader, None)
+    if not header:
+        raise VocabularyError(f"{path}: empty vocabulary table (no header line)")
+    if len(header) == 1 and any(sep in header[0] for sep in ("\t", ";")):
+        sep = "tabs" if "\t" in header[0] else "semicolons"
+        raise VocabularyError(f"{path}: not comma-separated (the header line is split by {sep}); save the "
+                              f"table as CSV with commas")
+    for row in reader:
+        if row and len(row) != len(header):
+            raise VocabularyError(f"{path}: line {reader.line_num}: {len(row)} field(s), the header has "
+                                  f"{len(header)} (a truncated or damaged file?)")
+
+
+def _check_restrictions(path: Path, df: pd.DataFrame) -> None:
+    for col in RESTRICTION_COLUMNS:
+        for value in df[col].unique():
+            try:
+                parse_dnf(value)
+            except VocabularyError as exc:
+                i = int(np.flatnonzero(df[col].to_numpy() == value)[0])
+                raise VocabularyError(f"{_where(path, i + 2, df['expression'].iat[i])}: {col}: {exc}") from None
+
+
+BINARY = frozenset({"", "0", "1"})
+
+
+def _check_against(path: Path, df: pd.DataFrame, reference: "Vocabulary") -> None:
+    """A table of one's own has the reference's columns, and its 0/1 columns hold only 0, 1 or ''."""
+    missing = [c for c in reference.df.columns if c not in df.columns]
+    if missing:
+        raise VocabularyError(f"{path}: missing column(s) {', '.join(missing)} (a vocabulary table needs the "
+                              f"columns of the bundled {BUNDLED_TABLE}; docs/vocabulary.md)")
+    for col in reference.df.columns:
+        if reference._values[col] <= BINARY:
+            bad = ~df[col].isin(BINARY).to_numpy()
+            if bad.any():
+                i = int(np.flatnonzero(bad)[0])
+                raise VocabularyError(f"{_where(path, i + 2, df['expression'].iat[i])}: {col}: "
+                                      f"{df[col].iat[i]!r} is not 0, 1 or empty")
+
+
+# a language table (vocab/fr.csv, vocab/de.csv; docs/vocabulary.md): these columns, these values
+LANGUAGE_COLUMNS = ("expression", "lemma", "category", "person", "number", "gender", "case")
+LANGUAGE_VALUES = {"person": {"", "1", "2", "3"}, "number": {"", "sg", "pl", "du", "pc"},
+                   "gender": {"", "m", "f", "n", "c"}}
+
+
+def _check_language_table(path: Path, df: pd.DataFrame) -> None:
+    """A language table has the columns `LANGUAGE_COLUMNS`, known agreement values, an expression
+    on every row and no row twice."""
+    missing = [c for c in LANGUAGE_COLUMNS if c not in df.columns]
+    if missing:
+        raise VocabularyError(f"{path}: missing column(s) {', '.join(missing)} (a language table needs "
+                              f"{', '.join(LANGUAGE_COLUMNS)}; docs/vocabulary.md)")
+    for col, allowed in LANGUAGE_VALUES.items():
+        bad = ~df[col].isin(allowed).to_numpy()
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise VocabularyError(f"{_where(path, i + 2, df['expression'].iat[i])}: {col}: {df[col].iat[i]!r} "
+                                  f"is not one of {', '.join(repr(v) for v in sorted(allowed) if v)} or empty")
+    empty = (df["expression"].str.strip() == "").to_numpy()
+    if empty.any():
+        i = int(np.flatnonzero(empty)[0])
+        raise VocabularyError(f"{path}: line {i + 2}: expression: empty")
+    dup = df.duplicated(keep="first").to_numpy()
+    if dup.any():
+        i = int(np.flatnonzero(dup)[0])
+        raise VocabularyError(f"{_where(path, i + 2, df['expression'].iat[i])}: the same row as an earlier one")
+
+
+def apply_fixes(df: pd.DataFrame, path: Path) -> tuple[pd.DataFrame, list[str]]:
+    """Apply the corrections of a fixes.yaml file; returns the new table and the fix ids."""
+    text = read_text(path, "fixes file", VocabularyError)
+    try:
+        fixes = yaml.safe_load(text) or []
+    except yaml.YAMLError as exc:
+        raise VocabularyError(f"{path}: cannot read fixes: {exc}") from None
+    applied = []
+    for n, fix in enumerate(fixes):
+        fid = fix.get("id", f"#{n}")
+        where = f"{path}: {fid}: "
+        if "add" in fix:
+            rows = []
+            for r in fix["add"]:
+                unknown = set(r) - set(df.columns)
+                if unknown:
+                    raise VocabularyError(f"{where}add: unknown column(s) {sorted(unknown)}")
+                rows.append({c: str(r.get(c, "")) for c in df.columns})
+            df = pd.concat([df, pd.DataFrame(rows, columns=df.columns)], ignore_index=True)
+            applied.append(fid)
+            continue
+        match = fix.get("match") or {}
+        mask = np.ones(len(df), dtype=bool)
+        for col, val in match.items():
+            if col not in df.columns:
+                raise VocabularyError(f"{where}match: unknown column {col!r}")
+            values = [str(v) for v in val] if isinstance(val, list) else [str(val)]
+            mask &= df[col].isin(values).to_numpy()
+        if not mask.any():
+            raise FixTargetError(f"{where}match: no row matches {match}")
+        for col, val in match.items():  # a list matches any of its values, and each must match
+            for v in val if isinstance(val, list) else []:
+                if not (mask & (df[col] == str(v)).to_numpy()).any():
+                    raise FixTargetError(f"{where}match: no row matches {col}={v!r} with the other conditions")
+        if fix.get("drop"):
+            df = df[~mask].reset_index(drop=True)
+        elif fix.get("dedupe"):
+            # a row identical in every column to an earlier one goes (its twin matches too)
+            dup = mask & df.duplicated(keep="first").to_numpy()
+            for col, val in match.items():
+                for v in val if isinstance(val, list) else [val]:
+                    if not (dup & (df[col] == str(v)).to_numpy()).any():
+                        raise FixTargetError(f"{where}dedupe: no two identical rows with {col}={v!r}")
+            if not dup.any():
+                raise FixTargetError(f"{where}dedupe: no two matched rows are identical")
+            df = df[~dup].reset_index(drop=True)
+        elif "set" in fix:
+            for col, val in fix["set"].items():
+                if col not in df.columns:
+                    raise VocabularyError(f"{where}set: unknown column {col!r}")
+                df.loc[mask, col] = str(val)
+        elif "set_by" in fix:
+            key = fix["set_by"]
+            for k, val in fix["values"].items():
+                df.loc[mask & (df[key] == k).to_numpy(), "category"] = str(val)
+        else:
+            raise VocabularyError(f"{where}one of add, drop, dedupe, set, set_by is required")
+        applied.append(fid)
+    return df, applied
+
+
+def default_vocabulary(language: str = "en") -> Vocabulary:
+    """The bundled vocabulary of a language (loaded once per process): for English the fixed BLiMP
+    table, for another language its table in vocab/ (`fairpairs.generation.languages`)."""
+    return _default_vocabulary(language)
+
+
+@lru_cache(maxsize=8)
+def _default_vocabulary(language: str) -> Vocabulary:
+    if language == "en":
+        return Vocabulary.load()
+    from fairpairs.generation.languages import get_language
+
+    return Vocabulary.load(data_dir("vocab") / get_language(language).vocabulary, language=language)
+
+
+def is_language_table(path: str | Path) -> bool:
+    """Whether a CSV file's header has a `lemma` column and no `sg` column (a language table, not
+    a table in BLiMP's format)."""
+    with reading(Path(path), "vocabulary table", VocabularyError):
+        with open(path, encoding="utf-8", newline="") as fh:
+            header = next(csv.reader([fh.readline()]), [])
+    return "lemma" in header and "sg" not in header
+
+
+def load_vocabulary(path: str | Path | None = None, language: str | None = None) -> Vocabulary:
+    """A vocabulary table: the bundled table of `language` (default: the fixed BLiMP table), or the
+    CSV file at `path`: a table with the BLiMP table's columns, or a language table (docs/
+    vocabulary.md), checked row by row (fixes.yaml applies to the bundled BLiMP table only)."""
+    if path is None:
+        return default_vocabulary(language or "en")
+    path = Path(path)
+    bundled = data_dir("vocab") / BUNDLED_TABLE
+    if path.name == BUNDLED_TABLE and path.resolve() == bundled.resolve():
+        return default_vocabulary()
+    if path.is_file() and is_language_table(path):
+        return Vocabulary.load(path, language=language or "*")
+    return Vocabulary.load(path, reference=default_vocabulary())

@@ -1,0 +1,1 @@
+"""Reading inputs and writing outputs: files, jsonl, dataset readers, paths, progress."""

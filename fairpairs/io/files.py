@@ -1,0 +1,463 @@
+"""Reading inputs and writing outputs safely: the one place for input-file errors, atomic files,
+atomic run folders and interruptions.
+
+Every input file is read under `reading` (or with `read_text`), which turns the operating system's
+errors into one line naming the file and what it should be ("corpus not found", "is a folder, not
+a vocabulary table", "file is not UTF-8 text (byte 12)").
+
+Rules every command that writes follows (see docs/outputs.md):
+
+* A file is written to a temporary file in the same folder and renamed into place (`atomic_write`),
+  with the permissions the umask gives, so a crash never leaves half a file.
+* A folder of outputs (a generation run, a publish folder) is built in a hidden temporary folder
+  beside the destination and swapped into place at the end (`OutputFolder`). Every such folder holds
+  a marker file, `.fairpairs`, with a fixed signature and the list of the files the run wrote. An
+  existing destination is replaced only when it is empty or carries that marker; anything else
+  (a folder someone else wrote, a file) is an error *before* any work starts. Files a user added to
+  an earlier run folder (notes, `hub/` from `publish`, evaluation folders) are carried over into the
+  new folder, never deleted; where one would collide with a file of the new run, the swap is refused
+  and the earlier folder is left as it was.
+* SIGTERM is handled like Ctrl-C (`handle_sigterm`): the temporary folder is removed. Temporary
+  folders that a killed run (SIGKILL, power loss) left behind are recognised by their name and
+  marker and removed by the next run into the same destination.
+* Whether the destination can be written is checked before the work starts.
+
+Network calls (the Hugging Face Hub) run under `network_deadline`: all of one command's Hub calls
+together get at most FAIRPAIRS_HUB_TIMEOUT seconds (default 60; loads from local folders are not
+Hub calls and are not counted), so an endpoint that accepts the
+connection and never answers ends the command with one line instead of a hang.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import tempfile
+import threading
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+from fairpairs.errors import NetworkError, OutputError, not_found
+
+MARKER = ".fairpairs"
+SIGNATURE = "fairpairs output folder/1"
+
+
+# ------------------------------------------------------------------------------------ reading
+@contextmanager
+def reading(path: str | os.PathLike, what: str, error_cls: type[Exception]):
+    """Run the reading of `path` (a `what`: "corpus", "vocabulary table", ...) so that a missing
+    file, a folder, an unreadable file or bytes that are not UTF-8 end in one `error_cls` line
+    naming the file (a missing file: its FileNotFoundError variant, `errors.not_found`); other
+    errors pass through."""
+    try:
+        yield
+    except FileNotFoundError:
+        raise not_found(error_cls)(f"{path}: {what} not found") from None
+    except IsADirectoryError:
+        raise error_cls(f"{path}: is a folder, not a {what}") from None
+    except OSError as exc:
+        raise error_cls(f"{path}: cannot read {what}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise error_cls(f"{path}: {what} is not UTF-8 text (byte {exc.start})") from None
+
+
+def read_text(path: str | os.PathLike, what: str, error_cls: type[Exception], encoding: str = "utf-8") -> str:
+    """The text of file `path` (a `what`), with `reading`'s one-line errors."""
+    with reading(path, what, error_cls):
+        return Path(path).read_text(encoding=encoding)
+
+
+# ------------------------------------------------------------------------------------ files
+def umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def atomic_write(path: str | os.PathLike, data: str | bytes) -> None:
+    """Write `data` (text as UTF-8 with the given line ends, or bytes) to `path` through a temporary
+    file in the same folder and os.replace; the file gets the umask's usual permissions."""
+    path = Path(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as exc:
+        raise OutputError(f"{path}: cannot write ({exc.strerror or exc})") from None
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data.encode("utf-8") if isinstance(data, str) else data)
+        os.chmod(tmp, 0o666 & ~umask())  # mkstemp creates 0600
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def check_output_file(path: str | os.PathLike, what: str = "out", *, inputs=(), reads=()) -> Path:
+    """Before any work: `path` can be written as a file, it is none of `inputs` (a command never
+    overwrites what it reads) and lies in none of the folders `reads` (folders whose every file
+    the command reads, where the next run would take it for input). `what` names the parameter."""
+    path = Path(path)
+    if path.is_dir():
+        raise OutputError(f"{what} {path}: is a folder; give a file name")
+    for i in inputs:
+        if i is not None and _same(path, Path(i)):
+            raise OutputError(f"{what} {path}: is also an input; refusing to overwrite it")
+    _check_not_inside(path, what, reads)
+    _check_can_create(path.parent, what, path)
+    if path.exists() and not os.access(path, os.W_OK):
+        raise OutputError(f"{what} {path}: exists and is not writable")
+    return path
+
+
+def _check_not_inside(path: Path, what: str, reads) -> None:
+    """`path` (an output) is not inside a folder among `reads` (folders the command reads whole)."""
+    full = Path(os.path.realpath(path))
+    for i in reads:
+        if i is None or not Path(i).is_dir():
+            continue
+        folder = Path(os.path.realpath(i))
+        if folder in full.parents:
+            raise OutputError(f"{what} {path}: is inside {i}, which this command reads as input (the next "
+                              f"read would take the output for data); write it elsewhere")
+
+
+def _same(a: Path, b: Path) -> bool:
+    try:
+        return a.exists() and b.exists() and os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def _check_can_create(folder: Path, what: str, target: Path) -> None:
+    """`folder` exists (or can be made) and new entries can be made in it."""
+    probe = folder
+    while not probe.exists():
+        if probe.parent == probe:
+            break
+        probe = probe.parent
+    if not probe.is_dir():
+        raise OutputError(f"{what} {target}: {probe} is not a folder")
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise OutputError(f"{what} {target}: {probe} is not writable")
+    try:   # permissions are not the whole story (read-only mounts, /proc ...): really try
+        os.rmdir(tempfile.mkdtemp(prefix=".fairpairs-probe-", dir=probe))
+    except OSError as exc:
+        raise OutputError(f"{what} {target}: cannot write in {probe} ({exc.strerror or exc})") from None
+
+
+# ------------------------------------------------------------------------------------ folders
+def is_ours(folder: Path) -> bool:
+    """Whether `folder` carries fairpairs' marker (so fairpairs wrote it)."""
+    return read_marker(folder) is not None
+
+
+def read_marker(folder: Path) -> dict | None:
+    try:
+        doc = json.loads((Path(folder) / MARKER).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return doc if isinstance(doc, dict) and doc.get("signature") == SIGNATURE else None
+
+
+def _write_marker(folder: Path, files: list[str] | None, pid: int | None = None) -> None:
+    doc = {"signature": SIGNATURE, "note": "written by fairpairs; it may replace this folder",
+           "pid": pid, "files": files}
+    (folder / MARKER).write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+
+
+def _tmp_pattern(name: str) -> re.Pattern:
+    return re.compile(rf"^\.{re.escape(name)}\.(tmp|old)-(\d+)-")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def remove_stale(out: Path) -> list[Path]:
+    """Remove temporary folders that an earlier, killed run into `out` left beside it (hidden,
+    named `.<name>.tmp-<pid>-*` or `.<name>.old-<pid>-*`, carrying the marker, process gone)."""
+    removed = []
+    pattern = _tmp_pattern(out.name)
+    try:
+        entries = list(out.parent.iterdir())
+    except OSError:
+        return removed
+    for entry in entries:
+        m = pattern.match(entry.name)
+        if m and entry.is_dir() and not entry.is_symlink() and is_ours(entry) and not _alive(int(m.group(2))):
+            shutil.rmtree(entry, ignore_errors=True)
+            removed.append(entry)
+    return removed
+
+
+def check_output_folder(out: str | os.PathLike, what: str = "out", inputs=(), reads=(), *,
+                        action: str = "replace") -> Path:
+    """Before any work: `out` is absent, an empty folder, or a folder fairpairs wrote, it neither
+    is nor holds the current folder or one of `inputs`, it is not inside one of the folders
+    `reads` (which the command reads whole), and its parent is writable. Anything else is an
+    OutputError naming `what`."""
+    out = Path(out)
+    full = Path(os.path.abspath(out))
+    if full == Path(full.anchor):
+        raise OutputError(f"{what} {out}: is the root folder; give a folder to write into")
+    if full == Path.cwd() or full in Path.cwd().parents:
+        raise OutputError(f"{what} {out}: is or holds the current folder, which the output folder would "
+                          f"replace; give a new folder name, e.g. {what} {Path(out) / 'run'}")
+    for i in inputs:
+        other = Path(os.path.abspath(i))
+        if other == full or full in other.parents:
+            raise OutputError(f"{what} {out}: is or holds the input {i}, which the output folder would "
+                              f"replace; give a folder that holds no input")
+    _check_not_inside(out, what, reads)
+    if out.is_symlink() or (out.exists() and not out.is_dir()):
+        raise OutputError(f"{what} {out}: exists and is not a folder")
+    if out.is_dir():
+        try:
+            empty = not any(out.iterdir())
+        except OSError as exc:
+            raise OutputError(f"{what} {out}: cannot read ({exc.strerror})") from None
+        if not empty and not is_ours(out):
+            raise OutputError(f"{what} {out}: a non-empty folder that fairpairs did not write (it has no "
+                              f"{MARKER} marker); refusing to {action} it (choose another {what})")
+        if not os.access(out, os.W_OK | os.X_OK):
+            raise OutputError(f"{what} {out}: is not writable")
+    _check_can_create(out.resolve().parent, what, out)
+    return out
+
+
+def claim_folder(folder: str | os.PathLike, what: str = "out", inputs=(), reads=()) -> Path:
+    """Make `folder` a folder of ours that a command adds files to over several runs (a score
+    cache): checked as `check_output_folder` (absent, empty or carrying the marker; not an input),
+    then created with the marker if it has none. The folder appears with its marker in one rename,
+    so processes of one launch may claim it at the same time."""
+    out = check_output_folder(folder, what, inputs, reads, action="write into")
+    if is_ours(out):
+        return out
+    full = Path(os.path.abspath(out))
+    try:
+        full.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{full.name}.tmp-{os.getpid()}-", dir=full.parent))
+    except OSError as exc:
+        raise OutputError(f"{what} {out}: cannot create it ({exc.strerror or exc})") from None
+    try:
+        os.chmod(tmp, 0o777 & ~umask())
+        _write_marker(tmp, [])
+        os.replace(tmp, full)            # (replaces an empty folder; fails on a non-empty one)
+    except OSError:
+        shutil.rmtree(tmp, ignore_errors=True)
+        if not is_ours(full):            # another process of the launch may have claimed it first
+            raise OutputError(f"{what} {out}: a non-empty folder that fairpairs did not write (it has no "
+                              f"{MARKER} marker); refusing to write into it (choose another {what})") from None
+    return out
+
+
+class OutputFolder:
+    """Build a folder of outputs atomically::
+
+        with OutputFolder(out, what="out") as tmp:   # checks `out` first (check_output_folder)
+            (tmp / "a.jsonl").write_text(...)
+        # here `out` holds exactly the new files (+ files a user had added to the earlier run)
+
+    On an exception (Ctrl-C, SIGTERM with handle_sigterm) the temporary folder is removed and an
+    earlier `out` is untouched.
+    """
+
+    def __init__(self, out: str | os.PathLike, what: str = "out", inputs=(), reads=()):
+        self.out = Path(os.path.abspath(check_output_folder(out, what, inputs, reads)))
+        self.shown = Path(out)
+        self.what, self.inputs, self.reads = what, tuple(inputs), tuple(reads)
+        self.tmp: Path | None = None
+
+    def __enter__(self) -> Path:
+        out = self.out
+        remove_stale(out)
+        try:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            self.tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-{os.getpid()}-", dir=out.parent))
+            os.chmod(self.tmp, 0o777 & ~umask())  # mkdtemp creates 0700
+            _write_marker(self.tmp, None, os.getpid())
+        except OSError as exc:
+            if self.tmp is not None:
+                shutil.rmtree(self.tmp, ignore_errors=True)
+            raise OutputError(f"{self.what} {out}: cannot write beside it ({exc.strerror or exc})") from None
+        return self.tmp
+
+    def __exit__(self, exc_type, exc, tb):
+        tmp = self.tmp
+        if exc_type is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
+            return False
+        try:
+            with _signals_deferred():
+                self._commit(tmp)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+        return False
+
+    def _commit(self, tmp: Path) -> None:
+        out = self.out
+        files = sorted(p.relative_to(tmp).as_posix() for p in tmp.rglob("*")
+                       if p.is_file() and p.name != MARKER)
+        _write_marker(tmp, files)
+        if not out.exists():
+            os.replace(tmp, out)
+            return
+        check_output_folder(out, self.what, self.inputs, self.reads)   # it may have changed during the run
+        kept = _user_entries(out)
+        clash = [rel for rel in kept if (tmp / rel).exists()]
+        if clash:
+            raise OutputError(f"{self.what} {out}: holds files fairpairs did not write where the new run "
+                              f"writes ({', '.join(clash[:3])}); move them and run again (the earlier "
+                              f"folder is unchanged)")
+        old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-{os.getpid()}-", dir=out.parent))
+        _write_marker(old, [], os.getpid())
+        os.replace(out, old / "previous")
+        os.replace(tmp, out)
+        for rel in kept:   # carry what the user added over into the new folder
+            (out / rel).parent.mkdir(parents=True, exist_ok=True)
+            os.replace(old / "previous" / rel, out / rel)
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def _user_entries(out: Path) -> list[str]:
+    """Paths (relative, posix) under an earlier run folder that its marker does not list: the
+    largest such entries (a whole folder when nothing inside it is ours; empty folders aside)."""
+    marker = read_marker(out) or {}
+    ours = set(marker.get("files") or [])
+    ours_dirs = {str(Path(f).parent.as_posix()) for f in ours}
+    ours_dirs = {d for f in ours_dirs for d in _ancestors(f)}
+    found = []
+    for root, dirs, names in os.walk(out):
+        rel_root = Path(root).relative_to(out).as_posix()
+        rel = (lambda n: n) if rel_root == "." else (lambda n, r=rel_root: f"{r}/{n}")
+        for d in list(dirs):
+            if rel(d) not in ours_dirs:
+                if any(p.is_file() or p.is_symlink() for p in (Path(root) / d).rglob("*")):
+                    found.append(rel(d))     # (an empty folder holds nothing to keep)
+                dirs.remove(d)
+        found += [rel(n) for n in names if rel(n) not in ours and rel(n) != MARKER]
+    return sorted(found)
+
+
+def _ancestors(d: str) -> list[str]:
+    parts = [] if d in (".", "") else d.split("/")
+    return [("/".join(parts[:i])) for i in range(1, len(parts) + 1)]
+
+
+# ------------------------------------------------------------------------------------ signals
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised like Ctrl-C so that every cleanup path runs."""
+
+
+received_sigterm = False
+
+
+def _raise_terminated(signum, frame):
+    global received_sigterm
+    received_sigterm = True
+    raise Terminated()
+
+
+def handle_sigterm() -> None:
+    """Make SIGTERM (kill, timeout, SLURM, docker stop) raise `Terminated` in the main thread."""
+    try:
+        signal.signal(signal.SIGTERM, _raise_terminated)
+    except ValueError:  # not the main thread
+        pass
+
+
+@contextmanager
+def _signals_deferred():
+    """Hold SIGINT and SIGTERM while a few renames run, so a swap is never half done."""
+    try:
+        old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    except (AttributeError, ValueError, OSError):
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+# ------------------------------------------------------------------------------------ network
+HUB_TIMEOUT_ENV = "FAIRPAIRS_HUB_TIMEOUT"
+DEFAULT_HUB_TIMEOUT = 60.0
+_spent = 0.0       # seconds this command has spent in Hub calls so far
+_armed = False
+
+
+def reset_network_time() -> None:
+    """Start a new command's network time (the CLI calls this once per command)."""
+    global _spent
+    _spent = 0.0
+
+
+def hub_timeout() -> float:
+    """Seconds all Hub calls of one command may take together (FAIRPAIRS_HUB_TIMEOUT, default 60)."""
+    raw = os.environ.get(HUB_TIMEOUT_ENV, "").strip()
+    if not raw:
+        return DEFAULT_HUB_TIMEOUT
+    try:
+        value = float(raw)
+    except ValueError:
+        value = float("nan")
+    if not value > 0 or value == float("inf"):
+        raise NetworkError(f"{HUB_TIMEOUT_ENV}={raw!r}: expected a number of seconds > 0")
+    return value
+
+
+class _Deadline(BaseException):
+    """Raised by the alarm; a BaseException so that no library's `except Exception` swallows it."""
+
+
+def _on_alarm(signum, frame):
+    raise _Deadline()
+
+
+def _endpoint() -> str:
+    return os.environ.get("HF_ENDPOINT") or "https://huggingface.co"
+
+
+@contextmanager
+def network_deadline(what: str = "the Hub", source: str | os.PathLike | None = None):
+    """Run Hub calls under the command's remaining network time; past it, NetworkError. A `source`
+    that is a local file or folder needs no network and is not timed. Where there is no SIGALRM
+    (Windows, a worker thread) the calls run unbounded by this, with the libraries' own
+    per-request timeouts."""
+    global _spent, _armed
+    can = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+    local = source is not None and Path(source).expanduser().exists()
+    if _armed or not can or local:
+        yield
+        return
+    start = time.monotonic()
+    left = hub_timeout() - _spent
+    if left <= 0:
+        raise NetworkError(f"{what}: no network time left ({HUB_TIMEOUT_ENV}={hub_timeout():g} s in total)")
+    previous = signal.signal(signal.SIGALRM, _on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, left, 0.5)   # and again every 0.5 s until the calls end
+    _armed = True
+    try:
+        yield
+    except _Deadline:
+        raise NetworkError(f"{what}: the Hugging Face Hub ({_endpoint()}) did not answer within "
+                           f"{hub_timeout():g} s ({HUB_TIMEOUT_ENV})") from None
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+        _armed = False
+        _spent += time.monotonic() - start

@@ -1,6 +1,0 @@
-"""English: BLiMP's table, determiners drawn from it (`det:`), no surface rules beyond the
-capitalisation every sentence gets."""
-
-from . import Language
-
-LANGUAGE = Language(code="en", name="English", vocabulary="blimp_vocabulary.csv", wordfreq="en")

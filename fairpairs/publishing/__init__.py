@@ -1,0 +1,1 @@
+"""Publishing: a run folder checked, converted to parquet with a card, and uploaded."""

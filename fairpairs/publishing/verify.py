@@ -1,0 +1,224 @@
+"""Checking a run folder against its manifest before it is published (`fairpairs publish`).
+
+A published dataset repeats what the run's manifest.json claims: which tokenizers the debiased
+pairs are length-controlled for (with their file hashes), the vocabulary table's hash, and
+per-paradigm counts. A hand-edited run folder can make those claims false, so `check_run`
+recounts what the jsonl files allow and refuses what does not agree, naming the file and line:
+
+* the manifest has `paradigms`, with an entry for every published paradigm;
+* every statistic of a paradigm entry that can be recounted from the jsonl rows (`RECOUNTED`:
+  pair counts per set, pairs kept as drawn / with the bad sentence redrawn / replaced, the balance
+  report's SMDs, distinct words and retention) equals its recount; statistics that cannot be
+  recounted (draws, dropped pairs, redraws, slot-feature TVDs that need the paradigm file) are left
+  as they are;
+* every published row's `token_lengths` are the lengths the manifest's tokenizers give its two
+  sentences now, under every tokenizer the manifest lists, and a debiased pair has equal lengths;
+* the tokenizer file hashes and the bundled vocabulary table's hash are those of the files here.
+
+What cannot be checked (a tokenizer that cannot be loaded here, a vocabulary table of one's own)
+is said in the returned `RunCheck`, and from there in publish's output and the dataset card.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from fairpairs.errors import DatasetError, FairpairsError
+
+
+@dataclass
+class RunCheck:
+    """What `check_run` checked (every check passed) and what it could not check, and why."""
+
+    paradigms: int = 0                                     # paradigm entries compared with the files
+    statistics: list[str] = field(default_factory=list)    # statistics recounted (names under paradigms.<uid>)
+    pairs: int = 0                                         # published rows whose token lengths were recomputed
+    tokenizers: list[str] = field(default_factory=list)    # tokenizers whose lengths and file hashes were checked
+    vocabulary: bool = False                               # the vocabulary table's sha256 was checked
+    unchecked: list[str] = field(default_factory=list)     # "what: why" for each check that could not be made
+
+    def summary(self) -> str:
+        """One line: what was checked."""
+        parts = [f"the counts and statistics of {self.paradigms} paradigm(s) ({', '.join(self.statistics)})"]
+        if self.tokenizers:
+            parts.append(f"the token lengths of {self.pairs} pair(s) under {', '.join(self.tokenizers)} and their "
+                         f"tokenizer files' sha256")
+        if self.vocabulary:
+            parts.append("the vocabulary table's sha256")
+        return "checked against the files: " + "; ".join(parts)
+
+
+SETS = ("original", "debiased")
+
+
+def _substitution(entry: dict) -> bool:
+    """Distinct critical words are recounted for a substitution paradigm only (a reordering's are the
+    words of its vocabulary slots, which need the paradigm file); the manifest says which it is."""
+    return entry.get("reorder") is False
+
+
+def _controlled(rows: dict) -> bool:
+    """Whether every debiased row says what length control did to it (rows of older runs do not)."""
+    return all("control" in r for r in rows["debiased"])
+
+
+def _count(state: str):
+    return lambda rows: sum(r.get("control") == state for r in rows["debiased"])
+
+
+def _balance(key: str):
+    return lambda rows: rows["balance"][key]
+
+
+BOTH, DEBIASED = SETS, ("debiased",)
+ALWAYS = lambda entry, rows: True                                            # noqa: E731
+# statistic (path under paradigms.<uid>) -> (sets it is counted from, applies?, recount from {set: rows})
+RECOUNTED: dict[str, tuple[tuple[str, ...], Callable[[dict, dict], bool], Callable[[dict], float | int | None]]] = {
+    "original": (("original",), ALWAYS, lambda rows: len(rows["original"])),
+    "debiased": (DEBIASED, ALWAYS, lambda rows: len(rows["debiased"])),
+    "debiased_stats.kept": (DEBIASED, ALWAYS, lambda rows: len(rows["debiased"])),
+    "debiased_stats.kept_as_drawn": (DEBIASED, lambda e, rows: _controlled(rows), _count("as_drawn")),
+    "debiased_stats.kept_redrawn": (DEBIASED, lambda e, rows: _controlled(rows), _count("bad_redrawn")),
+    "debiased_stats.replaced": (DEBIASED, lambda e, rows: _controlled(rows), _count("replaced")),
+    **{f"balance.{k}": (BOTH, ALWAYS, _balance(k)) for k in (
+        "n_original", "n_debiased", "smd_zipf_good", "smd_words_good", "smd_chars_good", "smd_zipf_bad",
+        "smd_dzipf", "mean_dzipf_original", "mean_dzipf_debiased", "retention")},
+    **{f"balance.{k}": (BOTH, lambda e, rows: _substitution(e), _balance(k)) for k in (
+        "distinct_original", "distinct_debiased", "distinct_ratio")},
+}
+
+
+def manifest_line(text: str, keys: list[str]) -> int | None:
+    """The line of manifest.json (its `text`) holding the key path `keys` (each key found after the
+    previous one), or None."""
+    pos = 0
+    for key in keys:
+        m = re.compile(r'"' + re.escape(json.dumps(key)[1:-1]) + r'"\s*:').search(text, pos)
+        if m is None:
+            return None
+        pos = m.end()
+    return text.count("\n", 0, pos) + 1
+
+
+def check_run(run_dir: Path, manifest: dict, rows: dict[str, dict[str, list[tuple[int, dict]]]],
+              published: list[tuple[str, str]]) -> RunCheck:
+    """Check the run folder `run_dir` against its `manifest` (see the module docstring). `rows`:
+    set -> uid -> [(line, jsonl row)] of every jsonl file read; `published`: the (set, uid) pairs
+    being published. Raises a DatasetError naming the file and line of the first disagreement."""
+    path = Path(run_dir) / "manifest.json"
+    text = path.read_text(encoding="utf-8")
+
+    def where(*keys) -> str:
+        line = manifest_line(text, list(keys))
+        return f"{path}:{line}" if line else str(path)
+
+    result = RunCheck()
+    paradigms = manifest.get("paradigms")
+    if not isinstance(paradigms, dict) or not paradigms:
+        raise DatasetError(f"{path}: has no 'paradigms' (the per-paradigm counts and statistics `fairpairs "
+                           f"generate` writes); refusing to publish a dataset whose card could not say what it holds")
+    _check_statistics(rows, published, paradigms, where, result)
+    _check_tokenizers(run_dir, manifest, rows, published, where, result)
+    _check_vocabulary(manifest, where, result)
+    return result
+
+
+def _check_statistics(rows, published, paradigms, where, result: RunCheck) -> None:
+    for uid in sorted({uid for _, uid in published}):
+        entry = paradigms.get(uid)
+        files = [f"{s}/{uid}.jsonl" for s in SETS if uid in rows.get(s, {})]
+        if not isinstance(entry, dict):
+            raise DatasetError(f"{where('paradigms')}: paradigms has no entry for {uid}, whose pairs are in "
+                               f"{', '.join(files)}; the manifest is not this run's")
+        have = {s: [r for _, r in rows[s][uid]] for s in SETS if uid in rows.get(s, {})}
+        if all(s in have for s in SETS):     # the balance report, recomputed from the rows as `generate` did
+            from fairpairs.analysis.balance_report import paradigm_balance
+
+            have["balance"] = paradigm_balance(have["original"], have["debiased"])
+        for stat, (needed, applies, recount) in RECOUNTED.items():
+            keys = stat.split(".")
+            claimed = entry
+            for k in keys:
+                claimed = claimed.get(k) if isinstance(claimed, dict) else None
+            if claimed is None or not all(s in have for s in needed) or not applies(entry, have):
+                continue
+            actual = recount(have)
+            if actual is None or abs(float(claimed) - float(actual)) > 1e-4:
+                sets = " and ".join(f"{s}/{uid}.jsonl" for s in needed)
+                raise DatasetError(f"{where('paradigms', uid, *keys)}: paradigms.{uid}.{stat} is {claimed}, but "
+                                   f"{sets} give{'s' if len(needed) == 1 else ''} {actual}; the files and the "
+                                   f"manifest disagree (edited by hand?)")
+            if stat not in result.statistics:
+                result.statistics.append(stat)
+        result.paradigms += 1
+
+
+def _check_tokenizers(run_dir, manifest, rows, published, where, result: RunCheck) -> None:
+    from fairpairs.control.tokenization import LengthMeter
+
+    infos = manifest.get("tokenizers") or {}
+    names = list(dict.fromkeys([*(manifest.get("models") or []), *infos]))
+    listed = set(names)
+    meters = {}
+    for name in names:
+        try:
+            meters[name] = LengthMeter(name)
+        except FairpairsError as exc:
+            reason = str(exc).split(": ", 1)[-1] if str(exc).startswith("tokenizers") else str(exc)
+            result.unchecked.append(f"token lengths and file hashes under {name}: the tokenizer could not be "
+                                    f"loaded here ({reason})")
+    for name, meter in meters.items():
+        claimed = (infos.get(name) or {}).get("files") or {}
+        actual = meter.file_hashes()
+        for fname, sha in claimed.items():
+            if fname not in actual:
+                result.unchecked.append(f"the sha256 of {name}'s {fname}: no such file in the tokenizer read here")
+            elif actual[fname] != sha:
+                raise DatasetError(f"{where('tokenizers', name, 'files', fname)}: tokenizers.{name}.files.{fname} "
+                                   f"is {sha[:12]}..., but the file fairpairs reads for {name} has sha256 "
+                                   f"{actual[fname][:12]}...; the run was not made with these tokenizer files")
+    for set_name, uid in published:
+        file = Path(run_dir) / set_name / f"{uid}.jsonl"
+        items = rows[set_name][uid]
+        for line, row in items:
+            extra = sorted(set(row.get("token_lengths") or {}) - listed)
+            if extra:
+                raise DatasetError(f"{file}:{line}: token_lengths has {', '.join(extra)}, which the manifest's "
+                                   f"models do not list")
+        for name, meter in meters.items():
+            goods = meter.lengths([r["sentence_good"] for _, r in items])
+            bads = meter.lengths([r["sentence_bad"] for _, r in items])
+            for (line, row), g, b in zip(items, goods, bads):
+                stored = (row.get("token_lengths") or {}).get(name)
+                if stored is None:
+                    raise DatasetError(f"{file}:{line}: token_lengths has no {name}, a tokenizer the manifest lists")
+                if (stored.get("good"), stored.get("bad")) != (g, b):
+                    raise DatasetError(f"{file}:{line}: token_lengths.{name} says good {stored.get('good')}, bad "
+                                       f"{stored.get('bad')}, but {name} gives the sentences {g} and {b} tokens "
+                                       f"(edited after generation?)")
+                if set_name == "debiased" and g != b:
+                    raise DatasetError(f"{file}:{line}: a debiased pair whose sentences have {g} and {b} tokens "
+                                       f"under {name}; not length-controlled")
+        result.pairs += len(items) if meters else 0
+    result.tokenizers = list(meters)
+
+
+def _check_vocabulary(manifest, where, result: RunCheck) -> None:
+    from fairpairs.generation.vocab import BUNDLED_SHA256, BUNDLED_TABLE
+
+    voc = manifest.get("vocabulary")
+    if not isinstance(voc, dict) or not voc:
+        return
+    if voc.get("fixes"):   # fixes.yaml applies to the bundled table only: the run claims that table
+        if voc.get("file") != BUNDLED_TABLE or voc.get("sha256") != BUNDLED_SHA256:
+            raise DatasetError(f"{where('vocabulary')}: vocabulary lists fixes of the bundled table, but its file "
+                               f"{voc.get('file')!s} / sha256 {str(voc.get('sha256'))[:12]}... is not the bundled "
+                               f"{BUNDLED_TABLE} ({BUNDLED_SHA256[:12]}...)")
+        result.vocabulary = True
+    else:
+        result.unchecked.append(f"the sha256 of the vocabulary table {voc.get('file')}: a table of the run's own, "
+                                f"not available here")
