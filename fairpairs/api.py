@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 from fairpairs import arguments as check
-from fairpairs.errors import BudgetError, DatasetError, GrammarError, UsageError, UsageTypeError, VocabularyError
+from fairpairs.errors import Param, BudgetError, DatasetError, GrammarError, UsageError, UsageTypeError, VocabularyError
 from fairpairs.records import PairRecord
 
 if TYPE_CHECKING:   # (for readers and type checkers only: nothing heavy is imported at run time)
@@ -102,7 +102,7 @@ def validate(paths: Iterable[str | os.PathLike] | None = None, vocab=None):
 def _items(value, name: str, what: str = "a list") -> list:
     """The items of a list-like argument (a TypeError naming `name` for anything else)."""
     if isinstance(value, (str, bytes, os.PathLike, Mapping)) or not hasattr(value, "__iter__"):
-        raise UsageTypeError(f"{name}: expected {what}, not {type(value).__name__}")
+        raise UsageTypeError(Param(name), f": expected {what}, not {type(value).__name__}")
     return list(value)
 
 
@@ -111,7 +111,7 @@ def _vocabulary(vocab):
         return vocab
     if isinstance(vocab, (str, os.PathLike)):
         return load_vocabulary(check.path(vocab, "vocab", error=VocabularyError, what="vocabulary table"))
-    raise UsageTypeError(f"vocab: expected a Vocabulary or a table path, not {type(vocab).__name__}")
+    raise UsageTypeError(Param("vocab"), f": expected a Vocabulary or a table path, not {type(vocab).__name__}")
 
 
 # ---------------------------------------------------------------------------- generation
@@ -136,18 +136,11 @@ def _tokenizer_list(tokenizers, default=()) -> list[str]:
         return list(default)
     given = check.names(tokenizers, "tokenizers")
     if not all(t.strip() for t in given):
-        raise UsageError(f"tokenizers: expected tokenizer names, not {tokenizers!r}")
+        raise UsageError(Param("tokenizers"), f": expected tokenizer names, not {tokenizers!r}")
     dupes = sorted({t for t in given if given.count(t) > 1})   # (a preset may overlap a name: fine)
     if dupes:
-        raise UsageError(f"tokenizers: {', '.join(dupes)} named twice")
+        raise UsageError(Param("tokenizers"), f": {', '.join(dupes)} named twice")
     return expand(given)
-
-
-def _renamed(exc: Exception, old: str, new: str) -> Exception:
-    """The same error with the parameter `old` its message starts with ("old:" or "old VALUE:")
-    called `new`."""
-    msg = str(exc)
-    return type(exc)(new + msg[len(old):]) if msg.startswith((old + ":", old + " ")) else exc
 
 
 def _resolve_models(models) -> None:
@@ -160,7 +153,7 @@ def _resolve_models(models) -> None:
         try:
             resolve_model_name(model)
         except ModelError as exc:
-            raise _renamed(exc, "model", "models") from None
+            raise exc.with_param("model", "models") from None
 
 
 def generate(paradigm: "Paradigm | str | os.PathLike", n: int = 1000, tokenizers: Iterable[str] | str | None = None,
@@ -191,7 +184,7 @@ def generate(paradigm: "Paradigm | str | os.PathLike", n: int = 1000, tokenizers
     try:
         check_config(cfg, need_models=False)
     except (BudgetError, UsageError, UsageTypeError) as exc:
-        raise _renamed(exc, "pairs", "n") from None
+        raise exc.with_param("pairs", "n") from None
     vocab = _vocabulary(vocab) or paradigm.vocab or default_vocabulary()
     meters = [LengthMeter(m) for m in cfg.models]
     return generate_paradigm(paradigm, vocab, cfg, meters, sets=sets).records(sets[0])
@@ -226,10 +219,10 @@ def generate_run(out: str | os.PathLike, paradigms: str | Iterable[str] = "all",
     if not isinstance(paradigms, str):
         check.names(paradigms, "paradigms")
     if min_count is not None and lexicon_from is None:
-        raise UsageError("min_count: needs lexicon_from (a corpus)")
+        raise UsageError(Param("min_count"), ": needs ", Param("lexicon_from"), " (a corpus)")
     names = _tokenizer_list(tokenizers)
     if not names:
-        raise UsageError("tokenizers: give at least one tokenizer")
+        raise UsageError(Param("tokenizers"), ": give at least one tokenizer")
     cfg = RunConfig(models=names, pairs=pairs, seed=seed, strategy=strategy, max_retries=max_retries,
                     match_frequency=match_frequency, max_draws=max_draws, command=command)
     check_config(cfg)                       # fail fast, before any work
@@ -292,7 +285,7 @@ def _frame(data, name: str, columns) -> "pd.DataFrame":
     if rows and all(isinstance(r, PairRecord) for r in rows):
         rows = [r.to_dict() for r in rows]
     if not all(isinstance(r, Mapping) for r in rows):
-        raise UsageError(f"{name}: expected PairRecords, dicts, a DataFrame or a dataset path")
+        raise UsageError(Param(name), ": expected PairRecords, dicts, a DataFrame or a dataset path")
     return _finish(_from_records([(i + 1, dict(r)) for i, r in enumerate(rows)], Path(name), columns, unit="item"),
                    Path(name))
 
@@ -335,18 +328,18 @@ def _load_sets(data, columns, name: str, param: str) -> dict[str, "pd.DataFrame"
         raise UsageTypeError(f"columns: expected a fairpairs.analysis.length_audit.Columns, not {type(columns).__name__}")
     if isinstance(data, Mapping):
         if not data:
-            raise UsageError(f"{param}: no sets given")
+            raise UsageError(Param(param), ": no sets given")
         out = {}
         for key, value in data.items():
             sub = _load_sets(value, columns, str(key), f"{param}[{key!r}]")
             if len(sub) != 1:
-                raise UsageError(f"{param}[{key!r}]: holds {len(sub)} sets ({', '.join(sub)}); give one set per name")
+                raise UsageError(Param(param), f"[{key!r}]: holds {len(sub)} sets ({', '.join(sub)}); give one set per name")
             out[str(key)] = next(iter(sub.values()))
         return out
     if isinstance(data, (str, os.PathLike)):
         return load_path(check.path(data, param, error=DatasetError, what="file or folder"), columns)
     if isinstance(data, (bytes, int, float)) or data is None or not hasattr(data, "__iter__"):
-        raise UsageTypeError(f"{param}: expected PairRecords, a DataFrame or a dataset path, not {type(data).__name__}")
+        raise UsageTypeError(Param(param), f": expected PairRecords, a DataFrame or a dataset path, not {type(data).__name__}")
     return {name: _frame(data, name, columns)}
 
 
@@ -373,7 +366,7 @@ def audit_report(data, tokenizers: Iterable[str] | str = DEFAULT_TOKENIZERS, *, 
 
     check.text(format, "format")
     if format != "auto" and format not in FORMATS:
-        raise UsageError(f"format: unknown dataset format {format!r} (one of auto, {', '.join(FORMATS)})")
+        raise UsageError(Param("format"), f": unknown dataset format {format!r} (one of auto, {', '.join(FORMATS)})")
     check.text(language, "language")
     from fairpairs.analysis.length_audit import Columns
 
@@ -381,13 +374,13 @@ def audit_report(data, tokenizers: Iterable[str] | str = DEFAULT_TOKENIZERS, *, 
         raise UsageTypeError(f"columns: expected a fairpairs.analysis.length_audit.Columns, not {type(columns).__name__}")
     names = _tokenizer_list(tokenizers)
     if not names:
-        raise UsageError("tokenizers: give at least one tokenizer")
+        raise UsageError(Param("tokenizers"), ": give at least one tokenizer")
     if isinstance(data, (str, os.PathLike)):
         from fairpairs.io.readers import read
 
         sets = read(check.path(data, "data", error=DatasetError, what="file or folder"), format, columns)
     elif format not in ("auto", "blimp"):
-        raise UsageError(f"format: {format} is read from a path; give the dataset's file or folder")
+        raise UsageError(Param("format"), f": {format} is read from a path; give the dataset's file or folder")
     else:
         sets = load_sets(data, columns)
     lengths = pair_lengths(sets, names)
@@ -431,7 +424,7 @@ def score_pairs(scorer: "Scorer", pairs, normalize: Iterable[str] | str = DEFAUL
     settings = scorer_settings(scorer, Settings(normalize=norms, unigrams=unigrams))
     if cache_dir is not None:
         if not getattr(scorer, "name", ""):
-            raise UsageError("cache_dir: the scorer has no name to key its cached scores by")
+            raise UsageError(Param("cache_dir"), ": the scorer has no name to key its cached scores by")
         from fairpairs.io.files import claim_folder
 
         reads = _read_paths(pairs)
@@ -480,13 +473,13 @@ def evaluate(data=None, models: "Iterable[str | Scorer] | str | Scorer | None" =
     from fairpairs.analysis.evaluation import default_loader, evaluate as run
 
     if models is None:
-        raise UsageError("models: give at least one model")
+        raise UsageError(Param("models"), ": give at least one model")
     given = [models] if isinstance(models, (str, os.PathLike)) or _is_scorer(models) else \
         _items(models, "models", "a model name, a Scorer or a list of them")
     given = [os.fspath(m) if isinstance(m, os.PathLike) else m for m in given]   # (names, or loaded Scorers)
     check.names([m for m in given if not _is_scorer(m)], "models")
     if not given or not all(_is_scorer(n) or n.strip() for n in given):
-        raise UsageError("models: give at least one model")
+        raise UsageError(Param("models"), ": give at least one model")
     names = list(dict.fromkeys(given))
     settings = _evaluate_settings([n for n in names if isinstance(n, str)], normalize, pll, unigrams, dtype,
                                   split_tokenizer, device, device_map, batch_tokens)
@@ -494,7 +487,7 @@ def evaluate(data=None, models: "Iterable[str | Scorer] | str | Scorer | None" =
 
     tokenizers = [n if isinstance(n, str) else str(getattr(n, "name", "") or "") for n in names]
     if data is None and not all(tokenizers):
-        raise UsageError("models: a Scorer without a name has no tokenizer to generate pairs for; give data")
+        raise UsageError(Param("models"), ": a Scorer without a name has no tokenizer to generate pairs for; give data")
     data, sets, prepared = evaluation_data(data, tokenizers, lambda d: load_sets(d, columns), generate_run,
                                            run_dir=run_dir,
                                            paradigms=paradigms, phenomenon=phenomenon, pairs=pairs, seed=seed,
@@ -547,7 +540,7 @@ def _evaluate_settings(models, normalize, pll, unigrams, dtype, split_tokenizer,
 
         for model in models:
             if _length_params(model, None)[0] is None:
-                raise ModelError(f"normalize tcf_lp: no length parameters for model {model!r} (bundled for "
+                raise ModelError(Param("normalize"), f" tcf_lp: no length parameters for model {model!r} (bundled for "
                                  f"smollm2-135m; see docs/robustness.md to fit them for another model)")
     return Settings(pll=pll, normalize=norms, dtype=dtype, unigrams=unigrams)
 
@@ -613,7 +606,7 @@ def robustness(data, models: Iterable[str] | str, *, cache_dir: str | os.PathLik
         _items(models, "models", "a model name or a list of them")
     names = check.names([os.fspath(m) if isinstance(m, os.PathLike) else m for m in given], "models")
     if not names or not all(n.strip() for n in names):
-        raise UsageError("models: give at least one model")
+        raise UsageError(Param("models"), ": give at least one model")
     names = list(dict.fromkeys(names))
     check.text(device, "device")
     check.count(batch_tokens, "batch_tokens", 1, optional=True)

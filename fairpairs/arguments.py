@@ -3,7 +3,7 @@
 A wrong type is a `UsageTypeError` (a TypeError), a value that cannot be used a `UsageError` (a
 ValueError) and a path that does not exist the not-found variant of the caller's error class (a
 FileNotFoundError). Every message starts with the parameter's name, which the CLI writes as its
-option (`fairpairs.cli.cli_message`). A bool is not a count: ``n=True`` is a wrong type, not 1.
+option (`FairpairsError.render`, `fairpairs.cli.option_names`). A bool is not a count: ``n=True`` is a wrong type, not 1.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import numbers
 import os
 from pathlib import Path
 
-from fairpairs.errors import UsageError, UsageTypeError, not_found
+from fairpairs.errors import Param, UsageError, UsageTypeError, not_found
 
 
 def count(value, name: str, minimum: int = 0, *, optional: bool = False) -> int | None:
@@ -21,9 +21,11 @@ def count(value, name: str, minimum: int = 0, *, optional: bool = False) -> int 
     if value is None and optional:
         return None
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise UsageTypeError(f"{name}: expected a whole number >= {minimum}, not {_shown(value)}")
+        raise UsageTypeError(Param(name), f": expected a whole number >= {minimum}, not {_shown(value)}", value=value,
+                             expected=f"a whole number >= {minimum}")
     if value < minimum:
-        raise UsageError(f"{name}: expected a whole number >= {minimum}, not {value}")
+        raise UsageError(Param(name), f": expected a whole number >= {minimum}, not {value}", value=value,
+                         expected=f"a whole number >= {minimum}")
     return int(value)
 
 
@@ -33,12 +35,14 @@ def number(value, name: str, *, minimum: float | None = None, optional: bool = F
     if value is None and optional:
         return None
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise UsageTypeError(f"{name}: expected a number, not {_shown(value)}")
+        raise UsageTypeError(Param(name), f": expected a number, not {_shown(value)}", value=value, expected="a number")
     value = float(value)
     if not math.isfinite(value):
-        raise UsageError(f"{name}: expected a finite number, not {value}")
+        raise UsageError(Param(name), f": expected a finite number, not {value}", value=value,
+                         expected="a finite number")
     if minimum is not None and value < minimum:
-        raise UsageError(f"{name}: expected a number >= {minimum:g}, not {value:g}")
+        raise UsageError(Param(name), f": expected a number >= {minimum:g}, not {value:g}", value=value,
+                         expected=f"a number >= {minimum:g}")
     return value
 
 
@@ -47,7 +51,7 @@ def text(value, name: str, *, optional: bool = False) -> str | None:
     if value is None and optional:
         return None
     if not isinstance(value, str):
-        raise UsageTypeError(f"{name}: expected a string, not {_shown(value)}")
+        raise UsageTypeError(Param(name), f": expected a string, not {_shown(value)}", value=value, expected="a string")
     return value
 
 
@@ -56,11 +60,11 @@ def names(value, name: str) -> list[str]:
     if isinstance(value, str):
         return [value]
     if isinstance(value, (bytes, os.PathLike)) or not _iterable(value):
-        raise UsageTypeError(f"{name}: expected a name or a list of names, not {_shown(value)}")
+        raise UsageTypeError(Param(name), f": expected a name or a list of names, not {_shown(value)}")
     out = list(value)
     bad = [v for v in out if not isinstance(v, str)]
     if bad:
-        raise UsageTypeError(f"{name}: expected names (strings), not {_shown(bad[0])}")
+        raise UsageTypeError(Param(name), f": expected names (strings), not {_shown(bad[0])}")
     return out
 
 
@@ -71,10 +75,10 @@ def path(value, name: str, *, exists: bool = True, error: type = UsageError, wha
     if value is None and optional:
         return None
     if not isinstance(value, (str, os.PathLike)) or isinstance(value, bytes):
-        raise UsageTypeError(f"{name}: expected a path (str or os.PathLike), not {_shown(value)}")
+        raise UsageTypeError(Param(name), f": expected a path (str or os.PathLike), not {_shown(value)}")
     p = Path(value)
     if exists and not p.exists():
-        raise not_found(error)(f"{name} {p}: no such {what}")
+        raise not_found(error)(Param(name), f" {p}", value=p, reason=f"no such {what}")
     return p
 
 

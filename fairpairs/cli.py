@@ -10,7 +10,6 @@ import importlib
 import importlib.util
 import logging
 import os
-import re
 import sys
 import warnings
 
@@ -36,39 +35,55 @@ COMMANDS = {
 }
 
 
-# library parameter -> CLI option: library errors name parameters, the CLI shows its options
-OPTION_NAMES = {
-    "model": "--model", "models": "--models", "tokenizers": "--models", "device": "--device",
-    "dtype": "--dtype", "device_map": "--device-map", "kind": "--kind", "pll": "--pll", "normalize": "--normalize",
-    "unigrams": "--unigrams", "corpus": "--corpus", "input": "--input", "sentences": "--input", "judgments": "--judgments",
-    "folds": "--folds", "out": "--out", "paradigms": "--paradigms", "phenomenon": "--phenomenon",
-    "repo_id": "--repo-id", "which": "--set", "morcela_params": "--morcela-params",
-    "max_draws": "--max-draws", "max_retries": "--max-retries", "data": "--data", "pairs": "--pairs",
-    "grammars": "--grammars", "strategy": "--strategy", "match_frequency": "--match-frequency",
-    "vocab": "--vocab", "cache_dir": "--cache-dir", "split_tokenizer": "--split-tokenizer", "alpha": "--alpha",
-    "lexicon_from": "--lexicon-from", "min_count": "--min-count", "batch_tokens": "--batch-tokens",
-    "seed": "--seed", "measure": "--measure", "figures": "--figures", "dpi": "--dpi",
-    "length_params": "--length-params", "format": "--format", "language": "--language",
+# library parameters a command shows under another name than its click parameters' (the library's
+# `tokenizers` are generate's --models; audit's `data` is its DATASET argument); the rest of each
+# command's map is read off its click parameters (`option_names`)
+RENAMES = {
+    "generate": {"tokenizers": "--models", "grammars": "--grammars", "vocab": "--vocab"},
+    "validate": {"paths": "FILES", "vocab": "--vocab"},
+    "score": {"sentences": "--input", "input": "--input"},
+    "audit": {"data": "DATASET", "format": "--format", "tokenizers": "--models"},
+    "evaluate": {"model": "--models", "tokenizers": "--models"},
+    "balance": {"data": "RUN", "grammars": "--grammars", "vocab": "--vocab"},
+    "robustness": {"model": "--models", "tokenizers": "--models"},
 }
-# where a command's option for a parameter has another name (or is an argument): evaluate's models
-# come from --models, audit's data is its DATASET argument, publish's run folder its RUN_DIR
-COMMAND_OPTION_NAMES = {"evaluate": {"model": "--models"}, "audit": {"data": "DATASET"},
-                        "publish": {"run_dir": "RUN_DIR"}, "validate": {"paths": "FILES"}, "balance": {"data": "RUN"},
-                        "robustness": {"model": "--models"}}
-_LEADING = re.compile(r"^([a-z_]+)(?=[ :])")
-_INNER = re.compile(r"\b(morcela_params|max_draws|max_retries|repo_id|match_frequency|split_tokenizer|cache_dir|"
-                    r"lexicon_from|min_count|batch_tokens|length_params)\b")
-_QUOTED = re.compile(r"`([a-z_]+)`")     # a parameter named inside a message: `paradigms`
 
 
-def cli_message(message: str, command: str | None = None) -> str:
-    """A library error message with the parameter it starts with (and the multi-word parameter
-    names it mentions, and those it quotes in backticks) written as the options of this CLI (of
-    `command`, where its options are named otherwise)."""
-    names = {**OPTION_NAMES, **COMMAND_OPTION_NAMES.get(command, {})}
-    message = _LEADING.sub(lambda m: names.get(m.group(1), m.group(1)), message, count=1)
-    message = _QUOTED.sub(lambda m: names.get(m.group(1), m.group(0)), message)
-    return _INNER.sub(lambda m: names[m.group(1)], message)
+def _click_names(name: str) -> dict[str, str]:
+    """A command's click parameters as library parameter -> what the command line calls it
+    (an option's first long name, an argument's metavar)."""
+    cmd = cli.get_command(None, name)
+    commands = list(cmd.commands.values()) if isinstance(cmd, click.Group) else [cmd]
+    out: dict[str, str] = {}
+    for command in commands:
+        for param in command.params:
+            longs = [o for o in param.opts if o.startswith("--")] if isinstance(param, click.Option) else []
+            out.setdefault(param.name, longs[0] if longs else param.human_readable_name)
+    return out
+
+
+def option_names(command: str | None = None) -> dict[str, str]:
+    """How the CLI names every library parameter, as `command` shows it: that command's own
+    parameters and renames first, then any other command's (a message may name a parameter the
+    command passes on, e.g. `max_draws` of generate's run for evaluate)."""
+    names: dict[str, str] = {}
+    for name in COMMANDS:
+        for key, shown in _click_names(name).items():
+            names.setdefault(key, shown)
+    for renames in RENAMES.values():
+        for key, shown in renames.items():
+            names.setdefault(key, shown)
+    if command in COMMANDS:
+        names.update(_click_names(command))
+        names.update(RENAMES.get(command, {}))
+    return names
+
+
+def cli_message(error, command: str | None = None) -> str:
+    """A library error or warning as this CLI shows it: its parameters named as `command`'s
+    options (`FairpairsError.render`); anything else as its text."""
+    render = getattr(error, "render", None)
+    return render(option_names(command)) if callable(render) else str(error)
 
 
 def _command(argv) -> str | None:
@@ -116,7 +131,7 @@ def main(argv=None):
     except FairpairsError as exc:
         if getattr(exc, "quiet", False):  # a multi-process failure is told once, by rank 0
             sys.exit(1)
-        _fail(f"error: {cli_message(str(exc), command)}", 1)
+        _fail(f"error: {cli_message(exc, command)}", 1)
     except (click.exceptions.Abort, KeyboardInterrupt):   # click turns SIGTERM's Terminated into Abort
         if io.received_sigterm:
             _fail("terminated (SIGTERM); no partial output was written", 143)
@@ -141,7 +156,7 @@ def _one_line_warnings(show, command: str | None = None):
 
     def showwarning(message, category, filename, lineno, file=None, line=None):
         if issubclass(category, FairpairsWarning):
-            click.echo(f"fairpairs: warning: {_printable(cli_message(str(message), command))}", err=True)
+            click.echo(f"fairpairs: warning: {_printable(cli_message(message, command))}", err=True)
         else:
             show(message, category, filename, lineno, file, line)
     showwarning.shows_others = show

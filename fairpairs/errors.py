@@ -1,4 +1,4 @@
-"""Every error class of fairpairs.
+"""Every error class of fairpairs, and how their messages are built.
 
 Each is a `FairpairsError` (the CLI turns one into a single line and exit code 1) and also a
 fitting built-in exception, so that code using the library can catch them the usual way. One rule
@@ -11,15 +11,114 @@ for every public call (docs/api.md):
 * any other bad input (a value out of range, a file that cannot be read as what it should be, an
   output that may not be written): a `ValueError`.
 
-Messages name the *parameter* of the call (``pll``, ``normalize``, ``paradigms``), and the file and
-field where a file is at fault; the CLI translates parameter names into its options
-(`fairpairs.cli.cli_message`). Failures that are not bad input (the Hub did not answer, an upload
-failed, a rank of a multi-process run died) are `TimeoutError` / `RuntimeError`s.
+Errors are structured: a message is a sequence of parts, text and `Param` (a parameter of the
+call, named where it stands in the text), and the error keeps as fields the parameter at fault
+(`param`, the first `Param` unless given), the value (`value`), what was expected (`expected`) and
+the file (`file`) where the raising code gives them. `str(error)` names parameters as the API does
+(``pll``, ``max_draws``); `error.render(names)` names them as another surface does: the CLI passes
+each command's parameter-to-option map (`fairpairs.cli.option_names`) and shows ``--pll``,
+``--max-draws``. Nothing reads a message back: a caller that gives a parameter another name (the
+API's `models` for a scorer's `model`) copies the error with `with_param`. Failures that are not
+bad input (the Hub did not answer, an upload failed, a rank of a multi-process run died) are
+`TimeoutError` / `RuntimeError`s.
 """
 
+from __future__ import annotations
 
-class FairpairsError(Exception):
-    """A user-facing error: the message names the file and the field at fault."""
+import copy as _copy
+from collections.abc import Mapping
+
+_UNSET = object()
+
+
+class Param:
+    """A parameter of a call named inside a message: ``Param("max_draws")`` reads ``max_draws`` in
+    the API's message and ``--max-draws`` in the CLI's; ``quoted`` keeps backticks where the
+    surface has no name of its own for it (`` `morcela_params` ``)."""
+
+    __slots__ = ("name", "quoted")
+
+    def __init__(self, name: str, quoted: bool = False):
+        self.name, self.quoted = name, quoted
+
+    def render(self, names: Mapping[str, str] | None = None) -> str:
+        shown = (names or {}).get(self.name)
+        if shown is not None:
+            return shown
+        return f"`{self.name}`" if self.quoted else self.name
+
+    def renamed(self, old: str, new: str) -> "Param":
+        return Param(new, self.quoted) if self.name == old else self
+
+    def __repr__(self) -> str:
+        return f"Param({self.name!r})"
+
+
+def render_parts(parts, names: Mapping[str, str] | None = None) -> str:
+    """A message's parts as text, each `Param` as `names` calls it."""
+    return "".join(p.render(names) if isinstance(p, Param) else str(p) for p in parts)
+
+
+class _Structured:
+    """What FairpairsError and FairpairsWarning share: parts and fields, rendered on demand."""
+
+    def _structure(self, parts, param, value, expected, file, reason=None) -> None:
+        self.parts, self.reason = tuple(parts), reason
+        first = next((p.name for p in self.parts if isinstance(p, Param)), None)
+        self.param = first if param is None else param
+        self.value = None if value is _UNSET else value
+        self.has_value = value is not _UNSET
+        self.expected, self.file = expected, file
+
+    def render(self, names: Mapping[str, str] | None = None) -> str:
+        """The message with every parameter named as `names` says (the API's own names without):
+        the parts, then ``: reason`` where a reason was given as a field."""
+        head = render_parts(self.parts, names)
+        if self.reason is None:
+            return head
+        return f"{head}: {self.reason}" if head else self.reason
+
+    def with_param(self, old: str, new: str):
+        """The same error (class, fields, traceback-free) with parameter `old` called `new`."""
+        copy = _copy.copy(self)
+        copy._structure([p.renamed(old, new) if isinstance(p, Param) else p for p in self.parts],
+                        new if self.param == old else self.param, self.value if self.has_value else _UNSET,
+                        self.expected, self.file, self.reason)
+        copy.args = (copy.render(),)
+        return copy
+
+    def appended(self, text: str):
+        """The same error with `text` added at the end of its message (a did-you-mean)."""
+        copy = _copy.copy(self)
+        if self.reason is None:
+            copy.parts = (*self.parts, text)
+        else:
+            copy.reason = self.reason + text
+        copy.args = (copy.render(),)
+        return copy
+
+    def __str__(self) -> str:
+        return self.render()
+
+
+def one_line(error: BaseException) -> str:
+    """Another library's exception as one line of text (its own message, white space folded), to
+    quote inside a message of ours; never used to read anything back out of a message."""
+    return " ".join(str(error).split())
+
+
+class FairpairsError(_Structured, Exception):
+    """A user-facing error: the message names the parameter, or the file and field, at fault.
+
+    ``UsageError(Param("pll"), f" {pll}: expected one of ...", value=pll)``: parts (text and
+    `Param`), then the fields `param`, `value`, `expected`, `file` and `reason` as keywords. A
+    `reason` ends the message (``parts: reason``) and stays readable alone, for a caller that words
+    the failure its own way (``exc.reason``)."""
+
+    def __init__(self, *parts, param: str | None = None, value=_UNSET, expected: str | None = None,
+                 file=None, reason: str | None = None):
+        self._structure(parts, param, value, expected, file, reason)
+        super().__init__(self.render())
 
 
 class GrammarError(FairpairsError, ValueError):
@@ -130,7 +229,13 @@ class PublishError(FairpairsError, RuntimeError):
     """A dataset folder cannot be built or uploaded (bad repository id, offline, no token, upload failed)."""
 
 
-class FairpairsWarning(UserWarning):
+class FairpairsWarning(_Structured, UserWarning):
     """Something the library did differently from what was asked, and says so (a dtype ignored on
-    the CPU, a slower fallback). The CLI prints it as one line, ``fairpairs: warning: ...``, with
-    the parameters it names written as its options."""
+    the CPU, a slower fallback). Built like a `FairpairsError` (parts and fields); the CLI prints
+    it as one line, ``fairpairs: warning: ...``, with the parameters it names written as its
+    options."""
+
+    def __init__(self, *parts, param: str | None = None, value=_UNSET, expected: str | None = None,
+                 file=None, reason: str | None = None):
+        self._structure(parts, param, value, expected, file, reason)
+        super().__init__(self.render())

@@ -56,7 +56,7 @@ def model_names() -> list[str]:
 def check_paradigm_names(spec, grammars) -> None:
     """A paradigm UID that is not there, with the closest known UIDs ("did you mean"); the other
     checks of `paradigms` are `select_paradigms`'s."""
-    from fairpairs.errors import UsageError
+    from fairpairs.errors import Param, UsageError
     from fairpairs.generation.grammar import paradigm_index
 
     if not isinstance(spec, (str, list, tuple)) or spec in ("all", "standard"):
@@ -69,4 +69,4 @@ def check_paradigm_names(spec, grammars) -> None:
     for u in names:
         hint = did_you_mean(u, known) if u not in known and not u.endswith("/all") else ""
         if hint:
-            raise UsageError(f"paradigms: unknown paradigm {u}{hint} (see `fairpairs paradigms`)")
+            raise UsageError(Param("paradigms"), f": unknown paradigm {u}{hint} (see `fairpairs paradigms`)")

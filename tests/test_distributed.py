@@ -346,7 +346,7 @@ def test_single_process_with_several_gpus_uses_one_and_says_how_to_use_all():
     assert cuda_for_process(1, None) == ("cuda", None)
     device, hint = cuda_for_process(8, None)
     assert device == "cuda"
-    assert "8 GPUs" in hint and "torchrun --nproc_per_node 8" in hint and "`device_map` auto" in hint
+    assert "8 GPUs" in str(hint) and "torchrun --nproc_per_node 8" in str(hint) and "`device_map` auto" in str(hint)
     # the library names its parameter; the CLI shows the warning with its option
     assert "--device-map auto" in cli_message(hint) and "`" not in cli_message(hint)
 

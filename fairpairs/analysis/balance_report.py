@@ -365,15 +365,15 @@ def read_run(run_dir) -> tuple[dict[str, list[dict]], dict[str, list[dict]], dic
     """A run folder's original and debiased rows by paradigm, and its manifest."""
     from pathlib import Path
 
-    from fairpairs.errors import DatasetError, DatasetNotFoundError
+    from fairpairs.errors import Param, DatasetError, DatasetNotFoundError
     from fairpairs.io.jsonl import iter_objects
     from fairpairs.records import read_manifest
 
     run = Path(run_dir)
     if not run.exists():
-        raise DatasetNotFoundError(f"data: {run}: no such folder")
+        raise DatasetNotFoundError(Param("data"), f": {run}: no such folder")
     if not run.is_dir() or not (run / "original").is_dir() or not (run / "debiased").is_dir():
-        raise DatasetError(f"data: {run}: not a run folder of `fairpairs generate` (original/ and debiased/ missing)")
+        raise DatasetError(Param("data"), f": {run}: not a run folder of `fairpairs generate` (original/ and debiased/ missing)")
     manifest = read_manifest(run)
     sets = {}
     for which in ("original", "debiased"):
@@ -416,7 +416,7 @@ def balance(data, *, grammars=None, vocab=None):
     paradigm file is found)."""
     import os
 
-    from fairpairs.errors import UsageError, UsageTypeError
+    from fairpairs.errors import Param, UsageError, UsageTypeError
 
     if isinstance(data, (str, os.PathLike)):
         original, debiased, manifest = read_run(data)
@@ -425,12 +425,12 @@ def balance(data, *, grammars=None, vocab=None):
         causes = {uid: (e.get("balance") or {}).get("causes") or [] for uid, e in entries.items()}
     elif isinstance(data, Mapping):
         if set(data) != {"original", "debiased"}:
-            raise UsageError(f"data: expected the keys original and debiased, not {sorted(map(str, data))}")
+            raise UsageError(Param("data"), f": expected the keys original and debiased, not {sorted(map(str, data))}")
         original = _by_uid(_rows_of(data["original"], "data['original']"))
         debiased = _by_uid(_rows_of(data["debiased"], "data['debiased']"))
         files, causes = {}, {}
     else:
-        raise UsageTypeError(f"data: expected a run folder or a mapping of two sets, not {type(data).__name__}")
+        raise UsageTypeError(Param("data"), f": expected a run folder or a mapping of two sets, not {type(data).__name__}")
     features, language = _features(original, files, grammars, vocab)
     return balance_table(original, debiased, features=features, causes=causes, language=language)
 
@@ -441,7 +441,7 @@ def _features(original: dict[str, list], files: dict, grammars, vocab) -> tuple[
     words (the paradigms' language; English when they name none or several)."""
     from pathlib import Path
 
-    from fairpairs.errors import FairpairsError
+    from fairpairs.errors import Param, FairpairsError
     from fairpairs.generation.grammar import load_paradigm, paradigm_index, paradigm_language
     from fairpairs.generation.languages import get_language
     from fairpairs.io.paths import data_dir
@@ -451,7 +451,7 @@ def _features(original: dict[str, list], files: dict, grammars, vocab) -> tuple[
     if not folder.is_dir():
         from fairpairs.errors import GrammarNotFoundError
 
-        raise GrammarNotFoundError(f"grammars: {folder}: no such folder")
+        raise GrammarNotFoundError(Param("grammars"), f": {folder}: no such folder")
     index = paradigm_index(folder)
     paths = {}
     for uid in original:

@@ -16,7 +16,6 @@ change into selection and length (`fairpairs.analysis.effects`). `fairpairs.anal
 
 from __future__ import annotations
 
-import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -263,7 +262,7 @@ def evaluate(sets: dict[str, pd.DataFrame], models: list, settings: Settings, ca
         try:
             meter = LengthMeter(split_tokenizer)
         except FairpairsError as exc:   # (the tokenizer is this call's `split_tokenizer`)
-            raise type(exc)(re.sub(r"^tokenizers\b", "split_tokenizer", str(exc))) from None
+            raise exc.with_param("tokenizers", "split_tokenizer") from None
         lengths = dict(zip(sentences, meter.lengths(sentences)))
     keys = [m if isinstance(m, str) else str(getattr(m, "name", "") or "") for m in models]
     labels = [display_name(k) if k else f"scorer {i + 1}" for i, k in enumerate(keys)]

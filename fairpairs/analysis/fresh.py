@@ -71,7 +71,7 @@ def control_check(run_dir, models: list[str], debiased) -> list[str]:
     the manifest does not name the tokenizer but every pair has equal lengths under it anyway."""
     import warnings
 
-    from fairpairs.errors import FairpairsError, FairpairsWarning
+    from fairpairs.errors import Param, FairpairsError, FairpairsWarning
     from fairpairs.records import read_manifest
     from fairpairs.control.tokenization import LengthMeter
 
@@ -102,7 +102,7 @@ def control_check(run_dir, models: list[str], debiased) -> list[str]:
         counted = f"{unequal} of {len(good)} debiased pairs differ in token length under it"
         text = (f"the debiased set of {os.fspath(run_dir)} is not length-controlled for this model's tokenizer "
                 f"({counted}; the run controlled for {', '.join(named)})")
-        warnings.warn(FairpairsWarning(f"models {model}: {text}"), stacklevel=3)
+        warnings.warn(FairpairsWarning(Param("models"), f" {model}", value=model, reason=f"{text}"), stacklevel=3)
         notes.append(f"**Warning** (model {model}): {text}.")
     return notes
 
@@ -148,11 +148,11 @@ def evaluation_data(data, models: list[str], load_sets, generate_run, *, run_dir
     distinct-word ratio is in the headline)."""
     from fairpairs import arguments as check
     from fairpairs.analysis.effects import attach_draws
-    from fairpairs.errors import FairpairsError, UsageError
+    from fairpairs.errors import Param, FairpairsError, UsageError
 
     lines = []
     if data is None and int(os.environ.get("WORLD_SIZE") or 1) > 1:
-        raise UsageError("data: under a multi-process launch, generate the pairs first (`fairpairs generate`) and "
+        raise UsageError(Param("data"), ": under a multi-process launch, generate the pairs first (`fairpairs generate`) and "
                          "give the run folder")
     if data is None:                     # one step: pairs controlled for these models' tokenizers
         run_dir = default_run_dir() if run_dir is None else check.path(run_dir, "run_dir", exists=False)

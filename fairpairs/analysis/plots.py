@@ -22,22 +22,22 @@ DPI = 200
 def check_formats(figures, dpi) -> tuple[tuple[str, ...], int]:
     """The figure formats ("png,pdf" or a list of png, pdf, svg; at least one) and the PNG dpi
     (default 200), checked: a UsageError / UsageTypeError names `figures` or `dpi`."""
-    from fairpairs.errors import UsageError, UsageTypeError
+    from fairpairs.errors import Param, UsageError, UsageTypeError
 
     if isinstance(figures, str):
         figures = [f.strip() for f in figures.split(",") if f.strip()]
     elif isinstance(figures, (bytes, int, float)) or figures is None or not hasattr(figures, "__iter__"):
-        raise UsageTypeError(f"figures: expected formats such as 'png,pdf', not {type(figures).__name__}")
+        raise UsageTypeError(Param("figures"), f": expected formats such as 'png,pdf', not {type(figures).__name__}")
     formats = [str(f).strip().lower().lstrip(".") for f in figures]
     bad = [f for f in formats if f not in FORMATS]
     if bad or not formats:
-        raise UsageError(f"figures: expected one or more of {', '.join(FORMATS)}, not {','.join(bad) or 'nothing'}")
+        raise UsageError(Param("figures"), f": expected one or more of {', '.join(FORMATS)}, not {','.join(bad) or 'nothing'}")
     if dpi is None:
         dpi = DPI
     elif isinstance(dpi, bool) or not isinstance(dpi, (int, np.integer)):
-        raise UsageTypeError(f"dpi: expected a whole number, not {type(dpi).__name__}")
+        raise UsageTypeError(Param("dpi"), f": expected a whole number, not {type(dpi).__name__}")
     elif not 50 <= dpi <= 1200:
-        raise UsageError(f"dpi: expected 50 to 1200, not {dpi}")
+        raise UsageError(Param("dpi"), f": expected 50 to 1200, not {dpi}")
     return tuple(dict.fromkeys(formats)), int(dpi)
 
 

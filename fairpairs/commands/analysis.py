@@ -7,13 +7,13 @@ from pathlib import Path
 
 import click
 
-from fairpairs.errors import FairpairsError
+from fairpairs.errors import Param, FairpairsError
 
 
 def _names(value: str, option: str) -> list[str]:
     names = [v.strip() for v in value.split(",") if v.strip()]
     if not names:
-        raise FairpairsError(f"{option}: give at least one name (comma-separated)")
+        raise FairpairsError(Param(option), ": give at least one name (comma-separated)")
     return list(dict.fromkeys(names))
 
 

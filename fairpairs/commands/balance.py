@@ -25,13 +25,13 @@ def balance(run_dir, out, grammar_dir, vocab_path):
     retention. |SMD| or TVD above 0.1 and a distinct-word ratio below 0.7 are flagged (*).
     """
     from fairpairs.analysis.balance_report import balance as report
-    from fairpairs.errors import OutputError
+    from fairpairs.errors import Param, OutputError
     from fairpairs.io.files import atomic_write, check_output_file
 
     if out is not None:
         check_output_file(out, "out", inputs=[run_dir])
         if out.resolve().is_relative_to(run_dir.resolve()):   # (a run folder is the data: add nothing to it)
-            raise OutputError(f"out {out}: is inside the run folder {run_dir}; write it elsewhere")
+            raise OutputError(Param("out"), f" {out}", value=out, reason=f"is inside the run folder {run_dir}; write it elsewhere")
     table = report(run_dir, grammars=grammar_dir, vocab=vocab_path)
     if out is not None:
         atomic_write(out, table.to_csv(index=False, lineterminator="\n"))

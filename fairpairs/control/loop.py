@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from fairpairs.errors import BudgetError, GrammarError
+from fairpairs.errors import Param, BudgetError, GrammarError
 from fairpairs.generation.sampler import Pair, Sampler
 from fairpairs.records import ParadigmStats
 from fairpairs.control.search import Searcher, SearchOptions
@@ -52,13 +52,13 @@ def check_request(n_pairs: int, max_draws: int | None) -> None:
     count(n_pairs, "pairs", 1)
     count(max_draws, "max_draws", 1, optional=True)
     if n_pairs > MAX_PAIRS:
-        raise BudgetError(f"pairs: {n_pairs} pairs per paradigm is more than fairpairs generates in one "
+        raise BudgetError(Param("pairs"), f": {n_pairs} pairs per paradigm is more than fairpairs generates in one "
                           f"run ({MAX_PAIRS}); use several seeds")
     if max_draws is not None:
         if max_draws > MAX_DRAWS:
-            raise BudgetError(f"max_draws: at most {MAX_DRAWS}, not {max_draws}")
+            raise BudgetError(Param("max_draws"), f": at most {MAX_DRAWS}, not {max_draws}")
         if max_draws < n_pairs:
-            raise BudgetError(f"max_draws: {max_draws} draws cannot give {n_pairs} pairs (every pair "
+            raise BudgetError(Param("max_draws"), f": {max_draws} draws cannot give {n_pairs} pairs (every pair "
                               f"takes at least one draw)")
 
 
@@ -100,7 +100,7 @@ class Budget:
                 f"{p.path}: {what}: only {kept} of {n_pairs} pairs after {k} draws and {redraws} redraws "
                 f"(the draw budget); "
                 f"the paradigm has too few distinct pairs, or length control rarely succeeds - "
-                f"ask for fewer pairs or raise `max_draws`")
+                "ask for fewer pairs or raise ", Param("max_draws", quoted=True))
 
 
 def generate_original(sampler: Sampler, n_pairs: int, meters: list[LengthMeter], *,

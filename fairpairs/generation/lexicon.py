@@ -26,7 +26,7 @@ from typing import Iterable
 
 import numpy as np
 
-from fairpairs.errors import FairpairsError, LexiconError
+from fairpairs.errors import Param, FairpairsError, LexiconError
 from fairpairs.io.files import reading
 from fairpairs.records import LexiconInfo
 from fairpairs.generation.grammar import Paradigm, load_paradigm
@@ -74,7 +74,7 @@ def load_lexicon(corpus: str | Path, min_count: int = 1) -> Lexicon:
     known."""
     path = Path(corpus)
     if isinstance(min_count, bool) or not isinstance(min_count, int) or min_count < 1:
-        raise LexiconError(f"min_count: must be a whole number >= 1, got {min_count!r}")
+        raise LexiconError(Param("min_count"), f": must be a whole number >= 1, got {min_count!r}")
     counts: Counter = Counter()
     digest = hashlib.sha256()
     with reading(path, "corpus", LexiconError), open(path, "rb") as fh:

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from fairpairs.errors import FixTargetError, VocabularyError
+from fairpairs.errors import FixTargetError, VocabularyError, one_line
 from fairpairs.io.files import read_text, reading
 from fairpairs.io.paths import data_dir
 
@@ -103,7 +103,7 @@ class Vocabulary:
         try:
             df = pd.read_csv(io.BytesIO(raw), dtype=str, keep_default_na=False)
         except ValueError as exc:   # pandas: ParserError, EmptyDataError
-            raise VocabularyError(f"{csv_path}: cannot read vocabulary table: {' '.join(str(exc).split())}") from None
+            raise VocabularyError(f"{csv_path}: cannot read vocabulary table: {one_line(exc)}") from None
         sha256 = hashlib.sha256(raw).hexdigest()
         if "expression" not in df.columns:
             raise VocabularyError(f"{csv_path}: expression: column missing")

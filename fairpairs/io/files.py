@@ -41,7 +41,7 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
-from fairpairs.errors import NetworkError, OutputError, not_found
+from fairpairs.errors import Param, NetworkError, OutputError, not_found
 
 MARKER = ".fairpairs"
 SIGNATURE = "fairpairs output folder/1"
@@ -49,21 +49,23 @@ SIGNATURE = "fairpairs output folder/1"
 
 # ------------------------------------------------------------------------------------ reading
 @contextmanager
-def reading(path: str | os.PathLike, what: str, error_cls: type[Exception]):
+def reading(path: str | os.PathLike | tuple, what: str, error_cls: type[Exception]):
     """Run the reading of `path` (a `what`: "corpus", "vocabulary table", ...) so that a missing
     file, a folder, an unreadable file or bytes that are not UTF-8 end in one `error_cls` line
     naming the file (a missing file: its FileNotFoundError variant, `errors.not_found`); other
-    errors pass through."""
+    errors pass through. `path` may be the parts of a message instead (`(Param("sentences"),
+    " x.txt")`: the parameter that named the file, then the file)."""
+    where = path if isinstance(path, tuple) else (f"{path}",)
     try:
         yield
     except FileNotFoundError:
-        raise not_found(error_cls)(f"{path}: {what} not found") from None
+        raise not_found(error_cls)(*where, f": {what} not found") from None
     except IsADirectoryError:
-        raise error_cls(f"{path}: is a folder, not a {what}") from None
+        raise error_cls(*where, f": is a folder, not a {what}") from None
     except OSError as exc:
-        raise error_cls(f"{path}: cannot read {what}: {exc.strerror or exc}") from None
+        raise error_cls(*where, f": cannot read {what}: {exc.strerror or exc}") from None
     except UnicodeDecodeError as exc:
-        raise error_cls(f"{path}: {what} is not UTF-8 text (byte {exc.start})") from None
+        raise error_cls(*where, f": {what} is not UTF-8 text (byte {exc.start})") from None
 
 
 def read_text(path: str | os.PathLike, what: str, error_cls: type[Exception], encoding: str = "utf-8") -> str:
@@ -104,14 +106,14 @@ def check_output_file(path: str | os.PathLike, what: str = "out", *, inputs=(), 
     the command reads, where the next run would take it for input). `what` names the parameter."""
     path = Path(path)
     if path.is_dir():
-        raise OutputError(f"{what} {path}: is a folder; give a file name")
+        raise OutputError(Param(what), f" {path}", value=path, reason=f"is a folder; give a file name")
     for i in inputs:
         if i is not None and _same(path, Path(i)):
-            raise OutputError(f"{what} {path}: is also an input; refusing to overwrite it")
+            raise OutputError(Param(what), f" {path}", value=path, reason=f"is also an input; refusing to overwrite it")
     _check_not_inside(path, what, reads)
     _check_can_create(path.parent, what, path)
     if path.exists() and not os.access(path, os.W_OK):
-        raise OutputError(f"{what} {path}: exists and is not writable")
+        raise OutputError(Param(what), f" {path}", value=path, reason=f"exists and is not writable")
     return path
 
 
@@ -123,7 +125,7 @@ def _check_not_inside(path: Path, what: str, reads) -> None:
             continue
         folder = Path(os.path.realpath(i))
         if folder in full.parents:
-            raise OutputError(f"{what} {path}: is inside {i}, which this command reads as input (the next "
+            raise OutputError(Param(what), f" {path}", value=path, reason=f"is inside {i}, which this command reads as input (the next "
                               f"read would take the output for data); write it elsewhere")
 
 
@@ -142,13 +144,13 @@ def _check_can_create(folder: Path, what: str, target: Path) -> None:
             break
         probe = probe.parent
     if not probe.is_dir():
-        raise OutputError(f"{what} {target}: {probe} is not a folder")
+        raise OutputError(Param(what), f" {target}", value=target, reason=f"{probe} is not a folder")
     if not os.access(probe, os.W_OK | os.X_OK):
-        raise OutputError(f"{what} {target}: {probe} is not writable")
+        raise OutputError(Param(what), f" {target}", value=target, reason=f"{probe} is not writable")
     try:   # permissions are not the whole story (read-only mounts, /proc ...): really try
         os.rmdir(tempfile.mkdtemp(prefix=".fairpairs-probe-", dir=probe))
     except OSError as exc:
-        raise OutputError(f"{what} {target}: cannot write in {probe} ({exc.strerror or exc})") from None
+        raise OutputError(Param(what), f" {target}", value=target, reason=f"cannot write in {probe} ({exc.strerror or exc})") from None
 
 
 # ------------------------------------------------------------------------------------ folders
@@ -211,28 +213,28 @@ def check_output_folder(out: str | os.PathLike, what: str = "out", inputs=(), re
     out = Path(out)
     full = Path(os.path.abspath(out))
     if full == Path(full.anchor):
-        raise OutputError(f"{what} {out}: is the root folder; give a folder to write into")
+        raise OutputError(Param(what), f" {out}", value=out, reason=f"is the root folder; give a folder to write into")
     if full == Path.cwd() or full in Path.cwd().parents:
-        raise OutputError(f"{what} {out}: is or holds the current folder, which the output folder would "
-                          f"replace; give a new folder name, e.g. {what} {Path(out) / 'run'}")
+        raise OutputError(Param(what), f" {out}: is or holds the current folder, which the output folder would "
+                          "replace; give a new folder name, e.g. ", Param(what), f" {Path(out) / 'run'}", value=out)
     for i in inputs:
         other = Path(os.path.abspath(i))
         if other == full or full in other.parents:
-            raise OutputError(f"{what} {out}: is or holds the input {i}, which the output folder would "
+            raise OutputError(Param(what), f" {out}", value=out, reason=f"is or holds the input {i}, which the output folder would "
                               f"replace; give a folder that holds no input")
     _check_not_inside(out, what, reads)
     if out.is_symlink() or (out.exists() and not out.is_dir()):
-        raise OutputError(f"{what} {out}: exists and is not a folder")
+        raise OutputError(Param(what), f" {out}", value=out, reason=f"exists and is not a folder")
     if out.is_dir():
         try:
             empty = not any(out.iterdir())
         except OSError as exc:
-            raise OutputError(f"{what} {out}: cannot read ({exc.strerror})") from None
+            raise OutputError(Param(what), f" {out}", value=out, reason=f"cannot read ({exc.strerror})") from None
         if not empty and not is_ours(out):
-            raise OutputError(f"{what} {out}: a non-empty folder that fairpairs did not write (it has no "
-                              f"{MARKER} marker); refusing to {action} it (choose another {what})")
+            raise OutputError(Param(what), f" {out}: a non-empty folder that fairpairs did not write (it has no "
+                              f"{MARKER} marker); refusing to {action} it (choose another ", Param(what), ")", value=out)
         if not os.access(out, os.W_OK | os.X_OK):
-            raise OutputError(f"{what} {out}: is not writable")
+            raise OutputError(Param(what), f" {out}", value=out, reason=f"is not writable")
     _check_can_create(out.resolve().parent, what, out)
     return out
 
@@ -250,7 +252,7 @@ def claim_folder(folder: str | os.PathLike, what: str = "out", inputs=(), reads=
         full.parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".{full.name}.tmp-{os.getpid()}-", dir=full.parent))
     except OSError as exc:
-        raise OutputError(f"{what} {out}: cannot create it ({exc.strerror or exc})") from None
+        raise OutputError(Param(what), f" {out}", value=out, reason=f"cannot create it ({exc.strerror or exc})") from None
     try:
         os.chmod(tmp, 0o777 & ~umask())
         _write_marker(tmp, [])
@@ -258,8 +260,9 @@ def claim_folder(folder: str | os.PathLike, what: str = "out", inputs=(), reads=
     except OSError:
         shutil.rmtree(tmp, ignore_errors=True)
         if not is_ours(full):            # another process of the launch may have claimed it first
-            raise OutputError(f"{what} {out}: a non-empty folder that fairpairs did not write (it has no "
-                              f"{MARKER} marker); refusing to write into it (choose another {what})") from None
+            raise OutputError(Param(what), f" {out}: a non-empty folder that fairpairs did not write (it has no "
+                              f"{MARKER} marker); refusing to write into it (choose another ", Param(what), ")",
+                              value=out) from None
     return out
 
 
@@ -291,7 +294,7 @@ class OutputFolder:
         except OSError as exc:
             if self.tmp is not None:
                 shutil.rmtree(self.tmp, ignore_errors=True)
-            raise OutputError(f"{self.what} {out}: cannot write beside it ({exc.strerror or exc})") from None
+            raise OutputError(Param(self.what), f" {out}: cannot write beside it ({exc.strerror or exc})") from None
         return self.tmp
 
     def __exit__(self, exc_type, exc, tb):
@@ -319,7 +322,7 @@ class OutputFolder:
         kept = _user_entries(out)
         clash = [rel for rel in kept if (tmp / rel).exists()]
         if clash:
-            raise OutputError(f"{self.what} {out}: holds files fairpairs did not write where the new run "
+            raise OutputError(Param(self.what), f" {out}: holds files fairpairs did not write where the new run "
                               f"writes ({', '.join(clash[:3])}); move them and run again (the earlier "
                               f"folder is unchanged)")
         old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-{os.getpid()}-", dir=out.parent))
@@ -433,8 +436,9 @@ def _endpoint() -> str:
 
 
 @contextmanager
-def network_deadline(what: str = "the Hub", source: str | os.PathLike | None = None):
-    """Run Hub calls under the command's remaining network time; past it, NetworkError. A `source`
+def network_deadline(what: str | tuple = "the Hub", source: str | os.PathLike | None = None):
+    """Run Hub calls under the command's remaining network time; past it, NetworkError naming `what`
+    (text, or the parts of a message: ``(Param("model"), " gpt2")``). A `source`
     that is a local file or folder needs no network and is not timed. Where there is no SIGALRM
     (Windows, a worker thread) the calls run unbounded by this, with the libraries' own
     per-request timeouts."""
@@ -446,15 +450,16 @@ def network_deadline(what: str = "the Hub", source: str | os.PathLike | None = N
         return
     start = time.monotonic()
     left = hub_timeout() - _spent
+    where = what if isinstance(what, tuple) else (what,)
     if left <= 0:
-        raise NetworkError(f"{what}: no network time left ({HUB_TIMEOUT_ENV}={hub_timeout():g} s in total)")
+        raise NetworkError(*where, f": no network time left ({HUB_TIMEOUT_ENV}={hub_timeout():g} s in total)")
     previous = signal.signal(signal.SIGALRM, _on_alarm)
     signal.setitimer(signal.ITIMER_REAL, left, 0.5)   # and again every 0.5 s until the calls end
     _armed = True
     try:
         yield
     except _Deadline:
-        raise NetworkError(f"{what}: the Hugging Face Hub ({_endpoint()}) did not answer within "
+        raise NetworkError(*where, f": the Hugging Face Hub ({_endpoint()}) did not answer within "
                            f"{hub_timeout():g} s ({HUB_TIMEOUT_ENV})") from None
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)

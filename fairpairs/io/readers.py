@@ -29,7 +29,7 @@ from typing import Callable
 
 import pandas as pd
 
-from fairpairs.errors import DatasetError, DatasetNotFoundError
+from fairpairs.errors import Param, DatasetError, DatasetNotFoundError
 
 MULTIBLIMP_COLUMNS = ("sen", "wrong_sen", "lang", "phenomenon", "grammatical_feature", "ungrammatical_feature")
 ZHO_GROUP_FIELDS = ("UID", "paradigm", "phenomenon")
@@ -181,9 +181,9 @@ def read(path: str | os.PathLike, format: str = "auto", columns=None) -> dict[st
     if format == "auto":
         format = detect(p)
     if format not in FORMATS:
-        raise DatasetError(f"format: unknown dataset format {format!r} (one of auto, {', '.join(FORMATS)})")
+        raise DatasetError(Param("format"), f": unknown dataset format {format!r} (one of auto, {', '.join(FORMATS)})")
     if format != "blimp" and columns is not None and columns != _default_columns():
-        raise DatasetError(f"format: {format} has fixed columns; --good-col/--bad-col/--group-col are for "
+        raise DatasetError(Param("format"), f": {format} has fixed columns; --good-col/--bad-col/--group-col are for "
                            f"BLiMP-format files")
     return FORMATS[format](p, columns) if format == "blimp" else FORMATS[format](p)
 

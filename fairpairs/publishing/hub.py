@@ -26,7 +26,7 @@ from pathlib import Path
 from fairpairs import __version__
 from fairpairs.analysis.length_audit import dataset_paths
 from fairpairs.analysis.balance_report import LOW_DIVERSITY
-from fairpairs.errors import DatasetError, DatasetNotFoundError, FairpairsWarning, NetworkError, PublishError, UsageError
+from fairpairs.errors import Param, DatasetError, DatasetNotFoundError, FairpairsWarning, NetworkError, PublishError, UsageError, one_line
 from fairpairs.io.files import MARKER, OutputFolder, network_deadline
 from fairpairs.io.jsonl import iter_objects
 from fairpairs.records import PAIR_FIELDS, card_type, describe, mismatch, published_fields, read_manifest
@@ -91,7 +91,7 @@ def check_repo_id(repo_id: str) -> None:
     """Reject anything that is not `owner/name` as the Hub spells repository ids."""
     if not re.fullmatch(r"[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*", repo_id) or ".." in repo_id \
             or repo_id.endswith((".", "-")) or len(repo_id.split("/")[1]) > 96:
-        raise UsageError(f"repo_id {repo_id!r}: expected owner/name (letters, digits, '-', '_', '.')")
+        raise UsageError(Param("repo_id"), f" {repo_id!r}", value=repo_id, reason=f"expected owner/name (letters, digits, '-', '_', '.')")
 
 
 # ---------------------------------------------------------------- reading the run folder
@@ -365,7 +365,7 @@ def build_folder(run_dir: Path, repo_id: str, out: Path, which: str = "debiased"
 
     check_repo_id(repo_id)
     if which not in (*SETS, "both"):
-        raise UsageError(f"which {which!r}: expected debiased, original or both")
+        raise UsageError(Param("which"), f" {which!r}", value=which, reason=f"expected debiased, original or both")
     sets = SETS if which == "both" else (which,)
     run_dir, out = Path(run_dir), Path(out)
     reads = dataset_paths(run_dir)     # (run_dir/hub, the default, is beside what is read, not in it)
@@ -435,6 +435,6 @@ def upload(built: Built, repo_id: str, private: bool = False) -> tuple[str, str]
     except NetworkError as exc:
         raise PublishError(f"{exc}; {kept}") from None
     except _network_errors() as exc:
-        reason = " ".join(str(exc).split()) or type(exc).__name__
+        reason = one_line(exc) or type(exc).__name__
         raise PublishError(f"upload to {repo_id} failed: {reason}; {kept}") from None
     return str(repo_url), info.commit_url

@@ -20,13 +20,13 @@ PLL_VARIANTS = ("original", "word_l2r", "whole_word", "sentence_l2r")
 def check_pll(pll: str) -> str:
     """`pll` if it names a pseudo-log-likelihood variant, else a ModelError naming the parameter."""
     if not isinstance(pll, str):
-        from fairpairs.errors import UsageTypeError
+        from fairpairs.errors import Param, UsageTypeError
 
-        raise UsageTypeError(f"pll: expected one of {', '.join(PLL_VARIANTS)}, not {type(pll).__name__}")
+        raise UsageTypeError(Param("pll"), f": expected one of {', '.join(PLL_VARIANTS)}, not {type(pll).__name__}")
     if pll not in PLL_VARIANTS:
-        from fairpairs.errors import ModelError
+        from fairpairs.errors import Param, ModelError
 
-        raise ModelError(f"pll {pll}: expected one of {', '.join(PLL_VARIANTS)}")
+        raise ModelError(Param("pll"), f" {pll}", value=pll, reason=f"expected one of {', '.join(PLL_VARIANTS)}")
     return pll
 
 

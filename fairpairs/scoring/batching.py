@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fairpairs.errors import Param
 from fairpairs.scoring.models import ModelError
 
 CPU_BUDGET = 2048  # tokens per batch on the CPU (measured fastest on 2 cores, tiny and base-size models)
@@ -119,8 +120,8 @@ def run_rows(rows: Rows, padded_ids: np.ndarray, lengths: np.ndarray, n_out: int
                 if str(device).startswith("cuda"):
                     torch.cuda.empty_cache()
                 if len(batch) == 1:
-                    raise ModelError(f"out of memory on a single row of {int(row_len[batch[0]])} "
-                                     f"tokens; use a smaller model or `dtype` bfloat16") from None
+                    raise ModelError(f"out of memory on a single row of {int(row_len[batch[0]])} tokens; use a smaller "
+                                     "model or ", Param("dtype", quoted=True), " bfloat16") from None
                 budget = max(1, budget // 2)
                 rest = np.concatenate([batch] + queue)
                 queue = plan_batches(row_len[rest], budget)

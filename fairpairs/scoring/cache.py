@@ -22,7 +22,7 @@ from typing import Callable
 
 import pandas as pd
 
-from fairpairs.errors import ModelError
+from fairpairs.errors import Param, ModelError
 from fairpairs.io.files import atomic_write
 
 CACHE_VERSION = 2
@@ -173,7 +173,7 @@ def cached_scores(model: str, sentences: list[str], settings: Settings, cache_di
         df = scorer.score(list(todo), normalize=settings.scorer_normalize(), **kwargs)
         missing = [c for c in needed if c not in df.columns]
         if missing or len(df) != len(todo):
-            raise ModelError(f"model {model!r}: scorer returned {len(df)} rows without column(s) {missing}")
+            raise ModelError(Param("model"), f" {model!r}", value=model, reason=f"scorer returned {len(df)} rows without column(s) {missing}")
         df = df.reset_index(drop=True)
     if known is not None:   # the sentences scored before, in the order asked for
         rows = pd.concat([known, df[needed]], ignore_index=True) if todo else known

@@ -29,7 +29,7 @@ from datetime import timedelta
 
 import numpy as np
 
-from fairpairs.errors import DistributedError, FairpairsError
+from fairpairs.errors import Param, DistributedError, FairpairsError
 
 TIMEOUT_ENV = "FAIRPAIRS_DIST_TIMEOUT"
 DEFAULT_TIMEOUT = 1800.0
@@ -397,8 +397,9 @@ def sentence_sums(score_subset, sentences: list[str], n_tokens, costs, resume_di
         from fairpairs.errors import ModelError
 
         example = sentences[int(idx[np.argmax(bad)])]
-        raise ModelError(f"model: gave {int(bad.sum())} sentence(s) a log-probability that is not a finite number "
-                         f"(e.g. {example!r}); a result that cannot be right (with a 16-bit `dtype`, try float32)")
+        raise ModelError(Param("model"), f": gave {int(bad.sum())} sentence(s) a log-probability that is not a finite number "
+                         f"(e.g. {example!r}); a result that cannot be right (with a 16-bit ", Param("dtype", quoted=True),
+                         ", try float32)")
     sums[idx] = val
     return sums
 

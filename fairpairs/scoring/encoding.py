@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fairpairs.errors import DatasetError, UsageError
+from fairpairs.errors import Param, DatasetError, UsageError
 from fairpairs.scoring.batching import Rows
 from fairpairs.scoring.models import ModelError
 from fairpairs.scoring import check_pll
@@ -48,7 +48,7 @@ class Encoded:
 
 def check_sentences(sentences) -> list[str]:
     if isinstance(sentences, str):
-        raise UsageError("sentences: expected a list of strings, got one string")
+        raise UsageError(Param("sentences"), ": expected a list of strings, got one string")
     sentences = list(sentences)
     for i, s in enumerate(sentences):
         if not isinstance(s, str):

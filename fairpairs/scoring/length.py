@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from fairpairs.errors import DatasetError, ModelError, UsageTypeError
+from fairpairs.errors import Param, DatasetError, ModelError, UsageTypeError
 
 FORMAT = "fairpairs-length/1"
 ASSET = Path(__file__).resolve().parents[1] / "assets" / "length_params.json"
@@ -120,12 +120,12 @@ def fit_length_params(scorer, corpus, n: int = 1000, seed: int = 0, min_words: i
         count(value, name, least)
     if isinstance(corpus, (bytes, int, float)) or corpus is None or not (isinstance(corpus, (str, Path))
                                                                          or hasattr(corpus, "__iter__")):
-        raise UsageTypeError(f"corpus: expected a file path or a list of them, not {type(corpus).__name__}")
+        raise UsageTypeError(Param("corpus"), f": expected a file path or a list of them, not {type(corpus).__name__}")
     for f in ([corpus] if isinstance(corpus, (str, Path)) else list(corpus)):
         path(f, "corpus", what="file", error=DatasetError)
     sents = wikitext_sentences(corpus, n, seed, min_words, max_words)
     if len(sents) < 10:
-        raise DatasetError(f"corpus: {len(sents)} usable sentences (WikiText-style text with 4-14 word "
+        raise DatasetError(Param("corpus"), f": {len(sents)} usable sentences (WikiText-style text with 4-14 word "
                            f"sentences expected); need at least 10")
     df = scorer.score(sents, normalize=("slor",), unigrams=WordfreqUnigrams())
     entry = fit(df["sum_logprob"], df["n_tokens"], n_words(sents), df["unigram_logprob"])
@@ -151,19 +151,19 @@ def read_params_file(path) -> dict:
     """{model name: entry} from a `fairpairs-length/1` JSON file."""
     from fairpairs.scoring.normalize import read_json
 
-    doc = read_json(path, f"length_params {path}")
+    doc = read_json(path, (Param("length_params"), f" {path}"))
     if not isinstance(doc, dict) or doc.get("format") != FORMAT or not isinstance(doc.get("models"), dict):
-        raise DatasetError(f"length_params {path}: not a {FORMAT} file (fields 'format', 'models')")
+        raise DatasetError(Param("length_params"), f" {path}", value=path, reason=f"not a {FORMAT} file (fields 'format', 'models')")
     return doc["models"]
 
 
-def _checked(entry, where: str) -> dict:
+def _checked(entry, where: tuple) -> dict:
     if not isinstance(entry, dict):
-        raise DatasetError(f"{where}: expected an object of parameters")
+        raise DatasetError(*where, ": expected an object of parameters")
     for k in KEYS:
         v = entry.get(k)
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not np.isfinite(v):
-            raise DatasetError(f"{where}: field {k!r} must be a finite number")
+            raise DatasetError(*where, f": field {k!r} must be a finite number")
     return entry
 
 
@@ -173,29 +173,29 @@ def load_length_params(spec, scorer=None) -> dict:
     An entry that records a tokenizer hash is refused for another tokenizer."""
     name = _canonical(getattr(scorer, "name", "") or "")
     if isinstance(spec, dict) and not isinstance(spec.get("models"), dict):
-        entry, where = spec, "length_params"
+        entry, where = spec, (Param("length_params"),)
     else:
         if spec is None:
-            models, where = read_params_file(ASSET), f"bundled length parameters ({ASSET.name})"
+            models, where = read_params_file(ASSET), (f"bundled length parameters ({ASSET.name})",)
         elif isinstance(spec, (str, Path)):
-            models, where = read_params_file(spec), f"length_params {spec}"
+            models, where = read_params_file(spec), (Param("length_params"), f" {spec}")
         else:
-            raise UsageTypeError(f"length_params: expected a file path or a dict, not {type(spec).__name__}")
+            raise UsageTypeError(Param("length_params"), f": expected a file path or a dict, not {type(spec).__name__}")
         if name in models:
             entry = models[name]
         elif spec is not None and len(models) == 1:
             entry = next(iter(models.values()))
         else:
-            raise ModelError(f"{where}: no parameters for model {name!r} (fitted: {', '.join(models) or 'none'}); "
+            raise ModelError(*where, f": no parameters for model {name!r} (fitted: {', '.join(models) or 'none'}); "
                              f"fit them on unlabelled text with fairpairs.scoring.length.fit_length_params")
-        where = f"{where}, model {name!r}"
+        where = (*where, f", model {name!r}")
     entry = _checked(entry, where)
     want = entry.get("tokenizer_sha256")
     if want and scorer is not None:
         from fairpairs.scoring.normalize import tokenizer_fingerprint
 
         if tokenizer_fingerprint(scorer.tokenizer) != want:
-            raise ModelError(f"{where}: fitted with another tokenizer than model {name!r} has")
+            raise ModelError(*where, f": fitted with another tokenizer than model {name!r} has")
     return entry
 
 

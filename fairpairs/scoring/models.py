@@ -7,7 +7,7 @@ import re
 import warnings
 from pathlib import Path
 
-from fairpairs.errors import FairpairsWarning, ModelError, NetworkError, TokenizerError
+from fairpairs.errors import Param, FairpairsWarning, ModelError, NetworkError, TokenizerError
 from fairpairs.io.files import network_deadline
 from fairpairs.control.sources import (  # noqa: F401  (re-exported: where scoring code has always found them)
     SMOLLM2_ALIASES,
@@ -43,25 +43,26 @@ def detect_kind(config) -> str | None:
     return None
 
 
-def cuda_for_process(gpu_count: int, launch) -> tuple[str, str | None]:
-    """The GPU a process asking for 'cuda' scores on, and a hint to print (or None).
+def cuda_for_process(gpu_count: int, launch) -> tuple[str, FairpairsWarning | None]:
+    """The GPU a process asking for 'cuda' scores on, and a hint to warn with (or None).
 
     Under a multi-process launch (`launch`, see `distributed.detect_launch`) each rank takes the GPU
     of its ``local_rank``, one GPU per rank; more ranks on a node than GPUs is an error. A single
     process on a machine with several GPUs takes the first and the hint says how to use them all.
     """
     if gpu_count < 1:
-        raise ModelError("device cuda: no CUDA GPU is available (use `device` cpu or auto)")
+        raise ModelError(Param("device"), " cuda: no CUDA GPU is available (use ", Param("device", quoted=True), " cpu or auto)")
     if launch is not None:
         if launch.local_rank >= gpu_count:
-            raise ModelError(f"device cuda: this is local rank {launch.local_rank} but only {gpu_count} "
+            raise ModelError(Param("device"), f" cuda: this is local rank {launch.local_rank} but only {gpu_count} "
                              f"GPU(s) are visible; start at most {gpu_count} process(es) per node")
         return f"cuda:{launch.local_rank}", None
     if gpu_count == 1:
         return "cuda", None
-    return "cuda", (f"{gpu_count} GPUs are visible but one process scores on cuda:0 only; to use all of "
-                    f"them start one process per GPU (torchrun --nproc_per_node {gpu_count}), or set "
-                    f"`device_map` auto for one model too large for one GPU; see docs/scaling.md")
+    return "cuda", FairpairsWarning(f"{gpu_count} GPUs are visible but one process scores on cuda:0 only; to use "
+                                    f"all of them start one process per GPU (torchrun --nproc_per_node {gpu_count}), "
+                                    "or set ", Param("device_map", quoted=True), " auto for one model too large for "
+                                    "one GPU; see docs/scaling.md")
 
 
 def resolve_device(device: str | None) -> str:
@@ -80,23 +81,24 @@ def resolve_device(device: str | None) -> str:
     if device == "cuda" and torch.cuda.is_available():
         device, hint = cuda_for_process(torch.cuda.device_count(), detect_launch())
         if hint:
-            warnings.warn(hint, FairpairsWarning, stacklevel=2)
+            warnings.warn(hint, stacklevel=2)
         return device
     if device == "cpu":
         return "cpu"
     if device == "mps":
         if not (hasattr(torch.backends, "mps") and torch.backends.mps.is_available()):
-            raise ModelError("device mps: no MPS device is available")
+            raise ModelError(Param("device"), " mps: no MPS device is available")
         return device
     if device == "cuda" or device.startswith("cuda:"):
         if not torch.cuda.is_available():
-            raise ModelError(f"device {device}: no CUDA GPU is available (use `device` cpu or auto)")
+            raise ModelError(Param("device"), f" {device}: no CUDA GPU is available (use ", Param("device", quoted=True),
+                             " cpu or auto)", value=device)
         if ":" in device:
             idx = device.split(":", 1)[1]
             if not idx.isdigit() or int(idx) >= torch.cuda.device_count():
-                raise ModelError(f"device {device}: no such GPU ({torch.cuda.device_count()} visible)")
+                raise ModelError(Param("device"), f" {device}", value=device, reason=f"no such GPU ({torch.cuda.device_count()} visible)")
         return device
-    raise ModelError(f"device {device}: expected auto, cpu, cuda or cuda:N")
+    raise ModelError(Param("device"), f" {device}", value=device, reason=f"expected auto, cpu, cuda or cuda:N")
 
 
 def resolve_dtype(dtype: str | None, device: str):
@@ -107,9 +109,9 @@ def resolve_dtype(dtype: str | None, device: str):
         return torch.float32
     key = DTYPES.get(str(dtype).lower().replace("torch.", ""))
     if key is None:
-        raise ModelError(f"dtype {dtype}: expected float32, bfloat16 or float16")
+        raise ModelError(Param("dtype"), f" {dtype}", value=dtype, reason=f"expected float32, bfloat16 or float16")
     if key != "float32" and device == "cpu":
-        warnings.warn(f"dtype {dtype} is ignored on the CPU; scoring in float32", FairpairsWarning, stacklevel=2)
+        warnings.warn(FairpairsWarning(Param("dtype"), f" {dtype} is ignored on the CPU; scoring in float32"), stacklevel=2)
         return torch.float32
     return getattr(torch, key)
 
@@ -121,7 +123,7 @@ def load_tokenizer(name: str, source: ModelSource | None = None):
     try:
         return _load_tokenizer(name)
     except TokenizerError as exc:
-        raise ModelError(f"model {name}: cannot load its tokenizer ({str(exc).split(': ', 1)[-1]})") from None
+        raise ModelError(Param("model"), f" {name}", value=name, reason=f"cannot load its tokenizer ({exc.reason or exc})") from None
 
 
 def check_device_map(device_map: str | None, device: str | None, launch=None) -> None:
@@ -130,16 +132,16 @@ def check_device_map(device_map: str | None, device: str | None, launch=None) ->
     if device_map is None:
         return
     if device_map not in DEVICE_MAPS:
-        raise ModelError(f"device_map {device_map}: expected one of {', '.join(DEVICE_MAPS)}")
+        raise ModelError(Param("device_map"), f" {device_map}", value=device_map, reason=f"expected one of {', '.join(DEVICE_MAPS)}")
     if (device or "auto").lower() != "auto":
-        raise ModelError(f"device_map {device_map}: places the model itself; leave `device` at auto "
-                         f"(got {device})")
+        raise ModelError(Param("device_map"), f" {device_map}: places the model itself; leave ", Param("device", quoted=True),
+                         f" at auto (got {device})", value=device_map)
     if launch is not None and launch.local_world_size > 1:
-        raise ModelError(f"device_map {device_map}: spreads one model over all GPUs of a node, but this "
+        raise ModelError(Param("device_map"), f" {device_map}", value=device_map, reason=f"spreads one model over all GPUs of a node, but this "
                          f"launch starts {launch.local_world_size} processes per node; use one "
                          f"(torchrun --nproc_per_node 1)")
     if importlib.util.find_spec("accelerate") is None:
-        raise ModelError(f"device_map {device_map}: needs the accelerate package (pip install accelerate)")
+        raise ModelError(Param("device_map"), f" {device_map}", value=device_map, reason=f"needs the accelerate package (pip install accelerate)")
 
 
 def load_model(name: str, kind: str | None = None, device: str = "auto", dtype=None,
@@ -151,7 +153,7 @@ def load_model(name: str, kind: str | None = None, device: str = "auto", dtype=N
     from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForMaskedLM
 
     if kind is not None and kind not in KINDS:
-        raise ModelError(f"kind {kind}: expected causal or masked")
+        raise ModelError(Param("kind"), f" {kind}", value=kind, reason=f"expected causal or masked")
     from fairpairs.scoring.distributed import detect_launch
 
     check_device_map(device_map, device, detect_launch())
@@ -164,36 +166,36 @@ def load_model(name: str, kind: str | None = None, device: str = "auto", dtype=N
         dev = resolve_device(device)
     tdtype = resolve_dtype(dtype, dev)
     try:
-        with network_deadline(f"model {name}", source.path):
+        with network_deadline((Param("model"), f" {name}"), source.path):
             config = AutoConfig.from_pretrained(source.path, **source.kwargs())
     except NetworkError as exc:
         from fairpairs.suggest import did_you_mean, model_names
 
-        raise NetworkError(f"{exc}{did_you_mean(name, model_names())}") from None
+        raise exc.appended(did_you_mean(name, model_names())) from None
     except Exception as exc:
         from fairpairs.suggest import did_you_mean, model_names
 
-        raise ModelError(f"model {name}: cannot load the model's config{did_you_mean(name, model_names())}: not a "
+        raise ModelError(Param("model"), f" {name}", value=name, reason=f"cannot load the model's config{did_you_mean(name, model_names())}: not a "
                          f"model folder, GGUF file or reachable Hub model ({_first_line(exc)})") from None
     detected = detect_kind(config)
     kind = kind or detected
     if kind is None:
-        raise ModelError(f"model {name}: model type {getattr(config, 'model_type', '?')!r} is "
-                         f"neither a causal nor a masked language model (use `kind` to force one)")
+        raise ModelError(Param("model"), f" {name}: model type {getattr(config, 'model_type', '?')!r} is "
+                         "neither a causal nor a masked language model (use ", Param("kind", quoted=True), " to force one)", value=name)
     tok = load_tokenizer(name, source)
     if kind == "masked" and tok.mask_token_id is None:
-        raise ModelError(f"model {name}: its tokenizer has no mask token, so it cannot be "
-                         f"scored with pseudo-log-likelihood (use `kind` causal?)")
+        raise ModelError(Param("model"), f" {name}: its tokenizer has no mask token, so it cannot be "
+                         "scored with pseudo-log-likelihood (use ", Param("kind", quoted=True), " causal?)", value=name)
     auto = AutoModelForMaskedLM if kind == "masked" else AutoModelForCausalLM
     try:
-        with warnings.catch_warnings(), network_deadline(f"model {name}", source.path):
+        with warnings.catch_warnings(), network_deadline((Param("model"), f" {name}"), source.path):
             warnings.simplefilter("ignore")
             placed = {"device_map": device_map} if device_map else {}
             model = auto.from_pretrained(source.path, dtype=tdtype, **placed, **source.kwargs())
     except NetworkError:
         raise
     except Exception as exc:
-        raise ModelError(f"model {name}: cannot load it as a {kind} LM ({_first_line(exc)})") from None
+        raise ModelError(Param("model"), f" {name}", value=name, reason=f"cannot load it as a {kind} LM ({_first_line(exc)})") from None
     if device_map:
         dev = str(model.get_input_embeddings().weight.device)
         model = model.eval()

@@ -15,7 +15,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from fairpairs.errors import DatasetError, UsageError
+from fairpairs.errors import Param, DatasetError, UsageError
 
 
 @dataclass
@@ -70,7 +70,7 @@ def cross_validate(p, u, length, y, folds: int = 5, seed: int = 0) -> dict:
     p, u, n_tok, y = (np.asarray(v, dtype=float) for v in (p, u, length, y))
     n = len(y)
     if folds < 2 or n < 2 * folds:
-        raise UsageError(f"folds {folds}: needs 2 <= folds and at least 2 sentences per fold ({n} given)")
+        raise UsageError(Param("folds"), f" {folds}", value=folds, reason=f"needs 2 <= folds and at least 2 sentences per fold ({n} given)")
     order = np.random.default_rng(seed).permutation(n)
     parts = np.array_split(order, folds)
     rs = {"morcela": [], "slor": [], "lp": []}
@@ -85,7 +85,7 @@ def cross_validate(p, u, length, y, folds: int = 5, seed: int = 0) -> dict:
         rs["lp"].append(_pearson(p[test], y[test]))
     bad = sorted(k for k, v in rs.items() if not np.all(np.isfinite(v)))
     if bad:
-        raise UsageError(f"folds {folds}: the correlation of {', '.join(bad)} is undefined in some fold "
+        raise UsageError(Param("folds"), f" {folds}", value=folds, reason=f"the correlation of {', '.join(bad)} is undefined in some fold "
                              f"(constant scores or judgments there); use fewer folds or more varied data")
     return {k: float(np.mean(v)) for k, v in rs.items()} | {"folds": folds, "seed": seed}
 
@@ -127,9 +127,9 @@ def load_judgments(judgments, measure: str = "LS") -> Judgments:
     try:
         df = pd.read_csv(path)
     except IsADirectoryError:
-        raise DatasetError(f"judgments {path}: is a folder, not a CSV file") from None
+        raise DatasetError(Param("judgments"), f" {path}", value=path, reason=f"is a folder, not a CSV file") from None
     except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
-        raise DatasetError(f"judgments {path}: not a readable CSV ({type(exc).__name__}: {exc})") from None
+        raise DatasetError(Param("judgments"), f" {path}", value=path, reason=f"not a readable CSV ({type(exc).__name__}: {exc})") from None
     cols = set(df.columns)
     if {"sentence", "judgment"} <= cols:
         sents, ys = df["sentence"], df["judgment"]
@@ -137,7 +137,7 @@ def load_judgments(judgments, measure: str = "LS") -> Judgments:
         need = ["Good Sentence", "Bad Sentence", f"Good Sentence {measure}", f"Bad Sentence {measure}"]
         missing = [c for c in need if c not in cols]
         if missing:
-            raise DatasetError(f"judgments {path}: missing column(s) {', '.join(repr(m) for m in missing)} "
+            raise DatasetError(Param("judgments"), f" {path}", value=path, reason=f"missing column(s) {', '.join(repr(m) for m in missing)} "
                                f"(expected Sprouse-style pairs or 'sentence','judgment')")
         sents = pd.concat([df["Good Sentence"], df["Bad Sentence"]], ignore_index=True)
         ys = pd.concat([df[f"Good Sentence {measure}"], df[f"Bad Sentence {measure}"]], ignore_index=True)
@@ -146,7 +146,7 @@ def load_judgments(judgments, measure: str = "LS") -> Judgments:
     inf = np.isinf(ys.to_numpy(float))
     if inf.any():
         row = int(np.nonzero(inf)[0][0])
-        raise DatasetError(f"judgments {path}: the judgment of sentence {sents.iloc[row]!r} is "
+        raise DatasetError(Param("judgments"), f" {path}", value=path, reason=f"the judgment of sentence {sents.iloc[row]!r} is "
                            f"infinite ({raw.iloc[row]}), not a judgment")
     has_text = sents.notna() & sents.astype(str).str.strip().astype(bool)
     missing = has_text & raw.isna()            # empty cells and NaN (pandas reads "NaN" as missing)
@@ -154,7 +154,7 @@ def load_judgments(judgments, measure: str = "LS") -> Judgments:
                "a non-numeric judgment": int((has_text & ~missing & ys.isna()).sum())}
     keep = has_text & ys.notna()
     if keep.sum() < 10:
-        raise DatasetError(f"judgments {path}: fewer than 10 sentences with a numeric judgment")
+        raise DatasetError(Param("judgments"), f" {path}", value=path, reason=f"fewer than 10 sentences with a numeric judgment")
     return Judgments(sents[keep].astype(str).tolist(), ys[keep].to_numpy(float),
                      {k: v for k, v in dropped.items() if v}, path, measure)
 
@@ -172,17 +172,17 @@ def load_params(spec) -> dict:
     if isinstance(spec, MorcelaFit):
         return {"beta": spec.beta, "gamma": spec.gamma}
     if isinstance(spec, dict):
-        doc, where = spec, "morcela_params"
+        doc, where = spec, (Param("morcela_params"),)
     else:
         from fairpairs.arguments import path
         from fairpairs.scoring.normalize import read_json
 
-        where = f"morcela_params {spec}"
+        where = (Param("morcela_params"), f" {spec}")
         doc = read_json(path(spec, "morcela_params", error=DatasetError, what="parameters file"), where)
     try:
         return {"beta": float(doc["beta"]), "gamma": float(doc["gamma"])}
     except (KeyError, TypeError, ValueError):
-        raise DatasetError(f"{where}: needs numeric fields 'beta' and 'gamma'") from None
+        raise DatasetError(*where, ": needs numeric fields 'beta' and 'gamma'") from None
 
 
 def fit_morcela(scorer, judgments, measure: str = "LS", unigrams=None, folds: int = 5, seed: int = 0):

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from fairpairs.errors import DatasetError, DatasetNotFoundError, UsageError, UsageTypeError
+from fairpairs.errors import Param, DatasetError, DatasetNotFoundError, UsageError, UsageTypeError
 from fairpairs.io.files import atomic_write
 
 NORMALIZATIONS = ("lp", "mean_lp", "pen_lp", "slor", "morcela", "slln_lp", "word_lp", "word_mean_lp", "centered_lp",
@@ -132,7 +132,7 @@ def parse_normalize(value, allowed: tuple[str, ...] = NORMALIZATIONS, *, at_leas
     names = tuple(dict.fromkeys(i.strip().lower() for i in items if i and i.strip()))
     bad = [n for n in names if n not in allowed]
     if bad or (at_least_one and not names):
-        raise UsageError(f"normalize: unknown value(s) {', '.join(bad) or '(none)'} (choose from {', '.join(allowed)})")
+        raise UsageError(Param("normalize"), f": unknown value(s) {', '.join(bad) or '(none)'} (choose from {', '.join(allowed)})")
     return names
 
 
@@ -166,9 +166,9 @@ class UnigramTable:
                 data = path.read_bytes()
                 lines = data.decode("utf-8-sig").splitlines()
             except OSError as exc:
-                raise DatasetError(f"corpus {f}: cannot read ({exc.strerror})") from None
+                raise DatasetError(Param("corpus"), f" {f}", value=f, reason=f"cannot read ({exc.strerror})") from None
             except UnicodeDecodeError as exc:
-                raise DatasetError(f"corpus {f}: not UTF-8 text (byte {exc.start})") from None
+                raise DatasetError(Param("corpus"), f" {f}", value=f, reason=f"not UTF-8 text (byte {exc.start})") from None
             lines = [ln for ln in lines if ln.strip()]
             for i in range(0, len(lines), chunk):
                 for enc in tokenizer.backend_tokenizer.encode_batch(lines[i:i + chunk], add_special_tokens=False):
@@ -186,27 +186,27 @@ class UnigramTable:
 
     @classmethod
     def load(cls, path) -> UnigramTable:
-        doc = read_json(path, f"unigrams {path}")
+        doc = read_json(path, (Param("unigrams"), f" {path}"))
         if not isinstance(doc, dict) or doc.get("format") != TABLE_FORMAT:
-            raise DatasetError(f"unigrams {path}: field 'format' is not {TABLE_FORMAT!r}")
+            raise DatasetError(Param("unigrams"), f" {path}", value=path, reason=f"field 'format' is not {TABLE_FORMAT!r}")
         try:
             counts = np.zeros(int(doc["vocab_size"]), dtype=np.int64)
             for k, v in doc["counts"].items():
                 counts[int(k)] = int(v)
         except (KeyError, ValueError, IndexError, TypeError, AttributeError) as exc:
-            raise DatasetError(f"unigrams {path}: bad 'vocab_size'/'counts' ({type(exc).__name__}: {exc})") from None
+            raise DatasetError(Param("unigrams"), f" {path}", value=path, reason=f"bad 'vocab_size'/'counts' ({type(exc).__name__}: {exc})") from None
         return cls(counts, doc.get("model", ""), doc.get("tokenizer_sha256", ""), doc.get("corpus", []))
 
-    def check(self, tokenizer, where: str = "unigrams") -> None:
+    def check(self, tokenizer, where: tuple = (Param("unigrams"),)) -> None:
         """Refuse a table counted with another tokenizer."""
         if self.fingerprint and self.fingerprint != tokenizer_fingerprint(tokenizer):
-            raise DatasetError(f"{where}: the table was counted with another tokenizer "
-                                 f"(model {self.model!r}); rebuild it with `fairpairs unigrams`")
+            raise DatasetError(*where, f": the table was counted with another tokenizer (model {self.model!r}); "
+                                       "rebuild it with `fairpairs unigrams`")
 
     def token_logprobs(self, sentence: str, ids, offsets) -> np.ndarray:
         ids = np.asarray(ids, dtype=np.int64)
         if len(ids) and ids.max() >= len(self.log_probs):
-            raise DatasetError("unigrams: token id beyond the table's vocabulary")
+            raise DatasetError(Param("unigrams"), ": token id beyond the table's vocabulary")
         return self.log_probs[ids]
 
 
@@ -227,7 +227,7 @@ class WordfreqUnigrams:
     def __init__(self, lang: str = "en"):
         self.lang = lang
 
-    def check(self, tokenizer, where: str = "") -> None:
+    def check(self, tokenizer, where: tuple = ()) -> None:
         return None
 
     def token_logprobs(self, sentence: str, ids, offsets) -> np.ndarray:
@@ -270,23 +270,22 @@ def count_unigrams(model: str, corpus) -> UnigramTable:
     if isinstance(corpus, (str, os.PathLike)):
         files = [corpus]
     elif isinstance(corpus, bytes) or not hasattr(corpus, "__iter__"):
-        raise UsageTypeError(f"corpus: expected a file path or a list of them, not {type(corpus).__name__}")
+        raise UsageTypeError(Param("corpus"), f": expected a file path or a list of them, not {type(corpus).__name__}")
     else:
         files = list(corpus)
     if not files:
-        raise UsageError("corpus: give at least one plain-text file")
+        raise UsageError(Param("corpus"), ": give at least one plain-text file")
     for f in files:
         path(f, "corpus", what="file", error=DatasetError)
         if Path(f).is_dir():
-            raise DatasetError(f"corpus {f}: is a folder; give plain-text files (repeat `corpus`)")
+            raise DatasetError(Param("corpus"), f" {f}: is a folder; give plain-text files (repeat ", Param("corpus", quoted=True), ")", value=f)
     try:
         tokenizer = load_tokenizer(model)
     except TokenizerError as exc:   # the tokenizer is named by this call's `model`
-        msg = str(exc)
-        raise type(exc)("model" + msg[len("tokenizers"):] if msg.startswith("tokenizers") else msg) from None
+        raise exc.with_param("tokenizers", "model") from None
     table = UnigramTable.count(tokenizer, files, model=model)
     if table.total == 0:
-        raise DatasetError(f"corpus {', '.join(map(str, files))}: no tokens counted (empty corpus)")
+        raise DatasetError(Param("corpus"), f" {', '.join(map(str, files))}", reason=f"no tokens counted (empty corpus)")
     return table
 
 
@@ -302,28 +301,28 @@ def load_unigrams(spec, tokenizer=None):
 
         table = UnigramTable.load(path(spec, "unigrams", what="unigram table"))
     else:
-        raise UsageTypeError(f"unigrams: expected 'wordfreq', a table file or a UnigramTable, "
+        raise UsageTypeError(Param("unigrams"), f": expected 'wordfreq', a table file or a UnigramTable, "
                              f"not {type(spec).__name__}")
     if isinstance(table, UnigramTable) and table.total == 0:
-        where = f"unigrams {spec}" if isinstance(spec, (str, os.PathLike)) else "unigrams"
-        raise DatasetError(f"{where}: the table counts no tokens (total 0), so its probabilities are the "
-                           f"smoothing alone; count a corpus with `fairpairs unigrams`")
+        where = (Param("unigrams"), f" {spec}") if isinstance(spec, (str, os.PathLike)) else (Param("unigrams"),)
+        raise DatasetError(*where, ": the table counts no tokens (total 0), so its probabilities are the "
+                           "smoothing alone; count a corpus with `fairpairs unigrams`")
     if tokenizer is not None:
         table.check(tokenizer)
     return table
 
 
-def read_json(path, where: str):
+def read_json(path, where: tuple):
     """Parse a JSON file; errors are one-line DatasetErrors starting with `where`."""
     from fairpairs.io.jsonl import json_error
 
     try:
         return json.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise DatasetNotFoundError(f"{where}: no such file") from None
+        raise DatasetNotFoundError(*where, ": no such file") from None
     except OSError as exc:
-        raise DatasetError(f"{where}: cannot read ({exc.strerror})") from None
+        raise DatasetError(*where, f": cannot read ({exc.strerror})") from None
     except UnicodeDecodeError as exc:
-        raise DatasetError(f"{where}: not UTF-8 text (byte {exc.start})") from None
+        raise DatasetError(*where, f": not UTF-8 text (byte {exc.start})") from None
     except json.JSONDecodeError as exc:
-        raise DatasetError(f"{where}: not JSON ({json_error(exc)})") from None
+        raise DatasetError(*where, f": not JSON ({json_error(exc)})") from None

@@ -11,6 +11,7 @@ from fairpairs.scoring import check_pll
 from fairpairs.scoring.encoding import Encoded, causal_rows, check_sentences, encode, masked_rows, prefix_token_id
 from fairpairs.scoring.heads import Forward
 from fairpairs.io.progress import announce
+from fairpairs.errors import Param
 from fairpairs.scoring.models import ModelError, load_model, model_identity, resolve_model_name
 from fairpairs.scoring.normalize import NEEDS_UNIGRAMS, load_unigrams, parse_normalize
 from fairpairs.scoring import normalize as nz
@@ -33,13 +34,13 @@ class Scorer:
         if kind == "causal":
             self.bos_id = prefix_token_id(tokenizer)  # BOS, else EOS: lm-eval's rule
             if self.bos_id is None:
-                raise ModelError(f"model {name}: its tokenizer has neither a BOS nor an EOS token "
+                raise ModelError(Param("model"), f" {name}", value=name, reason=f"its tokenizer has neither a BOS nor an EOS token "
                                  f"to put before the sentence, so the first word cannot be scored")
             self.mask_id = None
         else:
             self.bos_id, self.mask_id = None, tokenizer.mask_token_id
             if self.mask_id is None:
-                raise ModelError(f"model {name}: its tokenizer has no mask token (needed for PLL)")
+                raise ModelError(Param("model"), f" {name}", value=name, reason=f"its tokenizer has no mask token (needed for PLL)")
         pad = getattr(cfg, "pad_token_id", None)
         self.pad_id = pad if pad is not None else (tokenizer.pad_token_id or 0)
         limits = [getattr(cfg, k, None) for k in ("max_position_embeddings", "n_positions")]
@@ -69,9 +70,9 @@ class Scorer:
 
         if not isinstance(name_or_path, str):
             if not hasattr(name_or_path, "__fspath__"):
-                from fairpairs.errors import UsageTypeError
+                from fairpairs.errors import Param, UsageTypeError
 
-                raise UsageTypeError(f"model: expected a model name or path, not {type(name_or_path).__name__}")
+                raise UsageTypeError(Param("model"), f": expected a model name or path, not {type(name_or_path).__name__}")
             name_or_path = str(name_or_path)
         for value, param in ((kind, "kind"), (device, "device"), (device_map, "device_map")):
             text(value, param, optional=True)
@@ -218,8 +219,8 @@ class Scorer:
             from fairpairs.scoring.morcela import load_params
 
             if morcela_params is None:
-                raise ModelError("normalize morcela needs fitted parameters (`morcela_params`, "
-                                 "written by `fairpairs morcela fit`)")
+                raise ModelError(Param("normalize"), " morcela needs fitted parameters (", Param("morcela_params", quoted=True),
+                                 ", written by `fairpairs morcela fit`)")
             params = load_params(morcela_params)
         table = load_unigrams(unigrams, self.tokenizer) if NEEDS_UNIGRAMS & set(names) else None
         words = bool(nz.NEEDS_WORDS & set(names))
@@ -230,8 +231,8 @@ class Scorer:
             lparams = load_length_params(length_params, self)
             fitted = (lparams.get("fitted_on") or {}).get("unigrams", "wordfreq")
             if "tcf_lp" in names and fitted == "wordfreq" and not isinstance(table, nz.WordfreqUnigrams):
-                raise ModelError("normalize tcf_lp: its parameters were fitted with wordfreq unigrams; "
-                                 "score it with `unigrams` wordfreq (the default), not a token table")
+                raise ModelError(Param("normalize"), " tcf_lp: its parameters were fitted with wordfreq unigrams; "
+                                 "score it with ", Param("unigrams", quoted=True), " wordfreq (the default), not a token table")
         from fairpairs.scoring import distributed
 
         group = distributed.init()
@@ -240,7 +241,7 @@ class Scorer:
 
             _check_causal(self)
             if group is not None:
-                raise ModelError("normalize word_lp, word_mean_lp, centered_lp: not available under a "
+                raise ModelError(Param("normalize"), " word_lp, word_mean_lp, centered_lp: not available under a "
                                  "multi-process launch (score them in one process)")
         if group is not None:   # the ranks must score the same thing before they share the work
             distributed.agree(group, self.identity(list(dict.fromkeys(sentences)), names, pll or self.pll, alpha,

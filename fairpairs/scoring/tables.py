@@ -17,7 +17,7 @@ import math
 import os
 from pathlib import Path
 
-from fairpairs.errors import DatasetError, UsageError, UsageTypeError
+from fairpairs.errors import Param, DatasetError, UsageError, UsageTypeError
 from fairpairs.io.files import reading
 
 SCORE_FORMATS = (".jsonl", ".csv")
@@ -30,43 +30,43 @@ def read_sentences(sentences) -> tuple[list[dict], bool]:
         return _read_file(Path(sentences))
     if isinstance(sentences, (bytes, int, float)) or sentences is None or hasattr(sentences, "columns") \
             or not hasattr(sentences, "__iter__"):
-        raise UsageTypeError(f"sentences: expected a file path or a list of sentences or pairs, "
+        raise UsageTypeError(Param("sentences"), f": expected a file path or a list of sentences or pairs, "
                              f"not {type(sentences).__name__}")
-    return _checked(((f"sentences[{i}]", {"sentence": s} if isinstance(s, str) else s)
-                     for i, s in enumerate(sentences)), "sentences")
+    return _checked((((Param("sentences"), f"[{i}]"), {"sentence": s} if isinstance(s, str) else s)
+                     for i, s in enumerate(sentences)), (Param("sentences"),))
 
 
 def _read_file(path: Path) -> tuple[list[dict], bool]:
-    where = f"sentences {path}"
+    where = (Param("sentences"), f" {path}")
     with reading(where, "file of sentences", DatasetError):   # the one wording of read errors (io.reading)
         if path.suffix.lower() == ".jsonl":
             from fairpairs.io.jsonl import iter_objects
 
-            return _checked(((f"{where}:{no}", obj) for no, obj in iter_objects(path)), where)
+            return _checked((((*where, f":{no}"), obj) for no, obj in iter_objects(path)), where)
         text = path.read_text(encoding="utf-8-sig")   # a byte-order mark is not part of sentence 1
     rows = [{"sentence": ln.strip()} for ln in text.splitlines() if ln.strip()]
     if not rows:
-        raise DatasetError(f"{where}: no sentences")
+        raise DatasetError(*where, ": no sentences")
     return rows, False
 
 
-def _checked(items, where: str) -> tuple[list[dict], bool]:
-    """The rows of (where, row) items, all pairs or all single sentences, each with non-empty text
-    fields; the first bad row is an error naming its `where`."""
+def _checked(items, where: tuple) -> tuple[list[dict], bool]:
+    """The rows of (where, row) items (`where`: the parts of a message naming the row), all pairs or
+    all single sentences, each with non-empty text fields; the first bad row is an error naming it."""
     rows, pairs = [], None
     for at, obj in items:
         if not isinstance(obj, dict):
-            raise DatasetError(f"{at}: expected a sentence or a dict, not {type(obj).__name__}")
+            raise DatasetError(*at, f": expected a sentence or a dict, not {type(obj).__name__}")
         is_pair = "sentence_good" in obj or "sentence_bad" in obj
         pairs = is_pair if pairs is None else pairs
         if is_pair != pairs:
-            raise DatasetError(f"{at}: mixes pairs and single sentences")
+            raise DatasetError(*at, ": mixes pairs and single sentences")
         for key in ("sentence_good", "sentence_bad") if pairs else ("sentence",):
             if not isinstance(obj.get(key), str) or not obj[key].strip():
-                raise DatasetError(f"{at}: field {key!r} is missing or not a non-empty string")
+                raise DatasetError(*at, f": field {key!r} is missing or not a non-empty string")
         rows.append(obj)
     if not rows:
-        raise DatasetError(f"{where}: no rows")
+        raise DatasetError(*where, ": no rows")
     return rows, bool(pairs)
 
 
@@ -77,7 +77,7 @@ def score_normalize(normalize, morcela_params=None) -> tuple[str, ...]:
 
     names = parse_normalize(normalize)
     if "morcela" in names and morcela_params is None:
-        raise UsageError("normalize morcela needs `morcela_params` (from `fairpairs morcela fit`)")
+        raise UsageError(Param("normalize"), " morcela needs ", Param("morcela_params", quoted=True), " (from `fairpairs morcela fit`)")
     return names
 
 
@@ -147,7 +147,7 @@ def check_scores_path(out) -> Path:
 
     out = path(out, "out", exists=False)
     if out.suffix.lower() not in SCORE_FORMATS:
-        raise UsageError(f"out {out}: extension must be .jsonl or .csv")
+        raise UsageError(Param("out"), f" {out}", value=out, reason=f"extension must be .jsonl or .csv")
     return out
 
 

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fairpairs.errors import ModelError
+from fairpairs.errors import Param, ModelError
 
 
 
@@ -128,7 +128,7 @@ class TokenStats:
 
 def _check_causal(scorer) -> None:
     if getattr(scorer, "kind", None) != "causal":
-        raise ModelError(f"model {getattr(scorer, 'name', '')}: word-level and entropy scores need a causal LM "
+        raise ModelError(Param("model"), f" {getattr(scorer, 'name', '')}", reason=f"word-level and entropy scores need a causal LM "
                          f"(a masked LM's pseudo-log-likelihood has no next-token distribution)")
 
 

@@ -21,7 +21,7 @@ import importlib
 from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
-from fairpairs.errors import GrammarError
+from fairpairs.errors import Param, GrammarError
 
 # language code -> module that defines LANGUAGE (imported on first use)
 MODULES = {
@@ -69,10 +69,10 @@ class Language:
     def article(self, kind: str, features: Mapping[str, str]) -> str:
         """The article of kind `kind` for a noun with these features ("" for none)."""
         if self.articles is None:
-            raise GrammarError(f"article: {self.name} ({self.code}) has no article rule; draw determiners "
-                               f"from the vocabulary with det: instead")
+            raise GrammarError("article", reason=f"{self.name} ({self.code}) has no article rule; draw determiners "
+                                                 "from the vocabulary with det: instead")
         if kind not in ARTICLE_KINDS:
-            raise GrammarError(f"article: {kind!r} is not an article kind (one of {', '.join(ARTICLE_KINDS)})")
+            raise GrammarError("article", reason=f"{kind!r} is not an article kind (one of {', '.join(ARTICLE_KINDS)})")
         return self.articles(kind, features)
 
 
@@ -87,11 +87,12 @@ def language_codes() -> list[str]:
 def get_language(code: str) -> Language:
     """The `Language` of a code (GrammarError naming `language` for an unknown one)."""
     if not isinstance(code, str) or not code.strip():
-        raise GrammarError(f"language: expected a language code such as 'fr', not {code!r}")
+        raise GrammarError(Param("language"), reason=f"expected a language code such as 'fr', not {code!r}", value=code)
     if code not in _LOADED:
         if code not in MODULES:
-            raise GrammarError(f"language: unknown language {code!r} (known: {', '.join(language_codes())}; "
-                               f"docs/multilingual.md says how to add one)")
+            raise GrammarError(Param("language"), reason=f"unknown language {code!r} (known: "
+                                                         f"{', '.join(language_codes())}; docs/multilingual.md says how "
+                                                         "to add one)", value=code)
         _LOADED[code] = importlib.import_module(MODULES[code]).LANGUAGE
     return _LOADED[code]
 
