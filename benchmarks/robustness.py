@@ -73,7 +73,7 @@ def fresh_run(args) -> Path:
     import fairpairs as fp
 
     if not (args.run / "manifest.json").is_file():
-        fp.generate_run(args.run, "all", tokenizers=["gpt2", "smollm2-135m"], pairs=args.run_pairs, seed=0)
+        fp.generate_run(args.run, "all", models=["gpt2", "smollm2-135m"], pairs=args.run_pairs, seed=0)
     return args.run
 
 

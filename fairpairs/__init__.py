@@ -2,7 +2,7 @@
 
     import fairpairs as fp
     p = fp.load_paradigm("determiner_noun_agreement_1")
-    pairs = fp.generate(p, n=50, tokenizers=["gpt2", "bert-base-cased"], seed=0)
+    pairs = fp.generate(p, pairs=50, models=["gpt2", "bert-base-cased"], seed=0)
 
 The public API (docs/api.md) is exported lazily from `fairpairs.api`: importing the package does
 no work and imports neither torch nor transformers; each name's module is imported on first use.

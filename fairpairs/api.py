@@ -2,8 +2,8 @@
 
     import fairpairs as fp
     p = fp.load_paradigm("determiner_noun_agreement_1")
-    pairs = fp.generate(p, n=50, tokenizers=["gpt2", "bert-base-cased"], seed=0)
-    bias = fp.audit(fp.generate(p, n=50, seed=0), tokenizers=["gpt2"])
+    pairs = fp.generate(p, pairs=50, models=["gpt2", "bert-base-cased"], seed=0)
+    bias = fp.audit(fp.generate(p, pairs=50, seed=0), models=["gpt2"])
     scores = fp.score_pairs(fp.Scorer.from_pretrained(MODEL), pairs)
     report = fp.evaluate({"original": orig, "debiased": pairs}, [MODEL])
 
@@ -18,12 +18,13 @@ pandas; they are imported by the calls that need them.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 from fairpairs import arguments as check
-from fairpairs.errors import Param, BudgetError, DatasetError, GrammarError, UsageError, UsageTypeError, VocabularyError
+from fairpairs.errors import Param, DatasetError, GrammarError, UsageError, UsageTypeError, VocabularyError
 from fairpairs.records import PairRecord
 
 if TYPE_CHECKING:   # (for readers and type checkers only: nothing heavy is imported at run time)
@@ -36,7 +37,7 @@ if TYPE_CHECKING:   # (for readers and type checkers only: nothing heavy is impo
     from fairpairs.scoring import Scorer
     from fairpairs.generation.vocab import Vocabulary
 
-DEFAULT_TOKENIZERS = ("gpt2", "bert-base-cased")
+DEFAULT_MODELS = ("gpt2", "bert-base-cased")    # the tokenizers length control equalises by default
 DEFAULT_NORMALIZE = ("lp", "mean_lp", "pen_lp")
 
 
@@ -129,17 +130,18 @@ def tokenizers(hub_cache: bool = True) -> list[dict[str, Any]]:
     return listing(hub_cache=hub_cache)
 
 
-def _tokenizer_list(tokenizers, default=()) -> list[str]:
+def _tokenizer_list(models, default=()) -> list[str]:
+    """The tokenizers of `models` (names, presets expanded), checked."""
     from fairpairs.control.sources import expand
 
-    if tokenizers is None:
+    if models is None:
         return list(default)
-    given = check.names(tokenizers, "tokenizers")
+    given = check.names(models, "models")
     if not all(t.strip() for t in given):
-        raise UsageError(Param("tokenizers"), f": expected tokenizer names, not {tokenizers!r}")
+        raise UsageError(Param("models"), f": expected tokenizer names, not {models!r}")
     dupes = sorted({t for t in given if given.count(t) > 1})   # (a preset may overlap a name: fine)
     if dupes:
-        raise UsageError(Param("tokenizers"), f": {', '.join(dupes)} named twice")
+        raise UsageError(Param("models"), f": {', '.join(dupes)} named twice")
     return expand(given)
 
 
@@ -156,60 +158,63 @@ def _resolve_models(models) -> None:
             raise exc.with_param("model", "models") from None
 
 
-def generate(paradigm: "Paradigm | str | os.PathLike", n: int = 1000, tokenizers: Iterable[str] | str | None = None,
+def generate(paradigm: "Paradigm | str | os.PathLike", pairs: int = 1000, models: Iterable[str] | str | None = None,
              seed: int = 0, strategy: str | None = "search", *, max_retries: int | None = None,
              match_frequency: float | None = None, max_draws: int | None = None,
-             vocab: "Vocabulary | str | os.PathLike | None" = None) -> list[PairRecord]:
-    """`n` minimal pairs of `paradigm` (a `Paradigm`, bundled UID or YAML path) as `PairRecord`s.
+             vocab: "Vocabulary | str | os.PathLike | None" = None, **deprecated) -> list[PairRecord]:
+    """`pairs` minimal pairs of `paradigm` (a `Paradigm`, bundled UID or YAML path) as `PairRecord`s.
 
-    With `tokenizers`, the pairs are length-controlled: both sentences have equal token counts
-    under every tokenizer (`strategy` "search" or "resample"); these are the pairs `fairpairs
-    generate --seed SEED` writes to debiased/<uid>.jsonl. With `strategy=None` they are the
-    uncontrolled pairs measured under the tokenizers (original/<uid>.jsonl); without tokenizers,
-    the uncontrolled pairs with no lengths. Same seed, same pairs, in the same order.
+    With `models` (the models whose tokenizers to equalise lengths for), the pairs are
+    length-controlled: both sentences have equal token counts under every tokenizer (`strategy`
+    "search" or "resample"); these are the pairs `fairpairs generate --seed SEED` writes to
+    debiased/<uid>.jsonl. With `strategy=None` they are the uncontrolled pairs measured under the
+    tokenizers (original/<uid>.jsonl); without models, the uncontrolled pairs with no lengths. Same
+    seed, same pairs, in the same order. (`n` and `tokenizers`: the old names of `pairs` and
+    `models`, deprecated.)
     """
-    from fairpairs.generation.grammar import Paradigm
-    from fairpairs.control.run import RunConfig, check_config, generate_paradigm
+    from fairpairs.control.config import RunConfig
+    from fairpairs.control.run import generate_paradigm
     from fairpairs.control.tokenization import LengthMeter
+    from fairpairs.generation.grammar import Paradigm
     from fairpairs.generation.vocab import default_vocabulary
 
-    check.count(n, "n", 1)
+    given = check.renamed("generate", deprecated, pairs=(pairs, 1000), models=(models, None))
+    pairs, models = given["pairs"], given["models"]
+    check.count(pairs, "pairs", 1)
     if not isinstance(paradigm, Paradigm):
         paradigm = load_paradigm(paradigm, vocab)
-    names = _tokenizer_list(tokenizers)
+    names = _tokenizer_list(models)
     check.text(strategy, "strategy", optional=True)
     sets = ("debiased",) if names and strategy is not None else ("original",)
-    cfg = RunConfig(models=names, pairs=n, seed=seed, strategy=strategy or "search", max_retries=max_retries,
-                    match_frequency=match_frequency, max_draws=max_draws)
-    try:
-        check_config(cfg, need_models=False)
-    except (BudgetError, UsageError, UsageTypeError) as exc:
-        raise exc.with_param("pairs", "n") from None
+    cfg = RunConfig(models=tuple(names), pairs=pairs, seed=seed, strategy=strategy or "search",
+                    max_retries=max_retries, match_frequency=match_frequency, max_draws=max_draws, need_models=False)
     vocab = _vocabulary(vocab) or paradigm.vocab or default_vocabulary()
     meters = [LengthMeter(m) for m in cfg.models]
     return generate_paradigm(paradigm, vocab, cfg, meters, sets=sets).records(sets[0])
 
 
 def generate_run(out: str | os.PathLike, paradigms: str | Iterable[str] = "all",
-                 tokenizers: Iterable[str] | str = DEFAULT_TOKENIZERS, pairs: int = 1000, seed: int = 0,
+                 models: Iterable[str] | str = DEFAULT_MODELS, pairs: int = 1000, seed: int = 0,
                  strategy: str = "search", *, max_retries: int | None = None, match_frequency: float | None = None,
                  max_draws: int | None = None, phenomenon: str | None = None,
                  grammars: str | os.PathLike | None = None, vocab: "Vocabulary | str | os.PathLike | None" = None,
                  lexicon_from: str | os.PathLike | None = None, min_count: int | None = None,
                  progress: bool | None = None, on_lexicon: Callable[[dict], None] | None = None,
-                 command: str = "") -> "RunResult":
+                 command: str = "", **deprecated) -> "RunResult":
     """A whole run folder, as `fairpairs generate` writes it (the command calls this): for every
     selected paradigm ("all": BLiMP's standard set; or UIDs), original/<uid>.jsonl,
     debiased/<uid>.jsonl and manifest.json under `out`, written atomically. `lexicon_from`: keep
     only words seen at least `min_count` (default 1) times in that text file; its per-slot counts
     go to the manifest and to `on_lexicon(table)` before generation. Returns the per-paradigm
-    statistics (`RunResult`)."""
+    statistics (`RunResult`). (`tokenizers`: the old name of `models`, deprecated.)"""
     from fairpairs.generation.grammar import select_paradigms
     from fairpairs.io.files import check_output_folder
-    from fairpairs.control.run import RunConfig, check_config, generate_run as write_run
+    from fairpairs.control.config import RunConfig
+    from fairpairs.control.run import generate_run as write_run
     from fairpairs.control.tokenization import LengthMeter
-
     from fairpairs.errors import LexiconError
+
+    models = check.renamed("generate_run", deprecated, models=(models, DEFAULT_MODELS))["models"]
 
     check.path(out, "out", exists=False)
     check.text(phenomenon, "phenomenon", optional=True)
@@ -220,12 +225,11 @@ def generate_run(out: str | os.PathLike, paradigms: str | Iterable[str] = "all",
         check.names(paradigms, "paradigms")
     if min_count is not None and lexicon_from is None:
         raise UsageError(Param("min_count"), ": needs ", Param("lexicon_from"), " (a corpus)")
-    names = _tokenizer_list(tokenizers)
+    names = _tokenizer_list(models)
     if not names:
-        raise UsageError(Param("tokenizers"), ": give at least one tokenizer")
-    cfg = RunConfig(models=names, pairs=pairs, seed=seed, strategy=strategy, max_retries=max_retries,
-                    match_frequency=match_frequency, max_draws=max_draws, command=command)
-    check_config(cfg)                       # fail fast, before any work
+        raise UsageError(Param("models"), ": give at least one tokenizer")
+    cfg = RunConfig(models=tuple(names), pairs=pairs, seed=seed, strategy=strategy, max_retries=max_retries,
+                    match_frequency=match_frequency, max_draws=max_draws, command=command)   # checked: fails fast
     out = Path(out)
     check_output_folder(out, "out")
     for m in cfg.models:                    # an unknown tokenizer fails before any work
@@ -240,7 +244,7 @@ def generate_run(out: str | os.PathLike, paradigms: str | Iterable[str] = "all",
 
         lex = load_lexicon(lexicon_from, 1 if min_count is None else min_count)
         voc, chosen, kept = restrict_to_lexicon(chosen, voc, lex)
-        cfg.lexicon = lex.manifest(kept)
+        cfg = dataclasses.replace(cfg, lexicon=lex.manifest(kept))
         if on_lexicon is not None:
             on_lexicon(cfg.lexicon)
     from fairpairs.io.progress import bar as progress_bar, wanted
@@ -343,24 +347,28 @@ def _load_sets(data, columns, name: str, param: str) -> dict[str, "pd.DataFrame"
     return {name: _frame(data, name, columns)}
 
 
-def audit(data, tokenizers: Iterable[str] | str = DEFAULT_TOKENIZERS, *, columns=None,
-          distribution: bool = False, format: str = "auto"):
+def audit(data, models: Iterable[str] | str = DEFAULT_MODELS, *, columns=None,
+          distribution: bool = False, format: str = "auto", **deprecated):
     """Token-length bias of a dataset (no LM needed): per set, paradigm (uid; ``ALL`` pools them)
     and tokenizer, n_pairs, n_equal (A=U), n_good_longer (A>U), n_good_shorter (A<U),
     share_unequal and the len(bad) - len(good) range. With `distribution`, returns (summary,
     distribution of len(bad) - len(good) per paradigm). `format`: the dataset's format for a
-    path (auto, blimp, clams, multiblimp, zhoblimp; `fairpairs.io.readers`)."""
-    report = audit_report(data, tokenizers, columns=columns, format=format)
+    path (auto, blimp, clams, multiblimp, zhoblimp; `fairpairs.io.readers`). `models`: the models
+    whose tokenizers measure the lengths (`tokenizers`: its old name, deprecated)."""
+    models = check.renamed("audit", deprecated, models=(models, DEFAULT_MODELS))["models"]
+    report = audit_report(data, models, columns=columns, format=format)
     return (report["summary"], report["distribution"]) if distribution else report["summary"]
 
 
-def audit_report(data, tokenizers: Iterable[str] | str = DEFAULT_TOKENIZERS, *, columns=None,
-                 format: str = "auto", select: bool = False, language: str = "en") -> dict[str, "pd.DataFrame"]:
+def audit_report(data, models: Iterable[str] | str = DEFAULT_MODELS, *, columns=None,
+                 format: str = "auto", select: bool = False, language: str = "en",
+                 **deprecated) -> dict[str, "pd.DataFrame"]:
     """Everything `fairpairs audit` reports, each sentence measured once per tokenizer: "summary"
     and "distribution" (as `audit`), "equal_all" (per set and group, the pairs with equal token
     counts under every tokenizer at once); with `select`, "selected" (the length-balanced subset as
     row ids: set, uid, pair_id) and "balance" (the balance report of that subset against the whole
-    set, word frequencies by wordfreq in `language`)."""
+    set, word frequencies by wordfreq in `language`). (`tokenizers`: the old name of `models`.)"""
+    models = check.renamed("audit_report", deprecated, models=(models, DEFAULT_MODELS))["models"]
     from fairpairs.analysis.length_audit import equal_under_all, length_bias, pair_lengths, select_balanced
     from fairpairs.io.readers import FORMATS
 
@@ -372,9 +380,9 @@ def audit_report(data, tokenizers: Iterable[str] | str = DEFAULT_TOKENIZERS, *, 
 
     if columns is not None and not isinstance(columns, Columns):
         raise UsageTypeError(f"columns: expected a fairpairs.analysis.length_audit.Columns, not {type(columns).__name__}")
-    names = _tokenizer_list(tokenizers)
+    names = _tokenizer_list(models)
     if not names:
-        raise UsageError(Param("tokenizers"), ": give at least one tokenizer")
+        raise UsageError(Param("models"), ": give at least one tokenizer")
     if isinstance(data, (str, os.PathLike)):
         from fairpairs.io.readers import read
 
@@ -561,19 +569,20 @@ def _read_paths(data) -> list[Path]:
 
 
 def publish(run_dir: str | os.PathLike, repo_id: str, *, out: str | os.PathLike | None = None,
-            which: str = "debiased", private: bool = False, dry_run: bool = False, progress: bool | None = None,
-            on_built: Callable[["Built"], None] | None = None) -> "Built":
+            set: str = "debiased", private: bool = False, dry_run: bool = False, progress: bool | None = None,
+            on_built: Callable[["Built"], None] | None = None, **deprecated) -> "Built":
     """Build the Hub-ready dataset folder of a run folder (`generate_run`'s) at `out` (default
     ``run_dir/hub``) and, unless `dry_run`, upload it to the Hub dataset repository `repo_id`
-    (`fairpairs publish` calls this; docs/publishing.md). `which`: "debiased" (configs UID),
-    "original" (UID-original) or "both". `on_built(built)` is called once the folder is built,
+    (`fairpairs publish` calls this; docs/publishing.md). `set`: "debiased" (configs UID),
+    "original" (UID-original) or "both" (`which`: its old name, deprecated). `on_built(built)` is called once the folder is built,
     before the upload. Returns the `Built` folder; after an upload its `repo_url` and `commit_url`
     are set. A failed upload is a PublishError that says the built folder was kept."""
     from fairpairs.publishing.hub import build_folder, upload
 
     run_dir = check.path(run_dir, "run_dir", error=DatasetError, what="run folder")
     check.text(repo_id, "repo_id")
-    check.text(which, "which")
+    which = check.renamed("publish", deprecated, set=(set, "debiased"))["set"]
+    check.text(which, "set")
     out = run_dir / "hub" if out is None else check.path(out, "out", exists=False)
     built = build_folder(run_dir, repo_id, out, which=which, progress=progress)
     if on_built is not None:

@@ -98,3 +98,30 @@ def _shown(value) -> str:
     if isinstance(value, (bool, numbers.Real)):
         return str(value)
     return type(value).__name__
+
+
+# old spelling of a parameter -> its one name now (issue 24); accepted for one release, with a warning
+RENAMED = {"n": "pairs", "tokenizers": "models", "which": "set"}
+
+
+def renamed(call: str, old: dict, **current) -> dict:
+    """The values of `current` (new name -> (value given, default)) with the deprecated spellings in
+    `old` (the call's **kwargs) moved to their new names: each warns once with a
+    `FairpairsDeprecationWarning`; an old and a new name given together is a UsageError; any other
+    keyword is the TypeError Python raises for an unknown one."""
+    import warnings
+
+    from fairpairs.errors import FairpairsDeprecationWarning
+
+    out = {name: value for name, (value, _) in current.items()}
+    for key, value in old.items():
+        new = RENAMED.get(key)
+        if new not in current:
+            raise TypeError(f"{call}() got an unexpected keyword argument {key!r}")
+        given, default = current[new]
+        if given is not default and given != default:
+            raise UsageError(Param(key), ": the old name of ", Param(new), "; give only ", Param(new), param=key)
+        warnings.warn(FairpairsDeprecationWarning(f"{call}(): `{key}` is deprecated, use `{new}` (same meaning)"),
+                      stacklevel=3)
+        out[new] = value
+    return out

@@ -35,17 +35,17 @@ COMMANDS = {
 }
 
 
-# library parameters a command shows under another name than its click parameters' (the library's
-# `tokenizers` are generate's --models; audit's `data` is its DATASET argument); the rest of each
+# library parameters a command shows under another name than its click parameters' (evaluate's
+# `model` errors are about its --models; audit's `data` is its DATASET argument); the rest of each
 # command's map is read off its click parameters (`option_names`)
 RENAMES = {
-    "generate": {"tokenizers": "--models", "grammars": "--grammars", "vocab": "--vocab"},
+    "generate": {"grammars": "--grammars", "vocab": "--vocab"},
     "validate": {"paths": "FILES", "vocab": "--vocab"},
     "score": {"sentences": "--input", "input": "--input"},
-    "audit": {"data": "DATASET", "format": "--format", "tokenizers": "--models"},
-    "evaluate": {"model": "--models", "tokenizers": "--models"},
+    "audit": {"data": "DATASET", "format": "--format"},
+    "evaluate": {"model": "--models"},
     "balance": {"data": "RUN", "grammars": "--grammars", "vocab": "--vocab"},
-    "robustness": {"model": "--models", "tokenizers": "--models"},
+    "robustness": {"model": "--models"},
 }
 
 

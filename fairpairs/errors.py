@@ -229,6 +229,12 @@ class PublishError(FairpairsError, RuntimeError):
     """A dataset folder cannot be built or uploaded (bad repository id, offline, no token, upload failed)."""
 
 
+class FairpairsDeprecationWarning(FutureWarning):
+    """An old spelling of a parameter (``n=`` for ``pairs=``, ``tokenizers=`` for ``models=``,
+    ``which=`` for ``set=``): it still works for one release, and says which name to use. A
+    FutureWarning, so that users of the library see it by default."""
+
+
 class FairpairsWarning(_Structured, UserWarning):
     """Something the library did differently from what was asked, and says so (a dtype ignored on
     the CPU, a slower fallback). Built like a `FairpairsError` (parts and fields); the CLI prints

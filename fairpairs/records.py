@@ -15,7 +15,6 @@ fields, in order, are the file's keys; `RunManifest.to_json` is the file's text 
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import json
 import types
@@ -412,12 +411,6 @@ def read_manifest(run_dir) -> dict:
     path = Path(run_dir) / "manifest.json"
     if not path.is_file():
         raise DatasetError(f"{path}: not found (is {run_dir} a `fairpairs generate` output folder?)")
-    from fairpairs.io.jsonl import json_error
+    from fairpairs.io.jsonl import load_json
 
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError as exc:
-        raise DatasetError(f"{path}: not UTF-8 text (byte {exc.start})") from None
-    except json.JSONDecodeError as exc:
-        raise DatasetError(f"{path}: not valid JSON ({json_error(exc)})") from None
-    return check_manifest(doc, str(path))
+    return check_manifest(load_json(path, invalid="not valid JSON"), str(path))

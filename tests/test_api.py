@@ -49,10 +49,10 @@ def test_docs_notebook_is_the_issues():
     assert lines == [
         "import fairpairs as fp",
         'p = fp.load_paradigm("determiner_noun_agreement_1")',
-        'pairs = fp.generate(p, n=50, tokenizers=["gpt2", "bert-base-cased"], seed=0)',
-        "orig = fp.generate(p, n=50, seed=0)",
+        'pairs = fp.generate(p, pairs=50, models=["gpt2", "bert-base-cased"], seed=0)',
+        "orig = fp.generate(p, pairs=50, seed=0)",
         'pairs[0].sentence_good, pairs[0].sentence_bad, pairs[0].token_lengths["gpt2"]["good"]',
-        'bias = fp.audit(orig, tokenizers=["gpt2"])',
+        'bias = fp.audit(orig, models=["gpt2"])',
         "scorer = fp.Scorer.from_pretrained(MODEL)",
         "scores = fp.score_pairs(scorer, pairs)",
         'report = fp.evaluate({"original": orig, "debiased": pairs}, [MODEL])',
@@ -147,17 +147,17 @@ def test_generate_gives_the_cli_files(tmp_path, uid, strategy):
     out = tmp_path / "run"
     cli("generate", "--paradigms", f"{uid},causative", "--pairs", "40", "--models", ",".join(TOKS),
         "--seed", "7", "--strategy", strategy, "--out", str(out), "--quiet")
-    deb = fp.generate(uid, n=40, tokenizers=list(TOKS), seed=7, strategy=strategy)
+    deb = fp.generate(uid, pairs=40, models=list(TOKS), seed=7, strategy=strategy)
     assert "".join(_line(r.to_dict()) for r in deb).encode() == (out / "debiased" / f"{uid}.jsonl").read_bytes()
-    orig = fp.generate(uid, n=40, tokenizers=list(TOKS), seed=7, strategy=None)
+    orig = fp.generate(uid, pairs=40, models=list(TOKS), seed=7, strategy=None)
     assert "".join(_line(r.to_dict()) for r in orig).encode() == (out / "original" / f"{uid}.jsonl").read_bytes()
-    bare = fp.generate(uid, n=40, seed=7)            # no tokenizers: the same pairs, without lengths
+    bare = fp.generate(uid, pairs=40, seed=7)            # no tokenizers: the same pairs, without lengths
     written = [json.loads(x) for x in (out / "original" / f"{uid}.jsonl").read_text().splitlines()]
     assert [{**r.to_dict(), "token_lengths": None} for r in bare] == [{**w, "token_lengths": None} for w in written]
 
 
 def test_generate_run_writes_the_cli_run(tmp_path):
-    res = fp.generate_run(tmp_path / "api", paradigms=["causative"], tokenizers=["gpt2"], pairs=20, seed=1)
+    res = fp.generate_run(tmp_path / "api", paradigms=["causative"], models=["gpt2"], pairs=20, seed=1)
     cli("generate", "--paradigms", "causative", "--pairs", "20", "--models", "gpt2", "--seed", "1",
         "--out", str(tmp_path / "cli"), "--quiet")
     for part in ("original/causative.jsonl", "debiased/causative.jsonl"):
@@ -182,7 +182,7 @@ def test_audit_counts_match_the_tokenizers_library(notebook, tmp_path):
     path = tmp_path / "orig.jsonl"
     path.write_text("".join(_line(r.to_dict()) for r in orig), encoding="utf-8")
     cols = ["uid", "n_pairs", "n_equal", "n_good_longer", "n_good_shorter"]
-    for other in (fp.audit(frame, tokenizers=["gpt2"]), fp.audit(path, tokenizers="gpt2")):
+    for other in (fp.audit(frame, models=["gpt2"]), fp.audit(path, models="gpt2")):
         assert other[cols].to_dict("records") == notebook["bias"][cols].to_dict("records")
 
 
@@ -253,11 +253,88 @@ def test_paradigms_and_load_paradigm_by_path():
 def test_errors_are_builtins_naming_parameters(tmp_path):
     with pytest.raises(ValueError, match=r"^paradigm: unknown paradigm 'no_such'"):
         fp.load_paradigm("no_such")
-    with pytest.raises(ValueError, match=r"^n: expected a whole number >= 1"):
-        fp.generate("causative", n=0)
+    with pytest.raises(ValueError, match=r"^pairs: expected a whole number >= 1"):
+        fp.generate("causative", pairs=0)
     with pytest.raises(ValueError, match=r"^strategy: expected one of search, resample"):
-        fp.generate("causative", n=5, tokenizers=["gpt2"], strategy="best")
-    with pytest.raises(ValueError, match=r"^tokenizers: gpt2 named twice"):
-        fp.generate("causative", n=5, tokenizers=["gpt2", "gpt2"])
+        fp.generate("causative", pairs=5, models=["gpt2"], strategy="best")
+    with pytest.raises(ValueError, match=r"^models: gpt2 named twice"):
+        fp.generate("causative", pairs=5, models=["gpt2", "gpt2"])
     with pytest.raises(TypeError, match=r"data: expected PairRecords"):   # a wrong type (docs/api.md)
-        fp.audit(42, tokenizers=["gpt2"])
+        fp.audit(42, models=["gpt2"])
+
+
+# ---------------------------------------------------------------------------- one name per concept
+
+
+@pytest.mark.parametrize("call, old, new", [
+    (lambda **k: fp.generate("causative", seed=3, **k), {"n": 6}, {"pairs": 6}),
+    (lambda **k: fp.generate("causative", pairs=6, seed=3, **k), {"tokenizers": ["gpt2"]}, {"models": ["gpt2"]}),
+    (lambda **k: fp.audit([{"sentence_good": "A cat sat.", "sentence_bad": "A cat sit."}], **k),
+     {"tokenizers": ["gpt2"]}, {"models": ["gpt2"]}),
+])
+def test_old_parameter_names_still_work_and_warn_once(call, old, new):
+    import warnings
+
+    from fairpairs.errors import FairpairsDeprecationWarning
+
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        got = call(**old)
+    deprecations = [w for w in seen if issubclass(w.category, FairpairsDeprecationWarning)]
+    assert len(deprecations) == 1 and f"`{next(iter(old))}` is deprecated, use `{next(iter(new))}`" in \
+        str(deprecations[0].message)
+    assert issubclass(FairpairsDeprecationWarning, FutureWarning)       # shown to users by default
+    expected = call(**new)
+    if isinstance(got, list):
+        assert [r.to_dict() for r in got] == [r.to_dict() for r in expected]
+    else:
+        assert got.equals(expected)
+
+
+def test_old_and_new_names_together_or_an_unknown_name_are_errors(tmp_path):
+    with pytest.raises(ValueError, match=r"^n: the old name of pairs; give only pairs$"):
+        fp.generate("causative", pairs=5, n=6)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'pairz'"):
+        fp.generate("causative", pairz=5)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'which'"):
+        fp.generate("causative", which="original")       # `which` is publish's old name, not generate's
+
+
+def test_publish_takes_set_and_its_old_name_which(tmp_path):
+    import warnings
+
+    from fairpairs.errors import FairpairsDeprecationWarning
+
+    run = tmp_path / "run"
+    fp.generate_run(run, paradigms=["causative"], models=["gpt2"], pairs=4, seed=0, progress=False)
+    new = fp.publish(run, "me/x", out=tmp_path / "a", set="original", dry_run=True)
+    with pytest.warns(FairpairsDeprecationWarning, match="`which` is deprecated, use `set`"):
+        old = fp.publish(run, "me/x", out=tmp_path / "b", which="original", dry_run=True)
+    warnings.simplefilter("default")
+    assert [c.name for c in new.configs] == [c.name for c in old.configs] == ["causative-original"]
+
+
+def test_the_run_config_is_checked_once_and_frozen():
+    import dataclasses
+
+    from fairpairs.control.config import RunConfig
+
+    cfg = RunConfig(models=("gpt2", "bert-base-cased"), pairs=5, strategy="resample")
+    assert cfg.retries == 10 and RunConfig(models=("gpt2",), pairs=5).retries == 100     # Algorithm 1's N; search's
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        cfg.pairs = 6
+    with pytest.raises(ValueError, match="^strategy: expected one of search, resample, not 'best'"):
+        RunConfig(models=("gpt2",), strategy="best")
+    with pytest.raises(ValueError, match="^models: expected distinct tokenizer names"):
+        RunConfig(models=("gpt2", "gpt2"))
+    with pytest.raises(ValueError, match="^max_draws: 3 draws cannot give 5 pairs"):
+        RunConfig(models=("gpt2",), pairs=5, max_draws=3)
+    assert RunConfig(models=("preset:modern",), pairs=2).models[0] == "gpt2"      # a preset is expanded once
+
+
+def test_paradigm_reorder_is_its_one_name():
+    from fairpairs.errors import FairpairsDeprecationWarning
+
+    p = fp.load_paradigm("causative")
+    with pytest.warns(FairpairsDeprecationWarning, match="use Paradigm.reorder"):
+        assert p.is_reordering is p.reorder

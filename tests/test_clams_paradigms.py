@@ -79,14 +79,14 @@ def test_german_case_forms_from_the_api():
     acc = re.compile(rf"^Der ({DE_N1}), der den (Wächter|Minister|Mitarbeiter|Taxifahrer|Tänzer|Architekten"
                      rf"|Koch|Bruder|Kellner) (mag|vermeidet|verehrt|hasst|sieht|liebt|fragt|besucht|unterstützt|braucht|lobt"
                      rf"|respektiert), ({DE_VP})\.$")
-    for r in fp.generate("de_subj_rel_n1sg_n2sg", n=40, seed=1):
+    for r in fp.generate("de_subj_rel_n1sg_n2sg", pairs=40, seed=1):
         assert acc.match(r.sentence_good), r.sentence_good
     dat = re.compile(rf"^Die (Schriftsteller|Direktoren|Bauern|Chirurgen|Senatoren|Lehrer|Kunden|Polizisten|Piloten|Berater) "
                      rf"(vor|nach|neben|in der Nähe von|gegenüber) den (Wächtern|Ministern|Leitern|Mitarbeitern"
                      rf"|Taxifahrern|Tänzern|Architekten|Köchen|Vätern) (sind \w+|\w+)\.$")
-    rows = fp.generate("de/de_prep_anim_n1pl_n3pl", n=60, seed=2)
+    rows = fp.generate("de/de_prep_anim_n1pl_n3pl", pairs=60, seed=2)
     assert all(dat.match(r.sentence_good) for r in rows), [r.sentence_good for r in rows if not dat.match(r.sentence_good)]
-    sg = fp.generate("de_prep_anim_n1sg_n3sg", n=60, seed=3)
+    sg = fp.generate("de_prep_anim_n1sg_n3sg", pairs=60, seed=3)
     assert any("in der Nähe vom " in r.sentence_good for r in sg)
     assert not any("von dem" in r.sentence_good or "gegenüber vom" in r.sentence_good for r in sg)
     assert any("dem Architekten " in r.sentence_good for r in sg) or not any("Architekt" in r.sentence_good for r in sg)
@@ -94,7 +94,7 @@ def test_german_case_forms_from_the_api():
 
 def test_german_possessive_agrees_with_the_subject_in_both_sentences():
     for uid, mine, other in (("de_long_vp_coord_n1sg", "sein", "ihr"), ("de_long_vp_coord_n1pl", "ihr", "sein")):
-        for r in fp.generate(uid, n=60, seed=0):
+        for r in fp.generate(uid, pairs=60, seed=0):
             for s in (r.sentence_good, r.sentence_bad):
                 assert not re.search(rf"\b{other}(en|em)\b", s), s
 
@@ -122,7 +122,7 @@ def test_source_defects_are_fixed_in_the_tables():
 
 def test_no_coordination_of_a_verb_phrase_with_itself():
     for uid in ("fr_vp_coord_n1sg", "de_vp_coord_n1pl"):
-        rows = fp.generate(uid, n=80, seed=0)
+        rows = fp.generate(uid, pairs=80, seed=0)
         assert all(r.fillers["v2"] != r.fillers["v3"] for r in rows)
         opposites = [{"vieux", "jeune"}, {"vieux", "jeunes"}, {"petit", "grand"}, {"petits", "grands"},
                      {"alt", "jung"}, {"klein", "groß"}]

@@ -95,7 +95,7 @@ def test_a_run_not_controlled_for_a_models_tokenizer_is_warned_once_per_model(ti
 
     a, b = tiny_models["gpt2"], tiny_models["bert"]
     run = tmp_path / "gpt2-run"
-    fp.generate_run(run, paradigms=PARADIGMS.split(","), tokenizers=["gpt2"], pairs=8, seed=0)
+    fp.generate_run(run, paradigms=PARADIGMS.split(","), models=["gpt2"], pairs=8, seed=0)
     bert = Tokenizer.from_file(str(Path(b) / "tokenizer.json"))
     deb = [json.loads(line) for f in sorted((run / "debiased").glob("*.jsonl")) for line in f.read_text().splitlines()]
     unequal = sum(ntok(bert, r["sentence_good"]) != ntok(bert, r["sentence_bad"]) for r in deb)
@@ -149,7 +149,7 @@ def test_evaluate_takes_a_loaded_scorer_and_shares_the_cache_with_score_pairs(ti
 
     a = tiny_models["gpt2"]
     run = tmp_path / "run"
-    fp.generate_run(run, paradigms=PARADIGMS.split(","), tokenizers=["gpt2"], pairs=6, seed=0)
+    fp.generate_run(run, paradigms=PARADIGMS.split(","), models=["gpt2"], pairs=6, seed=0)
     by_name = fp.evaluate(run, [a], normalize="lp,mean_lp", cache_dir=tmp_path / "c1", dtype="float32")
 
     scorer = Counted(Scorer.from_pretrained(a, device="cpu", progress=False))

@@ -21,7 +21,7 @@ UIDS = ["determiner_noun_agreement_1", "anaphor_number_agreement"]
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
     out = tmp_path_factory.mktemp("frames") / "run"
-    result = fp.generate_run(out, paradigms=UIDS, tokenizers=["gpt2", "bert-base-cased"], pairs=30, seed=3)
+    result = fp.generate_run(out, paradigms=UIDS, models=["gpt2", "bert-base-cased"], pairs=30, seed=3)
     return out, result
 
 
@@ -30,7 +30,7 @@ def jsonl_rows(folder):
 
 
 def test_to_frame_of_generated_pairs_has_flat_lengths():
-    pairs = fp.generate(fp.load_paradigm(UIDS[0]), n=12, tokenizers=["gpt2", "bert-base-cased"], seed=1)
+    pairs = fp.generate(fp.load_paradigm(UIDS[0]), pairs=12, models=["gpt2", "bert-base-cased"], seed=1)
     frame = fp.to_frame(pairs)
     assert len(frame) == 12 and "token_lengths" not in frame.columns
     for tok in ("gpt2", "bert-base-cased"):

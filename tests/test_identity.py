@@ -31,7 +31,7 @@ def test_loaded_model_is_announced_and_named_in_the_report(tiny_models, capsys):
     err = capsys.readouterr().err
     assert f"model {path}: {path} (float32); causal LM, {n_params / 1e6:,.1f}M parameters, on cpu" in err
     assert scorer.info["parameters"] == n_params and scorer.info["dtype"] == "float32"
-    pairs = fp.generate(fp.load_paradigm("determiner_noun_agreement_1"), n=4, seed=0)
+    pairs = fp.generate(fp.load_paradigm("determiner_noun_agreement_1"), pairs=4, seed=0)
     report = fp.evaluate({"original": pairs}, [path], progress=False)
     line = next(n for n in report.notes if n.startswith(f"model {path}:"))
     assert f"{path} (float32), {n_params / 1e6:,.1f}M parameters; read from {path}" in line

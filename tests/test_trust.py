@@ -177,11 +177,11 @@ def test_a_unigram_table_counting_no_tokens_is_refused_for_slor(run_dir, tmp_pat
 
 
 def test_a_bool_is_not_a_count():
-    for kwargs in ({"n": True}, {"n": 2, "seed": False}, {"n": 2, "max_draws": True}):
+    for kwargs in ({"pairs": True}, {"pairs": 2, "seed": False}, {"pairs": 2, "max_draws": True}):
         with pytest.raises(TypeError, match=rf"^{next(k for k in kwargs if isinstance(kwargs[k], bool))}: "):
             fp.generate(UID, **kwargs)
     with pytest.raises(TypeError, match="^max_retries: "):
-        fp.generate(UID, n=2, tokenizers="gpt2", max_retries=True)
+        fp.generate(UID, pairs=2, models="gpt2", max_retries=True)
 
 
 # ------------------------------------------------------------------ item 6: one error rule
@@ -219,15 +219,15 @@ def error_rule_cases(scorer, pairs_file, model, missing: Path):
         ("paradigms", lambda: fp.paradigms(phenomenon="Nothing"), "value", ValueError, "phenomenon"),
         ("validate", lambda: fp.validate(5), "type", TypeError, "paths"),
         ("validate", lambda: fp.validate([P], vocab=M / "v.csv"), "missing", FileNotFoundError, "vocab"),
-        ("generate", lambda: fp.generate(UID, n=True), "type", TypeError, "n"),
-        ("generate", lambda: fp.generate(UID, n=0), "value", ValueError, "n"),
-        ("generate", lambda: fp.generate(UID, n=2, tokenizers=5), "type", TypeError, "tokenizers"),
-        ("generate", lambda: fp.generate(UID, n=2, tokenizers=[str(M / "t.json")]), "missing", FileNotFoundError,
-         "tokenizers"),
-        ("generate", lambda: fp.generate(UID, n=2, tokenizers=["gpt2"], match_frequency=math.nan), "value",
+        ("generate", lambda: fp.generate(UID, pairs=True), "type", TypeError, "pairs"),
+        ("generate", lambda: fp.generate(UID, pairs=0), "value", ValueError, "pairs"),
+        ("generate", lambda: fp.generate(UID, pairs=2, models=5), "type", TypeError, "models"),
+        ("generate", lambda: fp.generate(UID, pairs=2, models=[str(M / "t.json")]), "missing", FileNotFoundError,
+         "models"),
+        ("generate", lambda: fp.generate(UID, pairs=2, models=["gpt2"], match_frequency=math.nan), "value",
          ValueError, "match_frequency"),
-        ("generate", lambda: fp.generate(UID, n=2, strategy=5), "type", TypeError, "strategy"),
-        ("generate", lambda: fp.generate(UID, n=2, vocab=M / "v.csv"), "missing", FileNotFoundError, "vocab"),
+        ("generate", lambda: fp.generate(UID, pairs=2, strategy=5), "type", TypeError, "strategy"),
+        ("generate", lambda: fp.generate(UID, pairs=2, vocab=M / "v.csv"), "missing", FileNotFoundError, "vocab"),
         ("generate_run", lambda: fp.generate_run(5, paradigms=[UID], pairs=2), "type", TypeError, "out"),
         ("generate_run", lambda: fp.generate_run(M / "o", paradigms=5, pairs=2), "type", TypeError, "paradigms"),
         ("generate_run", lambda: fp.generate_run(M / "o", paradigms=[UID], pairs=True), "type", TypeError, "pairs"),
@@ -244,10 +244,10 @@ def error_rule_cases(scorer, pairs_file, model, missing: Path):
         ("load_sets", lambda: fp.load_sets({}), "value", ValueError, "data"),
         ("load_sets", lambda: fp.load_sets(P, columns=5), "type", TypeError, "columns"),
         ("audit", lambda: fp.audit(M / "d.jsonl"), "missing", FileNotFoundError, "data"),
-        ("audit", lambda: fp.audit(P, tokenizers=5), "type", TypeError, "tokenizers"),
-        ("audit", lambda: fp.audit(P, tokenizers=[]), "value", ValueError, "tokenizers"),
+        ("audit", lambda: fp.audit(P, models=5), "type", TypeError, "models"),
+        ("audit", lambda: fp.audit(P, models=[]), "value", ValueError, "models"),
         ("audit_report", lambda: fp.audit_report(M / "d.jsonl"), "missing", FileNotFoundError, "data"),
-        ("audit_report", lambda: fp.audit_report(P, tokenizers=5), "type", TypeError, "tokenizers"),
+        ("audit_report", lambda: fp.audit_report(P, models=5), "type", TypeError, "models"),
         ("audit_report", lambda: fp.audit_report(P, format="csvx"), "value", ValueError, "format"),
         ("audit_report", lambda: fp.audit_report(P, language=5), "type", TypeError, "language"),
         ("score_pairs", lambda: fp.score_pairs(_Stub(), P), "type", TypeError, "scorer"),
@@ -351,8 +351,8 @@ def test_every_public_function_follows_the_one_error_rule(scorer, pairs_file, mo
 def test_a_tokenizer_error_is_a_value_error_and_the_classes_fit_the_rule():
     from fairpairs import errors
 
-    with pytest.raises(ValueError, match="^tokenizers "):
-        fp.audit([{"sentence_good": "A.", "sentence_bad": "B."}], tokenizers=["preset:nothing"])
+    with pytest.raises(ValueError, match="^models "):
+        fp.audit([{"sentence_good": "A.", "sentence_bad": "B."}], models=["preset:nothing"])
     for cls in (errors.TokenizerError, errors.OutputError, errors.ModelError, errors.DatasetError):
         assert issubclass(cls, ValueError)
     assert issubclass(errors.UsageTypeError, TypeError) and not issubclass(errors.UsageTypeError, ValueError)

@@ -262,7 +262,7 @@ def evaluate(sets: dict[str, pd.DataFrame], models: list, settings: Settings, ca
         try:
             meter = LengthMeter(split_tokenizer)
         except FairpairsError as exc:   # (the tokenizer is this call's `split_tokenizer`)
-            raise exc.with_param("tokenizers", "split_tokenizer") from None
+            raise exc.with_param("models", "split_tokenizer") from None
         lengths = dict(zip(sentences, meter.lengths(sentences)))
     keys = [m if isinstance(m, str) else str(getattr(m, "name", "") or "") for m in models]
     labels = [display_name(k) if k else f"scorer {i + 1}" for i, k in enumerate(keys)]

@@ -16,7 +16,6 @@ tokens excluded (`fairpairs.control.tokenization.LengthMeter`).
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +24,7 @@ import pandas as pd
 
 from fairpairs.errors import DatasetError, DatasetNotFoundError
 from fairpairs.io.files import atomic_write
-from fairpairs.io.jsonl import iter_objects, json_error
+from fairpairs.io.jsonl import iter_objects, load_json
 from fairpairs.records import read_manifest
 
 SUFFIXES = (".jsonl", ".json", ".csv", ".tsv", ".parquet")
@@ -109,12 +108,7 @@ def _read_file(path: Path, columns: Columns) -> pd.DataFrame:
         records = _read_jsonl(path)
         return _from_records(records, path, columns, unit="line")
     if suffix == ".json":
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except UnicodeDecodeError as exc:
-            raise DatasetError(f"{path}: not UTF-8 text (byte {exc.start})") from None
-        except json.JSONDecodeError as exc:
-            raise DatasetError(f"{path}: invalid JSON ({json_error(exc)})") from None
+        data = load_json(path)
         if isinstance(data, dict) and isinstance(data.get("data"), list):
             data = data["data"]
         if not isinstance(data, list):

@@ -11,13 +11,13 @@ import click
 @click.argument("run_dir", type=click.Path(path_type=Path))
 @click.option("--repo-id", required=True, help="Hub dataset repository, owner/name.")
 @click.option("--private", is_flag=True, help="Create the repository as private (if it is new).")
-@click.option("--set", "which", type=click.Choice(["debiased", "original", "both"]),
+@click.option("--set", "set", type=click.Choice(["debiased", "original", "both"]),
               default="debiased", show_default=True,
               help="Which pairs to publish: debiased -> configs UID, original -> configs UID-original.")
 @click.option("--dry-run", is_flag=True, help="Build the folder only; upload nothing.")
 @click.option("--out", type=click.Path(path_type=Path), default=None,
               help="Where to build the Hub-ready folder [default: RUN_DIR/hub].")
-def publish(run_dir: Path, repo_id: str, private: bool, which: str, dry_run: bool, out: Path | None):
+def publish(run_dir: Path, repo_id: str, private: bool, set: str, dry_run: bool, out: Path | None):  # noqa: A002
     """Build a Hub-ready dataset folder from RUN_DIR and upload it (unless --dry-run).
 
     One config per paradigm, split `train`, parquet files; a dataset card (README.md); an
@@ -33,7 +33,7 @@ def publish(run_dir: Path, repo_id: str, private: bool, which: str, dry_run: boo
         for name in b.skipped:
             click.echo(f"fairpairs: warning: {name} has no pairs; not published", err=True)
 
-    result = run(run_dir, repo_id, out=out, which=which, private=private, dry_run=dry_run, progress=None,
+    result = run(run_dir, repo_id, out=out, set=set, private=private, dry_run=dry_run, progress=None,
                  on_built=built)
     if dry_run:
         click.echo("dry run: nothing uploaded")

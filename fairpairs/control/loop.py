@@ -170,7 +170,7 @@ def _resample(sampler: Sampler, searcher: Searcher, live: list[Pair], meters: li
     return matched
 
 
-def _search(searcher: Searcher, live: list[Pair], meters: list[LengthMeter], max_attempts: int,
+def _search(searcher: Searcher, live: list[Pair], meters: list[LengthMeter], max_retries: int,
             budget: Budget) -> set[int]:
     """The search strategy on a batch of pairs. Each round measures the pending pairs in one batch;
     a pair that does not match gets its next step on its current context - pick a candidate that
@@ -193,7 +193,7 @@ def _search(searcher: Searcher, live: list[Pair], meters: list[LengthMeter], max
             if bl == gl and searcher.frequency_ok(p):
                 matched.add(p.k)
                 continue
-            while p.redraws < max_attempts and budget.take():
+            while p.redraws < max_retries and budget.take():
                 p.redraws += 1
                 step = steps.get(p.k, 0)
                 steps[p.k] = step + 1

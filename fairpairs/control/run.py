@@ -13,22 +13,14 @@ from importlib import metadata
 from pathlib import Path
 
 from fairpairs import __version__
-from fairpairs.control.loop import (
-    DEFAULT_RETRIES,
-    STRATEGIES,
-    SetResult,
-    check_request,
-    generate_debiased,
-    generate_original,
-)
-from fairpairs.arguments import count, number, text
+from fairpairs.control.config import RunConfig
+from fairpairs.control.loop import SetResult, generate_debiased, generate_original
 from fairpairs.errors import Param, UsageError
 from fairpairs.generation.sampler import Sampler
 from fairpairs.records import BalanceEntry, ParadigmStats
 from fairpairs.generation.grammar import Paradigm
 from fairpairs.io.files import OutputFolder
 from fairpairs.records import (
-    LexiconInfo,
     PairRecord,
     ParadigmEntry,
     RunManifest,
@@ -36,25 +28,9 @@ from fairpairs.records import (
     VocabularyInfo,
     row_json,
 )
-from fairpairs.control.sources import BUNDLED, bundled_path, expand, resolve_tokenizer
+from fairpairs.control.sources import BUNDLED, bundled_path, resolve_tokenizer
 from fairpairs.control.tokenization import LengthMeter
 from fairpairs.generation.vocab import Vocabulary
-
-
-@dataclass
-class RunConfig:
-    models: list[str]
-    pairs: int = 1000
-    seed: int = 0
-    max_retries: int | None = None      # None: the strategy's default (control.DEFAULT_RETRIES)
-    max_draws: int | None = None
-    strategy: str = "search"
-    match_frequency: float | None = None
-    command: str = ""
-    lexicon: LexiconInfo | None = None  # the corpus restriction (fairpairs.generation.lexicon), recorded in the manifest
-
-    def __post_init__(self):
-        self.models = expand(self.models)      # preset:NAME -> its tokenizers
 
 
 @dataclass
@@ -105,19 +81,6 @@ def write_jsonl(path: Path, rows: list[dict]) -> None:
             fh.write(row_json(row) + "\n")
 
 
-def check_config(cfg: RunConfig, need_models: bool = True) -> None:
-    """Fail fast, before any work, on settings no run can use (errors name the parameter)."""
-    check_request(cfg.pairs, cfg.max_draws)
-    count(cfg.seed, "seed", 0)
-    text(cfg.strategy, "strategy")
-    if cfg.strategy not in STRATEGIES:
-        raise UsageError(Param("strategy"), f": expected one of {', '.join(STRATEGIES)}, not {cfg.strategy!r}")
-    if (need_models and not cfg.models) or len(set(cfg.models)) != len(cfg.models):
-        raise UsageError(Param("tokenizers"), f": expected distinct tokenizer names, not {cfg.models!r}")
-    number(cfg.match_frequency, "match_frequency", minimum=0, optional=True)   # (Zipf units)
-    count(cfg.max_retries, "max_retries", 0, optional=True)
-
-
 def generate_paradigm(p: Paradigm, vocab: Vocabulary, cfg: RunConfig, meters: list[LengthMeter],
                       sets: tuple[str, ...] = ("original", "debiased"), progress=None) -> ParadigmSets:
     """Generate the sets `sets` of one paradigm (lengths measured with `meters`). `progress(n)` is
@@ -125,14 +88,13 @@ def generate_paradigm(p: Paradigm, vocab: Vocabulary, cfg: RunConfig, meters: li
     and `fairpairs.generation.sampler`: every pair has its own seeded stream, so a set is the same whether or
     not the other set is generated too."""
     out = ParadigmSets(paradigm=p, sampler=Sampler(p, vocab, cfg.seed))
-    retries = DEFAULT_RETRIES[cfg.strategy] if cfg.max_retries is None else cfg.max_retries
     done = cfg.pairs if "original" in sets else 0
     if "original" in sets:
         out.original = generate_original(out.sampler, cfg.pairs, meters, max_draws=cfg.max_draws,
                                          progress=progress)
     if "debiased" in sets:
         out.debiased = generate_debiased(out.sampler, cfg.pairs, meters, strategy=cfg.strategy,
-                                         max_retries=retries, match_frequency=cfg.match_frequency,
+                                         max_retries=cfg.retries, match_frequency=cfg.match_frequency,
                                          max_draws=cfg.max_draws,
                                          progress=(lambda n: progress(done + n)) if progress else None)
     return out
@@ -213,13 +175,11 @@ def tokenizer_info(meter: LengthMeter) -> TokenizerInfo:
 def generate_run(paradigms: list[Paradigm], vocab: Vocabulary, cfg: RunConfig, out: Path,
                  progress_factory=None) -> RunResult:
     """Generate every paradigm and write the run folder `out` atomically."""
-    check_config(cfg)
     if not paradigms:
         raise UsageError(Param("paradigms"), ": none selected")
     folder = OutputFolder(out, "out")   # checked before any work
     meters = [LengthMeter(m) for m in cfg.models]
     result = RunResult(strategy=cfg.strategy)
-    retries = DEFAULT_RETRIES[cfg.strategy] if cfg.max_retries is None else cfg.max_retries
     with folder as tmp:
         (tmp / "original").mkdir()
         (tmp / "debiased").mkdir()
@@ -240,7 +200,7 @@ def generate_run(paradigms: list[Paradigm], vocab: Vocabulary, cfg: RunConfig, o
             seed=cfg.seed,
             pairs=cfg.pairs,
             strategy=cfg.strategy,
-            max_retries=retries,
+            max_retries=cfg.retries,
             match_frequency=cfg.match_frequency,
             models=list(cfg.models),
             token_length="content tokens of the sentence as written (special tokens excluded)",

@@ -4,7 +4,7 @@ Both `fairpairs.control.tokenization` (token lengths) and `fairpairs.scoring.mod
 here; this module imports only the standard library (and PyYAML for a tokenizer map, when one is
 set), so resolving a name never imports torch or transformers.
 
-A tokenizer name (`--models`, `tokenizers=`) is, in this order:
+A tokenizer name (`--models`, `models=`) is, in this order:
 
 - ``preset:NAME`` -- a named list of tokenizers (see `PRESETS`, expanded by `expand`);
 - a name in the local tokenizer map (the YAML/JSON file that ``$FAIRPAIRS_TOKENIZER_MAP`` names:
@@ -170,7 +170,7 @@ def expand(names) -> list[str]:
             if key not in PRESETS:
                 from fairpairs.suggest import did_you_mean
 
-                raise TokenizerError(Param("tokenizers"), f" {n}", value=n, reason=f"no such preset{did_you_mean(n, [PRESET_PREFIX + k for k in PRESETS])}"
+                raise TokenizerError(Param("models"), f" {n}", value=n, reason=f"no such preset{did_you_mean(n, [PRESET_PREFIX + k for k in PRESETS])}"
                                      f" (known: {', '.join(PRESET_PREFIX + k for k in PRESETS)})")
             out.extend(PRESETS[key])
         else:
@@ -188,7 +188,7 @@ def _smollm2_folder(name: str, error=ModelError) -> Path:
         for loc in spec.submodule_search_locations:
             if (Path(loc) / SMOLLM2_FILE).is_file():
                 return Path(loc)
-    param = "tokenizers" if error is TokenizerError else "model"
+    param = "models" if error is TokenizerError else "model"
     raise error(Param(param), f" {name}", value=name, reason=f"the SmolLM2-135M GGUF file is not installed; {SMOLLM2_INSTALL}")
 
 
@@ -321,13 +321,13 @@ def resolve_tokenizer(name: str) -> TokenizerSource:
         src = _resolve_packaged(entry["file"], name) or \
             _resolve_local(entry["file"], TIKTOKEN_PATTERNS.get(str(pattern).lower(), pattern), name)
         if src is None:
-            raise TokenizerError(Param("tokenizers"), f" {name}", value=name, reason=f"${MAP_ENV}={map_file} points it at {entry['file']}, "
+            raise TokenizerError(Param("models"), f" {name}", value=name, reason=f"${MAP_ENV}={map_file} points it at {entry['file']}, "
                                  f"which does not exist")
         return TokenizerSource(name, src.kind, src.path, src.gguf_file, src.pattern, src.bos_token, map_file,
                                src.package)
     src = _resolve_packaged(name, name) or _resolve_local(name, None, name)
     if src is None and looks_like_path(name.rpartition("@")[0] or name):
-        raise TokenizerNotFoundError(Param("tokenizers"), f" {name}", value=name, reason=f"no such tokenizer file or folder")
+        raise TokenizerNotFoundError(Param("models"), f" {name}", value=name, reason=f"no such tokenizer file or folder")
     return src if src is not None else TokenizerSource(name, "hub", name)
 
 
@@ -357,13 +357,13 @@ def _resolve_local(spec: str, pattern: str | None, name: str) -> TokenizerSource
         fp = Path(file).expanduser()
         if fp.is_file():
             if pname.lower() not in TIKTOKEN_PATTERNS:
-                raise TokenizerError(Param("tokenizers"), f" {spec}", value=spec, reason=f"unknown split pattern {pname!r} (known: "
+                raise TokenizerError(Param("models"), f" {spec}", value=spec, reason=f"unknown split pattern {pname!r} (known: "
                                      f"{', '.join(TIKTOKEN_PATTERNS)}; a pattern of your own goes in "
                                      f"${MAP_ENV} as {{file: ..., pattern: ...}})")
             p, pattern = fp, TIKTOKEN_PATTERNS[pname.lower()]
     if p.suffix.lower() == ".gguf":
         if not p.is_file():
-            raise TokenizerError(Param("tokenizers"), f" {spec}", value=spec, reason=f"no such GGUF file")
+            raise TokenizerError(Param("models"), f" {spec}", value=spec, reason=f"no such GGUF file")
         return TokenizerSource(name, "gguf", str(p.resolve().parent), p.name,
                                bos_token=SMOLLM2_BOS if p.name == SMOLLM2_FILE else None)
     if p.is_dir():
@@ -371,17 +371,17 @@ def _resolve_local(spec: str, pattern: str | None, name: str) -> TokenizerSource
     if p.is_file():
         kind = sniff(p)
         if kind == "empty":
-            raise TokenizerError(Param("tokenizers"), f" {spec}", value=spec, reason=f"{p} is an empty file, not a tokenizer")
+            raise TokenizerError(Param("models"), f" {spec}", value=spec, reason=f"{p} is an empty file, not a tokenizer")
         if kind == "text":
             if pattern is None:
-                raise TokenizerError(Param("tokenizers"), f" {spec}", value=spec, reason=f"{p} is a text file but not a tokenizer fairpairs reads "
+                raise TokenizerError(Param("models"), f" {spec}", value=spec, reason=f"{p} is a text file but not a tokenizer fairpairs reads "
                                      f"(not JSON, not a tiktoken ranks file: line 1 is not '<base64 token> <rank>')")
             kind = "tiktoken"    # a pattern was given: the ranks file's lines are checked when it is read
         if kind == "tiktoken" and pattern is None:
-            raise TokenizerError(Param("tokenizers"), f" {spec}", value=spec, reason=f"a tiktoken ranks file needs its split pattern: "
+            raise TokenizerError(Param("models"), f" {spec}", value=spec, reason=f"a tiktoken ranks file needs its split pattern: "
                                  f"write {spec}@NAME with NAME one of {', '.join(TIKTOKEN_PATTERNS)}")
         if kind != "tiktoken" and pattern is not None:
-            raise TokenizerError(Param("tokenizers"), f" {spec}", value=spec, reason=f"a split pattern is given, but {p} is a {kind} file, "
+            raise TokenizerError(Param("models"), f" {spec}", value=spec, reason=f"a split pattern is given, but {p} is a {kind} file, "
                                  f"not a tiktoken ranks file")
         return TokenizerSource(name, kind, str(p), pattern=pattern)
     return None

@@ -38,7 +38,7 @@ def load_tokenizer(name: str):
 def _load(src: TokenizerSource):
     name = src.name
     try:
-        with network_deadline((Param("tokenizers"), f" {name}"), None if src.kind == "hub" else src.path):
+        with network_deadline((Param("models"), f" {name}"), None if src.kind == "hub" else src.path):
             tok = _construct(src)
     except NetworkError as exc:
         if src.kind != "hub":
@@ -51,23 +51,23 @@ def _load(src: TokenizerSource):
     except ImportError as exc:
         extra = {"sentencepiece": "sentencepiece", "tiktoken": "tiktoken", "tekken": "mistral"}.get(src.kind)
         hint = f"; install the fairpairs[{extra}] extra" if extra else ""
-        raise TokenizerError(Param("tokenizers"), f": cannot load tokenizer {name!r} ({src.kind} at {src.path}): "
+        raise TokenizerError(Param("models"), f": cannot load tokenizer {name!r} ({src.kind} at {src.path}): "
                              f"{_first_line(exc)}{hint}") from None
     except Exception as exc:  # transformers raises OSError, ValueError, HTTP errors ...
         if src.kind == "hub":
             from fairpairs.suggest import did_you_mean, tokenizer_names
 
             raise TokenizerError(
-                Param("tokenizers"), f": cannot load tokenizer {name!r}{did_you_mean(name, tokenizer_names())}: not a bundled tokenizer "
+                Param("models"), f": cannot load tokenizer {name!r}{did_you_mean(name, tokenizer_names())}: not a bundled tokenizer "
                 f"({', '.join(sorted(set(BUNDLED.values())))}), not a local folder or file, and not "
                 f"loadable from the Hub ({_first_line(exc)}); offline, point it at local files with "
                 f"${MAP_ENV} (docs/tokenizers.md)"
             ) from None
         missing = _no_vocabulary_files(src)
-        raise TokenizerError(Param("tokenizers"), f": cannot load tokenizer {name!r} ({src.kind} at {src.path}): "
+        raise TokenizerError(Param("models"), f": cannot load tokenizer {name!r} ({src.kind} at {src.path}): "
                              f"{missing or _first_line(exc)}") from None
     if not getattr(tok, "is_fast", False):
-        raise TokenizerError(Param("tokenizers"), f": tokenizer {name!r} has no fast (Rust) implementation")
+        raise TokenizerError(Param("models"), f": tokenizer {name!r} has no fast (Rust) implementation")
     if src.bos_token is not None:
         tok.bos_token = src.bos_token
     check_tokenizes(name, tok.backend_tokenizer)
@@ -148,9 +148,9 @@ def _read_json(path: Path, name: str, what: str):
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except UnicodeDecodeError as exc:
-        raise TokenizerError(Param("tokenizers"), f" {name}", value=name, reason=f"{path} is not UTF-8 text (byte {exc.start}), not {what}") from None
+        raise TokenizerError(Param("models"), f" {name}", value=name, reason=f"{path} is not UTF-8 text (byte {exc.start}), not {what}") from None
     except json.JSONDecodeError as exc:
-        raise TokenizerError(Param("tokenizers"), f" {name}", value=name, reason=f"{path} is not valid JSON ({json_error(exc)}), so not "
+        raise TokenizerError(Param("models"), f" {name}", value=name, reason=f"{path} is not valid JSON ({json_error(exc)}), so not "
                              f"{what}") from None
 
 
@@ -159,7 +159,7 @@ def _check_tokenizer_json(path: Path, name: str) -> None:
     model = doc.get("model") if isinstance(doc, dict) else None
     if not isinstance(model, dict) or not isinstance(model.get("vocab"), (dict, list)):
         keys = ", ".join(list(doc)[:5]) if isinstance(doc, dict) else f"a JSON {type(doc).__name__}"
-        raise TokenizerError(Param("tokenizers"), f" {name}", value=name, reason=f"{path} is not a tokenizer.json (no 'model' with a 'vocab'; "
+        raise TokenizerError(Param("models"), f" {name}", value=name, reason=f"{path} is not a tokenizer.json (no 'model' with a 'vocab'; "
                              f"it has {keys or 'nothing'}): a JSON file of another kind?")
 
 
@@ -178,7 +178,7 @@ def _check_tekken(path: Path, name: str) -> None:
                     for t in doc["special_tokens"])):
         problem = "'special_tokens' is not a list of {'rank': ..., 'token_str': ...} entries"
     if problem:
-        raise TokenizerError(Param("tokenizers"), f" {name}", value=name, reason=f"{path} is not a Mistral Tekken tokenizer file ({problem})")
+        raise TokenizerError(Param("models"), f" {name}", value=name, reason=f"{path} is not a Mistral Tekken tokenizer file ({problem})")
 
 
 _RANK_LINE = re.compile(r"^[A-Za-z0-9+/]+={0,2} \d+$")
@@ -188,15 +188,15 @@ def _check_ranks(path: Path, name: str) -> None:
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except UnicodeDecodeError as exc:
-        raise TokenizerError(Param("tokenizers"), f" {name}", value=name, reason=f"{path} is not UTF-8 text (byte {exc.start}), so not a tiktoken "
+        raise TokenizerError(Param("models"), f" {name}", value=name, reason=f"{path} is not UTF-8 text (byte {exc.start}), so not a tiktoken "
                              f"ranks file") from None
     for no, line in enumerate(lines, 1):
         if line.strip() and not _RANK_LINE.match(line.rstrip("\r")):
             shown = line if len(line) <= 40 else line[:40] + "..."
-            raise TokenizerError(Param("tokenizers"), f" {name}", value=name, reason=f"{path}:{no}: not a tiktoken rank line "
+            raise TokenizerError(Param("models"), f" {name}", value=name, reason=f"{path}:{no}: not a tiktoken rank line "
                                  f"('<base64 token> <rank>'): {shown!r}")
     if not any(ln.strip() for ln in lines):
-        raise TokenizerError(Param("tokenizers"), f" {name}", value=name, reason=f"{path} holds no ranks")
+        raise TokenizerError(Param("models"), f" {name}", value=name, reason=f"{path} holds no ranks")
 
 
 def _sentencepiece(path: Path):
@@ -222,7 +222,7 @@ def _sentencepiece(path: Path):
                             ("extra whitespace removed", ns.remove_extra_whitespaces),
                             (f"character map {ns.name!r}", bool(ns.precompiled_charsmap))) if bad]
     if why:
-        raise TokenizerError(Param("tokenizers"), f" {path}", value=path, reason=f"sentencepiece model with {', '.join(why)}; "
+        raise TokenizerError(Param("models"), f" {path}", value=path, reason=f"sentencepiece model with {', '.join(why)}; "
                              f"only BPE models with Llama-2 / Mistral normalisation are read directly "
                              f"(save it as a tokenizer.json with transformers instead)")
     vocab_file = path
@@ -258,7 +258,7 @@ def _backend(src: TokenizerSource):
     try:
         tok = Tokenizer.from_file(str(f))
     except Exception as exc:  # the Rust library raises its own exception type
-        raise TokenizerError(Param("tokenizers"), f": cannot load tokenizer {name!r} from {f} ({exc})") from None
+        raise TokenizerError(Param("models"), f": cannot load tokenizer {name!r} from {f} ({exc})") from None
     check_tokenizes(name, tok)
     return tok
 

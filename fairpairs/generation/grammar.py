@@ -93,6 +93,13 @@ class Paradigm:
 
     @property
     def is_reordering(self) -> bool:
+        """Deprecated: the old name of `reorder`."""
+        import warnings
+
+        from fairpairs.errors import FairpairsDeprecationWarning
+
+        warnings.warn(FairpairsDeprecationWarning("Paradigm.is_reordering is deprecated, use Paradigm.reorder"),
+                      stacklevel=2)
         return self.reorder
 
     def finish(self, text: str) -> str:

@@ -18,6 +18,19 @@ def json_error(exc: json.JSONDecodeError, line: bool = True) -> str:
     return f"{problem} at {where}"
 
 
+def load_json(path, where: tuple | None = None, invalid: str = "invalid JSON"):
+    """The document of a JSON file. Text that is not UTF-8 or not JSON is one DatasetError line
+    starting with `where` (the parts of a message; default: the path) and saying `invalid` with the
+    parser's problem; an OSError (a missing file) passes through for the caller to word."""
+    where = (f"{path}",) if where is None else where
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise DatasetError(*where, f": not UTF-8 text (byte {exc.start})") from None
+    except json.JSONDecodeError as exc:
+        raise DatasetError(*where, f": {invalid} ({json_error(exc)})") from None
+
+
 def iter_objects(path: Path) -> Iterator[tuple[int, dict]]:
     """(line number, JSON object) for every non-blank line of a jsonl file, lazily."""
     try:

@@ -365,7 +365,7 @@ def build_folder(run_dir: Path, repo_id: str, out: Path, which: str = "debiased"
 
     check_repo_id(repo_id)
     if which not in (*SETS, "both"):
-        raise UsageError(Param("which"), f" {which!r}", value=which, reason=f"expected debiased, original or both")
+        raise UsageError(Param("set"), f" {which!r}", value=which, reason=f"expected debiased, original or both")
     sets = SETS if which == "both" else (which,)
     run_dir, out = Path(run_dir), Path(out)
     reads = dataset_paths(run_dir)     # (run_dir/hub, the default, is beside what is read, not in it)

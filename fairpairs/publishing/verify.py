@@ -168,7 +168,7 @@ def _check_tokenizers(run_dir, manifest, rows, published, where, result: RunChec
         try:
             meters[name] = LengthMeter(name)
         except FairpairsError as exc:
-            reason = exc.reason if exc.param == "tokenizers" and exc.reason else str(exc)
+            reason = exc.reason if exc.param == "models" and exc.reason else str(exc)
             result.unchecked.append(f"token lengths and file hashes under {name}: the tokenizer could not be "
                                     f"loaded here ({reason})")
     for name, meter in meters.items():

@@ -282,7 +282,7 @@ def count_unigrams(model: str, corpus) -> UnigramTable:
     try:
         tokenizer = load_tokenizer(model)
     except TokenizerError as exc:   # the tokenizer is named by this call's `model`
-        raise exc.with_param("tokenizers", "model") from None
+        raise exc.with_param("models", "model") from None
     table = UnigramTable.count(tokenizer, files, model=model)
     if table.total == 0:
         raise DatasetError(Param("corpus"), f" {', '.join(map(str, files))}", reason=f"no tokens counted (empty corpus)")
@@ -314,15 +314,11 @@ def load_unigrams(spec, tokenizer=None):
 
 def read_json(path, where: tuple):
     """Parse a JSON file; errors are one-line DatasetErrors starting with `where`."""
-    from fairpairs.io.jsonl import json_error
+    from fairpairs.io.jsonl import load_json
 
     try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
+        return load_json(path, where, invalid="not JSON")
     except FileNotFoundError:
         raise DatasetNotFoundError(*where, ": no such file") from None
     except OSError as exc:
         raise DatasetError(*where, f": cannot read ({exc.strerror})") from None
-    except UnicodeDecodeError as exc:
-        raise DatasetError(*where, f": not UTF-8 text (byte {exc.start})") from None
-    except json.JSONDecodeError as exc:
-        raise DatasetError(*where, f": not JSON ({json_error(exc)})") from None
