@@ -370,11 +370,11 @@ def audit_report(data, models: Iterable[str] | str = DEFAULT_MODELS, *, columns=
     set, word frequencies by wordfreq in `language`). (`tokenizers`: the old name of `models`.)"""
     models = check.renamed("audit_report", deprecated, models=(models, DEFAULT_MODELS))["models"]
     from fairpairs.analysis.length_audit import equal_under_all, length_bias, pair_lengths, select_balanced
-    from fairpairs.io.readers import FORMATS
+    from fairpairs.registry import READERS
 
     check.text(format, "format")
-    if format != "auto" and format not in FORMATS:
-        raise UsageError(Param("format"), f": unknown dataset format {format!r} (one of auto, {', '.join(FORMATS)})")
+    if format != "auto" and format not in READERS:
+        raise UsageError(Param("format"), f": unknown dataset format {format!r} (one of auto, {', '.join(READERS)})")
     check.text(language, "language")
     from fairpairs.analysis.length_audit import Columns
 

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import click
 
+from fairpairs.registry import STRATEGIES
+
 
 DEFAULT_MODELS = "gpt2,bert-base-cased"
 
@@ -34,7 +36,7 @@ def _split(value: str) -> list[str]:
 @click.option("--pairs", default=1000, show_default=True, type=click.IntRange(1),
               help="Pairs per paradigm in each of original/ and debiased/.")
 @click.option("--seed", default=0, show_default=True, type=click.IntRange(0), help="Random seed; same seed -> identical files.")
-@click.option("--strategy", default="search", show_default=True, type=click.Choice(["search", "resample"]),
+@click.option("--strategy", default="search", show_default=True, type=click.Choice(list(STRATEGIES)),
               help="Length control: 'search' draws the bad word among the candidates that equalise every "
                    "length (else redraws the pair); 'resample' is Algorithm 1 (random redraws of the bad word).")
 @click.option("--max-retries", default=None, type=click.IntRange(0),

@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from fairpairs.arguments import count, number, text
-from fairpairs.control.loop import DEFAULT_RETRIES, STRATEGIES, check_request
+from fairpairs.control.loop import check_request
+from fairpairs.registry import STRATEGIES
 from fairpairs.control.sources import expand
 from fairpairs.errors import Param, UsageError
 from fairpairs.records import LexiconInfo
@@ -51,4 +52,4 @@ class RunConfig:
     @property
     def retries(self) -> int:
         """Attempts per pair before it is dropped: `max_retries`, or the strategy's default."""
-        return DEFAULT_RETRIES[self.strategy] if self.max_retries is None else self.max_retries
+        return STRATEGIES.get(self.strategy).default_retries if self.max_retries is None else self.max_retries

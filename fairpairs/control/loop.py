@@ -18,6 +18,7 @@ on the chunk size.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 from fairpairs.errors import Param, BudgetError, GrammarError
 from fairpairs.generation.sampler import Pair, Sampler
@@ -25,8 +26,24 @@ from fairpairs.records import ParadigmStats
 from fairpairs.control.search import Searcher, SearchOptions
 from fairpairs.control.tokenization import LengthMeter
 
-STRATEGIES = ("search", "resample")
-DEFAULT_RETRIES = {"resample": 10, "search": 100}
+from fairpairs.registry import STRATEGIES   # name -> Strategy (SEARCH, RESAMPLE below)
+
+
+@dataclass(frozen=True)
+class Strategy:
+    """A length-control strategy (registered in `fairpairs.registry.STRATEGIES`).
+
+    `control(sampler, searcher, live, meters, retries, budget)` gets a batch of drawn pairs whose
+    good sentences are final and returns the draw indices whose bad sentence now matches the good
+    one's length under every tokenizer; it may redraw bad sentences (`sampler.redraw_bad`, counted
+    in `pair.redraws`, at most `retries` times a pair) while `budget.take()` allows. The loop around
+    it (`_collect`) keeps the matched pairs, replaces the others and fills the one statistics
+    account every strategy reports (`records.ParadigmStats`: kept as drawn, redrawn, replaced,
+    dropped). `default_retries`: `max_retries` when none is given."""
+
+    control: Callable[..., set]
+    default_retries: int
+    doc: str = ""
 
 
 @dataclass
@@ -116,16 +133,12 @@ def generate_debiased(sampler: Sampler, n_pairs: int, meters: list[LengthMeter],
                       search_options: SearchOptions | None = None) -> SetResult:
     """n_pairs distinct pairs whose lengths match under every tokenizer (see the module doc);
     `search_options`: the search's balance-keeping choices (default: all on)."""
-    if strategy not in STRATEGIES:
-        raise ValueError(f"unknown strategy {strategy!r} (one of {', '.join(STRATEGIES)})")
-    retries = DEFAULT_RETRIES[strategy] if max_retries is None else max_retries
+    chosen = STRATEGIES.get(strategy)
+    retries = chosen.default_retries if max_retries is None else max_retries
     searcher = Searcher(sampler, meters, match_frequency, options=search_options)
-    if strategy == "resample":
-        def control(live, budget):
-            return _resample(sampler, searcher, live, meters, retries, budget)
-    else:
-        def control(live, budget):
-            return _search(searcher, live, meters, retries, budget)
+
+    def control(live, budget):
+        return chosen.control(sampler, searcher, live, meters, retries, budget)
     return _collect(sampler, n_pairs, meters, control=control, max_draws=max_draws, chunk=chunk,
                     progress=progress, what="debiased")
 
@@ -170,7 +183,7 @@ def _resample(sampler: Sampler, searcher: Searcher, live: list[Pair], meters: li
     return matched
 
 
-def _search(searcher: Searcher, live: list[Pair], meters: list[LengthMeter], max_retries: int,
+def _search(sampler: Sampler, searcher: Searcher, live: list[Pair], meters: list[LengthMeter], max_retries: int,
             budget: Budget) -> set[int]:
     """The search strategy on a batch of pairs. Each round measures the pending pairs in one batch;
     a pair that does not match gets its next step on its current context - pick a candidate that
@@ -283,3 +296,8 @@ def _collect(sampler: Sampler, n_pairs: int, meters: list[LengthMeter], *, contr
     st.finish()
     _attach_lengths(res, meters)
     return res
+
+
+SEARCH = Strategy(_search, default_retries=100,
+                  doc="draw the bad word among the candidates that equalise every length (else redraw the pair)")
+RESAMPLE = Strategy(_resample, default_retries=10, doc="Algorithm 1 of Ueda et al. (2024): random redraws, N=10")

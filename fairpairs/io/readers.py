@@ -1,6 +1,6 @@
 """Readers of minimal-pair datasets in other formats than BLiMP's, for `fairpairs audit`.
 
-A registry keyed by format name (`FORMATS`); `read(path, format)` returns named sets of pairs with
+Readers registered by format name (`fairpairs.registry.READERS`); `read(path, format)` returns named sets of pairs with
 the columns of `fairpairs.analysis.length_audit.PAIR_COLUMNS` (uid = the group a pair is reported in, pair_id =
 the pair's row id in the source, which `fairpairs audit --select` writes instead of the sentences):
 
@@ -25,7 +25,6 @@ import csv
 import io
 import os
 from pathlib import Path
-from typing import Callable
 
 import pandas as pd
 
@@ -59,7 +58,7 @@ def _frame(rows: list[tuple], where: Path) -> pd.DataFrame:
 
 
 # ---------------------------------------------------------------------------- CLAMS
-def read_clams(path: Path) -> dict[str, pd.DataFrame]:
+def read_clams(path: Path, columns=None) -> dict[str, pd.DataFrame]:
     """CLAMS evalset file(s): adjacent True / False lines are a pair (good, bad)."""
     rows = []
     for f in _files(path, ".txt", "CLAMS evalset"):
@@ -87,7 +86,7 @@ def read_clams(path: Path) -> dict[str, pd.DataFrame]:
 
 
 # ---------------------------------------------------------------------------- MultiBLiMP
-def read_multiblimp(path: Path) -> dict[str, pd.DataFrame]:
+def read_multiblimp(path: Path, columns=None) -> dict[str, pd.DataFrame]:
     """MultiBLiMP's data.tsv (or a folder holding it)."""
     f = path / "data.tsv" if path.is_dir() else path
     if not f.is_file():
@@ -115,7 +114,7 @@ def read_multiblimp(path: Path) -> dict[str, pd.DataFrame]:
 
 
 # ---------------------------------------------------------------------------- ZhoBLiMP
-def read_zhoblimp(path: Path) -> dict[str, pd.DataFrame]:
+def read_zhoblimp(path: Path, columns=None) -> dict[str, pd.DataFrame]:
     """ZhoBLiMP-style jsonl file(s): sentence_good, sentence_bad and a group field."""
     from fairpairs.io.jsonl import iter_objects
 
@@ -133,18 +132,10 @@ def read_zhoblimp(path: Path) -> dict[str, pd.DataFrame]:
 
 
 # ---------------------------------------------------------------------------- registry
-def _read_blimp(path: Path, columns=None) -> dict[str, pd.DataFrame]:
+def read_blimp(path: Path, columns=None) -> dict[str, pd.DataFrame]:
     from fairpairs.analysis.length_audit import Columns, load_sets
 
     return load_sets(path, columns or Columns())
-
-
-FORMATS: dict[str, Callable] = {
-    "blimp": _read_blimp,
-    "clams": read_clams,
-    "multiblimp": read_multiblimp,
-    "zhoblimp": read_zhoblimp,
-}
 
 
 def _first_line(f: Path) -> str:
@@ -174,18 +165,22 @@ def detect(path: str | os.PathLike) -> str:
 
 
 def read(path: str | os.PathLike, format: str = "auto", columns=None) -> dict[str, pd.DataFrame]:
-    """Named sets of pairs from a dataset in `format` (a name of `FORMATS`, or "auto")."""
+    """Named sets of pairs from a dataset in `format` (a name of `fairpairs.registry.READERS`, or
+    "auto"). A reader is called as ``reader(path, columns)``; only BLiMP's format reads other
+    column names than its own."""
+    from fairpairs.registry import READERS
+
     p = Path(path)
     if not p.exists():
         raise DatasetNotFoundError(f"{p}: no such file or folder")
     if format == "auto":
         format = detect(p)
-    if format not in FORMATS:
-        raise DatasetError(Param("format"), f": unknown dataset format {format!r} (one of auto, {', '.join(FORMATS)})")
+    if format not in READERS:
+        raise DatasetError(Param("format"), f": unknown dataset format {format!r} (one of auto, {', '.join(READERS)})")
     if format != "blimp" and columns is not None and columns != _default_columns():
         raise DatasetError(Param("format"), f": {format} has fixed columns; --good-col/--bad-col/--group-col are for "
                            f"BLiMP-format files")
-    return FORMATS[format](p, columns) if format == "blimp" else FORMATS[format](p)
+    return READERS.get(format)(p, columns)
 
 
 def _default_columns():

@@ -14,7 +14,10 @@ from __future__ import annotations
 
 __all__ = ["Scorer", "resolve_model_name", "build_tiny_model", "UnigramTable", "PLL_VARIANTS", "check_pll"]
 
-PLL_VARIANTS = ("original", "word_l2r", "whole_word", "sentence_l2r")
+from fairpairs.registry import PLL_VARIANTS   # names -> fairpairs.scoring.encoding.PLLVariant
+
+_LAZY = {"Scorer": "fairpairs.scoring.scorer", "resolve_model_name": "fairpairs.scoring.models",
+         "build_tiny_model": "fairpairs.scoring.tiny", "UnigramTable": "fairpairs.scoring.normalize"}
 
 
 def check_pll(pll: str) -> str:
@@ -31,20 +34,8 @@ def check_pll(pll: str) -> str:
 
 
 def __getattr__(name):
-    if name == "Scorer":
-        from fairpairs.scoring.scorer import Scorer
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
 
-        return Scorer
-    if name == "resolve_model_name":
-        from fairpairs.scoring.models import resolve_model_name
-
-        return resolve_model_name
-    if name == "build_tiny_model":
-        from fairpairs.scoring.tiny import build_tiny_model
-
-        return build_tiny_model
-    if name == "UnigramTable":
-        from fairpairs.scoring.normalize import UnigramTable
-
-        return UnigramTable
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(_LAZY[name]), name)

@@ -10,6 +10,7 @@ never masked or scored. Either way the content tokens are exactly those counted 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable, NamedTuple
 
 import numpy as np
 
@@ -144,22 +145,56 @@ def ranges_from(start, end, ptr, rows) -> np.ndarray:
     return (np.repeat(start - ptr[:-1], lens) + np.arange(int(ptr[-1]))).astype(np.int64)
 
 
+class Flat(NamedTuple):
+    """The content tokens of a batch, flat: sentence, position and id of each; word starts and
+    ends; each token's word number; per-sentence pointers; `j` = 0..n-1."""
+    sent: np.ndarray
+    pos: np.ndarray
+    tok: np.ndarray
+    starts: np.ndarray
+    ends: np.ndarray
+    wnum: np.ndarray
+    ptr: np.ndarray
+    j: np.ndarray
+
+
+@dataclass(frozen=True)
+class PLLVariant:
+    """A pseudo-log-likelihood variant (registered in `fairpairs.registry.PLL_VARIANTS`): `rows`
+    turns the flat content tokens into forward-pass rows (`row(flat, mask_start, mask_end,
+    target_start, target_end)` builds them from flat token ranges); `per_word`: one row per word
+    instead of one per token (what a row costs, for batching)."""
+
+    rows: Callable[[Flat], Rows]
+    per_word: bool = False
+    doc: str = ""
+
+
+def row(f: Flat, ms, me, ts, te) -> Rows:
+    """Rows masking flat content tokens [ms, me) and predicting [ts, te), one row per element (the
+    sentence of a row is its first target's)."""
+    return _rows(f.sent[ts], ms, me, ts, te, f.pos, f.tok)
+
+
+ORIGINAL = PLLVariant(lambda f: row(f, f.j, f.j + 1, f.j, f.j + 1), doc="mask t alone (Salazar et al. 2020)")
+WORD_L2R = PLLVariant(lambda f: row(f, f.j, f.ends[f.wnum], f.j, f.j + 1),
+                      doc="mask t and the later tokens of its word (Kauf & Ivanova 2023; the default)")
+SENTENCE_L2R = PLLVariant(lambda f: row(f, f.j, f.ptr[f.sent + 1], f.j, f.j + 1),
+                          doc="mask t and every later content token")
+WHOLE_WORD = PLLVariant(lambda f: row(f, f.starts, f.ends, f.starts, f.ends), per_word=True,
+                        doc="mask all tokens of a word; one row scores all of them")
+
+
 def masked_rows(enc: Encoded, variant: str) -> Rows:
-    """Forward-pass rows of PLL `variant`; for content token t the mask set M(t) is
-    original: {t}; word_l2r: t and the later tokens of its word; whole_word: all tokens of t's
-    word (one row per word scores all of them); sentence_l2r: t and every later content token."""
-    sent, pos, tok, starts, ends, wnum, ptr = _flat(enc)
-    j = np.arange(len(pos))
-    if variant == "original":
-        return _rows(sent, j, j + 1, j, j + 1, pos, tok)
-    if variant == "word_l2r":
-        return _rows(sent, j, ends[wnum], j, j + 1, pos, tok)
-    if variant == "sentence_l2r":
-        return _rows(sent, j, ptr[sent + 1], j, j + 1, pos, tok)
-    if variant == "whole_word":
-        return _rows(sent[starts], starts, ends, starts, ends, pos, tok)
+    """Forward-pass rows of PLL `variant` (a name of `fairpairs.registry.PLL_VARIANTS`); for
+    content token t the mask set M(t) is original: {t}; word_l2r: t and the later tokens of its
+    word; whole_word: all tokens of t's word (one row per word scores all of them); sentence_l2r:
+    t and every later content token."""
+    from fairpairs.registry import PLL_VARIANTS
+
     check_pll(variant)
-    raise AssertionError(f"PLL variant {variant!r} has no rows")  # a variant added to PLL_VARIANTS only
+    sent, pos, tok, starts, ends, wnum, ptr = _flat(enc)
+    return PLL_VARIANTS.get(variant).rows(Flat(sent, pos, tok, starts, ends, wnum, ptr, np.arange(len(pos))))
 
 
 def causal_rows(enc: Encoded) -> Rows:

@@ -18,19 +18,17 @@ import hashlib
 import json
 import math
 import os
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
 from fairpairs.errors import Param, DatasetError, DatasetNotFoundError, UsageError, UsageTypeError
 from fairpairs.io.files import atomic_write
 
-NORMALIZATIONS = ("lp", "mean_lp", "pen_lp", "slor", "morcela", "slln_lp", "word_lp", "word_mean_lp", "centered_lp",
-                  "entropy_lp", "tc_lp", "tcf_lp")
-NEEDS_UNIGRAMS = {"slor", "morcela", "tcf_lp"}
-NEEDS_WORDS = {"word_lp", "word_mean_lp", "centered_lp", "entropy_lp"}   # one extra causal pass (scoring/words.py)
-NEEDS_LENGTH_PARAMS = {"slln_lp", "tc_lp", "tcf_lp"}      # fitted on unlabelled text (scoring/length.py)
+from fairpairs.registry import NORMALIZATIONS   # name -> Normalization (LP, MEAN_LP, ... below)
 WORDFREQ_FLOOR = 1e-9
 TABLE_FORMAT = "fairpairs-unigrams/1"
 
@@ -92,33 +90,91 @@ def tcf_lp(lp, n, words, u, delta_token: float, delta_word: float, beta_unigram:
     return tc_lp(lp, n, words, delta_token, delta_word) - beta_unigram * np.asarray(u, dtype=float)
 
 
-def add_robust_columns(df, names, params=None) -> None:
-    """Add the columns of the scores in NEEDS_WORDS | NEEDS_LENGTH_PARAMS | {slln_lp} among `names`
-    to the scorer's frame `df` (sum_logprob, n_tokens, sentence; unigram_logprob for tcf_lp;
-    word_correction and entropy_sum for the word-level scores); `params`: `length.load_length_params`."""
-    from fairpairs.scoring.length import n_words
+class Inputs:
+    """What a normalisation computes from, read off a scorer's frame on first use: `lp`
+    (sum_logprob), `n` (content tokens), `words` (white-space words), `u` (unigram_logprob),
+    `correction` (word_correction), `entropy` (entropy_sum), and the settings `alpha` (PenLP),
+    `morcela` ({beta, gamma}) and `length` (`scoring.length` parameters)."""
 
-    lp, n = df["sum_logprob"].to_numpy(float), df["n_tokens"].to_numpy(float)
-    words = n_words(df["sentence"]).astype(float)
-    for name in names:
-        if name == "slln_lp":
-            df[name] = slln_lp(lp, n, params["slln_alpha"])
-        elif name == "tc_lp":
-            df[name] = tc_lp(lp, n, words, params["delta_token"], params["delta_word"])
-        elif name == "tcf_lp":
-            df[name] = tcf_lp(lp, n, words, df["unigram_logprob"].to_numpy(float), params["delta_token"],
-                              params["delta_word"], params["beta_unigram"])
-        elif name == "word_lp":
-            df[name] = word_lp(lp, df["word_correction"].to_numpy(float))
-        elif name == "word_mean_lp":
-            df[name] = word_mean_lp(lp, df["word_correction"].to_numpy(float), words)
-        elif name == "centered_lp":
-            df[name] = centered_lp(lp, df["entropy_sum"].to_numpy(float))
-        elif name == "entropy_lp":
-            df[name] = entropy_lp(lp, df["entropy_sum"].to_numpy(float))
+    def __init__(self, df, alpha: float = 0.8, morcela=None, length=None):
+        self.df, self.alpha, self.morcela, self.length = df, alpha, morcela, length
+
+    def column(self, name: str) -> np.ndarray:
+        return self.df[name].to_numpy(float)
+
+    lp = property(lambda self: self.column("sum_logprob"))
+    n = property(lambda self: self.column("n_tokens"))
+    u = property(lambda self: self.column("unigram_logprob"))
+    correction = property(lambda self: self.column("word_correction"))
+    entropy = property(lambda self: self.column("entropy_sum"))
+
+    @property
+    def words(self) -> np.ndarray:
+        from fairpairs.scoring.length import n_words
+
+        return n_words(self.df["sentence"]).astype(float)
 
 
-def parse_normalize(value, allowed: tuple[str, ...] = NORMALIZATIONS, *, at_least_one: bool = False) -> tuple[str, ...]:
+# what a normalisation may need beyond the LP and token count
+NEEDS = ("unigrams", "morcela_params", "words", "length_params")
+
+
+@dataclass(frozen=True)
+class Normalization:
+    """An acceptability score (registered in `fairpairs.registry.NORMALIZATIONS`): `compute(x)`
+    gives one value per sentence from `Inputs` x (None for `lp`, which is sum_logprob itself);
+    `needs`: a subset of `NEEDS` - a unigram table ("unigrams": x.u), fitted MORCELA parameters,
+    the extra causal pass of word-level statistics ("words": x.correction, x.entropy) or fitted
+    length parameters (x.length)."""
+
+    compute: Callable[[Inputs], np.ndarray] | None
+    needs: frozenset = frozenset()
+    doc: str = ""
+
+    @property
+    def late(self) -> bool:
+        """Computed after the others (its columns come last, as they always have)."""
+        return bool(self.needs & {"words", "length_params"})
+
+
+def needing(names, what: str) -> set[str]:
+    """The normalisations among `names` that need `what` (one of `NEEDS`)."""
+    from fairpairs.registry import NORMALIZATIONS
+
+    return {n for n in names if what in NORMALIZATIONS.get(n).needs}
+
+
+def add_columns(df, names, alpha: float = 0.8, morcela=None, length=None) -> None:
+    """Add the column of every normalisation in `names` to the scorer's frame `df` (sum_logprob,
+    n_tokens, sentence, and the columns their `needs` bring), in `names` order, those needing
+    word statistics or length parameters last."""
+    from fairpairs.registry import NORMALIZATIONS
+
+    x = Inputs(df, alpha, morcela, length)
+    chosen = [(n, NORMALIZATIONS.get(n)) for n in names]
+    for name, norm in sorted(chosen, key=lambda item: item[1].late):
+        if norm.compute is not None:
+            df[name] = norm.compute(x)
+
+
+LP = Normalization(None, doc="sum of log-probabilities (no normalisation)")
+MEAN_LP = Normalization(lambda x: mean_lp(x.lp, x.n), doc="LP / tokens")
+PEN_LP = Normalization(lambda x: pen_lp(x.lp, x.n, x.alpha), doc="LP / ((5 + tokens) / 6) ** alpha")
+SLOR = Normalization(lambda x: slor(x.lp, x.u, x.n), frozenset({"unigrams"}), doc="(LP - unigram LP) / tokens")
+MORCELA = Normalization(lambda x: morcela(x.lp, x.u, x.n, x.morcela["beta"], x.morcela["gamma"]),
+                        frozenset({"unigrams", "morcela_params"}), doc="(LP - beta U + gamma) / tokens")
+SLLN_LP = Normalization(lambda x: slln_lp(x.lp, x.n, x.length["slln_alpha"]), frozenset({"length_params"}))
+WORD_LP = Normalization(lambda x: word_lp(x.lp, x.correction), frozenset({"words"}))
+WORD_MEAN_LP = Normalization(lambda x: word_mean_lp(x.lp, x.correction, x.words), frozenset({"words"}))
+CENTERED_LP = Normalization(lambda x: centered_lp(x.lp, x.entropy), frozenset({"words"}))
+ENTROPY_LP = Normalization(lambda x: entropy_lp(x.lp, x.entropy), frozenset({"words"}))
+TC_LP = Normalization(lambda x: tc_lp(x.lp, x.n, x.words, x.length["delta_token"], x.length["delta_word"]),
+                      frozenset({"length_params"}))
+TCF_LP = Normalization(lambda x: tcf_lp(x.lp, x.n, x.words, x.u, x.length["delta_token"], x.length["delta_word"],
+                                        x.length["beta_unigram"]), frozenset({"length_params", "unigrams"}))
+
+
+def parse_normalize(value, allowed=NORMALIZATIONS, *, at_least_one: bool = False) -> tuple[str, ...]:
     """'mean_lp,pen_lp' or an iterable -> validated tuple of names (lower case, first occurrence
     order); every name must be in `allowed`, and with `at_least_one` the tuple may not be empty."""
     if value is None:

@@ -13,7 +13,7 @@ from fairpairs.scoring.heads import Forward
 from fairpairs.io.progress import announce
 from fairpairs.errors import Param
 from fairpairs.scoring.models import ModelError, load_model, model_identity, resolve_model_name
-from fairpairs.scoring.normalize import NEEDS_UNIGRAMS, load_unigrams, parse_normalize
+from fairpairs.scoring.normalize import load_unigrams, needing, parse_normalize
 from fairpairs.scoring import normalize as nz
 
 PROBE = ["The quick brown fox jumps over the lazy dog.", "A souvenir."]
@@ -146,7 +146,10 @@ class Scorer:
         if self.kind == "causal":
             costs = lengths  # one row per sentence
         else:  # one row per content token (per word for whole_word), each the sentence's length
-            n_rows = [int(w[-1]) + 1 if pll == "whole_word" else len(w) for w in enc.words]
+            from fairpairs.registry import PLL_VARIANTS
+
+            per_word = PLL_VARIANTS.get(pll).per_word
+            n_rows = [int(w[-1]) + 1 if per_word else len(w) for w in enc.words]
             costs = np.asarray(n_rows, dtype=np.int64) * lengths
         meta = {"model": self.name, "kind": self.kind, "pll": pll if self.kind == "masked" else None,
                 "dtype": str(self.dtype).replace("torch.", "")}
@@ -215,17 +218,17 @@ class Scorer:
         if pll is not None:
             check_pll(pll)
         params = None
-        if "morcela" in names:
+        if needing(names, "morcela_params"):
             from fairpairs.scoring.morcela import load_params
 
             if morcela_params is None:
                 raise ModelError(Param("normalize"), " morcela needs fitted parameters (", Param("morcela_params", quoted=True),
                                  ", written by `fairpairs morcela fit`)")
             params = load_params(morcela_params)
-        table = load_unigrams(unigrams, self.tokenizer) if NEEDS_UNIGRAMS & set(names) else None
-        words = bool(nz.NEEDS_WORDS & set(names))
+        table = load_unigrams(unigrams, self.tokenizer) if needing(names, "unigrams") else None
+        words = bool(needing(names, "words"))
         lparams = None
-        if nz.NEEDS_LENGTH_PARAMS & set(names):
+        if needing(names, "length_params"):
             from fairpairs.scoring.length import load_length_params
 
             lparams = load_length_params(length_params, self)
@@ -276,18 +279,7 @@ class Scorer:
         df = pd.DataFrame(cols)
         df["n_tokens"] = df["n_tokens"].astype("int64")
         df["n_words"] = df["n_words"].astype("int64")
-        lp, n = df["sum_logprob"].to_numpy(float), df["n_tokens"].to_numpy(float)
-        for name in names:
-            if name == "mean_lp":
-                df[name] = nz.mean_lp(lp, n)
-            elif name == "pen_lp":
-                df[name] = nz.pen_lp(lp, n, alpha)
-            elif name == "slor":
-                df[name] = nz.slor(lp, df["unigram_logprob"].to_numpy(float), n)
-            elif name == "morcela":
-                df[name] = nz.morcela(lp, df["unigram_logprob"].to_numpy(float), n,
-                                      params["beta"], params["gamma"])
-        nz.add_robust_columns(df, names, lparams)
+        nz.add_columns(df, names, alpha=alpha, morcela=params, length=lparams)
         return df
 
     def identity(self, sentences: list[str], names=(), pll: str | None = None, alpha: float = 0.8, table=None,

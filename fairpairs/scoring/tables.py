@@ -115,11 +115,11 @@ def check_score_arguments(normalize, unigrams=None, alpha: float = 0.8, morcela_
     need, read and checked (a table that counts no tokens is an error). Returns the names."""
     from fairpairs.arguments import number
     from fairpairs.scoring.morcela import load_params
-    from fairpairs.scoring.normalize import NEEDS_UNIGRAMS, load_unigrams
+    from fairpairs.scoring.normalize import load_unigrams, needing
 
     names = score_normalize(normalize, morcela_params)
     number(alpha, "alpha")
-    if NEEDS_UNIGRAMS & set(names):
+    if needing(names, "unigrams"):
         load_unigrams(unigrams)
     if "morcela" in names:
         load_params(morcela_params)
