@@ -99,7 +99,7 @@ def score_columns(raw: pd.DataFrame, kind: str, params: dict) -> tuple[pd.DataFr
     names = [s for s in ("slln_lp", "tc_lp", "tcf_lp") if params.get("length")]
     names += [s for s in ("word_lp", "word_mean_lp", "centered_lp", "entropy_lp") if kind == "causal"]
     frame = raw.copy()
-    nz.add_robust_columns(frame, names, params.get("length"))
+    nz.add_columns(frame, names, length=params.get("length"))
     for s in names:
         out[s] = frame[s].to_numpy(float)
     if not params.get("length"):
