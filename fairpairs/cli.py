@@ -116,10 +116,10 @@ def main(argv=None):
     """Entry point: run the CLI. Every failure ends in one line on stderr, never a traceback:
     FairpairsError and OS errors (naming the path) exit 1, usage errors 2, Ctrl-C 130, SIGTERM 143
     (both remove partial output, see fairpairs.io.files)."""
-    from fairpairs.io import files as io
+    from fairpairs.io import network, signals
 
-    io.handle_sigterm()
-    io.reset_network_time()
+    signals.handle_sigterm()
+    network.reset_network_time()
     # no retry chatter ("Retrying in 8s", "... thrown while requesting"): one line per error.
     # huggingface_hub sets its logger's level from HF_HUB_VERBOSITY when it is first imported
     os.environ.setdefault("HF_HUB_VERBOSITY", "error")
@@ -133,7 +133,7 @@ def main(argv=None):
             sys.exit(1)
         _fail(f"error: {cli_message(exc, command)}", 1)
     except (click.exceptions.Abort, KeyboardInterrupt):   # click turns SIGTERM's Terminated into Abort
-        if io.received_sigterm:
+        if signals.received_sigterm:
             _fail("terminated (SIGTERM); no partial output was written", 143)
         _fail("interrupted; no partial output was written", 130)
     except click.ClickException as exc:

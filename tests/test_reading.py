@@ -1,5 +1,5 @@
 """Input files that cannot be read end in one line naming the file and what it should be, the same
-wording for a paradigm file, a vocabulary table, its fixes file and a corpus (fairpairs.io.files.reading)."""
+wording for a paradigm file, a vocabulary table, its fixes file and a corpus (fairpairs.io.reading.reading)."""
 
 from __future__ import annotations
 

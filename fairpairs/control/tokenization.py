@@ -24,7 +24,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from fairpairs.errors import Param, NetworkError, TokenizerError
-from fairpairs.io.files import network_deadline
+from fairpairs.io.network import network_deadline
 from fairpairs.control.sources import ASSETS, BUNDLED, MAP_ENV, TokenizerSource, bundled_path, resolve_tokenizer  # noqa: F401  (ASSETS, bundled_path: older imports)
 
 

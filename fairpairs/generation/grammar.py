@@ -23,7 +23,7 @@ import numpy as np
 import yaml
 
 from fairpairs.errors import Param, FairpairsError, GrammarError, GrammarNotFoundError, VocabularyError
-from fairpairs.io.files import read_text
+from fairpairs.io.reading import read_text
 from fairpairs.io.paths import data_dir
 from fairpairs.generation.vocab import RESTRICTION_COLUMNS, Vocabulary, default_vocabulary
 

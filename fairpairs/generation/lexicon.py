@@ -27,7 +27,7 @@ from typing import Iterable
 import numpy as np
 
 from fairpairs.errors import Param, FairpairsError, LexiconError
-from fairpairs.io.files import reading
+from fairpairs.io.reading import reading
 from fairpairs.records import LexiconInfo
 from fairpairs.generation.grammar import Paradigm, load_paradigm
 from fairpairs.generation.vocab import Vocabulary

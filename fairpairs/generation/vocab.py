@@ -23,7 +23,7 @@ import pandas as pd
 import yaml
 
 from fairpairs.errors import FixTargetError, VocabularyError, one_line
-from fairpairs.io.files import read_text, reading
+from fairpairs.io.reading import read_text, reading
 from fairpairs.io.paths import data_dir
 
 RESTRICTION_COLUMNS = ("arg_1", "arg_2", "arg_3", "arg_clause")

@@ -1,9 +1,4 @@
-"""Reading inputs and writing outputs safely: the one place for input-file errors, atomic files,
-atomic run folders and interruptions.
-
-Every input file is read under `reading` (or with `read_text`), which turns the operating system's
-errors into one line naming the file and what it should be ("corpus not found", "is a folder, not
-a vocabulary table", "file is not UTF-8 text (byte 12)").
+"""Writing outputs safely: atomic files, atomic run folders with an ownership marker.
 
 Rules every command that writes follows (see docs/outputs.md):
 
@@ -17,15 +12,12 @@ Rules every command that writes follows (see docs/outputs.md):
   an earlier run folder (notes, `hub/` from `publish`, evaluation folders) are carried over into the
   new folder, never deleted; where one would collide with a file of the new run, the swap is refused
   and the earlier folder is left as it was.
-* SIGTERM is handled like Ctrl-C (`handle_sigterm`): the temporary folder is removed. Temporary
-  folders that a killed run (SIGKILL, power loss) left behind are recognised by their name and
-  marker and removed by the next run into the same destination.
+* SIGTERM is handled like Ctrl-C (`fairpairs.io.signals`): the temporary folder is removed.
+  Temporary folders that a killed run (SIGKILL, power loss) left behind are recognised by their name
+  and marker and removed by the next run into the same destination.
 * Whether the destination can be written is checked before the work starts.
 
-Network calls (the Hugging Face Hub) run under `network_deadline`: all of one command's Hub calls
-together get at most FAIRPAIRS_HUB_TIMEOUT seconds (default 60; loads from local folders are not
-Hub calls and are not counted), so an endpoint that accepts the
-connection and never answers ends the command with one line instead of a hang.
+Reading inputs is `fairpairs.io.reading`; the network time of Hub calls `fairpairs.io.network`.
 """
 
 from __future__ import annotations
@@ -34,44 +26,14 @@ import json
 import os
 import re
 import shutil
-import signal
 import tempfile
-import threading
-import time
-from contextlib import contextmanager
 from pathlib import Path
 
-from fairpairs.errors import Param, NetworkError, OutputError, not_found
+from fairpairs.errors import Param, OutputError
+from fairpairs.io.signals import _signals_deferred
 
 MARKER = ".fairpairs"
 SIGNATURE = "fairpairs output folder/1"
-
-
-# ------------------------------------------------------------------------------------ reading
-@contextmanager
-def reading(path: str | os.PathLike | tuple, what: str, error_cls: type[Exception]):
-    """Run the reading of `path` (a `what`: "corpus", "vocabulary table", ...) so that a missing
-    file, a folder, an unreadable file or bytes that are not UTF-8 end in one `error_cls` line
-    naming the file (a missing file: its FileNotFoundError variant, `errors.not_found`); other
-    errors pass through. `path` may be the parts of a message instead (`(Param("sentences"),
-    " x.txt")`: the parameter that named the file, then the file)."""
-    where = path if isinstance(path, tuple) else (f"{path}",)
-    try:
-        yield
-    except FileNotFoundError:
-        raise not_found(error_cls)(*where, f": {what} not found") from None
-    except IsADirectoryError:
-        raise error_cls(*where, f": is a folder, not a {what}") from None
-    except OSError as exc:
-        raise error_cls(*where, f": cannot read {what}: {exc.strerror or exc}") from None
-    except UnicodeDecodeError as exc:
-        raise error_cls(*where, f": {what} is not UTF-8 text (byte {exc.start})") from None
-
-
-def read_text(path: str | os.PathLike, what: str, error_cls: type[Exception], encoding: str = "utf-8") -> str:
-    """The text of file `path` (a `what`), with `reading`'s one-line errors."""
-    with reading(path, what, error_cls):
-        return Path(path).read_text(encoding=encoding)
 
 
 # ------------------------------------------------------------------------------------ files
@@ -360,109 +322,3 @@ def _ancestors(d: str) -> list[str]:
     return [("/".join(parts[:i])) for i in range(1, len(parts) + 1)]
 
 
-# ------------------------------------------------------------------------------------ signals
-class Terminated(KeyboardInterrupt):
-    """SIGTERM, raised like Ctrl-C so that every cleanup path runs."""
-
-
-received_sigterm = False
-
-
-def _raise_terminated(signum, frame):
-    global received_sigterm
-    received_sigterm = True
-    raise Terminated()
-
-
-def handle_sigterm() -> None:
-    """Make SIGTERM (kill, timeout, SLURM, docker stop) raise `Terminated` in the main thread."""
-    try:
-        signal.signal(signal.SIGTERM, _raise_terminated)
-    except ValueError:  # not the main thread
-        pass
-
-
-@contextmanager
-def _signals_deferred():
-    """Hold SIGINT and SIGTERM while a few renames run, so a swap is never half done."""
-    try:
-        old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
-    except (AttributeError, ValueError, OSError):
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
-
-
-# ------------------------------------------------------------------------------------ network
-HUB_TIMEOUT_ENV = "FAIRPAIRS_HUB_TIMEOUT"
-DEFAULT_HUB_TIMEOUT = 60.0
-_spent = 0.0       # seconds this command has spent in Hub calls so far
-_armed = False
-
-
-def reset_network_time() -> None:
-    """Start a new command's network time (the CLI calls this once per command)."""
-    global _spent
-    _spent = 0.0
-
-
-def hub_timeout() -> float:
-    """Seconds all Hub calls of one command may take together (FAIRPAIRS_HUB_TIMEOUT, default 60)."""
-    raw = os.environ.get(HUB_TIMEOUT_ENV, "").strip()
-    if not raw:
-        return DEFAULT_HUB_TIMEOUT
-    try:
-        value = float(raw)
-    except ValueError:
-        value = float("nan")
-    if not value > 0 or value == float("inf"):
-        raise NetworkError(f"{HUB_TIMEOUT_ENV}={raw!r}: expected a number of seconds > 0")
-    return value
-
-
-class _Deadline(BaseException):
-    """Raised by the alarm; a BaseException so that no library's `except Exception` swallows it."""
-
-
-def _on_alarm(signum, frame):
-    raise _Deadline()
-
-
-def _endpoint() -> str:
-    return os.environ.get("HF_ENDPOINT") or "https://huggingface.co"
-
-
-@contextmanager
-def network_deadline(what: str | tuple = "the Hub", source: str | os.PathLike | None = None):
-    """Run Hub calls under the command's remaining network time; past it, NetworkError naming `what`
-    (text, or the parts of a message: ``(Param("model"), " gpt2")``). A `source`
-    that is a local file or folder needs no network and is not timed. Where there is no SIGALRM
-    (Windows, a worker thread) the calls run unbounded by this, with the libraries' own
-    per-request timeouts."""
-    global _spent, _armed
-    can = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
-    local = source is not None and Path(source).expanduser().exists()
-    if _armed or not can or local:
-        yield
-        return
-    start = time.monotonic()
-    left = hub_timeout() - _spent
-    where = what if isinstance(what, tuple) else (what,)
-    if left <= 0:
-        raise NetworkError(*where, f": no network time left ({HUB_TIMEOUT_ENV}={hub_timeout():g} s in total)")
-    previous = signal.signal(signal.SIGALRM, _on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, left, 0.5)   # and again every 0.5 s until the calls end
-    _armed = True
-    try:
-        yield
-    except _Deadline:
-        raise NetworkError(*where, f": the Hugging Face Hub ({_endpoint()}) did not answer within "
-                           f"{hub_timeout():g} s ({HUB_TIMEOUT_ENV})") from None
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-        _armed = False
-        _spent += time.monotonic() - start

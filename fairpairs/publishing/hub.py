@@ -27,7 +27,8 @@ from fairpairs import __version__
 from fairpairs.analysis.length_audit import dataset_paths
 from fairpairs.analysis.balance_report import LOW_DIVERSITY
 from fairpairs.errors import Param, DatasetError, DatasetNotFoundError, FairpairsWarning, NetworkError, PublishError, UsageError, one_line
-from fairpairs.io.files import MARKER, OutputFolder, network_deadline
+from fairpairs.io.files import MARKER, OutputFolder
+from fairpairs.io.network import network_deadline
 from fairpairs.io.jsonl import iter_objects
 from fairpairs.records import PAIR_FIELDS, card_type, describe, mismatch, published_fields, read_manifest
 

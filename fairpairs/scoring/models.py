@@ -8,7 +8,7 @@ import warnings
 from pathlib import Path
 
 from fairpairs.errors import Param, FairpairsWarning, ModelError, NetworkError, TokenizerError
-from fairpairs.io.files import network_deadline
+from fairpairs.io.network import network_deadline
 from fairpairs.control.sources import (  # noqa: F401  (re-exported: where scoring code has always found them)
     SMOLLM2_ALIASES,
     SMOLLM2_BOS,

@@ -18,7 +18,7 @@ import os
 from pathlib import Path
 
 from fairpairs.errors import Param, DatasetError, UsageError, UsageTypeError
-from fairpairs.io.files import reading
+from fairpairs.io.reading import reading
 
 SCORE_FORMATS = (".jsonl", ".csv")
 

@@ -1,0 +1,83 @@
+"""The network time of a command: every Hub call runs under one deadline (FAIRPAIRS_HUB_TIMEOUT, 60 s by default) and ends in one NetworkError line naming what was asked, never a hang."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from fairpairs.errors import NetworkError
+
+
+# ------------------------------------------------------------------------------------ network
+HUB_TIMEOUT_ENV = "FAIRPAIRS_HUB_TIMEOUT"
+DEFAULT_HUB_TIMEOUT = 60.0
+_spent = 0.0       # seconds this command has spent in Hub calls so far
+_armed = False
+
+
+def reset_network_time() -> None:
+    """Start a new command's network time (the CLI calls this once per command)."""
+    global _spent
+    _spent = 0.0
+
+
+def hub_timeout() -> float:
+    """Seconds all Hub calls of one command may take together (FAIRPAIRS_HUB_TIMEOUT, default 60)."""
+    raw = os.environ.get(HUB_TIMEOUT_ENV, "").strip()
+    if not raw:
+        return DEFAULT_HUB_TIMEOUT
+    try:
+        value = float(raw)
+    except ValueError:
+        value = float("nan")
+    if not value > 0 or value == float("inf"):
+        raise NetworkError(f"{HUB_TIMEOUT_ENV}={raw!r}: expected a number of seconds > 0")
+    return value
+
+
+class _Deadline(BaseException):
+    """Raised by the alarm; a BaseException so that no library's `except Exception` swallows it."""
+
+
+def _on_alarm(signum, frame):
+    raise _Deadline()
+
+
+def _endpoint() -> str:
+    return os.environ.get("HF_ENDPOINT") or "https://huggingface.co"
+
+
+@contextmanager
+def network_deadline(what: str | tuple = "the Hub", source: str | os.PathLike | None = None):
+    """Run Hub calls under the command's remaining network time; past it, NetworkError naming `what`
+    (text, or the parts of a message: ``(Param("model"), " gpt2")``). A `source`
+    that is a local file or folder needs no network and is not timed. Where there is no SIGALRM
+    (Windows, a worker thread) the calls run unbounded by this, with the libraries' own
+    per-request timeouts."""
+    global _spent, _armed
+    can = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+    local = source is not None and Path(source).expanduser().exists()
+    if _armed or not can or local:
+        yield
+        return
+    start = time.monotonic()
+    left = hub_timeout() - _spent
+    where = what if isinstance(what, tuple) else (what,)
+    if left <= 0:
+        raise NetworkError(*where, f": no network time left ({HUB_TIMEOUT_ENV}={hub_timeout():g} s in total)")
+    previous = signal.signal(signal.SIGALRM, _on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, left, 0.5)   # and again every 0.5 s until the calls end
+    _armed = True
+    try:
+        yield
+    except _Deadline:
+        raise NetworkError(*where, f": the Hugging Face Hub ({_endpoint()}) did not answer within "
+                           f"{hub_timeout():g} s ({HUB_TIMEOUT_ENV})") from None
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+        _armed = False
+        _spent += time.monotonic() - start
