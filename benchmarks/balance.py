@@ -16,7 +16,7 @@ For every paradigm, the original set is drawn once and the debiased set once per
              the same stratum nearest in frequency, else a fresh draw of the same stratum)
   default    matched + picks that aim at the first-drawn bad word's frequency (fairpairs' default)
 
-The balance figures are those of `fairpairs balance` (fairpairs.analysis.balance_report, computed from the
+The balance figures are those of `fairpairs balance` (fairpairs.control.balance_report, computed from the
 written records): SMD of the good sentences' critical-word Zipf and word count (target |SMD| <= 0.1),
 the largest TVD of a slot feature and of the template variants (<= 0.1), context retention and the
 distinct-word ratio (>= 0.7, mean >= 0.9). `--upper-bound N` counts, for N first-drawn contexts per
@@ -101,7 +101,7 @@ def main() -> None:
     import numpy as np
     from tqdm import tqdm
 
-    from fairpairs.analysis.balance_report import LOW_DIVERSITY, SMD_LIMIT, TVD_LIMIT, SlotFeatures, paradigm_balance
+    from fairpairs.control.balance_report import LOW_DIVERSITY, SMD_LIMIT, TVD_LIMIT, SlotFeatures, paradigm_balance
     from fairpairs.control.loop import generate_debiased, generate_original
     from fairpairs.generation.sampler import Sampler
     from fairpairs.generation.grammar import select_paradigms

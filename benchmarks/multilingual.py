@@ -117,7 +117,7 @@ def report_generated(lang: str, run: Path, clams: Path, pairs: int) -> list[str]
                  f"(CLAMS: 50.0%)")
     bal = {u: e["balance"] for u, e in manifest["paradigms"].items()}
     worst = {k: max(bal, key=lambda u: abs(bal[u][k] or 0)) for k in ("smd_zipf_good", "smd_words_good")}
-    from fairpairs.analysis.balance_report import overall
+    from fairpairs.control.balance_report import overall
 
     pooled = overall(orig, deb, bal, "fr" if lang == "fr" else "de")
     lines.append(f"- balance, debiased vs original: pooled SMD Zipf {pooled['smd_zipf_good']:+.3f}, words "
@@ -222,7 +222,7 @@ def smollm2(runs: dict[str, Path], n: int) -> list[str]:
     import pandas as pd
 
     import fairpairs as fp
-    from fairpairs.analysis.stats import wilson
+    from fairpairs.stats import wilson
 
     scorer = fp.Scorer.from_pretrained("smollm2-135m")
     lines = ["| language | construction | original acc [95% CI] | debiased acc [95% CI] | n |", "|---|---|---|---|---|"]

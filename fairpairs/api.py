@@ -235,7 +235,7 @@ def generate_run(out: str | os.PathLike, paradigms: str | Iterable[str] = "all",
     for m in cfg.models:                    # an unknown tokenizer fails before any work
         LengthMeter(m)
     vocab = _vocabulary(vocab)      # (None: the paradigms' language's bundled table)
-    from fairpairs.suggest import check_paradigm_names
+    from fairpairs.generation.grammar import check_paradigm_names
 
     check_paradigm_names(paradigms, grammars)
     voc, chosen = select_paradigms(paradigms, phenomenon, grammars, vocab=vocab)
@@ -353,7 +353,7 @@ def audit(data, models: Iterable[str] | str = DEFAULT_MODELS, *, columns=None,
     and tokenizer, n_pairs, n_equal (A=U), n_good_longer (A>U), n_good_shorter (A<U),
     share_unequal and the len(bad) - len(good) range. With `distribution`, returns (summary,
     distribution of len(bad) - len(good) per paradigm). `format`: the dataset's format for a
-    path (auto, blimp, clams, multiblimp, zhoblimp; `fairpairs.io.readers`). `models`: the models
+    path (auto, blimp, clams, multiblimp, zhoblimp; `fairpairs.analysis.readers`). `models`: the models
     whose tokenizers measure the lengths (`tokenizers`: its old name, deprecated)."""
     models = check.renamed("audit", deprecated, models=(models, DEFAULT_MODELS))["models"]
     report = audit_report(data, models, columns=columns, format=format)
@@ -384,7 +384,7 @@ def audit_report(data, models: Iterable[str] | str = DEFAULT_MODELS, *, columns=
     if not names:
         raise UsageError(Param("models"), ": give at least one tokenizer")
     if isinstance(data, (str, os.PathLike)):
-        from fairpairs.io.readers import read
+        from fairpairs.analysis.readers import read
 
         sets = read(check.path(data, "data", error=DatasetError, what="file or folder"), format, columns)
     elif format not in ("auto", "blimp"):

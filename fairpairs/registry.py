@@ -87,8 +87,8 @@ PLL_VARIANTS = Registry("pseudo-log-likelihood variant", "pll", {
     "sentence_l2r": "fairpairs.scoring.encoding:SENTENCE_L2R",
 })
 READERS = Registry("dataset format", "format", {
-    "blimp": "fairpairs.io.readers:read_blimp",
-    "clams": "fairpairs.io.readers:read_clams",
-    "multiblimp": "fairpairs.io.readers:read_multiblimp",
-    "zhoblimp": "fairpairs.io.readers:read_zhoblimp",
+    "blimp": "fairpairs.analysis.readers:read_blimp",
+    "clams": "fairpairs.analysis.readers:read_clams",
+    "multiblimp": "fairpairs.analysis.readers:read_multiblimp",
+    "zhoblimp": "fairpairs.analysis.readers:read_zhoblimp",
 })

@@ -1,7 +1,9 @@
 """"Did you mean ...?" for names a user types: tokenizers, models, paradigms (difflib).
 
-Only the standard library is imported here; the candidate lists are built when an error is being
-reported, never on the normal path.
+Only the standard library is imported here; the candidate lists are built by the stage that knows
+them (`fairpairs.control.catalogue.tokenizer_names`, `model_names`;
+`fairpairs.generation.grammar.check_paradigm_names`) when an error is being reported, never on the
+normal path.
 """
 
 from __future__ import annotations
@@ -22,51 +24,3 @@ def did_you_mean(name: str, candidates, n: int = 3) -> str:
     longer = [c for c in shown if c.startswith(key) and c != key]     # "bert-base" -> bert-base-cased, -uncased
     hits = [shown[h] for h in dict.fromkeys(sorted(longer, key=len)[:n] + hits)][:n]
     return f" (did you mean {' or '.join(hits)}?)" if hits else ""
-
-
-def tokenizer_names() -> list[str]:
-    """Every tokenizer name that resolves without the Hub: bundled names and aliases, files of
-    pinned packages, the SmolLM2 aliases, presets and the names of the local tokenizer map."""
-    from fairpairs.control.packaged import PACKAGED
-    from fairpairs.control.sources import BUNDLED, PRESET_PREFIX, PRESETS, SMOLLM2_ALIASES, _load_map
-
-    names = [*BUNDLED, *(row.name for row in PACKAGED.values()), *sorted(SMOLLM2_ALIASES),
-             *(PRESET_PREFIX + p for p in PRESETS)]
-    try:
-        mapping, _ = _load_map()
-    except Exception:     # a broken map is reported by its own error
-        mapping = None
-    return names + list(mapping or {})
-
-
-def model_names() -> list[str]:
-    """Model names that load without the network: the SmolLM2 aliases and the Hub cache's models."""
-    from fairpairs.control.sources import SMOLLM2_ALIASES
-
-    names = sorted(SMOLLM2_ALIASES)
-    try:
-        from huggingface_hub import scan_cache_dir
-
-        names += [r.repo_id for r in scan_cache_dir().repos if r.repo_type == "model"]
-    except Exception:     # no cache: nothing cached to suggest
-        pass
-    return names
-
-
-def check_paradigm_names(spec, grammars) -> None:
-    """A paradigm UID that is not there, with the closest known UIDs ("did you mean"); the other
-    checks of `paradigms` are `select_paradigms`'s."""
-    from fairpairs.errors import Param, UsageError
-    from fairpairs.generation.grammar import paradigm_index
-
-    if not isinstance(spec, (str, list, tuple)) or spec in ("all", "standard"):
-        return
-    names = [u.strip() for u in (spec.split(",") if isinstance(spec, str) else spec) if isinstance(u, str) and u.strip()]
-    try:
-        known = set(paradigm_index(grammars))
-    except Exception:     # a bad grammars folder is select_paradigms' error
-        return
-    for u in names:
-        hint = did_you_mean(u, known) if u not in known and not u.endswith("/all") else ""
-        if hint:
-            raise UsageError(Param("paradigms"), f": unknown paradigm {u}{hint} (see `fairpairs paradigms`)")

@@ -17,7 +17,7 @@ import pytest
 from wordfreq import zipf_frequency
 
 import fairpairs as fp
-from fairpairs.analysis.balance_report import SlotFeatures, paradigm_balance
+from fairpairs.control.balance_report import SlotFeatures, paradigm_balance
 from fairpairs.control.loop import generate_debiased
 from fairpairs.generation.sampler import Sampler
 from fairpairs.generation.grammar import load_paradigm
@@ -253,7 +253,7 @@ def test_balance_command_and_its_errors(run, tmp_path, capsys):
 def test_missing_words_most_used_first_and_cut():
     from collections import Counter
 
-    from fairpairs.analysis.balance_report import _missing_words
+    from fairpairs.control.balance_report import _missing_words
 
     original = Counter({"ox": 5, "oxen": 5, "cactus": 2, "cacti": 2, "man": 9, **{f"w{i}": 1 for i in range(9)}})
     debiased = Counter({"man": 7})

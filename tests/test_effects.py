@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fairpairs.analysis import stats
+from fairpairs import stats
 from fairpairs.analysis.effects import attach_draws, decompose, effects_table, headline_table, match_units
 from fairpairs.analysis.evaluation import analyse, pair_scores
 from fairpairs.analysis.report import headline_markdown

@@ -1,5 +1,5 @@
 """`fairpairs audit` on other languages' datasets: CLAMS evalsets, MultiBLiMP's data.tsv and
-ZhoBLiMP-style jsonl (fairpairs.io.readers), the pairs equal under every tokenizer, and `--select`
+ZhoBLiMP-style jsonl (fairpairs.analysis.readers), the pairs equal under every tokenizer, and `--select`
 (row ids and the balance report). Fixtures: tests/fixtures/{clams,multiblimp,zhoblimp} (sources
 and licences there). Expected token counts come from the `tokenizers` library reading the bundled
 GPT-2 and BERT files directly (a peer reader, not fairpairs' LengthMeter)."""
@@ -13,7 +13,7 @@ from tokenizers import Tokenizer
 import fairpairs as fp
 from fairpairs.cli import main
 from fairpairs.errors import DatasetError
-from fairpairs.io.readers import detect, read
+from fairpairs.analysis.readers import detect, read
 
 FIX = Path(__file__).parent / "fixtures"
 ASSETS = Path(fp.__file__).parent / "assets" / "tokenizers"

@@ -1,11 +1,11 @@
-"""fairpairs.analysis.stats against published and hand-computed figures."""
+"""fairpairs.stats against published and hand-computed figures."""
 
 import math
 
 import numpy as np
 import pytest
 
-from fairpairs.analysis import stats
+from fairpairs import stats
 
 
 def test_wilson_matches_the_closed_form_worked_by_hand():

@@ -26,7 +26,7 @@ sentence's text, the k-th occurrence in one set with the k-th in the other.
 
 Accuracy follows `fairpairs.analysis.evaluation`: a pair is correct when its good sentence scores strictly
 higher; a tie is not correct and stays in the denominator (for the paired test a tie counts as
-not correct too). Intervals (`fairpairs.analysis.stats`, 95%): Wilson for every accuracy; for `length`, the
+not correct too). Intervals (`fairpairs.stats`, 95%): Wilson for every accuracy; for `length`, the
 paired percentile bootstrap over matched contexts with the exact McNemar p-value; for `change`,
 `selection` and `remainder` (differences of overlapping, not paired, sets of pairs), one percentile
 bootstrap over units (a matched context, an original-only or a debiased-only pair) resampled within
@@ -41,7 +41,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from fairpairs.analysis import stats
+from fairpairs import stats
 from fairpairs.analysis.length_audit import ALL
 
 ORIGINAL, DEBIASED = "original", "debiased"
@@ -130,7 +130,7 @@ def _joint_intervals(o, d, m, seed, resamples):
     """Bootstrap intervals of change, selection and remainder from the same resamples of units,
     resampled within their kind (matched, original only, debiased only), so that every resample
     has the sets' sizes. The figures depend only on how many units of each outcome were drawn, so
-    the units are resampled as counts (`fairpairs.analysis.stats.bootstrap_counts`): kinds 0-3 matched with
+    the units are resampled as counts (`fairpairs.stats.bootstrap_counts`): kinds 0-3 matched with
     (original, debiased) outcome (0,0), (0,1), (1,0), (1,1); 4-5 original only with 0, 1; 6-7
     debiased only with 0, 1."""
     has_o, has_d = ~np.isnan(o), ~np.isnan(d)
@@ -257,7 +257,7 @@ def attach_draws(sets: dict[str, pd.DataFrame], data) -> dict[str, pd.DataFrame]
         return sets
     out = dict(sets)
     if isinstance(data, (str, os.PathLike)) and (Path(data) / ORIGINAL).is_dir():
-        from fairpairs.analysis.balance_report import read_run
+        from fairpairs.control.balance_report import read_run
 
         original, debiased, _ = read_run(data)
         for name, rows in ((ORIGINAL, original), (DEBIASED, debiased)):

@@ -166,7 +166,7 @@ def evaluation_data(data, models: list[str], load_sets, generate_run, *, run_dir
     sets = attach_draws(load_sets(data), data)   # matched contexts by draw where the data says which
     prepared = Prepared(data, models, sets, check=not lines and is_run_folder(data))
     if is_run_folder(data):
-        from fairpairs.analysis.balance_report import balance
+        from fairpairs.control.balance_report import balance
 
         try:
             prepared.balance = balance(data)

@@ -293,7 +293,7 @@ def select_balanced(sets: dict[str, pd.DataFrame], lengths: dict[str, dict[str, 
     a selected subset is a selection, so it says what the selection changed: word frequency, word
     and character counts, distinct words, per group). `language`: wordfreq's code for the
     frequencies."""
-    from fairpairs.analysis.balance_report import balance_table
+    from fairpairs.control.balance_report import balance_table
 
     ids, reports = [], []
     for set_name, pairs in sets.items():

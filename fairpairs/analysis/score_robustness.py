@@ -30,7 +30,7 @@ import pandas as pd
 from fairpairs.analysis.length_audit import SPLITS, split_label
 from fairpairs.analysis.evaluation import Settings, cached_scores
 from fairpairs.scoring import normalize as nz
-from fairpairs.analysis.stats import bootstrap, paired, wilson
+from fairpairs.stats import bootstrap, paired, wilson
 
 SCORES = ("lp", "mean_lp", "pen_lp", "slor", "morcela", "slln_lp", "tc_lp", "tcf_lp", "word_lp", "word_mean_lp",
           "centered_lp", "entropy_lp")

@@ -24,7 +24,7 @@ def balance(run_dir, out, grammar_dir, vocab_path):
     (TVD) of a slot feature and of the template variants; the distinct-word ratio and context
     retention. |SMD| or TVD above 0.1 and a distinct-word ratio below 0.7 are flagged (*).
     """
-    from fairpairs.analysis.balance_report import balance as report
+    from fairpairs.control.balance_report import balance as report
     from fairpairs.errors import Param, OutputError
     from fairpairs.io.files import atomic_write, check_output_file
 
@@ -42,7 +42,7 @@ def print_balance(table, title) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from fairpairs.analysis.balance_report import ALL, LOW_DIVERSITY, SMD_LIMIT, TVD_LIMIT, summary
+    from fairpairs.control.balance_report import ALL, LOW_DIVERSITY, SMD_LIMIT, TVD_LIMIT, summary
 
     def smd(v):
         return "-" if v is None or v != v else f"{v:+.2f}" + ("*" if abs(v) > SMD_LIMIT else "")

@@ -127,3 +127,32 @@ def _presets() -> list[dict]:
         detail = "; ".join(f"{', '.join(ns)}: {r}" if len(ns) < len(names) else r for r, ns in reasons.items())
         out.append(_row(PRESET_PREFIX + key, "preset", ", ".join(names), status, detail))
     return out
+
+
+def tokenizer_names() -> list[str]:
+    """Every tokenizer name that resolves without the Hub: bundled names and aliases, files of
+    pinned packages, the SmolLM2 aliases, presets and the names of the local tokenizer map."""
+    from fairpairs.control.packaged import PACKAGED
+    from fairpairs.control.sources import BUNDLED, PRESET_PREFIX, PRESETS, SMOLLM2_ALIASES, _load_map
+
+    names = [*BUNDLED, *(row.name for row in PACKAGED.values()), *sorted(SMOLLM2_ALIASES),
+             *(PRESET_PREFIX + p for p in PRESETS)]
+    try:
+        mapping, _ = _load_map()
+    except Exception:     # a broken map is reported by its own error
+        mapping = None
+    return names + list(mapping or {})
+
+
+def model_names() -> list[str]:
+    """Model names that load without the network: the SmolLM2 aliases and the Hub cache's models."""
+    from fairpairs.control.sources import SMOLLM2_ALIASES
+
+    names = sorted(SMOLLM2_ALIASES)
+    try:
+        from huggingface_hub import scan_cache_dir
+
+        names += [r.repo_id for r in scan_cache_dir().repos if r.repo_type == "model"]
+    except Exception:     # no cache: nothing cached to suggest
+        pass
+    return names

@@ -104,7 +104,7 @@ def paradigm_manifest(sets: ParadigmSets, original: list[dict], debiased: list[d
                       meters: list[LengthMeter]) -> ParadigmEntry:
     """A paradigm's entry in the run manifest: how each set was drawn, and their balance, computed
     from the rows as written (`original`, `debiased`: jsonl rows)."""
-    from fairpairs.analysis.balance_report import LOW_DIVERSITY, SlotFeatures, paradigm_balance
+    from fairpairs.control.balance_report import LOW_DIVERSITY, SlotFeatures, paradigm_balance
     from fairpairs.generation.languages import get_language
 
     p = sets.paradigm

@@ -43,7 +43,8 @@ def _load(src: TokenizerSource):
     except NetworkError as exc:
         if src.kind != "hub":
             raise
-        from fairpairs.suggest import did_you_mean, tokenizer_names
+        from fairpairs.control.catalogue import tokenizer_names
+        from fairpairs.suggest import did_you_mean
 
         raise exc.appended(did_you_mean(name, tokenizer_names())) from None
     except TokenizerError:
@@ -55,7 +56,8 @@ def _load(src: TokenizerSource):
                              f"{_first_line(exc)}{hint}") from None
     except Exception as exc:  # transformers raises OSError, ValueError, HTTP errors ...
         if src.kind == "hub":
-            from fairpairs.suggest import did_you_mean, tokenizer_names
+            from fairpairs.control.catalogue import tokenizer_names
+            from fairpairs.suggest import did_you_mean
 
             raise TokenizerError(
                 Param("models"), f": cannot load tokenizer {name!r}{did_you_mean(name, tokenizer_names())}: not a bundled tokenizer "

@@ -689,3 +689,22 @@ def select_paradigms(spec: str | list[str] = "all", phenomenon: str | None = Non
                                      Param("paradigms", quoted=True), f" belongs to it (theirs: {', '.join(known)})", value=phenomenon)
             raise UsageError(Param("phenomenon"), f": unknown phenomenon {phenomenon!r} (known: {', '.join(known)})")
     return vocab, paradigms
+
+
+def check_paradigm_names(spec, grammars) -> None:
+    """A paradigm UID that is not there, with the closest known UIDs ("did you mean"); the other
+    checks of `paradigms` are `select_paradigms`'s."""
+    from fairpairs.errors import Param, UsageError
+    from fairpairs.suggest import did_you_mean
+
+    if not isinstance(spec, (str, list, tuple)) or spec in ("all", "standard"):
+        return
+    names = [u.strip() for u in (spec.split(",") if isinstance(spec, str) else spec) if isinstance(u, str) and u.strip()]
+    try:
+        known = set(paradigm_index(grammars))
+    except Exception:     # a bad grammars folder is select_paradigms' error
+        return
+    for u in names:
+        hint = did_you_mean(u, known) if u not in known and not u.endswith("/all") else ""
+        if hint:
+            raise UsageError(Param("paradigms"), f": unknown paradigm {u}{hint} (see `fairpairs paradigms`)")

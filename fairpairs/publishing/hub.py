@@ -25,7 +25,7 @@ from pathlib import Path
 
 from fairpairs import __version__
 from fairpairs.analysis.length_audit import dataset_paths
-from fairpairs.analysis.balance_report import LOW_DIVERSITY
+from fairpairs.control.balance_report import LOW_DIVERSITY
 from fairpairs.errors import Param, DatasetError, DatasetNotFoundError, FairpairsWarning, NetworkError, PublishError, UsageError, one_line
 from fairpairs.io.files import MARKER, OutputFolder
 from fairpairs.io.network import network_deadline

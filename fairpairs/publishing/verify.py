@@ -136,7 +136,7 @@ def _check_statistics(rows, published, paradigms, where, result: RunCheck) -> No
                                f"{', '.join(files)}; the manifest is not this run's")
         have = {s: [r for _, r in rows[s][uid]] for s in SETS if uid in rows.get(s, {})}
         if all(s in have for s in SETS):     # the balance report, recomputed from the rows as `generate` did
-            from fairpairs.analysis.balance_report import paradigm_balance
+            from fairpairs.control.balance_report import paradigm_balance
 
             have["balance"] = paradigm_balance(have["original"], have["debiased"])
         for stat, (needed, applies, recount) in RECOUNTED.items():

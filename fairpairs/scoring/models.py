@@ -169,11 +169,13 @@ def load_model(name: str, kind: str | None = None, device: str = "auto", dtype=N
         with network_deadline((Param("model"), f" {name}"), source.path):
             config = AutoConfig.from_pretrained(source.path, **source.kwargs())
     except NetworkError as exc:
-        from fairpairs.suggest import did_you_mean, model_names
+        from fairpairs.control.catalogue import model_names
+        from fairpairs.suggest import did_you_mean
 
         raise exc.appended(did_you_mean(name, model_names())) from None
     except Exception as exc:
-        from fairpairs.suggest import did_you_mean, model_names
+        from fairpairs.control.catalogue import model_names
+        from fairpairs.suggest import did_you_mean
 
         raise ModelError(Param("model"), f" {name}", value=name, reason=f"cannot load the model's config{did_you_mean(name, model_names())}: not a "
                          f"model folder, GGUF file or reachable Hub model ({_first_line(exc)})") from None

@@ -4,7 +4,7 @@ A debiased set answers "how much of a model's accuracy is token-length bias?" on
 from the original set in length balance and nothing else. This module measures the rest, from the
 *written pairs* and the vocabulary (it does not use the control code that made them):
 
-- standardised mean differences (SMD, debiased minus original, `fairpairs.analysis.stats.smd`) of the good
+- standardised mean differences (SMD, debiased minus original, `fairpairs.stats.smd`) of the good
   sentence's critical-word Zipf frequency, word count and character count, of the bad sentence's
   critical-word Zipf (shown, not a target: equalising lengths changes the bad word by design) and
   of the within-pair |ΔZipf|;
@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from fairpairs.analysis import stats
+from fairpairs import stats
 
 SMD_LIMIT = 0.1
 TVD_LIMIT = 0.1
