@@ -22,7 +22,7 @@ from fairpairs.records import PairRecord
 
 
 def with_every_column(data, sets: dict[str, pd.DataFrame], columns: Columns) -> dict[str, pd.DataFrame]:
-    """`sets` (as `fairpairs.api._load_sets` read them from `data`) with every other column of
+    """`sets` (as `fairpairs.api.common._load_sets` read them from `data`) with every other column of
     the input after the four standard ones. The columns the four were made from (the sentence
     columns, UID / the group column, pairID) are not repeated."""
     raw = _raw_sets(data, sets)

@@ -1,0 +1,25 @@
+"""The public Python API: what `import fairpairs as fp` exports (docs/api.md).
+
+    import fairpairs as fp
+    p = fp.load_paradigm("determiner_noun_agreement_1")
+    pairs = fp.generate(p, pairs=50, models=["gpt2", "bert-base-cased"], seed=0)
+    bias = fp.audit(fp.generate(p, pairs=50, seed=0), models=["gpt2"])
+    scores = fp.score_pairs(fp.Scorer.from_pretrained(MODEL), pairs)
+    report = fp.evaluate({"original": orig, "debiased": pairs}, [MODEL])
+
+Every call wraps the modules the CLI uses (run, control, audit, evaluate, scoring): the CLI's
+commands are clients of these functions, so `fp.generate(p, n, tokenizers, seed)` gives exactly
+the pairs `fairpairs generate --seed` writes. Errors are `fairpairs.errors` classes whose
+messages name this module's parameters, by one rule (docs/api.md): a missing file or folder is a
+FileNotFoundError, an argument of the wrong type a TypeError, any other bad input a ValueError
+(`fairpairs.arguments` checks the arguments). Importing this module imports neither torch nor
+pandas; they are imported by the calls that need them.
+"""
+
+from fairpairs.api.common import DEFAULT_MODELS, DEFAULT_NORMALIZE, load_vocabulary
+from fairpairs.api.generation import load_paradigm, paradigms, validate, tokenizers, generate, generate_run
+from fairpairs.api.datasets import load_sets, to_frame, audit, audit_report
+from fairpairs.api.evaluation import score_pairs, evaluate, robustness
+from fairpairs.api.publishing import publish
+
+__all__ = ['DEFAULT_MODELS', 'DEFAULT_NORMALIZE', 'load_vocabulary', 'load_paradigm', 'paradigms', 'validate', 'tokenizers', 'generate', 'generate_run', 'load_sets', 'to_frame', 'audit', 'audit_report', 'score_pairs', 'evaluate', 'robustness', 'publish']

@@ -1,0 +1,142 @@
+"""What the public calls share: defaults, `load_vocabulary`, and the helpers that turn what a caller gives into what the stages take."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Mapping
+
+from fairpairs import arguments as check
+from fairpairs.errors import Param, DatasetError, UsageError, UsageTypeError, VocabularyError
+from fairpairs.records import PairRecord
+
+if TYPE_CHECKING:   # (for readers and type checkers only: nothing heavy is imported at run time)
+    import pandas as pd
+    from fairpairs.generation.vocab import Vocabulary
+
+
+DEFAULT_MODELS = ("gpt2", "bert-base-cased")    # the tokenizers length control equalises by default
+DEFAULT_NORMALIZE = ("lp", "mean_lp", "pen_lp")
+
+
+def _items(value, name: str, what: str = "a list") -> list:
+    """The items of a list-like argument (a TypeError naming `name` for anything else)."""
+    if isinstance(value, (str, bytes, os.PathLike, Mapping)) or not hasattr(value, "__iter__"):
+        raise UsageTypeError(Param(name), f": expected {what}, not {type(value).__name__}")
+    return list(value)
+
+
+def _vocabulary(vocab):
+    if vocab is None or hasattr(vocab, "expressions"):
+        return vocab
+    if isinstance(vocab, (str, os.PathLike)):
+        return load_vocabulary(check.path(vocab, "vocab", error=VocabularyError, what="vocabulary table"))
+    raise UsageTypeError(Param("vocab"), f": expected a Vocabulary or a table path, not {type(vocab).__name__}")
+
+
+def _tokenizer_list(models, default=()) -> list[str]:
+    """The tokenizers of `models` (names, presets expanded), checked."""
+    from fairpairs.control.sources import expand
+
+    if models is None:
+        return list(default)
+    given = check.names(models, "models")
+    if not all(t.strip() for t in given):
+        raise UsageError(Param("models"), f": expected tokenizer names, not {models!r}")
+    dupes = sorted({t for t in given if given.count(t) > 1})   # (a preset may overlap a name: fine)
+    if dupes:
+        raise UsageError(Param("models"), f": {', '.join(dupes)} named twice")
+    return expand(given)
+
+
+def _resolve_models(models) -> None:
+    """Resolve every model name now, so that a path that is not there fails before any other model
+    is loaded; errors name the parameter `models`."""
+    from fairpairs.errors import ModelError
+    from fairpairs.control.sources import resolve_model_name
+
+    for model in models:
+        try:
+            resolve_model_name(model)
+        except ModelError as exc:
+            raise exc.with_param("model", "models") from None
+
+
+def _read_paths(data) -> list[Path]:
+    """The files and folders that reading `data` reads (a path, or a dict of them), which no
+    output may be written into."""
+    from fairpairs.analysis.length_audit import dataset_paths
+
+    if isinstance(data, (str, os.PathLike)):
+        return dataset_paths(data)
+    if isinstance(data, Mapping):
+        return [p for v in data.values() for p in _read_paths(v)]
+    return []
+
+
+def _columns(columns):
+    from fairpairs.analysis.length_audit import Columns
+
+    return Columns() if columns is None else columns
+
+
+def _frame(data, name: str, columns) -> "pd.DataFrame":
+    """One set of pairs (columns uid, pair_id, sentence_good, sentence_bad) from records or a frame."""
+    import pandas as pd
+
+    from fairpairs.analysis.length_audit import PAIR_COLUMNS, _finish, _from_frame, _from_records
+
+    if isinstance(data, pd.DataFrame):
+        if set(PAIR_COLUMNS) <= set(data.columns) and columns.good == "sentence_good" and columns.group is None:
+            return _finish(data, Path(name))
+        return _finish(_from_frame(data, Path(name), columns), Path(name))
+    rows = list(data)
+    if rows and all(isinstance(r, PairRecord) for r in rows):
+        rows = [r.to_dict() for r in rows]
+    if not all(isinstance(r, Mapping) for r in rows):
+        raise UsageError(Param(name), ": expected PairRecords, dicts, a DataFrame or a dataset path")
+    return _finish(_from_records([(i + 1, dict(r)) for i, r in enumerate(rows)], Path(name), columns, unit="item"),
+                   Path(name))
+
+
+def _load_sets(data, columns, name: str, param: str) -> dict[str, "pd.DataFrame"]:
+    """`load_sets`, with errors naming the call's parameter `param` (data, pairs)."""
+    from fairpairs.analysis.length_audit import Columns, load_sets as load_path
+
+    columns = Columns() if columns is None else columns
+    if not isinstance(columns, Columns):
+        raise UsageTypeError(f"columns: expected a fairpairs.analysis.length_audit.Columns, not {type(columns).__name__}")
+    if isinstance(data, Mapping):
+        if not data:
+            raise UsageError(Param(param), ": no sets given")
+        out = {}
+        for key, value in data.items():
+            sub = _load_sets(value, columns, str(key), f"{param}[{key!r}]")
+            if len(sub) != 1:
+                raise UsageError(Param(param), f"[{key!r}]: holds {len(sub)} sets ({', '.join(sub)}); give one set per name")
+            out[str(key)] = next(iter(sub.values()))
+        return out
+    if isinstance(data, (str, os.PathLike)):
+        return load_path(check.path(data, param, error=DatasetError, what="file or folder"), columns)
+    if isinstance(data, (bytes, int, float)) or data is None or not hasattr(data, "__iter__"):
+        raise UsageTypeError(Param(param), f": expected PairRecords, a DataFrame or a dataset path, not {type(data).__name__}")
+    return {name: _frame(data, name, columns)}
+
+
+def _normalize(value) -> tuple[str, ...]:
+    from fairpairs.analysis.evaluation import parse_normalize
+
+    return parse_normalize(value)
+
+
+def _is_scorer(model) -> bool:
+    """A loaded `Scorer` (or anything that scores sentences like one), not a name."""
+    return not isinstance(model, (str, bytes, os.PathLike)) and callable(getattr(model, "score", None))
+
+
+def load_vocabulary(path: str | os.PathLike | None = None) -> "Vocabulary":
+    """The bundled, fixed BLiMP vocabulary table, or a table of your own at `path` (same columns;
+    checked row by row)."""
+    from fairpairs.generation.vocab import load_vocabulary as load
+
+    return load(check.path(path, "path", error=VocabularyError, what="vocabulary table", optional=True))

