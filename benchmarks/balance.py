@@ -104,7 +104,7 @@ def main() -> None:
     from fairpairs.control.balance_report import LOW_DIVERSITY, SMD_LIMIT, TVD_LIMIT, SlotFeatures, paradigm_balance
     from fairpairs.control.loop import generate_debiased, generate_original
     from fairpairs.generation.sampler import Sampler
-    from fairpairs.generation.grammar import select_paradigms
+    from fairpairs.generation.selection import select_paradigms
     from fairpairs.control.sources import expand
     from fairpairs.control.tokenization import LengthMeter
 

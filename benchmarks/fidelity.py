@@ -71,7 +71,7 @@ def load_ours(args) -> tuple[dict[str, list], str]:
 
     from tqdm import tqdm
 
-    from fairpairs.generation.grammar import select_paradigms
+    from fairpairs.generation.selection import select_paradigms
 
     vocab, paradigms = select_paradigms(args.paradigms or "all", None, None)
     ours = {}

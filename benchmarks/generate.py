@@ -28,7 +28,7 @@ REPO = Path(__file__).resolve().parent.parent
 
 def run_once(args) -> dict:
     """Run the job with the fairpairs on sys.path; its figures as a dict."""
-    from fairpairs.generation.grammar import select_paradigms
+    from fairpairs.generation.selection import select_paradigms
     from fairpairs.control.run import RunConfig, generate_run
     from fairpairs.control.sources import expand
     from fairpairs.control.tokenization import LengthMeter

@@ -151,7 +151,7 @@ def equal_pairs_possible(lang: str) -> dict[str, int]:
     import numpy as np
 
     from fairpairs.generation.sampler import Filler, Sampler
-    from fairpairs.generation.grammar import select_paradigms
+    from fairpairs.generation.selection import select_paradigms
     from fairpairs.control.sources import expand
     from fairpairs.control.tokenization import LengthMeter
 

@@ -82,7 +82,7 @@ def main() -> None:
 
     from tqdm import tqdm
 
-    from fairpairs.generation.grammar import select_paradigms
+    from fairpairs.generation.selection import select_paradigms
     from fairpairs.control.loop import generate_debiased, generate_original
     from fairpairs.errors import GrammarError
     from fairpairs.generation.sampler import Sampler
@@ -154,7 +154,7 @@ def real_tokenizers(args) -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     import real_tokenizers as real
 
-    from fairpairs.generation.grammar import select_paradigms
+    from fairpairs.generation.selection import select_paradigms
     from fairpairs.control.balance_report import LOW_DIVERSITY as LOW
     from fairpairs.control.loop import generate_debiased, generate_original
     from fairpairs.generation.sampler import Sampler

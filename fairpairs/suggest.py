@@ -2,7 +2,7 @@
 
 Only the standard library is imported here; the candidate lists are built by the stage that knows
 them (`fairpairs.control.catalogue.tokenizer_names`, `model_names`;
-`fairpairs.generation.grammar.check_paradigm_names`) when an error is being reported, never on the
+`fairpairs.generation.selection.check_paradigm_names`) when an error is being reported, never on the
 normal path.
 """
 

@@ -17,7 +17,8 @@ from tokenizers import Tokenizer
 
 from fairpairs.control.loop import generate_debiased, generate_original
 from fairpairs.generation.sampler import Sampler
-from fairpairs.generation.grammar import grammar_files, load_paradigm
+from fairpairs.generation.grammar import load_paradigm
+from fairpairs.generation.selection import grammar_files
 from fairpairs.control.search import Searcher
 from fairpairs.control.tokenization import LengthMeter
 from fairpairs.control.zoo import train_zoo

@@ -219,7 +219,7 @@ def test_real_blimp_lexically_identical_share(tier, request):
 
 
 def test_generate_original_pairs_equals_the_run_folder(tmp_path):
-    from fairpairs.generation.grammar import select_paradigms
+    from fairpairs.generation.selection import select_paradigms
     from fairpairs.control.run import RunConfig, generate_run
 
     vocab, paradigms = select_paradigms("transitive,adjunct_island", None, None)

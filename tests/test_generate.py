@@ -10,7 +10,8 @@ import pytest
 
 from fairpairs.control.loop import generate_debiased, generate_original
 from fairpairs.generation.sampler import Sampler
-from fairpairs.generation.grammar import grammar_files, load_paradigm
+from fairpairs.generation.grammar import load_paradigm
+from fairpairs.generation.selection import grammar_files
 from fairpairs.control.tokenization import LengthMeter
 from fairpairs.generation.vocab import default_vocabulary
 from references import reference_tokenizer
@@ -73,7 +74,7 @@ def toks(text):
 def template_slots(source):
     import jinja2.meta
 
-    from fairpairs.generation.grammar import template_env
+    from fairpairs.generation.templates import template_env
 
     return jinja2.meta.find_undeclared_variables(template_env().parse(source))
 

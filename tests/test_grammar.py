@@ -164,7 +164,9 @@ def test_plain_templates_render_like_jinja():
     """Templates without Jinja logic skip Jinja2 at render time: same output as Jinja2 itself."""
     import jinja2
 
-    from fairpairs.generation.grammar import PlainTemplate, grammar_files, load_paradigm
+    from fairpairs.generation.grammar import load_paradigm
+    from fairpairs.generation.slots import PlainTemplate
+    from fairpairs.generation.selection import grammar_files
 
     env = jinja2.Environment(undefined=jinja2.StrictUndefined)
     plain = 0
@@ -184,7 +186,7 @@ def test_paradigm_set_matches_blimp():
     per phenomenon, fields from a fixed set, BLiMP's 'syntax/semantics' spelt syntax_semantics."""
     import csv
 
-    from fairpairs.generation.grammar import load_all
+    from fairpairs.generation.selection import load_all
     from references import BLIMP_PARADIGMS
 
     with open(BLIMP_PARADIGMS, newline="", encoding="utf-8") as fh:

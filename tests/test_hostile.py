@@ -359,7 +359,8 @@ def test_draw_budget_fails_fast_and_max_draws_is_a_hard_limit(tmp_path, capsys):
     # every unit of work (a draw or a redraw) is counted against the limit, one by one
     from fairpairs.control.loop import generate_debiased
     from fairpairs.generation.sampler import Sampler
-    from fairpairs.generation.grammar import grammar_files, load_paradigm
+    from fairpairs.generation.grammar import load_paradigm
+    from fairpairs.generation.selection import grammar_files
     from fairpairs.control.tokenization import LengthMeter
     from fairpairs.generation.vocab import default_vocabulary
 

@@ -4,7 +4,9 @@ import pytest
 
 from fairpairs.cli import main
 from fairpairs.errors import GrammarError
-from fairpairs.generation.grammar import grammar_files, load_paradigm, merge
+from fairpairs.generation.grammar import load_paradigm
+from fairpairs.generation.includes import merge
+from fairpairs.generation.selection import grammar_files
 from fairpairs.io.paths import data_dir
 from fairpairs.generation.vocab import default_vocabulary
 

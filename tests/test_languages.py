@@ -8,7 +8,8 @@ import pytest
 
 import fairpairs as fp
 from fairpairs.errors import GrammarError, UsageError, VocabularyError
-from fairpairs.generation.grammar import load_paradigm, paradigm_index, select_paradigms
+from fairpairs.generation.grammar import load_paradigm
+from fairpairs.generation.selection import paradigm_index, select_paradigms
 from fairpairs.generation.languages import Language, get_language, register
 from fairpairs.generation.languages import de, fr
 from fairpairs.generation.vocab import load_vocabulary

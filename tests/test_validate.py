@@ -4,7 +4,8 @@ import pytest
 
 from fairpairs.cli import main
 from fairpairs.errors import GrammarError
-from fairpairs.generation.grammar import Paradigm, load_paradigm, validate
+from fairpairs.generation.grammar import Paradigm, load_paradigm
+from fairpairs.generation.selection import validate
 
 GOOD = """uid: {uid}
 phenomenon: Determiner-noun agreement

@@ -22,7 +22,8 @@ def load_paradigm(paradigm: str | os.PathLike, vocab: "Vocabulary | str | os.Pat
     """A paradigm: a bundled UID (``"determiner_noun_agreement_1"``, see `paradigms()`) or the path
     of a YAML paradigm file. `vocab`: the vocabulary it draws from (a `Vocabulary` or a table
     path; default: the bundled table)."""
-    from fairpairs.generation.grammar import load_paradigm as load, paradigm_index
+    from fairpairs.generation.grammar import load_paradigm as load
+    from fairpairs.generation.selection import paradigm_index
 
     vocab = _vocabulary(vocab)
     if not isinstance(paradigm, (str, os.PathLike)):
@@ -45,7 +46,7 @@ def load_paradigm(paradigm: str | os.PathLike, vocab: "Vocabulary | str | os.Pat
 def paradigms(grammars: str | os.PathLike | None = None, phenomenon: str | None = None) -> list[dict[str, Any]]:
     """Every paradigm of a grammar folder (default: the bundled one), in UID order: one dict per
     paradigm with uid, phenomenon, field, linguistics_term and standard (in BLiMP's 67)."""
-    from fairpairs.generation.grammar import select_paradigms
+    from fairpairs.generation.selection import select_paradigms
 
     check.path(grammars, "grammars", error=GrammarError, what="folder of paradigm files", optional=True)
     check.text(phenomenon, "phenomenon", optional=True)
@@ -57,7 +58,7 @@ def paradigms(grammars: str | os.PathLike | None = None, phenomenon: str | None 
 def validate(paths: Iterable[str | os.PathLike] | None = None, vocab=None):
     """Check paradigm files without generating (`fairpairs validate`): a list of (path, Paradigm)
     for each valid file and (path, error) for each broken one."""
-    from fairpairs.generation.grammar import validate as run
+    from fairpairs.generation.selection import validate as run
 
     if paths is not None:
         given = [paths] if isinstance(paths, (str, os.PathLike)) else \
@@ -127,7 +128,7 @@ def generate_run(out: str | os.PathLike, paradigms: str | Iterable[str] = "all",
     only words seen at least `min_count` (default 1) times in that text file; its per-slot counts
     go to the manifest and to `on_lexicon(table)` before generation. Returns the per-paradigm
     statistics (`RunResult`). (`tokenizers`: the old name of `models`, deprecated.)"""
-    from fairpairs.generation.grammar import select_paradigms
+    from fairpairs.generation.selection import select_paradigms
     from fairpairs.io.files import check_output_folder
     from fairpairs.control.config import RunConfig
     from fairpairs.control.run import generate_run as write_run
@@ -155,7 +156,7 @@ def generate_run(out: str | os.PathLike, paradigms: str | Iterable[str] = "all",
     for m in cfg.models:                    # an unknown tokenizer fails before any work
         LengthMeter(m)
     vocab = _vocabulary(vocab)      # (None: the paradigms' language's bundled table)
-    from fairpairs.generation.grammar import check_paradigm_names
+    from fairpairs.generation.selection import check_paradigm_names
 
     check_paradigm_names(paradigms, grammars)
     voc, chosen = select_paradigms(paradigms, phenomenon, grammars, vocab=vocab)

@@ -158,7 +158,7 @@ def print_table(result, out: Path) -> None:
               help="Folder of paradigm files [default: the bundled grammars/].")
 def paradigms(verbose, phenomenon, grammar_dir):
     """List the paradigms (one UID per line)."""
-    from fairpairs.generation.grammar import select_paradigms
+    from fairpairs.generation.selection import select_paradigms
 
     _, ps = select_paradigms("all", phenomenon, grammar_dir, standard_only=bool(phenomenon))
     for p in ps:

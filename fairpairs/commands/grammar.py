@@ -17,7 +17,7 @@ def validate(files, vocab_path):
     With no FILES: the bundled paradigms. Prints one line per broken file (file: field: problem)
     and exits 1, or a one-line OK summary.
     """
-    from fairpairs.generation.grammar import validate as validate_files
+    from fairpairs.generation.selection import validate as validate_files
     from fairpairs.generation.vocab import load_vocabulary
 
     vocab = load_vocabulary(vocab_path) if vocab_path else None   # None: each paradigm's language's table

@@ -442,7 +442,8 @@ def _features(original: dict[str, list], files: dict, grammars, vocab) -> tuple[
     from pathlib import Path
 
     from fairpairs.errors import Param, FairpairsError
-    from fairpairs.generation.grammar import load_paradigm, paradigm_index, paradigm_language
+    from fairpairs.generation.grammar import load_paradigm
+    from fairpairs.generation.selection import paradigm_index, paradigm_language
     from fairpairs.generation.languages import get_language
     from fairpairs.io.paths import data_dir
     from fairpairs.generation.vocab import default_vocabulary, load_vocabulary

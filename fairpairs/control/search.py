@@ -27,7 +27,7 @@ from functools import cache
 import numpy as np
 
 from fairpairs.generation.sampler import Filler, Pair, Sampler, words
-from fairpairs.generation.grammar import cap_first, finish_sentence
+from fairpairs.generation.templates import cap_first, finish_sentence
 from fairpairs.control.tokenization import LengthMeter
 
 SENTINEL = "\x01"
@@ -476,7 +476,7 @@ class Searcher:
 def _moved(p) -> list[str]:
     """The slots a reordering moves: named by both plain templates at different places (every slot
     both name, for Jinja templates)."""
-    from fairpairs.generation.grammar import PlainTemplate
+    from fairpairs.generation.slots import PlainTemplate
 
     if isinstance(p.good_template, PlainTemplate) and isinstance(p.bad_template, PlainTemplate):
         good, bad = p.good_template.parts[1::2], p.bad_template.parts[1::2]

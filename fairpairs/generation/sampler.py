@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from fairpairs.generation.grammar import Paradigm, PlainTemplate, SlotSpec
+from fairpairs.generation.grammar import Paradigm
+from fairpairs.generation.slots import PlainTemplate, SlotSpec
 from fairpairs.records import PairRecord
 from fairpairs.generation.vocab import Vocabulary
 
@@ -93,7 +94,7 @@ def _branch_slots(paradigm: Paradigm) -> tuple[str, ...] | None:
     shows depends on their values alone); None otherwise."""
     import jinja2.nodes as jn
 
-    from fairpairs.generation.grammar import template_env
+    from fairpairs.generation.templates import template_env
 
     names: set[str] = set()
     nodes = [n for source in (paradigm.good_source, paradigm.bad_source)

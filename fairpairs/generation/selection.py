@@ -1,0 +1,159 @@
+"""Which paradigm files there are and which a run takes: the index of a grammars folder (and its language sub-folders), `select_paradigms` (all, UIDs, fr/all, a phenomenon), `validate`, and the did-you-mean check of paradigm names."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable
+from fairpairs.errors import Param, FairpairsError, GrammarError, GrammarNotFoundError
+from fairpairs.io.paths import data_dir
+from fairpairs.generation.vocab import Vocabulary, default_vocabulary
+from fairpairs.generation.grammar import Paradigm, load_paradigm
+from fairpairs.generation.includes import read_with_includes
+
+
+def paradigm_language(path: str | Path) -> str:
+    """The language code a paradigm file declares (`en` when it says none)."""
+    code = read_with_includes(Path(path)).get("language", "en")
+    return code if isinstance(code, str) else "en"
+
+
+def grammar_files(directory: str | Path | None = None) -> list[Path]:
+    """The paradigm files of a folder (default: the bundled grammars/); files whose name starts
+    with _ (shared definitions such as _common.yaml) are include files, not paradigms."""
+    d = Path(directory) if directory else data_dir("grammars")
+    if not d.exists():
+        raise GrammarNotFoundError(f"{d}: no such folder of paradigm files")
+    if not d.is_dir():
+        raise GrammarError(f"{d}: is a file, not a folder of paradigm files")
+    files = sorted(p for p in d.glob("*.yaml") if not p.name.startswith("_"))
+    if not files:
+        raise GrammarError(f"{d}: no paradigm files (*.yaml) in this folder")
+    return files
+
+
+def language_folders(directory: str | Path | None = None) -> list[Path]:
+    """The sub-folders of a grammar folder (default: the bundled grammars/) that hold paradigms of
+    another language (grammars/fr/, grammars/de/): every sub-folder not starting with _ or ."""
+    d = Path(directory) if directory else data_dir("grammars")
+    if not d.is_dir():
+        return []
+    return sorted(p for p in d.iterdir() if p.is_dir() and not p.name.startswith(("_", "."))
+                  and any(f.suffix == ".yaml" for f in p.iterdir()))
+
+
+def paradigm_index(directory: str | Path | None = None) -> dict[str, Path]:
+    """Every paradigm a name can address in a grammar folder: `uid` for the folder's own files and
+    for those of its language sub-folders (a uid of the folder itself wins), and `<sub>/<uid>`."""
+    index = {}
+    for sub in language_folders(directory):
+        for f in grammar_files(sub):
+            index[f"{sub.name}/{f.stem}"] = f
+            index.setdefault(f.stem, f)
+    top = Path(directory) if directory else data_dir("grammars")
+    if any(top.glob("*.yaml")):
+        index.update({f.stem: f for f in grammar_files(directory)})
+    return index
+
+
+def load_all(directory: str | Path | None = None, vocab: Vocabulary | None = None) -> dict[str, Paradigm]:
+    """Every paradigm of a grammar folder, by UID."""
+    return {p.stem: load_paradigm(p, vocab) for p in grammar_files(directory)}
+
+
+def validate(paths: Iterable[str | Path] | None = None, vocab: Vocabulary | None = None
+             ) -> list[tuple[Path, Paradigm | FairpairsError]]:
+    """Check paradigm files without generating: each is loaded exactly as generation loads it
+    (schema, includes, vocabulary columns and values, templates, satisfiability of every slot).
+
+    `paths`: files or folders (a folder means its paradigm files); default: the bundled
+    paradigms. Returns (path, Paradigm) for a valid file and (path, error) for a broken one."""
+    files: list[Path] = []
+    bundled = [data_dir("grammars"), *language_folders()]   # the English paradigms, then fr/, de/ ...
+    for p in bundled if paths is None else [Path(x) for x in paths]:
+        files.extend(grammar_files(p) if p.is_dir() else [p])
+    out: list[tuple[Path, Paradigm | FairpairsError]] = []
+    for f in files:
+        try:
+            out.append((f, load_paradigm(f, vocab)))
+        except FairpairsError as exc:
+            out.append((f, exc))
+    return out
+
+
+def select_paradigms(spec: str | list[str] = "all", phenomenon: str | None = None,
+                     grammar_dir: str | Path | None = None, *, standard_only: bool = True,
+                     vocab: Vocabulary | None = None) -> tuple[Vocabulary, list[Paradigm]]:
+    """The vocabulary and the paradigms named by `spec` ("uid,uid", a list of UIDs, "all" or
+    "standard"), optionally only those of `phenomenon`; with "all", only the standard ones unless
+    `standard_only` is False. A name may address a language sub-folder of the grammar folder:
+    "fr/all" (its paradigms), "fr/<uid>", or a uid found there. Without `vocab`, the paradigms'
+    language's bundled table (one language per selection). Errors name the parameters
+    `paradigms` and `phenomenon`."""
+    from fairpairs.errors import UsageError
+
+    index = paradigm_index(grammar_dir)
+    every = isinstance(spec, str) and spec in ("all", "standard")
+    if every:
+        files = {p.stem: p for p in grammar_files(grammar_dir)}
+        chosen = sorted(files)
+    else:
+        names = spec.split(",") if isinstance(spec, str) else list(spec)
+        names = [u.strip() for u in names if u.strip()]
+        if not names:
+            raise UsageError(Param("paradigms"), f": {spec!r} names no paradigm (give uid,uid or 'all')")
+        subs = {d.name: d for d in language_folders(grammar_dir)}
+        whole = {u for u in names if u.partition("/")[2] in ("all", "standard") and u.partition("/")[0] in subs}
+        unknown = [u for u in names if u not in index and u not in whole]
+        if unknown:
+            folders = ", ".join(f"{d}/all" for d in subs)
+            raise UsageError(Param("paradigms"), f": unknown paradigm(s) {', '.join(unknown)} (see `fairpairs paradigms`"
+                             f"{'; language folders: ' + folders if folders else ''})")
+        found = [(f.stem, f) for u in names for f in
+                 (grammar_files(subs[u.partition("/")[0]]) if u in whole else [index[u]])]
+        chosen = [stem for stem, _ in found]
+        dupes = sorted({u for u in chosen if chosen.count(u) > 1})
+        if dupes:
+            raise UsageError(Param("paradigms"), f": {', '.join(dupes)} named twice")
+        files = dict(found)
+    if vocab is None:
+        codes = sorted({paradigm_language(files[u]) for u in chosen})
+        if len(codes) > 1:
+            raise UsageError(Param("paradigms"), f": paradigms of several languages ({', '.join(codes)}) in one selection; "
+                             f"generate each language on its own")
+        vocab = default_vocabulary(codes[0] if codes else "en")
+    paradigms = [load_paradigm(files[u], vocab) for u in chosen]
+    if every and standard_only:
+        paradigms = [p for p in paradigms if p.standard]
+    if phenomenon:
+        norm = phenomenon.strip().lower().replace("_", " ").replace("-", " ")
+        known = sorted({p.phenomenon for p in paradigms})
+        paradigms = [p for p in paradigms if p.phenomenon.lower().replace("-", " ") == norm]
+        if not paradigms:
+            if not every:
+                lang = paradigm_language(files[chosen[0]])     # every paradigm file of the selection's language
+                same = {f for f in index.values() if paradigm_language(f) == lang}
+                all_phen = {load_paradigm(f, vocab).phenomenon for f in same}
+                if any(ph.lower().replace("-", " ") == norm for ph in all_phen):
+                    raise UsageError(Param("phenomenon"), f" {phenomenon!r}: none of the paradigms named by ",
+                                     Param("paradigms", quoted=True), f" belongs to it (theirs: {', '.join(known)})", value=phenomenon)
+            raise UsageError(Param("phenomenon"), f": unknown phenomenon {phenomenon!r} (known: {', '.join(known)})")
+    return vocab, paradigms
+
+
+def check_paradigm_names(spec, grammars) -> None:
+    """A paradigm UID that is not there, with the closest known UIDs ("did you mean"); the other
+    checks of `paradigms` are `select_paradigms`'s."""
+    from fairpairs.errors import Param, UsageError
+    from fairpairs.suggest import did_you_mean
+
+    if not isinstance(spec, (str, list, tuple)) or spec in ("all", "standard"):
+        return
+    names = [u.strip() for u in (spec.split(",") if isinstance(spec, str) else spec) if isinstance(u, str) and u.strip()]
+    try:
+        known = set(paradigm_index(grammars))
+    except Exception:     # a bad grammars folder is select_paradigms' error
+        return
+    for u in names:
+        hint = did_you_mean(u, known) if u not in known and not u.endswith("/all") else ""
+        if hint:
+            raise UsageError(Param("paradigms"), f": unknown paradigm {u}{hint} (see `fairpairs paradigms`)")
