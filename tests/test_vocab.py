@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from fairpairs.errors import VocabularyError
-from fairpairs.generation.vocab import Vocabulary, default_vocabulary, parse_dnf
+from fairpairs.generation.vocab import Vocabulary, default_vocabulary
+from fairpairs.generation.restrictions import parse_dnf
 from references import VOCABULARY_SHA256, VOCABULARY_TABLE, sha256
 
 

@@ -10,7 +10,8 @@ import jinja2
 import jinja2.meta
 import numpy as np
 from fairpairs.errors import GrammarError, VocabularyError
-from fairpairs.generation.vocab import RESTRICTION_COLUMNS, Vocabulary
+from fairpairs.generation.vocab import Vocabulary
+from fairpairs.generation.restrictions import RESTRICTION_COLUMNS
 from fairpairs.generation.templates import template_env
 
 

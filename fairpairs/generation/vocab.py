@@ -20,38 +20,12 @@ from typing import Mapping
 
 import numpy as np
 import pandas as pd
-import yaml
 
 from fairpairs.errors import FixTargetError, VocabularyError, one_line
-from fairpairs.io.reading import read_text, reading
+from fairpairs.io.reading import reading
 from fairpairs.io.paths import data_dir
-
-RESTRICTION_COLUMNS = ("arg_1", "arg_2", "arg_3", "arg_clause")
-VERB_FORM_COLUMNS = ("finite", "bare", "pres", "past", "ing", "en", "3sg")
-
-Dnf = tuple[tuple[tuple[str, str], ...], ...]
-
-# vocab/blimp_vocabulary.csv as fixes.yaml was written for it (a test checks the bundled file)
-BUNDLED_TABLE = "blimp_vocabulary.csv"
-BUNDLED_SHA256 = "02235400b2d9c8a8ae56f58318f7b93accea439189d709c766d0649845d8b182"
-BUNDLED_ROWS = 4216
-
-
-def parse_dnf(text: str) -> Dnf:
-    """'a=1^b=2;c=' -> ((('a','1'),('b','2')), (('c',''),)). Empty text -> () (no restriction)."""
-    text = text.strip()
-    if not text:
-        return ()
-    out = []
-    for conj in text.split(";"):
-        conds = []
-        for cond in conj.split("^"):
-            col, sep, val = cond.partition("=")
-            if not sep or not col.strip():
-                raise VocabularyError(f"malformed restriction condition {cond!r} in {text!r}")
-            conds.append((col.strip(), val.strip()))
-        out.append(tuple(conds))
-    return tuple(out)
+from fairpairs.generation.restrictions import BUNDLED_ROWS, BUNDLED_SHA256, BUNDLED_TABLE, RESTRICTION_COLUMNS, parse_dnf
+from fairpairs.generation.vocab_files import _check_against, _check_language_table, _check_restrictions, _check_rows, apply_fixes
 
 
 class Vocabulary:
@@ -309,144 +283,6 @@ class Vocabulary:
             self.check_column(col)
             idx = idx[self._col_arrays[col][idx] == str(val)]
         return idx
-
-
-def _where(path: Path, line: int, expression: str) -> str:
-    return f"{path}: line {line} (expression {expression!r})"
-
-
-def _check_rows(path: Path, raw: bytes) -> None:
-    """Every data row has as many fields as the header (a cut-off file ends in a short row)."""
-    reader = csv.reader(io.StringIO(raw.decode("utf-8")))
-    header = next(reader, None)
-    if not header:
-        raise VocabularyError(f"{path}: empty vocabulary table (no header line)")
-    if len(header) == 1 and any(sep in header[0] for sep in ("\t", ";")):
-        sep = "tabs" if "\t" in header[0] else "semicolons"
-        raise VocabularyError(f"{path}: not comma-separated (the header line is split by {sep}); save the "
-                              f"table as CSV with commas")
-    for row in reader:
-        if row and len(row) != len(header):
-            raise VocabularyError(f"{path}: line {reader.line_num}: {len(row)} field(s), the header has "
-                                  f"{len(header)} (a truncated or damaged file?)")
-
-
-def _check_restrictions(path: Path, df: pd.DataFrame) -> None:
-    for col in RESTRICTION_COLUMNS:
-        for value in df[col].unique():
-            try:
-                parse_dnf(value)
-            except VocabularyError as exc:
-                i = int(np.flatnonzero(df[col].to_numpy() == value)[0])
-                raise VocabularyError(f"{_where(path, i + 2, df['expression'].iat[i])}: {col}: {exc}") from None
-
-
-BINARY = frozenset({"", "0", "1"})
-
-
-def _check_against(path: Path, df: pd.DataFrame, reference: "Vocabulary") -> None:
-    """A table of one's own has the reference's columns, and its 0/1 columns hold only 0, 1 or ''."""
-    missing = [c for c in reference.df.columns if c not in df.columns]
-    if missing:
-        raise VocabularyError(f"{path}: missing column(s) {', '.join(missing)} (a vocabulary table needs the "
-                              f"columns of the bundled {BUNDLED_TABLE}; docs/vocabulary.md)")
-    for col in reference.df.columns:
-        if reference._values[col] <= BINARY:
-            bad = ~df[col].isin(BINARY).to_numpy()
-            if bad.any():
-                i = int(np.flatnonzero(bad)[0])
-                raise VocabularyError(f"{_where(path, i + 2, df['expression'].iat[i])}: {col}: "
-                                      f"{df[col].iat[i]!r} is not 0, 1 or empty")
-
-
-# a language table (vocab/fr.csv, vocab/de.csv; docs/vocabulary.md): these columns, these values
-LANGUAGE_COLUMNS = ("expression", "lemma", "category", "person", "number", "gender", "case")
-LANGUAGE_VALUES = {"person": {"", "1", "2", "3"}, "number": {"", "sg", "pl", "du", "pc"},
-                   "gender": {"", "m", "f", "n", "c"}}
-
-
-def _check_language_table(path: Path, df: pd.DataFrame) -> None:
-    """A language table has the columns `LANGUAGE_COLUMNS`, known agreement values, an expression
-    on every row and no row twice."""
-    missing = [c for c in LANGUAGE_COLUMNS if c not in df.columns]
-    if missing:
-        raise VocabularyError(f"{path}: missing column(s) {', '.join(missing)} (a language table needs "
-                              f"{', '.join(LANGUAGE_COLUMNS)}; docs/vocabulary.md)")
-    for col, allowed in LANGUAGE_VALUES.items():
-        bad = ~df[col].isin(allowed).to_numpy()
-        if bad.any():
-            i = int(np.flatnonzero(bad)[0])
-            raise VocabularyError(f"{_where(path, i + 2, df['expression'].iat[i])}: {col}: {df[col].iat[i]!r} "
-                                  f"is not one of {', '.join(repr(v) for v in sorted(allowed) if v)} or empty")
-    empty = (df["expression"].str.strip() == "").to_numpy()
-    if empty.any():
-        i = int(np.flatnonzero(empty)[0])
-        raise VocabularyError(f"{path}: line {i + 2}: expression: empty")
-    dup = df.duplicated(keep="first").to_numpy()
-    if dup.any():
-        i = int(np.flatnonzero(dup)[0])
-        raise VocabularyError(f"{_where(path, i + 2, df['expression'].iat[i])}: the same row as an earlier one")
-
-
-def apply_fixes(df: pd.DataFrame, path: Path) -> tuple[pd.DataFrame, list[str]]:
-    """Apply the corrections of a fixes.yaml file; returns the new table and the fix ids."""
-    text = read_text(path, "fixes file", VocabularyError)
-    try:
-        fixes = yaml.safe_load(text) or []
-    except yaml.YAMLError as exc:
-        raise VocabularyError(f"{path}: cannot read fixes: {exc}") from None
-    applied = []
-    for n, fix in enumerate(fixes):
-        fid = fix.get("id", f"#{n}")
-        where = f"{path}: {fid}: "
-        if "add" in fix:
-            rows = []
-            for r in fix["add"]:
-                unknown = set(r) - set(df.columns)
-                if unknown:
-                    raise VocabularyError(f"{where}add: unknown column(s) {sorted(unknown)}")
-                rows.append({c: str(r.get(c, "")) for c in df.columns})
-            df = pd.concat([df, pd.DataFrame(rows, columns=df.columns)], ignore_index=True)
-            applied.append(fid)
-            continue
-        match = fix.get("match") or {}
-        mask = np.ones(len(df), dtype=bool)
-        for col, val in match.items():
-            if col not in df.columns:
-                raise VocabularyError(f"{where}match: unknown column {col!r}")
-            values = [str(v) for v in val] if isinstance(val, list) else [str(val)]
-            mask &= df[col].isin(values).to_numpy()
-        if not mask.any():
-            raise FixTargetError(f"{where}match: no row matches {match}")
-        for col, val in match.items():  # a list matches any of its values, and each must match
-            for v in val if isinstance(val, list) else []:
-                if not (mask & (df[col] == str(v)).to_numpy()).any():
-                    raise FixTargetError(f"{where}match: no row matches {col}={v!r} with the other conditions")
-        if fix.get("drop"):
-            df = df[~mask].reset_index(drop=True)
-        elif fix.get("dedupe"):
-            # a row identical in every column to an earlier one goes (its twin matches too)
-            dup = mask & df.duplicated(keep="first").to_numpy()
-            for col, val in match.items():
-                for v in val if isinstance(val, list) else [val]:
-                    if not (dup & (df[col] == str(v)).to_numpy()).any():
-                        raise FixTargetError(f"{where}dedupe: no two identical rows with {col}={v!r}")
-            if not dup.any():
-                raise FixTargetError(f"{where}dedupe: no two matched rows are identical")
-            df = df[~dup].reset_index(drop=True)
-        elif "set" in fix:
-            for col, val in fix["set"].items():
-                if col not in df.columns:
-                    raise VocabularyError(f"{where}set: unknown column {col!r}")
-                df.loc[mask, col] = str(val)
-        elif "set_by" in fix:
-            key = fix["set_by"]
-            for k, val in fix["values"].items():
-                df.loc[mask & (df[key] == k).to_numpy(), "category"] = str(val)
-        else:
-            raise VocabularyError(f"{where}one of add, drop, dedupe, set, set_by is required")
-        applied.append(fid)
-    return df, applied
 
 
 def default_vocabulary(language: str = "en") -> Vocabulary:

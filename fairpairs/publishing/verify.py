@@ -208,7 +208,7 @@ def _check_tokenizers(run_dir, manifest, rows, published, where, result: RunChec
 
 
 def _check_vocabulary(manifest, where, result: RunCheck) -> None:
-    from fairpairs.generation.vocab import BUNDLED_SHA256, BUNDLED_TABLE
+    from fairpairs.generation.restrictions import BUNDLED_SHA256, BUNDLED_TABLE
 
     voc = manifest.get("vocabulary")
     if not isinstance(voc, dict) or not voc:
