@@ -16,7 +16,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "fairpairs"
 
 # each part of the package and the parts it may import (docs/architecture.md: left to right)
-ORDER = ["errors", "suggest", "registry", "arguments", "stats", "io", "records", "generation", "control", "scoring",
+ORDER = ["errors", "suggest", "registry", "arguments", "stats", "typecheck", "io", "records", "manifest", "generation", "control", "scoring",
          "analysis", "publishing", "api", "commands", "cli"]
 MAY_IMPORT = {part: set(ORDER[:i]) | {"fairpairs"} for i, part in enumerate(ORDER)}
 
@@ -25,7 +25,7 @@ MAY_IMPORT = {part: set(ORDER[:i]) | {"fairpairs"} for i, part in enumerate(ORDE
 LONG_MODULES = {
     "fairpairs/generation/vocab.py",
     "fairpairs/generation/sampler.py", "fairpairs/control/search.py", "fairpairs/control/balance_report.py",
-    "fairpairs/control/tokenization.py", "fairpairs/control/sources.py", "fairpairs/records.py",
+    "fairpairs/control/tokenization.py", "fairpairs/control/sources.py",
     "fairpairs/publishing/hub.py", "fairpairs/scoring/distributed.py", "fairpairs/scoring/normalize.py",
     "fairpairs/scoring/scorer.py", "fairpairs/analysis/plots.py", "fairpairs/analysis/length_audit.py",
 }

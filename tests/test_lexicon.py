@@ -13,7 +13,8 @@ from fairpairs.errors import LexiconError, VocabularyError
 from fairpairs.generation.grammar import load_paradigm
 from fairpairs.generation.lexicon import load_lexicon, restrict_to_lexicon, words
 from fairpairs.io.paths import data_dir
-from fairpairs.records import RunManifest, mismatch
+from fairpairs.manifest import RunManifest
+from fairpairs.typecheck import mismatch
 from fairpairs.generation.vocab import default_vocabulary, load_vocabulary
 
 PARADIGM = """uid: {uid}

@@ -13,7 +13,9 @@ import pytest
 
 from fairpairs.errors import DatasetError
 from fairpairs.publishing.hub import build_folder
-from fairpairs.records import PairRecord, RunManifest, check_manifest, mismatch, read_manifest
+from fairpairs.records import PairRecord
+from fairpairs.manifest import RunManifest, check_manifest, read_manifest
+from fairpairs.typecheck import mismatch
 from fairpairs.control.run import RunConfig, generate_run
 from fairpairs.generation.grammar import load_paradigm
 from fairpairs.generation.vocab import default_vocabulary

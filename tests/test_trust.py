@@ -416,7 +416,7 @@ def test_json_errors_are_whole_and_numbers_are_plain(tmp_path, capsys):
     manifest.parent.mkdir()
     manifest.write_text('{"seed": 1,\n "pairs": }\n')
     with pytest.raises(ValueError, match=r"manifest.json: not valid JSON \(Expecting value at line 2, column 11\)$"):
-        from fairpairs.records import read_manifest
+        from fairpairs.manifest import read_manifest
 
         read_manifest(manifest.parent)
     judgments = tmp_path / "j.csv"

@@ -72,7 +72,7 @@ def control_check(run_dir, models: list[str], debiased) -> list[str]:
     import warnings
 
     from fairpairs.errors import Param, FairpairsError, FairpairsWarning
-    from fairpairs.records import read_manifest
+    from fairpairs.manifest import read_manifest
     from fairpairs.control.tokenization import LengthMeter
 
     manifest = read_manifest(run_dir)

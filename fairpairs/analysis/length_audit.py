@@ -25,7 +25,7 @@ import pandas as pd
 from fairpairs.errors import DatasetError, DatasetNotFoundError
 from fairpairs.io.files import atomic_write
 from fairpairs.io.jsonl import iter_objects, load_json
-from fairpairs.records import read_manifest
+from fairpairs.manifest import read_manifest
 
 SUFFIXES = (".jsonl", ".json", ".csv", ".tsv", ".parquet")
 RUN_SETS = ("original", "debiased")

@@ -367,7 +367,7 @@ def read_run(run_dir) -> tuple[dict[str, list[dict]], dict[str, list[dict]], dic
 
     from fairpairs.errors import Param, DatasetError, DatasetNotFoundError
     from fairpairs.io.jsonl import iter_objects
-    from fairpairs.records import read_manifest
+    from fairpairs.manifest import read_manifest
 
     run = Path(run_dir)
     if not run.exists():

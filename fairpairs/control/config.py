@@ -16,7 +16,7 @@ from fairpairs.control.loop import check_request
 from fairpairs.registry import STRATEGIES
 from fairpairs.control.sources import expand
 from fairpairs.errors import Param, UsageError
-from fairpairs.records import LexiconInfo
+from fairpairs.manifest import LexiconInfo
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from typing import Callable
 
 from fairpairs.errors import Param, BudgetError, GrammarError
 from fairpairs.generation.sampler import Pair, Sampler
-from fairpairs.records import ParadigmStats
+from fairpairs.manifest import ParadigmStats
 from fairpairs.control.search import Searcher, SearchOptions
 from fairpairs.control.tokenization import LengthMeter
 

@@ -17,17 +17,11 @@ from fairpairs.control.config import RunConfig
 from fairpairs.control.loop import SetResult, generate_debiased, generate_original
 from fairpairs.errors import Param, UsageError
 from fairpairs.generation.sampler import Sampler
-from fairpairs.records import BalanceEntry, ParadigmStats
+from fairpairs.manifest import BalanceEntry, ParadigmStats
 from fairpairs.generation.grammar import Paradigm
 from fairpairs.io.files import OutputFolder
-from fairpairs.records import (
-    PairRecord,
-    ParadigmEntry,
-    RunManifest,
-    TokenizerInfo,
-    VocabularyInfo,
-    row_json,
-)
+from fairpairs.records import PairRecord, row_json
+from fairpairs.manifest import ParadigmEntry, RunManifest, TokenizerInfo, VocabularyInfo
 from fairpairs.control.sources import BUNDLED, bundled_path, resolve_tokenizer
 from fairpairs.control.tokenization import LengthMeter
 from fairpairs.generation.vocab import Vocabulary

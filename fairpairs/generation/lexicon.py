@@ -28,7 +28,7 @@ import numpy as np
 
 from fairpairs.errors import Param, FairpairsError, LexiconError
 from fairpairs.io.reading import reading
-from fairpairs.records import LexiconInfo
+from fairpairs.manifest import LexiconInfo
 from fairpairs.generation.grammar import Paradigm, load_paradigm
 from fairpairs.generation.vocab import Vocabulary
 

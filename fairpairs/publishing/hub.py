@@ -30,7 +30,9 @@ from fairpairs.errors import Param, DatasetError, DatasetNotFoundError, Fairpair
 from fairpairs.io.files import MARKER, OutputFolder
 from fairpairs.io.network import network_deadline
 from fairpairs.io.jsonl import iter_objects
-from fairpairs.records import PAIR_FIELDS, card_type, describe, mismatch, published_fields, read_manifest
+from fairpairs.records import PAIR_FIELDS, card_type, published_fields
+from fairpairs.manifest import read_manifest
+from fairpairs.typecheck import describe, mismatch
 
 if typing.TYPE_CHECKING:
     from fairpairs.publishing.verify import RunCheck

