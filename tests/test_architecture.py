@@ -25,7 +25,7 @@ MAY_IMPORT = {part: set(ORDER[:i]) | {"fairpairs"} for i, part in enumerate(ORDE
 LONG_MODULES = {
     "fairpairs/generation/sampler.py", "fairpairs/control/search.py", "fairpairs/control/balance_report.py",
     "fairpairs/control/tokenization.py", "fairpairs/control/sources.py",
-    "fairpairs/publishing/hub.py", "fairpairs/scoring/distributed.py", "fairpairs/scoring/normalize.py",
+    "fairpairs/scoring/distributed.py", "fairpairs/scoring/normalize.py",
     "fairpairs/scoring/scorer.py", "fairpairs/analysis/plots.py", "fairpairs/analysis/length_audit.py",
 }
 LIMIT = 330

@@ -9,7 +9,7 @@ from fairpairs import arguments as check
 from fairpairs.errors import DatasetError
 
 if TYPE_CHECKING:   # (for readers and type checkers only: nothing heavy is imported at run time)
-    from fairpairs.publishing.hub import Built
+    from fairpairs.publishing.layout import Built
 
 
 def publish(run_dir: str | os.PathLike, repo_id: str, *, out: str | os.PathLike | None = None,
