@@ -101,7 +101,8 @@ def main() -> None:
     import numpy as np
     from tqdm import tqdm
 
-    from fairpairs.control.balance_report import LOW_DIVERSITY, SMD_LIMIT, TVD_LIMIT, SlotFeatures, paradigm_balance
+    from fairpairs.control.balance_report import paradigm_balance
+    from fairpairs.control.balance_measures import LOW_DIVERSITY, SMD_LIMIT, TVD_LIMIT, SlotFeatures
     from fairpairs.control.loop import generate_debiased, generate_original
     from fairpairs.generation.sampler import Sampler
     from fairpairs.generation.selection import select_paradigms

@@ -41,7 +41,7 @@ REPO = Path(__file__).resolve().parent.parent
 
 def distinct_words(sampler, res) -> int:
     """Distinct critical words (good and bad) of a set, as the balance report counts them."""
-    from fairpairs.control.balance_report import pair_measures
+    from fairpairs.control.balance_measures import pair_measures
 
     return len(pair_measures([sampler.row(x, {}, i) for i, x in enumerate(res.pairs)])["distinct"])
 TRAINED = ["bpe-bytelevel-16k", "wordpiece-cased-16k", "unigram-metaspace-16k", "bpe-whitespace-uncased-12k",
@@ -155,7 +155,7 @@ def real_tokenizers(args) -> None:
     import real_tokenizers as real
 
     from fairpairs.generation.selection import select_paradigms
-    from fairpairs.control.balance_report import LOW_DIVERSITY as LOW
+    from fairpairs.control.balance_measures import LOW_DIVERSITY as LOW
     from fairpairs.control.loop import generate_debiased, generate_original
     from fairpairs.generation.sampler import Sampler
     from fairpairs.control.sources import expand, resolve_tokenizer

@@ -17,7 +17,8 @@ import pytest
 from wordfreq import zipf_frequency
 
 import fairpairs as fp
-from fairpairs.control.balance_report import SlotFeatures, paradigm_balance
+from fairpairs.control.balance_report import paradigm_balance
+from fairpairs.control.balance_measures import SlotFeatures
 from fairpairs.control.loop import generate_debiased
 from fairpairs.generation.sampler import Sampler
 from fairpairs.generation.grammar import load_paradigm

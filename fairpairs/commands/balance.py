@@ -42,7 +42,8 @@ def print_balance(table, title) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from fairpairs.control.balance_report import ALL, LOW_DIVERSITY, SMD_LIMIT, TVD_LIMIT, summary
+    from fairpairs.control.balance_report import summary
+    from fairpairs.control.balance_measures import ALL, LOW_DIVERSITY, SMD_LIMIT, TVD_LIMIT
 
     def smd(v):
         return "-" if v is None or v != v else f"{v:+.2f}" + ("*" if abs(v) > SMD_LIMIT else "")

@@ -108,7 +108,8 @@ def print_table(result, out: Path) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from fairpairs.control.balance_report import LOW_DIVERSITY, SMD_LIMIT, TVD_LIMIT, summary
+    from fairpairs.control.balance_report import summary
+    from fairpairs.control.balance_measures import LOW_DIVERSITY, SMD_LIMIT, TVD_LIMIT
 
     t = Table(title=f"Length control per paradigm ({result.strategy}) -> {out}")
     cols = ("paradigm", "kept", "as drawn", "bad redrawn", "replaced", "dropped", "yield", "retention",

@@ -98,7 +98,8 @@ def paradigm_manifest(sets: ParadigmSets, original: list[dict], debiased: list[d
                       meters: list[LengthMeter]) -> ParadigmEntry:
     """A paradigm's entry in the run manifest: how each set was drawn, and their balance, computed
     from the rows as written (`original`, `debiased`: jsonl rows)."""
-    from fairpairs.control.balance_report import LOW_DIVERSITY, SlotFeatures, paradigm_balance
+    from fairpairs.control.balance_report import paradigm_balance
+    from fairpairs.control.balance_measures import LOW_DIVERSITY, SlotFeatures
     from fairpairs.generation.languages import get_language
 
     p = sets.paradigm

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typing
 from fairpairs import __version__
-from fairpairs.control.balance_report import LOW_DIVERSITY
+from fairpairs.control.balance_measures import LOW_DIVERSITY
 from fairpairs.records import card_type
 from fairpairs.publishing.layout import COLUMNS, Config, DATA_FILE, LM_EVAL_TASK_VERSION, SETS
 from fairpairs.publishing.verify import RunCheck
