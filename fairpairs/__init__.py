@@ -22,7 +22,7 @@ _EXPORTS = {
     "generate": "api", "generate_run": "api", "load_sets": "api", "audit": "api", "audit_report": "api", "score_pairs": "api",
     "evaluate": "api", "publish": "api", "balance": "control.balance_report",
     "read_sentences": "scoring.tables", "score_sentences": "scoring.tables", "pair_accuracy": "scoring.tables",
-    "write_scores": "scoring.tables", "count_unigrams": "scoring.normalize", "load_judgments": "scoring.morcela",
+    "write_scores": "scoring.tables", "count_unigrams": "scoring.unigrams", "load_judgments": "scoring.morcela",
     "fit_morcela": "scoring.morcela",
     "PairRecord": "records", "Scorer": "scoring", "write_report": "analysis.report", "Report": "analysis.evaluation",
     "tokenizers": "api", "to_frame": "api",

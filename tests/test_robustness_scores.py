@@ -245,7 +245,7 @@ def test_bundled_params_are_smollm2_s_and_checked():
 
 def test_tcf_lp_refuses_another_unigram_source_than_it_was_fitted_with(gpt2, tmp_path):
     from fairpairs.errors import ModelError
-    from fairpairs.scoring.normalize import count_unigrams
+    from fairpairs.scoring.unigrams import count_unigrams
 
     tok, _, _, table = gpt2_case(gpt2)
     scorer = stub_scorer(tok, table)

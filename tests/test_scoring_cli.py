@@ -11,7 +11,7 @@ import pytest
 
 from fairpairs.cli import main
 from fairpairs.scoring import Scorer, build_tiny_model
-from fairpairs.scoring.normalize import UnigramTable
+from fairpairs.scoring.unigrams import UnigramTable
 from references import JUDGMENTS_SAMPLE, WIKITEXT_SAMPLE, blimp_lines
 
 

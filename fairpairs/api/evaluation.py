@@ -30,7 +30,7 @@ def score_pairs(scorer: "Scorer", pairs, normalize: Iterable[str] | str = DEFAUL
 
     from fairpairs.analysis.evaluation import Settings, cached_scores, pair_scores, scorer_settings
     from fairpairs.scoring.morcela import _check_scorer
-    from fairpairs.scoring.normalize import load_unigrams
+    from fairpairs.scoring.unigrams import load_unigrams
 
     _check_scorer(scorer)
     norms = _normalize(normalize)
@@ -137,7 +137,7 @@ def _evaluate_settings(models, normalize, pll, unigrams, dtype, split_tokenizer,
     from fairpairs.errors import ModelError
     from fairpairs.analysis.evaluation import Settings
     from fairpairs.scoring import check_pll
-    from fairpairs.scoring.normalize import load_unigrams
+    from fairpairs.scoring.unigrams import load_unigrams
 
     for value, param in ((dtype, "dtype"), (split_tokenizer, "split_tokenizer"), (device, "device"),
                          (device_map, "device_map")):

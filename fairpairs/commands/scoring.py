@@ -101,7 +101,7 @@ def score(model, kind, pll, device, dtype, device_map, batch_tokens, progress, i
 def unigrams(model, corpus, out):
     """Count a model's tokens on plain text: a unigram table (add-one smoothed) for SLOR/MORCELA."""
     from fairpairs.io.files import check_output_file
-    from fairpairs.scoring.normalize import count_unigrams
+    from fairpairs.scoring.unigrams import count_unigrams
 
     if out.suffix.lower() != ".json":
         raise FairpairsError(f"--out {out}: the table is JSON; give a file name ending in .json")
@@ -132,7 +132,7 @@ def fit(model, kind, pll, device, dtype, device_map, batch_tokens, progress, jud
     from fairpairs.io.files import atomic_write, check_output_file
     from fairpairs.scoring import morcela as mc
 
-    from fairpairs.scoring.normalize import load_unigrams
+    from fairpairs.scoring.unigrams import load_unigrams
 
     check_output_file(out, "--out", inputs=[judgments])
     data = mc.load_judgments(judgments, measure)     # (a bad file fails before the model loads)

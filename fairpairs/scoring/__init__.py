@@ -17,7 +17,7 @@ __all__ = ["Scorer", "resolve_model_name", "build_tiny_model", "UnigramTable", "
 from fairpairs.registry import PLL_VARIANTS   # names -> fairpairs.scoring.encoding.PLLVariant
 
 _LAZY = {"Scorer": "fairpairs.scoring.scorer", "resolve_model_name": "fairpairs.scoring.models",
-         "build_tiny_model": "fairpairs.scoring.tiny", "UnigramTable": "fairpairs.scoring.normalize"}
+         "build_tiny_model": "fairpairs.scoring.tiny", "UnigramTable": "fairpairs.scoring.unigrams"}
 
 
 def check_pll(pll: str) -> str:

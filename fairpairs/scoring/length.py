@@ -112,7 +112,7 @@ def fit_length_params(scorer, corpus, n: int = 1000, seed: int = 0, min_words: i
     fitted on (file names and sha256, selection) and the tokenizer's sha256."""
     from fairpairs.arguments import count, path
     from fairpairs.scoring.morcela import _check_scorer
-    from fairpairs.scoring.normalize import WordfreqUnigrams, tokenizer_fingerprint
+    from fairpairs.scoring.unigrams import WordfreqUnigrams, tokenizer_fingerprint
 
     _check_scorer(scorer)
     for value, name, least in ((n, "n", 10), (seed, "seed", 0), (min_words, "min_words", 1),
@@ -149,7 +149,7 @@ def _canonical(name: str) -> str:
 
 def read_params_file(path) -> dict:
     """{model name: entry} from a `fairpairs-length/1` JSON file."""
-    from fairpairs.scoring.normalize import read_json
+    from fairpairs.scoring.unigrams import read_json
 
     doc = read_json(path, (Param("length_params"), f" {path}"))
     if not isinstance(doc, dict) or doc.get("format") != FORMAT or not isinstance(doc.get("models"), dict):
@@ -192,7 +192,7 @@ def load_length_params(spec, scorer=None) -> dict:
     entry = _checked(entry, where)
     want = entry.get("tokenizer_sha256")
     if want and scorer is not None:
-        from fairpairs.scoring.normalize import tokenizer_fingerprint
+        from fairpairs.scoring.unigrams import tokenizer_fingerprint
 
         if tokenizer_fingerprint(scorer.tokenizer) != want:
             raise ModelError(*where, f": fitted with another tokenizer than model {name!r} has")

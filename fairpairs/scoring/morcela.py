@@ -175,7 +175,7 @@ def load_params(spec) -> dict:
         doc, where = spec, (Param("morcela_params"),)
     else:
         from fairpairs.arguments import path
-        from fairpairs.scoring.normalize import read_json
+        from fairpairs.scoring.unigrams import read_json
 
         where = (Param("morcela_params"), f" {spec}")
         doc = read_json(path(spec, "morcela_params", error=DatasetError, what="parameters file"), where)

@@ -13,7 +13,8 @@ from fairpairs.scoring.heads import Forward
 from fairpairs.io.progress import announce
 from fairpairs.errors import Param
 from fairpairs.scoring.models import ModelError, load_model, model_identity, resolve_model_name
-from fairpairs.scoring.normalize import load_unigrams, needing, parse_normalize
+from fairpairs.scoring.normalize import needing, parse_normalize
+from fairpairs.scoring.unigrams import load_unigrams
 from fairpairs.scoring import normalize as nz
 
 PROBE = ["The quick brown fox jumps over the lazy dog.", "A souvenir."]
@@ -292,7 +293,7 @@ class Scorer:
         import hashlib
         import json
 
-        from fairpairs.scoring.normalize import tokenizer_fingerprint
+        from fairpairs.scoring.unigrams import tokenizer_fingerprint
 
         if getattr(self, "_model_identity", None) is None:
             self._model_identity = self._model_digest()

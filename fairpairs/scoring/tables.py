@@ -115,7 +115,8 @@ def check_score_arguments(normalize, unigrams=None, alpha: float = 0.8, morcela_
     need, read and checked (a table that counts no tokens is an error). Returns the names."""
     from fairpairs.arguments import number
     from fairpairs.scoring.morcela import load_params
-    from fairpairs.scoring.normalize import load_unigrams, needing
+    from fairpairs.scoring.normalize import needing
+    from fairpairs.scoring.unigrams import load_unigrams
 
     names = score_normalize(normalize, morcela_params)
     number(alpha, "alpha")
