@@ -7,7 +7,7 @@ regressed by ordinary least squares on the sentence's length and frequency:
     LP = a + delta_token * n_tokens + delta_word * n_words + beta_unigram * U + e
 
 (n_tokens: content tokens; n_words: white-space words; U: the sentence's wordfreq unigram
-log-probability, `normalize.WordfreqUnigrams`). delta_token is the model's expected log-probability
+log-probability, `unigrams.WordfreqUnigrams`). delta_token is the model's expected log-probability
 cost of one more token at equal word count and word frequency; `tc_lp` subtracts the two length
 terms, `tcf_lp` the frequency term too. The exponent of `slln_lp` is the slope of
 log(-LP) on log(n_tokens) on the same sentences: the power of the length that -LP grows with, so

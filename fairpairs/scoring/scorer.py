@@ -14,7 +14,7 @@ from fairpairs.io.progress import announce
 from fairpairs.errors import Param
 from fairpairs.scoring.models import ModelError, load_model, model_identity, resolve_model_name
 from fairpairs.scoring.normalize import needing, parse_normalize
-from fairpairs.scoring.unigrams import load_unigrams
+from fairpairs.scoring.unigrams import WordfreqUnigrams, load_unigrams
 from fairpairs.scoring import normalize as nz
 
 PROBE = ["The quick brown fox jumps over the lazy dog.", "A souvenir."]
@@ -234,7 +234,7 @@ class Scorer:
 
             lparams = load_length_params(length_params, self)
             fitted = (lparams.get("fitted_on") or {}).get("unigrams", "wordfreq")
-            if "tcf_lp" in names and fitted == "wordfreq" and not isinstance(table, nz.WordfreqUnigrams):
+            if "tcf_lp" in names and fitted == "wordfreq" and not isinstance(table, WordfreqUnigrams):
                 raise ModelError(Param("normalize"), " tcf_lp: its parameters were fitted with wordfreq unigrams; "
                                  "score it with ", Param("unigrams", quoted=True), " wordfreq (the default), not a token table")
         from fairpairs.scoring import distributed
