@@ -17,7 +17,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from fairpairs.analysis.length_audit import PAIR_COLUMNS, RUN_SETS, SUFFIXES, Columns, _read_jsonl
+from fairpairs.analysis.loading import PAIR_COLUMNS, RUN_SETS, SUFFIXES, Columns
+from fairpairs.analysis.loading import _read_jsonl
 from fairpairs.records import PairRecord
 
 

@@ -116,7 +116,7 @@ def default_run_dir() -> Path:
 
 
 def is_run_folder(data) -> bool:
-    from fairpairs.analysis.length_audit import RUN_SETS
+    from fairpairs.analysis.loading import RUN_SETS
 
     return isinstance(data, (str, os.PathLike)) and all((Path(data) / s).is_dir() for s in RUN_SETS)
 

@@ -1,11 +1,11 @@
 """Readers of minimal-pair datasets in other formats than BLiMP's, for `fairpairs audit`.
 
 Readers registered by format name (`fairpairs.registry.READERS`); `read(path, format)` returns named sets of pairs with
-the columns of `fairpairs.analysis.length_audit.PAIR_COLUMNS` (uid = the group a pair is reported in, pair_id =
+the columns of `fairpairs.analysis.loading.PAIR_COLUMNS` (uid = the group a pair is reported in, pair_id =
 the pair's row id in the source, which `fairpairs audit --select` writes instead of the sentences):
 
 - ``blimp``: BLiMP's fields (`sentence_good`, `sentence_bad`, `UID`, `pairID`) in jsonl/json/csv/
-  tsv/parquet files, folders, run folders and saved HF datasets (`fairpairs.analysis.length_audit.load_sets`);
+  tsv/parquet files, folders, run folders and saved HF datasets (`fairpairs.analysis.loading.load_sets`);
 - ``clams``: CLAMS evalsets (Mueller et al. 2020): ``True<TAB>sentence`` then ``False<TAB>sentence``
   on adjacent lines; a file or a folder of ``*.txt`` (one group per file, its construction);
   row id ``<file>:<line of the True sentence>``;
@@ -133,7 +133,8 @@ def read_zhoblimp(path: Path, columns=None) -> dict[str, pd.DataFrame]:
 
 # ---------------------------------------------------------------------------- registry
 def read_blimp(path: Path, columns=None) -> dict[str, pd.DataFrame]:
-    from fairpairs.analysis.length_audit import Columns, load_sets
+    from fairpairs.analysis.loading import Columns
+    from fairpairs.analysis.loading import load_sets
 
     return load_sets(path, columns or Columns())
 
@@ -184,6 +185,6 @@ def read(path: str | os.PathLike, format: str = "auto", columns=None) -> dict[st
 
 
 def _default_columns():
-    from fairpairs.analysis.length_audit import Columns
+    from fairpairs.analysis.loading import Columns
 
     return Columns()

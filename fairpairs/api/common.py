@@ -65,7 +65,7 @@ def _resolve_models(models) -> None:
 def _read_paths(data) -> list[Path]:
     """The files and folders that reading `data` reads (a path, or a dict of them), which no
     output may be written into."""
-    from fairpairs.analysis.length_audit import dataset_paths
+    from fairpairs.analysis.loading import dataset_paths
 
     if isinstance(data, (str, os.PathLike)):
         return dataset_paths(data)
@@ -75,7 +75,7 @@ def _read_paths(data) -> list[Path]:
 
 
 def _columns(columns):
-    from fairpairs.analysis.length_audit import Columns
+    from fairpairs.analysis.loading import Columns
 
     return Columns() if columns is None else columns
 
@@ -84,7 +84,8 @@ def _frame(data, name: str, columns) -> "pd.DataFrame":
     """One set of pairs (columns uid, pair_id, sentence_good, sentence_bad) from records or a frame."""
     import pandas as pd
 
-    from fairpairs.analysis.length_audit import PAIR_COLUMNS, _finish, _from_frame, _from_records
+    from fairpairs.analysis.loading import PAIR_COLUMNS
+    from fairpairs.analysis.loading import _finish, _from_frame, _from_records
 
     if isinstance(data, pd.DataFrame):
         if set(PAIR_COLUMNS) <= set(data.columns) and columns.good == "sentence_good" and columns.group is None:
@@ -101,11 +102,12 @@ def _frame(data, name: str, columns) -> "pd.DataFrame":
 
 def _load_sets(data, columns, name: str, param: str) -> dict[str, "pd.DataFrame"]:
     """`load_sets`, with errors naming the call's parameter `param` (data, pairs)."""
-    from fairpairs.analysis.length_audit import Columns, load_sets as load_path
+    from fairpairs.analysis.loading import Columns
+    from fairpairs.analysis.loading import load_sets as load_path
 
     columns = Columns() if columns is None else columns
     if not isinstance(columns, Columns):
-        raise UsageTypeError(f"columns: expected a fairpairs.analysis.length_audit.Columns, not {type(columns).__name__}")
+        raise UsageTypeError(f"columns: expected a fairpairs.analysis.loading.Columns, not {type(columns).__name__}")
     if isinstance(data, Mapping):
         if not data:
             raise UsageError(Param(param), ": no sets given")

@@ -65,10 +65,10 @@ def audit_report(data, models: Iterable[str] | str = DEFAULT_MODELS, *, columns=
     if format != "auto" and format not in READERS:
         raise UsageError(Param("format"), f": unknown dataset format {format!r} (one of auto, {', '.join(READERS)})")
     check.text(language, "language")
-    from fairpairs.analysis.length_audit import Columns
+    from fairpairs.analysis.loading import Columns
 
     if columns is not None and not isinstance(columns, Columns):
-        raise UsageTypeError(f"columns: expected a fairpairs.analysis.length_audit.Columns, not {type(columns).__name__}")
+        raise UsageTypeError(f"columns: expected a fairpairs.analysis.loading.Columns, not {type(columns).__name__}")
     names = _tokenizer_list(models)
     if not names:
         raise UsageError(Param("models"), ": give at least one tokenizer")

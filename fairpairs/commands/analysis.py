@@ -51,7 +51,9 @@ def audit(dataset, models, out, fmt, select_dir, language, good_col, bad_col, gr
     distribution of len(bad) - len(good), and the pairs equal under every tokenizer at once.
     """
     from fairpairs.api import audit_report
-    from fairpairs.analysis.length_audit import Columns, dataset_paths, summary_text, write_csv
+    from fairpairs.analysis.length_audit import summary_text, write_csv
+    from fairpairs.analysis.loading import Columns
+    from fairpairs.analysis.loading import dataset_paths
     from fairpairs.io.files import check_output_file
 
     outputs = []
@@ -136,7 +138,8 @@ def evaluate(models, data, paradigms, phenomenon, pairs, seed, strategy, pll, no
     import os
 
     from fairpairs.api import evaluate as run
-    from fairpairs.analysis.length_audit import Columns, dataset_paths
+    from fairpairs.analysis.loading import Columns
+    from fairpairs.analysis.loading import dataset_paths
     from fairpairs.analysis.evaluation import parse_normalize
     from fairpairs.analysis.report import headline_markdown, summary_markdown, write_report
     from fairpairs.io.files import check_output_folder, claim_folder
