@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import fairpairs as fp
-from fairpairs.analysis import plots
+from fairpairs.analysis import figures
 from fairpairs.analysis.evaluation import analyse
 from fairpairs.analysis.report import write_report
 from test_effects import scored
@@ -83,7 +83,7 @@ def _texts(ax):
 
 
 def test_effect_figure_draws_each_part_with_its_interval(report):
-    fig = plots.effect_bars(report.effects)
+    fig = figures.effect_bars(report.effects)
     ax = fig.axes[0]
     pooled = report.effects[report.effects.uid == "ALL"].iloc[0]
     spans = sorted((round(s[:, 0].min(), 6), round(s[:, 0].max(), 6)) for s in _segments(ax) if np.ptp(s[:, 0]) > 0)
@@ -97,7 +97,7 @@ def test_effect_figure_draws_each_part_with_its_interval(report):
 
 
 def test_bar_figures_show_values_intervals_n_and_chance(report):
-    fig = plots.summary_bars(report.summary)
+    fig = figures.summary_bars(report.summary)
     ax = fig.axes[0]
     s = report.summary[report.summary.normalization == "lp"]
     for r in s.itertuples():
@@ -105,13 +105,13 @@ def test_bar_figures_show_values_intervals_n_and_chance(report):
         whiskers = [(round(seg[:, 1].min(), 6), round(seg[:, 1].max(), 6)) for seg in _segments(ax)]
         assert (round(r.accuracy_low, 6), round(r.accuracy_high, 6)) in whiskers
     assert any(np.allclose(line.get_ydata(), 0.5) for line in ax.get_lines())       # chance line
-    splits = plots.split_bars(report.splits)
+    splits = figures.split_bars(report.splits)
     titles = [a.get_title() for a in splits.axes]
     assert any(t.startswith("original set") for t in titles) and any(t.startswith("debiased set") for t in titles)
 
 
 def test_scatter_axes_fit_the_data_and_points_are_named_when_few(report):
-    fig = plots.accuracy_scatter(report.accuracy)
+    fig = figures.accuracy_scatter(report.accuracy)
     ax = fig.axes[0]
     acc = report.accuracy[(report.accuracy.uid != "ALL") & (report.accuracy.normalization == "lp")]
     lo, hi = ax.get_ylim()
@@ -122,7 +122,7 @@ def test_scatter_axes_fit_the_data_and_points_are_named_when_few(report):
 
 
 def test_diff_curve_shows_n_at_every_point(report):
-    fig = plots.diff_curves(report.curve)
+    fig = figures.diff_curves(report.curve)
     ax = fig.axes[0]
     c = report.curve[(report.curve.set == "original") & (report.curve.normalization == "lp")]
     assert sorted(_texts(ax)) == sorted(f"{n:,}" for n in c.n_pairs)

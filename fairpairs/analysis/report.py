@@ -211,7 +211,7 @@ def write_report(report: Report, out, *, figures=("png",), dpi: int | None = Non
 
 
 def _write_files(report: Report, out: Path, formats: tuple[str, ...], dpi: int) -> list[Path]:
-    from fairpairs.analysis import plots
+    from fairpairs.analysis import figures, plots
 
     tables = {
         "headline.csv": report.headline, "effects.csv": report.effects, "pair_scores.csv": report.pairs,
@@ -234,12 +234,12 @@ def _write_files(report: Report, out: Path, formats: tuple[str, ...], dpi: int) 
         atomic_write(out / f"{stem}.md", text)
         written.append(out / f"{stem}.md")
     draw = {
-        "summary": lambda: plots.summary_bars(report.summary),
-        "effects": lambda: plots.effect_bars(report.effects),
-        "accuracy": lambda: plots.accuracy_scatter(report.accuracy),
-        "splits": lambda: plots.split_bars(report.splits),
-        "length_diff_accuracy": lambda: plots.diff_curves(report.curve),
-        "loglik_length": lambda: plots.loglik_vs_length(sentence_table(report.pairs), report.fits),
+        "summary": lambda: figures.summary_bars(report.summary),
+        "effects": lambda: figures.effect_bars(report.effects),
+        "accuracy": lambda: figures.accuracy_scatter(report.accuracy),
+        "splits": lambda: figures.split_bars(report.splits),
+        "length_diff_accuracy": lambda: figures.diff_curves(report.curve),
+        "loglik_length": lambda: figures.loglik_vs_length(sentence_table(report.pairs), report.fits),
     }
     for stem, make in draw.items():
         fig = make()
