@@ -22,7 +22,7 @@ MAY_IMPORT = {part: set(ORDER[:i]) | {"fairpairs"} for i, part in enumerate(ORDE
 # the list may only shrink
 LONG_MODULES = {
     "fairpairs/generation/sampler.py", "fairpairs/control/search.py", "fairpairs/control/sources.py",
-    "fairpairs/scoring/distributed.py", "fairpairs/scoring/scorer.py", 
+     "fairpairs/scoring/scorer.py", 
     
 }
 LIMIT = 330

@@ -24,7 +24,7 @@ from tokenizers import Tokenizer
 
 from fairpairs.cli import cli_message
 from fairpairs.errors import DistributedError, ModelError
-from fairpairs.scoring.distributed import Launch, balanced_shards, detect_launch
+from fairpairs.scoring.launch import Launch, balanced_shards, detect_launch
 from fairpairs.scoring.models import check_device_map, cuda_for_process
 from references import blimp_rows
 

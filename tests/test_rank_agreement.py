@@ -48,7 +48,7 @@ def loaded(folder: Path, monkeypatch, name: str = "model", **kw) -> Scorer:
 
 
 def test_identities_of_real_models_name_what_differs(checkpoints, tmp_path, monkeypatch):
-    from fairpairs.scoring.distributed import disagreement
+    from fairpairs.scoring.launch import disagreement
 
     a = tmp_path / "a"
     b = tmp_path / "b"

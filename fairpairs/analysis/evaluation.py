@@ -251,7 +251,7 @@ def evaluate(sets: dict[str, pd.DataFrame], models: list, settings: Settings, ca
     Under a multi-process launch (torchrun, accelerate launch) every rank calls this; the ranks
     share the scoring and rank 0 alone analyses and returns the report (the others return None).
     """
-    from fairpairs.scoring.distributed import is_main
+    from fairpairs.scoring.launch import is_main
 
     pairs = pd.concat([df.assign(set=name) for name, df in sets.items()], ignore_index=True)
     sentences = sorted(set(pairs["sentence_good"]) | set(pairs["sentence_bad"]))

@@ -143,7 +143,7 @@ def evaluate(models, data, paradigms, phenomenon, pairs, seed, strategy, pll, no
     from fairpairs.analysis.evaluation import parse_normalize
     from fairpairs.analysis.report import headline_markdown, summary_markdown, write_report
     from fairpairs.io.files import check_output_folder, claim_folder
-    from fairpairs.scoring.distributed import is_main
+    from fairpairs.scoring.launch import is_main
 
     from fairpairs.analysis.plots import check_formats
 

@@ -65,7 +65,7 @@ def score(model, kind, pll, device, dtype, device_map, batch_tokens, progress, i
     Started by torchrun or accelerate launch, the processes share the sentences out and rank 0
     writes OUT (docs/scaling.md)."""
     from fairpairs.io.files import check_output_file
-    from fairpairs.scoring.distributed import is_main
+    from fairpairs.scoring.launch import is_main
     from fairpairs.scoring.tables import (
         check_score_arguments,
         check_scores_path,

@@ -148,10 +148,10 @@ def cached_scores(model: str, sentences: list[str], settings: Settings, cache_di
     multi-process launch rank 0 reads and writes the cache file, the sentences are shared out
     across the ranks, and every rank returns the same scores.
     """
-    from fairpairs.scoring import distributed
+    from fairpairs.scoring import launch
     from fairpairs.scoring.resume import remove_parts, remove_stale
 
-    group = distributed.init()
+    group = launch.init()
     path = cache_file(cache_dir, model, settings, sentences) if cache_dir is not None else None
     if path is not None and (group is None or group.is_main):
         remove_stale(cache_dir, model, keep=resume_folder(path))   # what a killed earlier run left

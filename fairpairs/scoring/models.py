@@ -73,7 +73,7 @@ def resolve_device(device: str | None) -> str:
     """
     import torch
 
-    from fairpairs.scoring.distributed import detect_launch
+    from fairpairs.scoring.launch import detect_launch
 
     device = (device or "auto").lower()
     if device == "auto":
@@ -154,7 +154,7 @@ def load_model(name: str, kind: str | None = None, device: str = "auto", dtype=N
 
     if kind is not None and kind not in KINDS:
         raise ModelError(Param("kind"), f" {kind}", value=kind, reason=f"expected causal or masked")
-    from fairpairs.scoring.distributed import detect_launch
+    from fairpairs.scoring.launch import detect_launch
 
     check_device_map(device_map, device, detect_launch())
     source = resolve_model_name(name)

@@ -193,7 +193,7 @@ def fit_morcela(scorer, judgments, measure: str = "LS", unigrams=None, folds: in
     Under a multi-process launch every rank calls this and rank 0 alone gets the fit (the others
     get None)."""
     from fairpairs.arguments import count
-    from fairpairs.scoring.distributed import is_main
+    from fairpairs.scoring.launch import is_main
 
     _check_scorer(scorer)
     count(folds, "folds", 2)

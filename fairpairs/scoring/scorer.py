@@ -67,7 +67,7 @@ class Scorer:
         real identity (`scorer.info`, `model_identity`) is printed when it is loaded.
         """
         from fairpairs.arguments import count, text
-        from fairpairs.scoring import distributed
+        from fairpairs.scoring import launch
 
         if not isinstance(name_or_path, str):
             if not hasattr(name_or_path, "__fspath__"):
@@ -84,7 +84,7 @@ class Scorer:
             model, tok, k, dev, _ = load_model(str(name_or_path), kind=kind, device=device, dtype=dtype,
                                                device_map=device_map)
             scorer = cls(model, tok, k, str(name_or_path), dev, pll, batch_tokens,
-                         progress if distributed.is_main() else False)
+                         progress if launch.is_main() else False)
             scorer.source = _resolved(str(name_or_path))
             scorer.info = model_identity(str(name_or_path), str(scorer.dtype).replace("torch.", ""), k,
                                          parameters=sum(p.numel() for p in model.parameters()))
@@ -92,7 +92,7 @@ class Scorer:
                      f"{scorer.info['parameters'] / 1e6:,.1f}M parameters, on {dev}", scorer.progress)
             return scorer
 
-        group = distributed.init()
+        group = launch.init()
         return group.run(load) if group is not None else load()
 
     # -- core -------------------------------------------------------------------------------
@@ -237,9 +237,9 @@ class Scorer:
             if "tcf_lp" in names and fitted == "wordfreq" and not isinstance(table, WordfreqUnigrams):
                 raise ModelError(Param("normalize"), " tcf_lp: its parameters were fitted with wordfreq unigrams; "
                                  "score it with ", Param("unigrams", quoted=True), " wordfreq (the default), not a token table")
-        from fairpairs.scoring import distributed
+        from fairpairs.scoring import launch
 
-        group = distributed.init()
+        group = launch.init()
         if words:
             from fairpairs.scoring.words import _check_causal
 
@@ -248,7 +248,7 @@ class Scorer:
                 raise ModelError(Param("normalize"), " word_lp, word_mean_lp, centered_lp: not available under a "
                                  "multi-process launch (score them in one process)")
         if group is not None:   # the ranks must score the same thing before they share the work
-            distributed.agree(group, self.identity(list(dict.fromkeys(sentences)), names, pll or self.pll, alpha,
+            launch.agree(group, self.identity(list(dict.fromkeys(sentences)), names, pll or self.pll, alpha,
                                                    table, params))
         cols = {"sentence": sentences, "sum_logprob": [], "n_tokens": [], "n_words": []}
         if sentences:
@@ -286,7 +286,7 @@ class Scorer:
     def identity(self, sentences: list[str], names=(), pll: str | None = None, alpha: float = 0.8, table=None,
                  params=None) -> dict:
         """What this scorer would score and how, as the ranks of a launch compare it
-        (`distributed.agree`): the input (count and sha256 of the unique sentences), the settings
+        (`launch.agree`): the input (count and sha256 of the unique sentences), the settings
         that change scores, the tokenizer (sha256 of its serialised form) and the model (its
         name, resolved folder and GGUF file, Hub revision, sha256 of its config and of a sample of
         every weight tensor: 257 evenly spaced values, read exactly)."""
