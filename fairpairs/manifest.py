@@ -71,6 +71,15 @@ class ParadigmStats:
     retention: float | None = None               # (kept_as_drawn + kept_redrawn) / kept
     draws_per_kept: float | None = None          # (draws + redraws) / kept: the work per kept pair
 
+    @classmethod
+    def pooled(cls, stats) -> "ParadigmStats":
+        """The account of several sets together (the end-of-run table's total row): counts summed,
+        rates derived from the sums as `finish` derives them."""
+        counts = ("draws", "invalid", "duplicates", "drawn", "kept", "kept_as_drawn", "kept_redrawn", "replaced",
+                  "dropped", "redraws")
+        stats = list(stats)
+        return cls(**{k: sum(getattr(s, k) for s in stats) for k in counts}).finish()
+
     def finish(self) -> "ParadigmStats":
         own = self.kept_as_drawn + self.kept_redrawn
         self.yield_ = round(own / self.drawn, 4) if self.drawn else None

@@ -81,15 +81,15 @@ class PairRecord:
         """A record from a jsonl row of `fairpairs generate` (unknown keys are an error)."""
         from collections.abc import Mapping
 
-        from fairpairs.errors import DatasetError, UsageTypeError
+        from fairpairs.errors import Param, DatasetError, UsageTypeError
 
         if not isinstance(row, Mapping):
-            raise UsageTypeError(f"row: expected a dict (one jsonl row), not {type(row).__name__}")
+            raise UsageTypeError(Param("row"), f": expected a dict (one jsonl row), not {type(row).__name__}")
         names = [f.name for f in fields(cls)]
         extra = sorted(set(row) - set(names))
         missing = [n for n in names if n not in row]
         if extra or missing:
-            raise DatasetError(f"row: missing field(s) {missing} / unknown field(s) {extra}")
+            raise DatasetError(Param("row"), f": missing field(s) {missing} / unknown field(s) {extra}")
         return cls(**{n: row[n] for n in names})
 
 

@@ -114,3 +114,14 @@ def test_every_pair_field_is_a_parquet_column_and_a_card_row(run, tmp_path):
     for name, kind in types.items():
         if kind in arrow:   # the card's type is the parquet column's
             assert str(schema.field(name).type) == arrow[kind], name
+
+
+def test_the_pooled_account_sums_the_counts_and_derives_the_rates_by_hand():
+    from fairpairs.manifest import ParadigmStats
+
+    a = ParadigmStats(draws=10, drawn=8, kept=6, kept_as_drawn=3, kept_redrawn=1, replaced=2, dropped=2, redraws=5)
+    b = ParadigmStats(draws=20, drawn=12, kept=10, kept_as_drawn=8, kept_redrawn=0, replaced=2, dropped=2, redraws=1)
+    tot = ParadigmStats.pooled([a, b])
+    assert (tot.kept, tot.kept_as_drawn, tot.kept_redrawn, tot.replaced, tot.dropped) == (16, 11, 1, 4, 4)
+    assert tot.yield_ == round(12 / 20, 4) and tot.retention == round(12 / 16, 4)      # own context / drawn, / kept
+    assert tot.draws_per_kept == round((30 + 6) / 16, 3)

@@ -198,12 +198,12 @@ def write_report(report: Report, out, *, figures=("png",), dpi: int | None = Non
     a user added to an earlier report are kept); returns the paths. `figures`: the formats of every
     figure (png, pdf, svg; report.md shows the first); `dpi`: the PNGs' resolution (default 200)."""
     from fairpairs.arguments import path
-    from fairpairs.errors import UsageTypeError
+    from fairpairs.errors import Param, UsageTypeError
     from fairpairs.io.files import OutputFolder
     from fairpairs.analysis.plots import check_formats
 
     if not isinstance(report, Report):
-        raise UsageTypeError(f"report: expected a Report (fairpairs.analysis.evaluation), not {type(report).__name__}")
+        raise UsageTypeError(Param("report"), f": expected a Report (fairpairs.analysis.evaluation), not {type(report).__name__}")
     formats, dpi = check_formats(figures, dpi)
     with OutputFolder(path(out, "out", exists=False), "out") as tmp:
         written = _write_files(report, tmp, formats, dpi)

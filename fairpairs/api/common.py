@@ -107,7 +107,7 @@ def _load_sets(data, columns, name: str, param: str) -> dict[str, "pd.DataFrame"
 
     columns = Columns() if columns is None else columns
     if not isinstance(columns, Columns):
-        raise UsageTypeError(f"columns: expected a fairpairs.analysis.loading.Columns, not {type(columns).__name__}")
+        raise UsageTypeError(Param("columns"), f": expected a fairpairs.analysis.loading.Columns, not {type(columns).__name__}", value=columns)
     if isinstance(data, Mapping):
         if not data:
             raise UsageError(Param(param), ": no sets given")

@@ -68,7 +68,7 @@ def audit_report(data, models: Iterable[str] | str = DEFAULT_MODELS, *, columns=
     from fairpairs.analysis.loading import Columns
 
     if columns is not None and not isinstance(columns, Columns):
-        raise UsageTypeError(f"columns: expected a fairpairs.analysis.loading.Columns, not {type(columns).__name__}")
+        raise UsageTypeError(Param("columns"), f": expected a fairpairs.analysis.loading.Columns, not {type(columns).__name__}", value=columns)
     names = _tokenizer_list(models)
     if not names:
         raise UsageError(Param("models"), ": give at least one tokenizer")

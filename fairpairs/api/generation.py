@@ -27,7 +27,7 @@ def load_paradigm(paradigm: str | os.PathLike, vocab: "Vocabulary | str | os.Pat
 
     vocab = _vocabulary(vocab)
     if not isinstance(paradigm, (str, os.PathLike)):
-        raise UsageTypeError(f"paradigm: expected a UID or a file path, not {type(paradigm).__name__}")
+        raise UsageTypeError(Param("paradigm"), f": expected a UID or a file path, not {type(paradigm).__name__}")
     path = Path(paradigm)
     if path.suffix.lower() in (".yaml", ".yml") or path.exists():
         check.path(path, "paradigm", error=GrammarError, what="paradigm file")
@@ -38,7 +38,7 @@ def load_paradigm(paradigm: str | os.PathLike, vocab: "Vocabulary | str | os.Pat
     if str(paradigm) not in files:
         from fairpairs.suggest import did_you_mean
 
-        raise UsageError(f"paradigm: unknown paradigm {str(paradigm)!r}{did_you_mean(str(paradigm), files)} "
+        raise UsageError(Param("paradigm"), f": unknown paradigm {str(paradigm)!r}{did_you_mean(str(paradigm), files)} "
                          f"(a bundled UID, see fairpairs.paradigms(), or a .yaml file)")
     return load(files[str(paradigm)], vocab)
 
@@ -75,7 +75,7 @@ def tokenizers(hub_cache: bool = True) -> list[dict[str, Any]]:
     from fairpairs.control.catalogue import tokenizers as listing
 
     if not isinstance(hub_cache, bool):
-        raise UsageTypeError(f"hub_cache: expected True or False, not {type(hub_cache).__name__}")
+        raise UsageTypeError(Param("hub_cache"), f": expected True or False, not {type(hub_cache).__name__}", value=hub_cache)
     return listing(hub_cache=hub_cache)
 
 

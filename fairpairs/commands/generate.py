@@ -108,8 +108,9 @@ def print_table(result, out: Path) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from fairpairs.control.balance_report import summary
     from fairpairs.control.balance_measures import LOW_DIVERSITY, SMD_LIMIT, TVD_LIMIT
+    from fairpairs.control.balance_report import summary
+    from fairpairs.manifest import ParadigmStats
 
     t = Table(title=f"Length control per paradigm ({result.strategy}) -> {out}")
     cols = ("paradigm", "kept", "as drawn", "bad redrawn", "replaced", "dropped", "yield", "retention",
@@ -123,7 +124,6 @@ def print_table(result, out: Path) -> None:
     def share(v):
         return "-" if v is None else f"{v:.1%}"
 
-    tot = {k: 0 for k in ("kept", "kept_as_drawn", "kept_redrawn", "replaced", "dropped", "drawn")}
     flagged = []
     for uid, sets in result.stats.items():
         d, b = sets["debiased"], result.balance.get(uid, {})
@@ -133,15 +133,12 @@ def print_table(result, out: Path) -> None:
                   share(d.yield_), share(d.retention), smd(b.get("smd_zipf_good")), smd(b.get("smd_words_good")),
                   "-" if tvd is None else f"{tvd:.2f}" + ("*" if tvd > TVD_LIMIT else ""),
                   "-" if ratio is None else f"{ratio:.0%}" + ("*" if ratio < LOW_DIVERSITY else ""))
-        for k in tot:
-            tot[k] += getattr(d, k)
         if b.get("flags"):
             flagged.append((uid, b["flags"] + b.get("causes", [])))
-    if len(result.stats) > 1:
-        own = tot["kept_as_drawn"] + tot["kept_redrawn"]
-        t.add_row("total", str(tot["kept"]), str(tot["kept_as_drawn"]), str(tot["kept_redrawn"]), str(tot["replaced"]),
-                  str(tot["dropped"]), share(own / tot["drawn"] if tot["drawn"] else None),
-                  share(own / tot["kept"] if tot["kept"] else None), "", "", "", "", style="bold")
+    if len(result.stats) > 1:     # the same account, pooled (manifest.ParadigmStats.pooled)
+        tot = ParadigmStats.pooled(sets["debiased"] for sets in result.stats.values())
+        t.add_row("total", str(tot.kept), str(tot.kept_as_drawn), str(tot.kept_redrawn), str(tot.replaced),
+                  str(tot.dropped), share(tot.yield_), share(tot.retention), "", "", "", "", style="bold")
     console = Console(stderr=True)
     console.width = max(console.width, 180)   # never truncate figures when stderr is not a terminal
     console.print(t)

@@ -163,7 +163,7 @@ def _check_scorer(scorer) -> None:
     if not callable(getattr(scorer, "score", None)):
         from fairpairs.errors import UsageTypeError
 
-        raise UsageTypeError(f"scorer: expected a fairpairs.Scorer (Scorer.from_pretrained), not "
+        raise UsageTypeError(Param("scorer"), f": expected a fairpairs.Scorer (Scorer.from_pretrained), not "
                              f"{type(scorer).__name__}")
 
 

@@ -134,7 +134,7 @@ def pair_accuracy(df, normalize) -> dict[str, float]:
     from fairpairs.scoring.normalize import parse_normalize
 
     if not hasattr(df, "columns"):
-        raise UsageTypeError(f"df: expected a DataFrame from score_sentences, not {type(df).__name__}")
+        raise UsageTypeError(Param("df"), f": expected a DataFrame from score_sentences, not {type(df).__name__}")
     if "which" not in df.columns:
         raise UsageError("df: not a table of pairs (no 'which' column)")
     metrics = ["sum_logprob"] + [n for n in parse_normalize(normalize) if n != "lp"]
@@ -158,7 +158,7 @@ def write_scores(df, out) -> None:
     from fairpairs.io.files import atomic_write
 
     if not hasattr(df, "to_dict"):
-        raise UsageTypeError(f"df: expected a DataFrame from score_sentences, not {type(df).__name__}")
+        raise UsageTypeError(Param("df"), f": expected a DataFrame from score_sentences, not {type(df).__name__}")
     out = check_scores_path(out)
     if out.suffix.lower() == ".jsonl":
         lines = [json.dumps({k: _finite_or_none(v) for k, v in rec.items()}, ensure_ascii=False, allow_nan=False)
