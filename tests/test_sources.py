@@ -9,15 +9,8 @@ import sys
 import pytest
 
 from fairpairs.errors import ModelError, TokenizerError
-from fairpairs.control.sources import (
-    ASSETS,
-    PRESETS,
-    SMOLLM2_FILE,
-    expand,
-    resolve_model_name,
-    resolve_tokenizer,
-    sniff,
-)
+from fairpairs.control.sources import ASSETS, PRESETS, SMOLLM2_FILE, expand, resolve_model_name, resolve_tokenizer
+from fairpairs.control.tokenizer_map import sniff
 
 
 def _modules_after(stmt: str) -> set[str]:

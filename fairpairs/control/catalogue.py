@@ -14,6 +14,7 @@ from pathlib import Path
 
 from fairpairs.errors import FairpairsError
 
+
 PATH_KINDS = ("a tokenizer.json", "a sentencepiece .model", "a tiktoken ranks file written FILE@PATTERN",
               "a Mistral Tekken json", "a .gguf model file", "a model or tokenizer folder")
 _TOKENIZER_FILES = {"tokenizer.json", "tokenizer.model", "tokenizer_config.json", "vocab.txt", "vocab.json",
@@ -37,7 +38,9 @@ def tokenizers(hub_cache: bool = True) -> list[dict]:
 
 
 def _mapped() -> list[dict]:
-    from fairpairs.control.sources import MAP_ENV, _load_map, resolve_tokenizer
+    from fairpairs.control.sources import resolve_tokenizer
+    from fairpairs.control.tokenizer_map import MAP_ENV
+    from fairpairs.control.tokenizer_map import _load_map
 
     try:
         mapping, map_file = _load_map()
@@ -133,7 +136,8 @@ def tokenizer_names() -> list[str]:
     """Every tokenizer name that resolves without the Hub: bundled names and aliases, files of
     pinned packages, the SmolLM2 aliases, presets and the names of the local tokenizer map."""
     from fairpairs.control.packaged import PACKAGED
-    from fairpairs.control.sources import BUNDLED, PRESET_PREFIX, PRESETS, SMOLLM2_ALIASES, _load_map
+    from fairpairs.control.sources import BUNDLED, PRESET_PREFIX, PRESETS, SMOLLM2_ALIASES
+    from fairpairs.control.tokenizer_map import _load_map
 
     names = [*BUNDLED, *(row.name for row in PACKAGED.values()), *sorted(SMOLLM2_ALIASES),
              *(PRESET_PREFIX + p for p in PRESETS)]

@@ -25,7 +25,8 @@ from pathlib import Path
 
 from fairpairs.errors import Param, NetworkError, TokenizerError
 from fairpairs.io.network import network_deadline
-from fairpairs.control.sources import ASSETS, BUNDLED, MAP_ENV, TokenizerSource, bundled_path, resolve_tokenizer  # noqa: F401  (ASSETS, bundled_path: older imports)
+from fairpairs.control.sources import BUNDLED, TokenizerSource, resolve_tokenizer
+from fairpairs.control.tokenizer_map import MAP_ENV
 from fairpairs.control.tokenizer_files import _sentencepiece, check_file
 
 
