@@ -1,4 +1,6 @@
-"""A run folder's manifest.json, typed: the run's settings, tokenizers, vocabulary and, per paradigm, what length control did (ParadigmStats: one account for every strategy) and the balance of the debiased set; written by the run, read back and checked by publish, evaluate and balance."""
+"""A run folder's manifest.json, typed: the run's settings, tokenizers, vocabulary and, per
+paradigm, what length control did (ParadigmStats: one account for every strategy) and the balance
+of the debiased set; written by the run, read back and checked by publish, evaluate and balance."""
 
 from __future__ import annotations
 

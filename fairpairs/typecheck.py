@@ -1,4 +1,6 @@
-"""Checking JSON values against the typed records (TypedDicts, dataclasses, Optional, lists and dicts of them) and saying in words what a field must be: the one check behind a manifest's and a published row's field errors."""
+"""Checking JSON values against the typed records (TypedDicts, dataclasses, Optional, lists and
+dicts of them) and saying in words what a field must be: the one check behind a manifest's and a
+published row's field errors."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""The paper figures of an evaluation (accuracy scatter, split bars, difference curves, log-likelihood against length, summary bars), each a matplotlib figure in the shared style of fairpairs.analysis.plots."""
+"""The paper figures of an evaluation (accuracy scatter, split bars, difference curves, log-
+likelihood against length, summary bars), each a matplotlib figure in the shared style of
+fairpairs.analysis.plots."""
 
 from __future__ import annotations
 

@@ -1,13 +1,17 @@
-"""Loading any dataset into pair frames (uid, pair_id, sentence_good, sentence_bad first, then the input's other columns): jsonl/json/csv/tsv/parquet files, folders, run folders and saved HF datasets, every row checked once with its file and line."""
+"""Loading any dataset into pair frames (uid, pair_id, sentence_good, sentence_bad):
+jsonl/json/csv/tsv/parquet files, folders, run folders and saved HF datasets, every row checked
+once with its file and line."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import os
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
+
 import pandas as pd
-from fairpairs.errors import DatasetError, DatasetNotFoundError
+
+from fairpairs.errors import DatasetError, DatasetNotFoundError, Param, UsageError
 from fairpairs.io.jsonl import iter_objects, load_json
 from fairpairs.manifest import read_manifest
 
@@ -174,3 +178,22 @@ def _load_hf_disk(folder: Path, columns: Columns) -> dict[str, pd.DataFrame]:
     parts = dict(ds) if isinstance(ds, datasets.DatasetDict) else {folder.name: ds}
     return {name: _finish(_from_frame(part.to_pandas(), folder / name, columns), folder / name)
             for name, part in parts.items()}
+
+
+def pairs_frame(data, name: str, columns: Columns) -> pd.DataFrame:
+    """One set of pairs (columns uid, pair_id, sentence_good, sentence_bad) from in-memory data - a
+    DataFrame, PairRecords or dicts - checked row by row as a file's rows are (errors name `name`,
+    the caller's parameter, and the row)."""
+    from fairpairs.records import PairRecord
+
+    if isinstance(data, pd.DataFrame):
+        if set(PAIR_COLUMNS) <= set(data.columns) and columns.good == "sentence_good" and columns.group is None:
+            return _finish(data, Path(name))
+        return _finish(_from_frame(data, Path(name), columns), Path(name))
+    rows = list(data)
+    if rows and all(isinstance(r, PairRecord) for r in rows):
+        rows = [r.to_dict() for r in rows]
+    if not all(isinstance(r, Mapping) for r in rows):
+        raise UsageError(Param(name), ": expected PairRecords, dicts, a DataFrame or a dataset path")
+    return _finish(_from_records([(i + 1, dict(r)) for i, r in enumerate(rows)], Path(name), columns, unit="item"),
+                   Path(name))

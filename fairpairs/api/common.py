@@ -1,4 +1,5 @@
-"""What the public calls share: defaults, `load_vocabulary`, and the helpers that turn what a caller gives into what the stages take."""
+"""What the public calls share: defaults, `load_vocabulary`, and the helpers that turn what a caller
+gives into what the stages take."""
 
 from __future__ import annotations
 
@@ -8,7 +9,6 @@ from typing import TYPE_CHECKING, Mapping
 
 from fairpairs import arguments as check
 from fairpairs.errors import Param, DatasetError, UsageError, UsageTypeError, VocabularyError
-from fairpairs.records import PairRecord
 
 if TYPE_CHECKING:   # (for readers and type checkers only: nothing heavy is imported at run time)
     import pandas as pd
@@ -80,24 +80,6 @@ def _columns(columns):
     return Columns() if columns is None else columns
 
 
-def _frame(data, name: str, columns) -> "pd.DataFrame":
-    """One set of pairs (columns uid, pair_id, sentence_good, sentence_bad) from records or a frame."""
-    import pandas as pd
-
-    from fairpairs.analysis.loading import PAIR_COLUMNS
-    from fairpairs.analysis.loading import _finish, _from_frame, _from_records
-
-    if isinstance(data, pd.DataFrame):
-        if set(PAIR_COLUMNS) <= set(data.columns) and columns.good == "sentence_good" and columns.group is None:
-            return _finish(data, Path(name))
-        return _finish(_from_frame(data, Path(name), columns), Path(name))
-    rows = list(data)
-    if rows and all(isinstance(r, PairRecord) for r in rows):
-        rows = [r.to_dict() for r in rows]
-    if not all(isinstance(r, Mapping) for r in rows):
-        raise UsageError(Param(name), ": expected PairRecords, dicts, a DataFrame or a dataset path")
-    return _finish(_from_records([(i + 1, dict(r)) for i, r in enumerate(rows)], Path(name), columns, unit="item"),
-                   Path(name))
 
 
 def _load_sets(data, columns, name: str, param: str) -> dict[str, "pd.DataFrame"]:
@@ -122,7 +104,9 @@ def _load_sets(data, columns, name: str, param: str) -> dict[str, "pd.DataFrame"
         return load_path(check.path(data, param, error=DatasetError, what="file or folder"), columns)
     if isinstance(data, (bytes, int, float)) or data is None or not hasattr(data, "__iter__"):
         raise UsageTypeError(Param(param), f": expected PairRecords, a DataFrame or a dataset path, not {type(data).__name__}")
-    return {name: _frame(data, name, columns)}
+    from fairpairs.analysis.loading import pairs_frame
+
+    return {name: pairs_frame(data, name, columns)}
 
 
 def _normalize(value) -> tuple[str, ...]:

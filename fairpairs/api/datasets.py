@@ -1,4 +1,5 @@
-"""The public calls that read datasets into frames and audit their token lengths: `load_sets`, `to_frame`, `audit`, `audit_report`."""
+"""The public calls that read datasets into frames and audit their token lengths: `load_sets`,
+`to_frame`, `audit`, `audit_report`."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The public calls of generation and length control: paradigms, vocabularies, `generate`, `generate_run`, `tokenizers`."""
+"""The public calls of generation and length control: paradigms, vocabularies, `generate`,
+`generate_run`, `tokenizers`."""
 
 from __future__ import annotations
 

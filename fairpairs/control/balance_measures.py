@@ -1,4 +1,7 @@
-"""What the balance check measures in a set of pairs: per pair (critical words' Zipf frequency, word and character counts, the within-pair frequency gap), slot features (SlotFeatures: the strata a paradigm's slots draw from) and context retention; the limits a balanced set keeps (SMD_LIMIT, TVD_LIMIT, LOW_DIVERSITY)."""
+"""What the balance check measures in a set of pairs: per pair (critical words' Zipf frequency, word
+and character counts, the within-pair frequency gap), slot features (SlotFeatures: the strata a
+paradigm's slots draw from) and context retention; the limits a balanced set keeps (SMD_LIMIT,
+TVD_LIMIT, LOW_DIVERSITY)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""Checking a tokenizer file before it is loaded (a tokenizer.json, a Tekken json, a tiktoken ranks file, a sentencepiece model), so that a damaged or wrong file is one line naming it, never a library's traceback."""
+"""Checking a tokenizer file before it is loaded (a tokenizer.json, a Tekken json, a tiktoken ranks
+file, a sentencepiece model), so that a damaged or wrong file is one line naming it, never a
+library's traceback."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""The local tokenizer map ($FAIRPAIRS_TOKENIZER_MAP: a JSON file of name -> file, read again when it changes) and sniffing what kind of tokenizer file a path is (tokenizer.json, Tekken, tiktoken ranks, sentencepiece, GGUF)."""
+"""The local tokenizer map ($FAIRPAIRS_TOKENIZER_MAP: a JSON file of name -> file, read again when
+it changes) and sniffing what kind of tokenizer file a path is (tokenizer.json, Tekken, tiktoken
+ranks, sentencepiece, GGUF)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""A paradigm file's `include:` (YAML merged over shared files such as _common.yaml) and `use:` (a named definition reused by slots)."""
+"""A paradigm file's `include:` (YAML merged over shared files such as _common.yaml) and `use:` (a
+named definition reused by slots)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""Which paradigm files there are and which a run takes: the index of a grammars folder (and its language sub-folders), `select_paradigms` (all, UIDs, fr/all, a phenomenon), `validate`, and the did-you-mean check of paradigm names."""
+"""Which paradigm files there are and which a run takes: the index of a grammars folder (and its
+language sub-folders), `select_paradigms` (all, UIDs, fr/all, a phenomenon), `validate`, and the
+did-you-mean check of paradigm names."""
 
 from __future__ import annotations
 

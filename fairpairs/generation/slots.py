@@ -1,4 +1,6 @@
-"""Compiling a paradigm file's slots and templates: what each slot draws (vocabulary restrictions, agreement, articles), whether the vocabulary can satisfy them, their order, and the templates; errors name the file and key."""
+"""Compiling a paradigm file's slots and templates: what each slot draws (vocabulary restrictions,
+agreement, articles), whether the vocabulary can satisfy them, their order, and the templates;
+errors name the file and key."""
 
 from __future__ import annotations
 

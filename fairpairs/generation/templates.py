@@ -1,4 +1,5 @@
-"""Templates of sentences: jinja2 with a plain-substitution fast path, and the finishing of a rendered sentence (spaces, punctuation, capital)."""
+"""Templates of sentences: jinja2 with a plain-substitution fast path, and the finishing of a
+rendered sentence (spaces, punctuation, capital)."""
 
 from __future__ import annotations
 

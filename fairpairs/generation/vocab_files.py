@@ -1,4 +1,6 @@
-"""Checking vocabulary table files row by row (fields per line, restrictions, binary features, a language table's columns and values) and applying fixes.yaml; every error names the file, line and expression."""
+"""Checking vocabulary table files row by row (fields per line, restrictions, binary features, a
+language table's columns and values) and applying fixes.yaml; every error names the file, line
+and expression."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The network time of a command: every Hub call runs under one deadline (FAIRPAIRS_HUB_TIMEOUT, 60 s by default) and ends in one NetworkError line naming what was asked, never a hang."""
+"""The network time of a command: every Hub call runs under one deadline (FAIRPAIRS_HUB_TIMEOUT, 60
+s by default) and ends in one NetworkError line naming what was asked, never a hang."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Reading input files: the one place that turns the operating system's errors into one line naming the file and what it should be."""
+"""Reading input files: the one place that turns the operating system's errors into one line naming
+the file and what it should be."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""SIGTERM handled like Ctrl-C (partial outputs removed), and signals deferred while a folder is swapped into place."""
+"""SIGTERM handled like Ctrl-C (partial outputs removed), and signals deferred while a folder is
+swapped into place."""
 
 from __future__ import annotations
 

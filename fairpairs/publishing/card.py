@@ -1,4 +1,6 @@
-"""What a published dataset holds besides its rows' source: the parquet table and its arrow types, the dataset card (README.md with the field table derived from PairRecord), and the lm-evaluation-harness task files."""
+"""What a published dataset holds besides its rows' source: the parquet table and its arrow types,
+the dataset card (README.md with the field table derived from PairRecord), and the lm-evaluation-
+harness task files."""
 
 from __future__ import annotations
 

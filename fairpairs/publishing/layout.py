@@ -1,4 +1,6 @@
-"""What a published dataset folder is made of: the sets, config and file names, the published columns, the repository id's rules, and the Config / Built records the builder and the uploader pass around."""
+"""What a published dataset folder is made of: the sets, config and file names, the published
+columns, the repository id's rules, and the Config / Built records the builder and the uploader
+pass around."""
 
 from __future__ import annotations
 

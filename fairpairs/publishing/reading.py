@@ -1,4 +1,5 @@
-"""Reading a run folder for publishing: every row of every set checked once against the published fields, and the run checked against its manifest (fairpairs.publishing.verify)."""
+"""Reading a run folder for publishing: every row of every set checked once against the published
+fields, and the run checked against its manifest (fairpairs.publishing.verify)."""
 
 from __future__ import annotations
 

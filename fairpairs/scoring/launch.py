@@ -1,4 +1,6 @@
-"""A multi-process launch (torchrun, accelerate launch): detecting it, the process group with its timeouts, the ranks agreeing on what they score (model, settings, input) before they share the work, and the balanced shards of that work."""
+"""A multi-process launch (torchrun, accelerate launch): detecting it, the process group with its
+timeouts, the ranks agreeing on what they score (model, settings, input) before they share the
+work, and the balanced shards of that work."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""Unigram log-probabilities for SLOR, MORCELA and tcf_lp: a table counted with a model's tokenizer on a corpus (fairpairs unigrams; checked against the tokenizer it was counted with) or wordfreq's word frequencies spread over tokens; JSON parameter files read with one-line errors."""
+"""Unigram log-probabilities for SLOR, MORCELA and tcf_lp: a table counted with a model's tokenizer
+on a corpus (fairpairs unigrams; checked against the tokenizer it was counted with) or wordfreq's
+word frequencies spread over tokens; JSON parameter files read with one-line errors."""
 
 from __future__ import annotations
 
