@@ -325,7 +325,7 @@ def test_the_run_config_is_checked_once_and_frozen():
         cfg.pairs = 6
     with pytest.raises(ValueError, match="^strategy: expected one of search, resample, not 'best'"):
         RunConfig(models=("gpt2",), strategy="best")
-    with pytest.raises(ValueError, match="^models: expected distinct tokenizer names"):
+    with pytest.raises(ValueError, match="^models: gpt2 named twice"):
         RunConfig(models=("gpt2", "gpt2"))
     with pytest.raises(ValueError, match="^max_draws: 3 draws cannot give 5 pairs"):
         RunConfig(models=("gpt2",), pairs=5, max_draws=3)

@@ -34,21 +34,6 @@ def _vocabulary(vocab):
     raise UsageTypeError(Param("vocab"), f": expected a Vocabulary or a table path, not {type(vocab).__name__}")
 
 
-def _tokenizer_list(models, default=()) -> list[str]:
-    """The tokenizers of `models` (names, presets expanded), checked."""
-    from fairpairs.control.sources import expand
-
-    if models is None:
-        return list(default)
-    given = check.names(models, "models")
-    if not all(t.strip() for t in given):
-        raise UsageError(Param("models"), f": expected tokenizer names, not {models!r}")
-    dupes = sorted({t for t in given if given.count(t) > 1})   # (a preset may overlap a name: fine)
-    if dupes:
-        raise UsageError(Param("models"), f": {', '.join(dupes)} named twice")
-    return expand(given)
-
-
 def _resolve_models(models) -> None:
     """Resolve every model name now, so that a path that is not there fails before any other model
     is loaded; errors name the parameter `models`."""

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Iterable
 
 from fairpairs import arguments as check
 from fairpairs.errors import Param, DatasetError, UsageError, UsageTypeError
-from fairpairs.api.common import DEFAULT_MODELS, _columns, _load_sets, _tokenizer_list
+from fairpairs.api.common import DEFAULT_MODELS, _columns, _load_sets
 
 if TYPE_CHECKING:   # (for readers and type checkers only: nothing heavy is imported at run time)
     import pandas as pd
@@ -70,9 +70,9 @@ def audit_report(data, models: Iterable[str] | str = DEFAULT_MODELS, *, columns=
 
     if columns is not None and not isinstance(columns, Columns):
         raise UsageTypeError(Param("columns"), f": expected a fairpairs.analysis.loading.Columns, not {type(columns).__name__}", value=columns)
-    names = _tokenizer_list(models)
-    if not names:
-        raise UsageError(Param("models"), ": give at least one tokenizer")
+    from fairpairs.control.config import model_names
+
+    names = model_names(models, required=True)
     if isinstance(data, (str, os.PathLike)):
         from fairpairs.analysis.readers import read
 

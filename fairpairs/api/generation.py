@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 from fairpairs import arguments as check
 from fairpairs.errors import Param, GrammarError, UsageError, UsageTypeError
 from fairpairs.records import PairRecord
-from fairpairs.api.common import DEFAULT_MODELS, _items, _tokenizer_list, _vocabulary
+from fairpairs.api.common import DEFAULT_MODELS, _items, _vocabulary
 
 if TYPE_CHECKING:   # (for readers and type checkers only: nothing heavy is imported at run time)
     from fairpairs.generation.grammar import Paradigm
@@ -101,15 +101,12 @@ def generate(paradigm: "Paradigm | str | os.PathLike", pairs: int = 1000, models
     from fairpairs.generation.vocab import default_vocabulary
 
     given = check.renamed("generate", deprecated, pairs=(pairs, 1000), models=(models, None))
-    pairs, models = given["pairs"], given["models"]
-    check.count(pairs, "pairs", 1)
+    check.text(strategy, "strategy", optional=True)     # (None: no length control)
+    cfg = RunConfig(models=() if given["models"] is None else given["models"], pairs=given["pairs"], seed=seed, strategy=strategy or "search",
+                    max_retries=max_retries, match_frequency=match_frequency, max_draws=max_draws, need_models=False)
+    sets = ("debiased",) if cfg.models and strategy is not None else ("original",)
     if not isinstance(paradigm, Paradigm):
         paradigm = load_paradigm(paradigm, vocab)
-    names = _tokenizer_list(models)
-    check.text(strategy, "strategy", optional=True)
-    sets = ("debiased",) if names and strategy is not None else ("original",)
-    cfg = RunConfig(models=tuple(names), pairs=pairs, seed=seed, strategy=strategy or "search",
-                    max_retries=max_retries, match_frequency=match_frequency, max_draws=max_draws, need_models=False)
     vocab = _vocabulary(vocab) or paradigm.vocab or default_vocabulary()
     meters = [LengthMeter(m) for m in cfg.models]
     return generate_paradigm(paradigm, vocab, cfg, meters, sets=sets).records(sets[0])
@@ -147,10 +144,7 @@ def generate_run(out: str | os.PathLike, paradigms: str | Iterable[str] = "all",
         check.names(paradigms, "paradigms")
     if min_count is not None and lexicon_from is None:
         raise UsageError(Param("min_count"), ": needs ", Param("lexicon_from"), " (a corpus)")
-    names = _tokenizer_list(models)
-    if not names:
-        raise UsageError(Param("models"), ": give at least one tokenizer")
-    cfg = RunConfig(models=tuple(names), pairs=pairs, seed=seed, strategy=strategy, max_retries=max_retries,
+    cfg = RunConfig(models=models, pairs=pairs, seed=seed, strategy=strategy, max_retries=max_retries,
                     match_frequency=match_frequency, max_draws=max_draws, command=command)   # checked: fails fast
     out = Path(out)
     check_output_folder(out, "out")

@@ -23,9 +23,9 @@ def publish(run_dir: str | os.PathLike, repo_id: str, *, out: str | os.PathLike 
     are set. A failed upload is a PublishError that says the built folder was kept."""
     from fairpairs.publishing.hub import build_folder, upload
 
+    which = check.renamed("publish", deprecated, set=(set, "debiased"))["set"]
     run_dir = check.path(run_dir, "run_dir", error=DatasetError, what="run folder")
     check.text(repo_id, "repo_id")
-    which = check.renamed("publish", deprecated, set=(set, "debiased"))["set"]
     check.text(which, "set")
     out = run_dir / "hub" if out is None else check.path(out, "out", exists=False)
     built = build_folder(run_dir, repo_id, out, which=which, progress=progress)

@@ -20,9 +20,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-from fairpairs.errors import Param, BudgetError, GrammarError
+from fairpairs.errors import Param, GrammarError
 from fairpairs.generation.sampler import Pair, Sampler
 from fairpairs.manifest import ParadigmStats
+from fairpairs.control.config import draws_for, retries_for
 from fairpairs.control.search import Searcher, SearchOptions
 from fairpairs.control.tokenization import LengthMeter
 
@@ -54,39 +55,13 @@ class SetResult:
     stats: ParadigmStats = field(default_factory=ParadigmStats)
 
 
-MAX_PAIRS = 100_000        # pairs per paradigm and set: bounds memory (every pair is held until written)
-MAX_DRAWS = 5_000_000      # the largest draw budget per paradigm and set: bounds time
-
-
-def default_max_draws(n_pairs: int) -> int:
-    return min(MAX_DRAWS, max(2000, 50 * n_pairs))
-
-
-def check_request(n_pairs: int, max_draws: int | None) -> None:
-    """Fail fast, before any work, on a request the draw budget cannot meet."""
-    from fairpairs.arguments import count
-
-    count(n_pairs, "pairs", 1)
-    count(max_draws, "max_draws", 1, optional=True)
-    if n_pairs > MAX_PAIRS:
-        raise BudgetError(Param("pairs"), f": {n_pairs} pairs per paradigm is more than fairpairs generates in one "
-                          f"run ({MAX_PAIRS}); use several seeds")
-    if max_draws is not None:
-        if max_draws > MAX_DRAWS:
-            raise BudgetError(Param("max_draws"), f": at most {MAX_DRAWS}, not {max_draws}")
-        if max_draws < n_pairs:
-            raise BudgetError(Param("max_draws"), f": {max_draws} draws cannot give {n_pairs} pairs (every pair "
-                              f"takes at least one draw)")
-
-
 class Budget:
     """Bounds the work for one paradigm and set - pairs drawn plus redraws of any kind, counted one
     by one (`take`), a hard limit - and fails with a clear error when it is spent."""
 
     def __init__(self, sampler: Sampler, n_pairs: int, max_draws: int | None):
-        check_request(n_pairs, max_draws)
         self.sampler = sampler
-        self.limit = max_draws if max_draws is not None else default_max_draws(n_pairs)
+        self.limit = draws_for(n_pairs, max_draws)     # (checked with the run's settings: RunConfig)
         self.probe = min(self.limit, 500)
         self.used = 0
 
@@ -134,7 +109,7 @@ def generate_debiased(sampler: Sampler, n_pairs: int, meters: list[LengthMeter],
     """n_pairs distinct pairs whose lengths match under every tokenizer (see the module doc);
     `search_options`: the search's balance-keeping choices (default: all on)."""
     chosen = STRATEGIES.get(strategy)
-    retries = chosen.default_retries if max_retries is None else max_retries
+    retries = retries_for(strategy, max_retries)
     searcher = Searcher(sampler, meters, match_frequency, options=search_options)
 
     def control(live, budget):

@@ -84,12 +84,12 @@ def generate_paradigm(p: Paradigm, vocab: Vocabulary, cfg: RunConfig, meters: li
     out = ParadigmSets(paradigm=p, sampler=Sampler(p, vocab, cfg.seed))
     done = cfg.pairs if "original" in sets else 0
     if "original" in sets:
-        out.original = generate_original(out.sampler, cfg.pairs, meters, max_draws=cfg.max_draws,
+        out.original = generate_original(out.sampler, cfg.pairs, meters, max_draws=cfg.draws,
                                          progress=progress)
     if "debiased" in sets:
         out.debiased = generate_debiased(out.sampler, cfg.pairs, meters, strategy=cfg.strategy,
                                          max_retries=cfg.retries, match_frequency=cfg.match_frequency,
-                                         max_draws=cfg.max_draws,
+                                         max_draws=cfg.draws,
                                          progress=(lambda n: progress(done + n)) if progress else None)
     return out
 
