@@ -312,29 +312,3 @@ def test_publish_takes_set_and_its_old_name_which(tmp_path):
         old = fp.publish(run, "me/x", out=tmp_path / "b", which="original", dry_run=True)
     warnings.simplefilter("default")
     assert [c.name for c in new.configs] == [c.name for c in old.configs] == ["causative-original"]
-
-
-def test_the_run_config_is_checked_once_and_frozen():
-    import dataclasses
-
-    from fairpairs.control.config import RunConfig
-
-    cfg = RunConfig(models=("gpt2", "bert-base-cased"), pairs=5, strategy="resample")
-    assert cfg.retries == 10 and RunConfig(models=("gpt2",), pairs=5).retries == 100     # Algorithm 1's N; search's
-    with pytest.raises(dataclasses.FrozenInstanceError):
-        cfg.pairs = 6
-    with pytest.raises(ValueError, match="^strategy: expected one of search, resample, not 'best'"):
-        RunConfig(models=("gpt2",), strategy="best")
-    with pytest.raises(ValueError, match="^models: gpt2 named twice"):
-        RunConfig(models=("gpt2", "gpt2"))
-    with pytest.raises(ValueError, match="^max_draws: 3 draws cannot give 5 pairs"):
-        RunConfig(models=("gpt2",), pairs=5, max_draws=3)
-    assert RunConfig(models=("preset:modern",), pairs=2).models[0] == "gpt2"      # a preset is expanded once
-
-
-def test_paradigm_reorder_is_its_one_name():
-    from fairpairs.errors import FairpairsDeprecationWarning
-
-    p = fp.load_paradigm("causative")
-    with pytest.warns(FairpairsDeprecationWarning, match="use Paradigm.reorder"):
-        assert p.is_reordering is p.reorder
