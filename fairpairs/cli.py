@@ -42,7 +42,7 @@ RENAMES = {
     "generate": {"grammars": "--grammars", "vocab": "--vocab"},
     "validate": {"paths": "FILES", "vocab": "--vocab"},
     "score": {"sentences": "--input", "input": "--input"},
-    "audit": {"data": "DATASET", "format": "--format"},
+    "audit": {"data": "DATASET", "format": "--format", "columns": "--good-col/--bad-col/--group-col"},
     "evaluate": {"model": "--models"},
     "balance": {"data": "RUN", "grammars": "--grammars", "vocab": "--vocab"},
     "robustness": {"model": "--models"},

@@ -92,3 +92,6 @@ READERS = Registry("dataset format", "format", {
     "multiblimp": "fairpairs.analysis.readers:read_multiblimp",
     "zhoblimp": "fairpairs.analysis.readers:read_zhoblimp",
 })
+
+# the names each registry holds before any user registers more (kind -> names)
+BUILT_IN = {r.kind: frozenset(r.names()) for r in (STRATEGIES, NORMALIZATIONS, PLL_VARIANTS, READERS)}

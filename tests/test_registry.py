@@ -106,3 +106,13 @@ def test_a_registered_reader_is_a_format_of_fp_audit(tmp_path, restore):
     assert int(row["n_pairs"]) == 2
     with pytest.raises(ValueError, match="unknown dataset format 'tsvv'"):
         fp.audit(path, models=["gpt2"], format="tsvv")
+
+
+def test_a_registered_normalisation_can_be_reported_by_evaluate_but_morcela_still_cannot(restore):
+    from fairpairs.analysis.evaluation import parse_normalize
+    from fairpairs.scoring.normalize import Normalization
+
+    NORMALIZATIONS.register("lp_per_char", Normalization(lambda x: x.lp / x.df["sentence"].str.len().to_numpy(float)))
+    assert parse_normalize("lp,lp_per_char") == ("lp", "lp_per_char")
+    with pytest.raises(ValueError, match="^normalize: unknown value"):
+        parse_normalize("morcela")

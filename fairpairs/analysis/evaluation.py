@@ -29,15 +29,26 @@ from fairpairs.errors import FairpairsError
 from fairpairs.scoring.cache import (Settings, _read_cache, cache_file, cached_scores, default_loader,  # noqa: F401
                           model_fingerprint, resume_folder, score_column, scorer_settings, sentences_hash)
 
-NORMALIZATIONS = ("lp", "mean_lp", "pen_lp", "slor", "tcf_lp")   # tcf_lp: docs/robustness.md
+# the built-in normalisations evaluate reports (tcf_lp: docs/robustness.md); MORCELA needs fitted
+# parameters and the word-level scores an extra pass, so they are not among them
+REPORTED = ("lp", "mean_lp", "pen_lp", "slor", "tcf_lp")
+
+
+def reported_normalizations() -> tuple[str, ...]:
+    """What `evaluate` can report: `REPORTED` and every normalisation registered beyond the
+    built-in ones (fairpairs.registry.NORMALIZATIONS) that needs no fitted MORCELA parameters."""
+    from fairpairs.registry import BUILT_IN, NORMALIZATIONS
+
+    added = [n for n in NORMALIZATIONS if n not in BUILT_IN[NORMALIZATIONS.kind]
+             and "morcela_params" not in NORMALIZATIONS.get(n).needs]
+    return (*REPORTED, *added)
 
 
 def parse_normalize(value) -> tuple[str, ...]:
-    """The normalisations to report ('lp,mean_lp' or an iterable; at least one; MORCELA needs fitted
-    parameters, so it is not among them)."""
+    """The normalisations to report ('lp,mean_lp' or an iterable; at least one)."""
     from fairpairs.scoring.normalize import parse_normalize as parse
 
-    return parse(value, NORMALIZATIONS, at_least_one=True)
+    return parse(value, reported_normalizations(), at_least_one=True)
 
 
 # ---------------------------------------------------------------------------- pure analyses

@@ -179,8 +179,8 @@ def read(path: str | os.PathLike, format: str = "auto", columns=None) -> dict[st
     if format not in READERS:
         raise DatasetError(Param("format"), f": unknown dataset format {format!r} (one of auto, {', '.join(READERS)})")
     if format != "blimp" and columns is not None and columns != _default_columns():
-        raise DatasetError(Param("format"), f": {format} has fixed columns; --good-col/--bad-col/--group-col are for "
-                           f"BLiMP-format files")
+        raise DatasetError(Param("format"), f": {format} has fixed columns; ", Param("columns", quoted=True),
+                           " applies to BLiMP-format files only")
     return READERS.get(format)(p, columns)
 
 

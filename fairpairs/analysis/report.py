@@ -21,7 +21,6 @@ from fairpairs.analysis.evaluation import Report, sentence_table
 from fairpairs.io.files import atomic_write
 from fairpairs.analysis.markdown import markdown_table, p_value, pct, pct_interval, pp_interval
 
-FIGURE_FORMATS = ("png", "pdf", "svg")
 SECTIONS = (   # (title, file stem), in report.md's order
     ("1. Summary", "summary"),
     ("2. Length vs selection: what the change from original to debiased is made of", "effects"),
