@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import types
+import typing
 from dataclasses import dataclass, fields
 from typing import Any, TypedDict
 from fairpairs.typecheck import describe, mismatch
@@ -121,7 +123,8 @@ class BalanceEntry(TypedDict):
 
 @dataclass(frozen=True)
 class ParadigmEntry:
-    """One paradigm's entry under the manifest's `paradigms`."""
+    """One paradigm's entry under the manifest's `paradigms` (read back: None where the file has no
+    such key, as in RunManifest)."""
 
     phenomenon: str
     field: str
@@ -137,7 +140,10 @@ class ParadigmEntry:
 
 @dataclass(frozen=True)
 class RunManifest:
-    """A generation run's manifest.json."""
+    """A generation run's manifest.json. Read back (`read_manifest`, `from_dict`), a field is
+    None: absent from the file (hand-made manifests and those of other versions may lack any field;
+    a field that may be null is None for null too); the same holds in the ParadigmEntry and
+    ParadigmStats below it. TypedDict fields (tokenizers, vocabulary, balance, lexicon) stay dicts."""
 
     fairpairs_version: str
     command: str
@@ -154,6 +160,21 @@ class RunManifest:
     paradigms: dict[str, ParadigmEntry]
     lexicon: LexiconInfo | None = dataclasses.field(default=None, metadata={"omit_if_none": True})
     # ^ the corpus restriction (fairpairs.generation.lexicon.Lexicon.manifest); no key without one
+
+    @classmethod
+    def from_dict(cls, doc, where: str) -> "RunManifest":
+        """`doc` (a parsed manifest.json) as a RunManifest: every field it has must have its type
+        (a DatasetError naming `where` and the field otherwise); missing fields are None and
+        unknown ones are ignored, so manifests of other versions and hand-made ones stay readable."""
+        from fairpairs.errors import DatasetError
+
+        if not isinstance(doc, dict):
+            raise DatasetError(f"{where}: expected a JSON object at the top level")
+        found = mismatch(doc, cls, partial=True)
+        if found is not None:
+            path, tp = found
+            raise DatasetError(f"{where}: field {path.lstrip('.')!r} must {describe(tp)}")
+        return _typed(doc, cls)
 
     def to_dict(self) -> dict[str, Any]:
         """The manifest as JSON values, keys in field order (`lexicon` only when there is one)."""
@@ -175,24 +196,23 @@ def _plain(value):
     return value
 
 
-def check_manifest(doc, where: str) -> dict:
-    """`doc` (a parsed manifest.json) as a dict whose fields, where present, have RunManifest's
-    types; a DatasetError naming `where` and the field otherwise. Fields may be missing and unknown
-    ones are kept: manifests of other versions and hand-made ones stay readable."""
-    from fairpairs.errors import DatasetError
+def _typed(value, tp):
+    """A checked JSON value as type `tp`: dataclasses built (a key the object lacks: None),
+    mappings of them built per value, anything else (TypedDicts, lists, numbers) as it is."""
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
+        hints = typing.get_type_hints(tp)
+        return tp(**{f.name: _typed(value[k], hints[f.name]) if (k := f.metadata.get("key", f.name)) in value
+                     else None for f in fields(tp)})
+    if typing.get_origin(tp) is dict and isinstance(value, dict):
+        return {k: _typed(v, typing.get_args(tp)[1]) for k, v in value.items()}
+    if typing.get_origin(tp) in (typing.Union, types.UnionType) and value is not None:
+        return _typed(value, next(a for a in typing.get_args(tp) if a is not type(None)))
+    return value
 
-    if not isinstance(doc, dict):
-        raise DatasetError(f"{where}: expected a JSON object at the top level")
-    found = mismatch(doc, RunManifest, partial=True)
-    if found is not None:
-        path, tp = found
-        raise DatasetError(f"{where}: field {path.lstrip('.')!r} must {describe(tp)}")
-    return doc
 
-
-def read_manifest(run_dir) -> dict:
-    """A run folder's manifest.json as a dict, checked with `check_manifest`; one clear line if it
-    is missing or not JSON."""
+def read_manifest(run_dir) -> RunManifest:
+    """A run folder's manifest.json as a RunManifest (`RunManifest.from_dict`: None for the fields
+    the file lacks); one clear line if it is missing or not JSON."""
     from pathlib import Path
 
     from fairpairs.errors import DatasetError
@@ -202,4 +222,4 @@ def read_manifest(run_dir) -> dict:
         raise DatasetError(f"{path}: not found (is {run_dir} a `fairpairs generate` output folder?)")
     from fairpairs.io.jsonl import load_json
 
-    return check_manifest(load_json(path, invalid="not valid JSON"), str(path))
+    return RunManifest.from_dict(load_json(path, invalid="not valid JSON"), str(path))

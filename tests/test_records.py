@@ -14,7 +14,7 @@ import pytest
 from fairpairs.errors import DatasetError
 from fairpairs.publishing.hub import build_folder
 from fairpairs.records import PairRecord
-from fairpairs.manifest import RunManifest, check_manifest, read_manifest
+from fairpairs.manifest import RunManifest, read_manifest
 from fairpairs.typecheck import mismatch
 from fairpairs.control.run import RunConfig, generate_run
 from fairpairs.generation.grammar import load_paradigm
@@ -71,7 +71,7 @@ def test_a_real_manifest_is_a_run_manifest_in_its_key_order(run):
     assert list(doc) == TOP_KEYS and list(doc["paradigms"][UID]) == PARADIGM_KEYS
     assert list(doc["paradigms"][UID]["debiased_stats"]) == STATS_KEYS
     assert text.startswith('{\n  "fairpairs_version": ') and text.endswith("}\n")   # indent 2, one newline
-    assert read_manifest(run) == doc
+    assert read_manifest(run).to_dict() == doc
 
 
 @pytest.mark.parametrize("change,needle", [
@@ -87,15 +87,15 @@ def test_a_wrongly_typed_manifest_field_is_named(run, tmp_path, change, needle):
     doc = json.loads((run / "manifest.json").read_text(encoding="utf-8"))
     change(doc)
     with pytest.raises(DatasetError, match=rf"^x\.json: {needle}"):
-        check_manifest(doc, "x.json")
+        RunManifest.from_dict(doc, "x.json")
 
 
 def test_partial_and_extended_manifests_stay_readable():
     """Hand-made manifests and those of other versions: missing fields, unknown fields."""
-    assert check_manifest({}, "m") == {}
-    assert check_manifest({"seed": 1, "paradigms": {"a": {"drawn": 3}}, "future": [1]}, "m")["future"] == [1]
+    assert RunManifest.from_dict({}, "m").seed is None
+    assert RunManifest.from_dict({"seed": 1, "paradigms": {"a": {"drawn": 3}}, "future": [1]}, "m").seed == 1
     with pytest.raises(DatasetError, match="top level"):
-        check_manifest([], "m")
+        RunManifest.from_dict([], "m")
 
 
 def test_every_pair_field_is_a_parquet_column_and_a_card_row(run, tmp_path):

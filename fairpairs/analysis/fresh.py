@@ -24,6 +24,8 @@ import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from fairpairs.manifest import RunManifest
+
 ONE_STEP_PAIRS = 20   # pairs per paradigm and set when evaluate generates: minutes on a CPU for all 67
 
 
@@ -52,12 +54,12 @@ def generate_for(generate_run, models: list[str], run_dir, *, paradigms="all", p
             f"Seed {seed}, strategy {strategy}. The same pairs, byte for byte: `{command}`"]
 
 
-def _controls(manifest: dict, meter) -> bool:
+def _controls(manifest: RunManifest, meter) -> bool:
     """Whether the run's manifest names this tokenizer, or one with the same tokenizer files."""
-    if meter.name in (manifest.get("models") or []):
+    if meter.name in (manifest.models or []):
         return True
     ours = {(k, v) for k, v in meter.file_hashes().items() if k.startswith("tokenizer") and k != "tokenizer_config.json"}
-    for info in (manifest.get("tokenizers") or {}).values():
+    for info in (manifest.tokenizers or {}).values():
         files = info.get("files") or {} if isinstance(info, dict) else {}
         if ours & set(files.items()):
             return True
@@ -76,12 +78,12 @@ def control_check(run_dir, models: list[str], debiased) -> list[str]:
     from fairpairs.control.tokenization import LengthMeter
 
     manifest = read_manifest(run_dir)
-    named = manifest.get("models")
+    named = manifest.models
     if not named:
         return [f"The manifest of `{os.fspath(run_dir)}` does not say which tokenizers its debiased set is "
                 f"length-controlled for."]
     notes = [f"Data: run folder `{os.fspath(run_dir)}`, length-controlled for {', '.join(named)} "
-             f"(seed {manifest.get('seed')}, strategy {manifest.get('strategy')})."]
+             f"(seed {manifest.seed}, strategy {manifest.strategy})."]
     good, bad = list(debiased["sentence_good"]), list(debiased["sentence_bad"])
     for model in models:
         try:

@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from fairpairs import stats
+from fairpairs.manifest import RunManifest
 from fairpairs.control.balance_measures import ALL, LOW_DIVERSITY, SMD_LIMIT, SlotFeatures, TVD_LIMIT, pair_measures, retention
 
 
@@ -202,7 +203,7 @@ def _by_uid(rows: list[dict]) -> dict[str, list[dict]]:
     return out
 
 
-def read_run(run_dir) -> tuple[dict[str, list[dict]], dict[str, list[dict]], dict]:
+def read_run(run_dir) -> tuple[dict[str, list[dict]], dict[str, list[dict]], RunManifest]:
     """A run folder's original and debiased rows by paradigm, and its manifest."""
     from pathlib import Path
 
@@ -261,9 +262,9 @@ def balance(data, *, grammars=None, vocab=None):
 
     if isinstance(data, (str, os.PathLike)):
         original, debiased, manifest = read_run(data)
-        entries = {uid: e for uid, e in (manifest.get("paradigms") or {}).items() if isinstance(e, Mapping)}
-        files = {uid: e.get("grammar_file") for uid, e in entries.items()}
-        causes = {uid: (e.get("balance") or {}).get("causes") or [] for uid, e in entries.items()}
+        entries = manifest.paradigms or {}
+        files = {uid: e.grammar_file for uid, e in entries.items()}
+        causes = {uid: (e.balance or {}).get("causes") or [] for uid, e in entries.items()}
     elif isinstance(data, Mapping):
         if set(data) != {"original", "debiased"}:
             raise UsageError(Param("data"), f": expected the keys original and debiased, not {sorted(map(str, data))}")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import typing
 from fairpairs import __version__
 from fairpairs.control.balance_measures import LOW_DIVERSITY
+from fairpairs.manifest import RunManifest
 from fairpairs.records import card_type
 from fairpairs.publishing.layout import COLUMNS, Config, DATA_FILE, LM_EVAL_TASK_VERSION, SETS
 from fairpairs.publishing.verify import RunCheck
@@ -115,7 +116,17 @@ def lm_eval_files(repo_id: str, configs: list[Config], prefix: str) -> dict[str,
     return files
 
 
-def render_card(repo_id: str, manifest: dict, configs: list[Config], skipped: list[str],
+def _known(value, default):
+    """`value`, or `default` where the manifest has none (None: absent from the file)."""
+    return default if value is None else value
+
+
+def _cell(record, name: str):
+    """A table cell: the record's field, blank where the record or the field is absent."""
+    return "" if record is None or getattr(record, name) is None else getattr(record, name)
+
+
+def render_card(repo_id: str, manifest: RunManifest, configs: list[Config], skipped: list[str],
                 sets: tuple[str, ...], prefix: str, check: "RunCheck | None" = None) -> str:
     """README.md: YAML front matter (configs, licence, language, task, size) and the card body."""
     import jinja2
@@ -136,15 +147,16 @@ def render_card(repo_id: str, manifest: dict, configs: list[Config], skipped: li
                      "data_files": [{"split": "train", "path": f"data/{c.name}/{DATA_FILE}"}]}
                     for c in configs],
     }
-    paradigms = manifest.get("paradigms") or {}
+    paradigms = manifest.paradigms or {}
     uids = list(dict.fromkeys(c.uid for c in configs))
     counts = {(c.uid, c.set): len(c.rows) for c in configs}
     table = []
     for uid in uids:
-        info = paradigms.get(uid) if isinstance(paradigms.get(uid), dict) else {}
-        table.append({"uid": uid, "info": info,
+        info = paradigms.get(uid)    # a ParadigmEntry, None if the manifest has none for uid
+        table.append({"uid": uid, "info": info, "stats": info.debiased_stats if info else None,
+                      "balance": (info.balance if info else None) or {},
                       "published": {s: counts.get((uid, s)) for s in sets}})
-    balance = {row["uid"]: row["info"].get("balance") or {} for row in table}
+    balance = {row["uid"]: row["balance"] for row in table}
     low_diversity = [(uid, r) for uid, b in balance.items()
                      if (r := b.get("distinct_ratio")) is not None and r < LOW_DIVERSITY]
     flagged = [(uid, b["flags"] + (b.get("causes") or [])) for uid, b in balance.items() if b.get("flags")]
@@ -155,5 +167,6 @@ def render_card(repo_id: str, manifest: dict, configs: list[Config], skipped: li
         repo_id=repo_id, manifest=manifest, configs=configs, table=table, sets=sets,
         skipped=skipped, prefix=prefix, n_pairs=n_pairs, version=__version__,
         example=configs[0], data_file=DATA_FILE, low_diversity=low_diversity, low_ratio=LOW_DIVERSITY,
-        flagged=flagged, fields=card_fields(), check=check, fmt=lambda x: "" if x is None else f"{x:+.2f}")
+        flagged=flagged, fields=card_fields(), check=check, fmt=lambda x: "" if x is None else f"{x:+.2f}",
+        known=_known, cell=_cell)
     return f"---\n{_dump_yaml(front)}---\n\n{body}"

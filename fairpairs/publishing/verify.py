@@ -23,11 +23,12 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, is_dataclass
 from pathlib import Path
 from typing import Callable
 
 from fairpairs.errors import DatasetError, FairpairsError
+from fairpairs.manifest import ParadigmEntry, RunManifest
 
 
 @dataclass
@@ -55,10 +56,10 @@ class RunCheck:
 SETS = ("original", "debiased")
 
 
-def _substitution(entry: dict) -> bool:
+def _substitution(entry: ParadigmEntry) -> bool:
     """Distinct critical words are recounted for a substitution paradigm only (a reordering's are the
     words of its vocabulary slots, which need the paradigm file); the manifest says which it is."""
-    return entry.get("reorder") is False
+    return entry.reorder is False
 
 
 def _controlled(rows: dict) -> bool:
@@ -77,7 +78,8 @@ def _balance(key: str):
 BOTH, DEBIASED = SETS, ("debiased",)
 ALWAYS = lambda entry, rows: True                                            # noqa: E731
 # statistic (path under paradigms.<uid>) -> (sets it is counted from, applies?, recount from {set: rows})
-RECOUNTED: dict[str, tuple[tuple[str, ...], Callable[[dict, dict], bool], Callable[[dict], float | int | None]]] = {
+# (a path's first key is a ParadigmEntry field, the next a ParadigmStats field or a balance key)
+RECOUNTED: dict[str, tuple[tuple[str, ...], Callable[[ParadigmEntry, dict], bool], Callable[[dict], float | int | None]]] = {
     "original": (("original",), ALWAYS, lambda rows: len(rows["original"])),
     "debiased": (DEBIASED, ALWAYS, lambda rows: len(rows["debiased"])),
     "debiased_stats.kept": (DEBIASED, ALWAYS, lambda rows: len(rows["debiased"])),
@@ -104,7 +106,16 @@ def manifest_line(text: str, keys: list[str]) -> int | None:
     return text.count("\n", 0, pos) + 1
 
 
-def check_run(run_dir: Path, manifest: dict, rows: dict[str, dict[str, list[tuple[int, dict]]]],
+def _claimed(entry: ParadigmEntry, keys: list[str]):
+    """The value at the path `keys` below a paradigm entry (attributes of its records, keys of its
+    balance report), or None where the manifest has none."""
+    claimed = entry
+    for k in keys:
+        claimed = getattr(claimed, k) if is_dataclass(claimed) else claimed.get(k) if isinstance(claimed, dict) else None
+    return claimed
+
+
+def check_run(run_dir: Path, manifest: RunManifest, rows: dict[str, dict[str, list[tuple[int, dict]]]],
               published: list[tuple[str, str]]) -> RunCheck:
     """Check the run folder `run_dir` against its `manifest` (see the module docstring). `rows`:
     set -> uid -> [(line, jsonl row)] of every jsonl file read; `published`: the (set, uid) pairs
@@ -117,8 +128,8 @@ def check_run(run_dir: Path, manifest: dict, rows: dict[str, dict[str, list[tupl
         return f"{path}:{line}" if line else str(path)
 
     result = RunCheck()
-    paradigms = manifest.get("paradigms")
-    if not isinstance(paradigms, dict) or not paradigms:
+    paradigms = manifest.paradigms
+    if not paradigms:
         raise DatasetError(f"{path}: has no 'paradigms' (the per-paradigm counts and statistics `fairpairs "
                            f"generate` writes); refusing to publish a dataset whose card could not say what it holds")
     _check_statistics(rows, published, paradigms, where, result)
@@ -131,7 +142,7 @@ def _check_statistics(rows, published, paradigms, where, result: RunCheck) -> No
     for uid in sorted({uid for _, uid in published}):
         entry = paradigms.get(uid)
         files = [f"{s}/{uid}.jsonl" for s in SETS if uid in rows.get(s, {})]
-        if not isinstance(entry, dict):
+        if entry is None:
             raise DatasetError(f"{where('paradigms')}: paradigms has no entry for {uid}, whose pairs are in "
                                f"{', '.join(files)}; the manifest is not this run's")
         have = {s: [r for _, r in rows[s][uid]] for s in SETS if uid in rows.get(s, {})}
@@ -141,9 +152,7 @@ def _check_statistics(rows, published, paradigms, where, result: RunCheck) -> No
             have["balance"] = paradigm_balance(have["original"], have["debiased"])
         for stat, (needed, applies, recount) in RECOUNTED.items():
             keys = stat.split(".")
-            claimed = entry
-            for k in keys:
-                claimed = claimed.get(k) if isinstance(claimed, dict) else None
+            claimed = _claimed(entry, keys)
             if claimed is None or not all(s in have for s in needed) or not applies(entry, have):
                 continue
             actual = recount(have)
@@ -160,8 +169,8 @@ def _check_statistics(rows, published, paradigms, where, result: RunCheck) -> No
 def _check_tokenizers(run_dir, manifest, rows, published, where, result: RunCheck) -> None:
     from fairpairs.control.tokenization import LengthMeter
 
-    infos = manifest.get("tokenizers") or {}
-    names = list(dict.fromkeys([*(manifest.get("models") or []), *infos]))
+    infos = manifest.tokenizers or {}
+    names = list(dict.fromkeys([*(manifest.models or []), *infos]))
     listed = set(names)
     meters = {}
     for name in names:
@@ -210,7 +219,7 @@ def _check_tokenizers(run_dir, manifest, rows, published, where, result: RunChec
 def _check_vocabulary(manifest, where, result: RunCheck) -> None:
     from fairpairs.generation.restrictions import BUNDLED_SHA256, BUNDLED_TABLE
 
-    voc = manifest.get("vocabulary")
+    voc = manifest.vocabulary
     if not isinstance(voc, dict) or not voc:
         return
     if voc.get("fixes"):   # fixes.yaml applies to the bundled table only: the run claims that table
