@@ -66,7 +66,7 @@ def load_ours(args) -> tuple[dict[str, list], str]:
                 raise FairpairsError(f"--run: no <uid>.jsonl files in {folder}")
         else:
             uids = [u.strip() for u in args.paradigms.split(",") if u.strip()]
-        ours = {u: fidelity.read_pairs(folder / f"{u}.jsonl", args.pairs) for u in uids}
+        ours = {u: fidelity.sentence_pairs(folder / f"{u}.jsonl", args.pairs) for u in uids}
         return ours, f"pairs read from {folder}"
 
     from tqdm import tqdm
@@ -95,7 +95,7 @@ def run(args) -> int:
         path = args.blimp / f"{uid}.jsonl"
         if not path.is_file():
             raise FairpairsError(f"--blimp: {path}: no BLiMP file for paradigm {uid}")
-        blimp[uid] = fidelity.read_pairs(path, args.pairs)
+        blimp[uid] = fidelity.sentence_pairs(path, args.pairs)
         rows.append(fidelity.compare(uid, pairs, blimp[uid], args.pairs))
     t_text = time.perf_counter() - t0
 

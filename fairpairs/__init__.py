@@ -24,7 +24,7 @@ _EXPORTS = {
     "read_sentences": "scoring.tables", "score_sentences": "scoring.tables", "pair_accuracy": "scoring.tables",
     "write_scores": "scoring.tables", "count_unigrams": "scoring.unigrams", "load_judgments": "scoring.morcela",
     "fit_morcela": "scoring.morcela",
-    "PairRecord": "records", "Scorer": "scoring", "write_report": "analysis.report", "Report": "analysis.evaluation",
+    "PairRecord": "records", "read_pairs": "api", "Scorer": "scoring", "write_report": "analysis.report", "Report": "analysis.evaluation",
     "tokenizers": "api", "to_frame": "api",
     "robustness": "api", "fit_length_params": "scoring.length",
 }

@@ -3,14 +3,15 @@ hold.
 
 `PairRecord` is one minimal pair as `fairpairs generate` writes it (one jsonl line of
 ``original/<uid>.jsonl`` or ``debiased/<uid>.jsonl``) and as `fp.generate` returns it; its
-fields, in order, are the jsonl keys (`PAIR_FIELDS`). The first seven are BLiMP's own fields. Each
-field's metadata also says how `fairpairs publish` shows it (the parquet column, its place and the
-dataset card's description), so the card's field table, the parquet schema and publish's row checks
-are derived from this class (`PUBLISHED_FIELDS`, `check_value`).
+fields, in order, are the jsonl keys (`PAIR_FIELDS`), and the same names are the columns of every
+frame, score table and published parquet file (one pair schema; `uid` and `pair_id` are BLiMP's
+`UID` and `pairID`, still read under those names). `check_row` checks one row of any source once.
+Each field's metadata also says how `fairpairs publish` shows it (its place among the parquet
+columns and the dataset card's description), so the card's field table and the parquet schema are
+derived from this class (`published_fields`).
 
-`RunManifest` (with one `ParadigmEntry` per paradigm) is a run folder's ``manifest.json``: its
-fields, in order, are the file's keys; `RunManifest.to_json` is the file's text and
-`read_manifest` / `check_manifest` read and validate one (publish, audit).
+A run folder's ``manifest.json`` is `fairpairs.manifest.RunManifest` (`read_manifest` reads it
+back typed).
 """
 
 from __future__ import annotations
@@ -22,14 +23,11 @@ from dataclasses import dataclass, fields
 from typing import Any, TypedDict
 
 
-def _pair_field(meaning: str, rank: int, *, optional: bool = False, hub_name: str | None = None,
-                hub_type: type | None = None, key: str | None = None):
+def _pair_field(meaning: str, rank: int, *, optional: bool = False, key: str | None = None):
     """A PairRecord field: `meaning` for the dataset card; `rank`: its place among the published
-    columns; `optional`: a published row may lack it (data made by other tools); `hub_name` /
-    `hub_type`: the published column's name and type where they differ; `key`: what a mapping's keys
-    are (for messages)."""
-    return dataclasses.field(metadata={"meaning": meaning, "rank": rank, "optional": optional,
-                                       "hub_name": hub_name, "hub_type": hub_type, "key": key})
+    columns; `optional`: a published row may lack it (data made by other tools); `key`: what a
+    mapping's keys are (for messages)."""
+    return dataclasses.field(metadata={"meaning": meaning, "rank": rank, "optional": optional, "key": key})
 
 
 class LengthPair(TypedDict):
@@ -48,9 +46,8 @@ class PairRecord:
     sentence_bad: str = _pair_field("the unacceptable sentence", 1)
     field: str = _pair_field("syntax, morphology, semantics, syntax_semantics or syntax/semantics", 3)
     linguistics_term: str = _pair_field("the phenomenon", 4)
-    UID: str = _pair_field("paradigm (BLiMP UID)", 2)
-    pairID: str = _pair_field("pair number within the paradigm (BLiMP's `pairID`)", 5,
-                              hub_name="pair_id", hub_type=int)   # "0", "1", ... in the jsonl
+    uid: str = _pair_field("paradigm (BLiMP's `UID`)", 2)
+    pair_id: str = _pair_field("the pair's id within the paradigm (BLiMP's `pairID`: \"0\", \"1\", ...)", 5)
     lexically_identical: bool = _pair_field(
         "both sentences use the same words (where the run recorded it)", 6, optional=True)
     critical_good: dict[str, str] = _pair_field("the words that differ, by role", 7, optional=True, key="role")
@@ -78,22 +75,110 @@ class PairRecord:
 
     @classmethod
     def from_dict(cls, row: dict[str, Any]) -> "PairRecord":
-        """A record from a jsonl row of `fairpairs generate` (unknown keys are an error)."""
+        """A record from a jsonl row of `fairpairs generate`, checked by `check_row` (today's keys
+        or the old `UID` / `pairID`); a field missing or unknown is an error."""
         from collections.abc import Mapping
 
         from fairpairs.errors import Param, DatasetError, UsageTypeError
 
         if not isinstance(row, Mapping):
             raise UsageTypeError(Param("row"), f": expected a dict (one jsonl row), not {type(row).__name__}")
-        names = [f.name for f in fields(cls)]
-        extra = sorted(set(row) - set(names))
-        missing = [n for n in names if n not in row]
+        row = check_row(row, "row")
+        extra = sorted(set(row) - set(PAIR_FIELDS))
+        missing = [n for n in PAIR_FIELDS if n not in row]
         if extra or missing:
             raise DatasetError(Param("row"), f": missing field(s) {missing} / unknown field(s) {extra}")
-        return cls(**{n: row[n] for n in names})
+        return cls(**{n: row[n] for n in PAIR_FIELDS})
+
+    @property
+    def UID(self) -> str:   # noqa: N802 - the old name, kept for one release
+        _deprecated("UID", "uid")
+        return self.uid
+
+    @property
+    def pairID(self) -> str:   # noqa: N802 - the old name, kept for one release
+        _deprecated("pairID", "pair_id")
+        return self.pair_id
+
+
+def _deprecated(old: str, new: str) -> None:
+    import warnings
+
+    from fairpairs.errors import FairpairsDeprecationWarning
+
+    warnings.warn(f"PairRecord.{old} is deprecated; use PairRecord.{new} (the name in the jsonl, frames, score tables "
+                  "and the published dataset since fairpairs 0.2.0)", FairpairsDeprecationWarning, stacklevel=3)
 
 
 PAIR_FIELDS = tuple(f.name for f in fields(PairRecord))
+PAIR_COLUMNS = ("uid", "pair_id", "sentence_good", "sentence_bad")   # what every analysis needs of a pair
+OLD_KEYS = {"UID": "uid", "pairID": "pair_id"}   # BLiMP's keys, and fairpairs' jsonl keys before 0.2.0
+
+
+def check_row(row, where: str | tuple, *, good: str = "sentence_good", bad: str = "sentence_bad",
+              group: str | None = None, default_uid: str = "pairs", index: int = 0,
+              typed: bool = True) -> dict[str, Any]:
+    """One pair row (a dict read from any file, or given in memory) in the one pair schema, checked
+    once: `uid`, `pair_id`, `sentence_good`, `sentence_bad` first, then the row's other fields.
+    Every reader of pairs calls this (fairpairs.pairsets); nothing downstream checks a row again.
+
+    `good` / `bad`: the input's sentence fields; `group`: the field naming the pair's group (default
+    `uid`, else `default_uid`); a row without a pair id gets `index` (its place in its file). The old
+    keys `UID` / `pairID` (BLiMP's, and fairpairs' jsonl before 0.2.0) are read as `uid` / `pair_id`.
+    `typed`: the values have JSON types (not a csv file's strings), so PairRecord's fields present in
+    the row are checked against their types. `where` names the row in messages ("file:line", or
+    the parts of a structured message: (Param("sentences"), "[3]"))."""
+    from collections.abc import Mapping
+
+    from fairpairs.errors import DatasetError
+    from fairpairs.typecheck import describe, mismatch
+
+    at = where if isinstance(where, tuple) else (where,)
+    if not isinstance(row, Mapping):
+        raise DatasetError(*at, f": expected an object with the fields of a pair, not {type(row).__name__}")
+    for name in (good, bad) + ((group,) if group else ()):
+        if name not in row:
+            raise DatasetError(*at, f": missing field {name!r}")
+    renamed = {OLD_KEYS.get(k, k): k for k in row if not (k in OLD_KEYS and OLD_KEYS[k] in row)}
+    uid = row[group] if group else row[renamed["uid"]] if "uid" in renamed else default_uid
+    pair_id = row[renamed["pair_id"]] if "pair_id" in renamed else index
+    if isinstance(pair_id, bool) or not isinstance(pair_id, (str, int)) or pair_id == "":
+        raise DatasetError(*at, f": field {renamed.get('pair_id', 'pair_id')!r} must be a string or an integer "
+                           f"(the pair's id), got {pair_id!r}")
+    out = {"uid": str(uid), "pair_id": str(pair_id),
+           "sentence_good": _text(row[good], at, good), "sentence_bad": _text(row[bad], at, bad)}
+    used = {good, bad, group, renamed.get("uid"), renamed.get("pair_id")}
+    hints = _hints()
+    for new, key in renamed.items():
+        if key in used or new in out:
+            continue
+        value = row[key]
+        if typed and new in hints and value is not None and mismatch(value, hints[new]) is not None:
+            raise DatasetError(*at, f": field {key!r} must {describe(hints[new], _KEYS.get(new))}")
+        out[new] = value
+    return out
+
+
+def _text(value, at: tuple, field: str) -> str:
+    from fairpairs.errors import DatasetError
+
+    if not isinstance(value, str) or not value.strip():
+        what = "missing" if value is None else f"empty or not a string ({value!r})"
+        raise DatasetError(*at, f": field {field!r} is {what}")
+    return value
+
+
+_KEYS = {f.name: f.metadata["key"] for f in fields(PairRecord)}
+
+
+def _hints() -> dict[str, Any]:
+    global _HINTS
+    if _HINTS is None:
+        _HINTS = typing.get_type_hints(PairRecord)
+    return _HINTS
+
+
+_HINTS: dict[str, Any] | None = None
 
 
 def row_json(row: dict[str, Any]) -> str:
@@ -125,8 +210,8 @@ class PublishedField:
 def published_fields() -> list[PublishedField]:
     """The published columns, in their order (PairRecord's fields by their `rank`)."""
     hints = typing.get_type_hints(PairRecord)
-    out = [PublishedField(f.name, f.metadata["hub_name"] or f.name, f.metadata["hub_type"] or hints[f.name],
-                          f.metadata["meaning"], f.metadata["optional"], f.metadata["key"])
+    out = [PublishedField(f.name, f.name, hints[f.name], f.metadata["meaning"], f.metadata["optional"],
+                          f.metadata["key"])
            for f in fields(PairRecord)]
     order = {f.name: f.metadata["rank"] for f in fields(PairRecord)}
     return sorted(out, key=lambda p: order[p.source])

@@ -120,7 +120,7 @@ def test_pair_record_is_frozen_and_to_dict_is_the_jsonl_row(notebook):
     with pytest.raises(AttributeError):
         r.sentence_good = "x"
     d = r.to_dict()
-    assert list(d) == ["sentence_good", "sentence_bad", "field", "linguistics_term", "UID", "pairID",
+    assert list(d) == ["sentence_good", "sentence_bad", "field", "linguistics_term", "uid", "pair_id",
                        "lexically_identical", "critical_good", "critical_bad", "token_lengths", "redraws", "draw",
                        "control", "fillers"]
     d["token_lengths"]["gpt2"]["good"] = -1             # a copy: the record is unchanged

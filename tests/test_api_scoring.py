@@ -61,7 +61,8 @@ def test_score_sentences_writes_the_file_the_cli_writes(MODEL, scorer, tmp_path,
     assert df["pair_index"].tolist() == [i // 2 for i in range(12)]
     assert df["which"].tolist() == ["good", "bad"] * 6
     assert df["sentence"].tolist() == [s for r in rows for s in (r["sentence_good"], r["sentence_bad"])]
-    assert df["pairID"].tolist() == [str(r["pairID"]) for r in rows for _ in (0, 1)]
+    assert df["pair_id"].tolist() == [str(r["pairID"]) for r in rows for _ in (0, 1)]   # BLiMP's ids, under our names
+    assert df["uid"].tolist() == [r["UID"] for r in rows for _ in (0, 1)]
     # the accuracy line the CLI prints is pair_accuracy's, counted here pair by pair
     acc = fp.pair_accuracy(df, "lp,mean_lp,pen_lp")
     recs = df.to_dict("records")
@@ -82,7 +83,7 @@ def test_score_sentences_takes_lists(scorer, tmp_path):
     pairs = fp.score_sentences(scorer, [{"sentence_good": "The cat sat.", "sentence_bad": "The cat sit."}], "lp")
     assert pairs[["pair_index", "which", "sentence"]].values.tolist() == [
         [0, "good", "The cat sat."], [0, "bad", "The cat sit."]]
-    assert "UID" not in pairs.columns
+    assert "uid" not in pairs.columns and "UID" not in pairs.columns   # no ids given: none made up
     assert fp.read_sentences(["A.", "B."]) == ([{"sentence": "A."}, {"sentence": "B."}], False)
     with pytest.raises(ValueError, match=r"^sentences\[1\]: mixes pairs and single sentences"):
         fp.read_sentences(["A.", {"sentence_good": "A.", "sentence_bad": "B."}])

@@ -11,8 +11,8 @@ import pandas as pd
 import pytest
 
 from fairpairs.analysis.length_audit import length_bias, split_label
-from fairpairs.analysis.loading import Columns
-from fairpairs.analysis.loading import load_sets
+from fairpairs.pairsets import Columns
+from fairpairs.api import load_sets
 from fairpairs.cli import main
 from references import BLIMP_SAMPLE, BLIMP_SAMPLE_PAIRS, reference_tokenizer
 

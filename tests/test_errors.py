@@ -45,7 +45,7 @@ def test_no_module_imports_from_commands():
 
 
 def test_a_missing_dataset_is_a_file_not_found_error(tmp_path):
-    from fairpairs.analysis.loading import load_sets
+    from fairpairs.api import load_sets
 
     with pytest.raises(FileNotFoundError, match="no such file or folder"):
         load_sets(tmp_path / "nothing.jsonl")

@@ -125,7 +125,7 @@ def test_rerun_uses_cache_and_split_tokenizer(models, run_dir, tmp_path, capsys)
 
 
 def test_cache_hit_does_not_call_the_real_scorer(models, run_dir, tmp_path):
-    from fairpairs.analysis.loading import load_sets
+    from fairpairs.api import load_sets
 
     calls = {"load": 0, "score": 0}
 

@@ -147,17 +147,17 @@ def test_markdown_table_and_summary():
 
 def test_read_pairs_limit_and_errors(tmp_path):
     p = write_jsonl(tmp_path / "x.jsonl", HAND, UID="x")
-    assert fidelity.read_pairs(p) == HAND
-    assert fidelity.read_pairs(p, limit=2) == HAND[:2]
+    assert fidelity.sentence_pairs(p) == HAND
+    assert fidelity.sentence_pairs(p, limit=2) == HAND[:2]
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"sentence_good": "A.", "sentence_bad": "B."}\n{"sentence_good": "A."}\n', encoding="utf-8")
-    with pytest.raises(DatasetError, match=r"bad\.jsonl:2: field 'sentence_bad' is missing"):
-        fidelity.read_pairs(bad)
+    with pytest.raises(DatasetError, match=r"bad\.jsonl:2: missing field 'sentence_bad'"):
+        fidelity.sentence_pairs(bad)
     bad.write_text('{"sentence_good": "A.", "sentence_bad": "B."}\nnot json\n', encoding="utf-8")
     with pytest.raises(DatasetError, match=r"bad\.jsonl:2: invalid JSON"):
-        fidelity.read_pairs(bad)
+        fidelity.sentence_pairs(bad)
     with pytest.raises(DatasetError, match=r"nope\.jsonl: no such file"):
-        fidelity.read_pairs(tmp_path / "nope.jsonl")
+        fidelity.sentence_pairs(tmp_path / "nope.jsonl")
 
 
 # ---------------------------------------------------------------------------- real BLiMP data
@@ -191,7 +191,7 @@ def test_real_blimp_file_against_naive_loop(shared, uid):
 def check_real_blimp_file(path: Path, uid: str, n: int):
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     assert len(rows) == n
-    pairs = fidelity.read_pairs(path)
+    pairs = fidelity.sentence_pairs(path)
     assert pairs == [(r["sentence_good"], r["sentence_bad"]) for r in rows]
     s = fidelity.text_stats(pairs)
     good = [naive_word_count(r["sentence_good"]) for r in rows]
@@ -210,8 +210,8 @@ def check_real_blimp_file(path: Path, uid: str, n: int):
 def test_real_blimp_lexically_identical_share(tier, request):
     # reorderings have the same words; agreement pairs differ in one word
     blimp = BLIMP_SAMPLE if tier == "sample" else request.getfixturevalue("shared") / "reference" / "blimp"
-    assert fidelity.text_stats(fidelity.read_pairs(blimp / "adjunct_island.jsonl")).lexically_identical == 1.0
-    dna = fidelity.read_pairs(blimp / "determiner_noun_agreement_1.jsonl")
+    assert fidelity.text_stats(fidelity.sentence_pairs(blimp / "adjunct_island.jsonl")).lexically_identical == 1.0
+    dna = fidelity.sentence_pairs(blimp / "determiner_noun_agreement_1.jsonl")
     assert fidelity.text_stats(dna).lexically_identical == 0.0
 
 
@@ -225,7 +225,7 @@ def test_generate_original_pairs_equals_the_run_folder(tmp_path):
     vocab, paradigms = select_paradigms("transitive,adjunct_island", None, None)
     generate_run(paradigms, vocab, RunConfig(models=["gpt2"], pairs=30, seed=3), tmp_path / "run")
     for p in paradigms:
-        written = fidelity.read_pairs(tmp_path / "run" / "original" / f"{p.uid}.jsonl")
+        written = fidelity.sentence_pairs(tmp_path / "run" / "original" / f"{p.uid}.jsonl")
         assert fidelity.generate_original_pairs(p, vocab, 30, seed=3) == written
     assert fidelity.generate_original_pairs(paradigms[0], vocab, 30, seed=4) != \
         fidelity.generate_original_pairs(paradigms[0], vocab, 30, seed=3)
@@ -277,7 +277,7 @@ def test_script_bad_pair_file_names_file_and_field(tmp_path):
     write_jsonl(tmp_path / "blimp" / "para_x.jsonl", HAND)
     res = run_script("--run", run, "--blimp", tmp_path / "blimp")
     assert res.returncode == 1
-    assert "para_x.jsonl:1: field 'sentence_bad' is missing" in res.stderr
+    assert "para_x.jsonl:1: missing field 'sentence_bad'" in res.stderr
 
 
 # -------------------------------------------------------------------------------- SmolLM2
@@ -291,7 +291,7 @@ def test_smollm2_accuracy_two_paradigms(shared, one_torch_thread):
 
     scorer = Scorer.from_pretrained("smollm2-135m", device="cpu", progress=False)
     blimp = shared / "reference" / "blimp"
-    sets = {(u, "blimp"): fidelity.read_pairs(blimp / f"{u}.jsonl", 20)
+    sets = {(u, "blimp"): fidelity.sentence_pairs(blimp / f"{u}.jsonl", 20)
             for u in ("determiner_noun_agreement_1", "adjunct_island")}
     lps = fidelity.score_pairs(scorer, sets, 20)
     for key, scored in lps.items():

@@ -42,7 +42,7 @@ def test_to_frame_of_generated_pairs_has_flat_lengths():
             assert col.tolist() == expected
     # every other field of the records is there, under its record name (uid, pair_id: the API's names)
     assert {"field", "linguistics_term", "critical_good", "critical_bad", "control", "draw", "fillers"} <= set(frame)
-    assert frame["uid"].tolist() == [p.UID for p in pairs] and frame["pair_id"].tolist() == [p.pairID for p in pairs]
+    assert frame["uid"].tolist() == [p.uid for p in pairs] and frame["pair_id"].tolist() == [p.pair_id for p in pairs]
     assert frame["critical_good"].tolist() == [p.critical_good for p in pairs]
     # a slice a researcher makes: pairs whose lengths differ under gpt2 (none, after length control)
     assert (frame["len_gpt2_good"] != frame["len_gpt2_bad"]).sum() == 0
@@ -56,11 +56,9 @@ def test_load_sets_keeps_every_column_of_a_run(run):
         df = sets[name]
         assert list(df.columns[:4]) == ["uid", "pair_id", "sentence_good", "sentence_bad"]
         assert len(df) == len(rows)
+        assert set(df.columns) == set(rows[0])     # one pair schema: the frame's columns are the jsonl keys
         for key in rows[0]:
-            if key in ("UID", "pairID", "sentence_good", "sentence_bad"):
-                continue
             assert df[key].tolist() == [r[key] for r in rows], key
-        assert df["uid"].tolist() == [r["UID"] for r in rows]
 
 
 def test_to_frame_of_a_run_folder_has_both_sets(run):
@@ -93,7 +91,7 @@ def test_run_table_uses_the_manifest_names_and_agrees_with_the_rows(run):
         assert {k: row[k] for k in stats} == stats
         assert list(table.columns[2:]) == list(stats)
     # the account recounted from the debiased rows' `control` field (by hand, not from the stats)
-    rows = [r for r in jsonl_rows(out / "debiased") if r["UID"] == UIDS[0]]
+    rows = [r for r in jsonl_rows(out / "debiased") if r["uid"] == UIDS[0]]
     row = table[(table["uid"] == UIDS[0]) & (table["set"] == "debiased")].iloc[0]
     counts = pd.Series([r["control"] for r in rows]).value_counts()
     assert row["kept"] == len(rows)

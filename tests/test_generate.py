@@ -199,9 +199,9 @@ def test_cli_generate_reproducible_and_complete(tmp_path, independent):
     rows = [json.loads(l) for l in (tmp_path / "a" / "debiased" / "determiner_noun_agreement_1.jsonl").open()]
     assert len(rows) == 150
     for i, r in enumerate(rows):
-        assert list(r)[:7] == ["sentence_good", "sentence_bad", "field", "linguistics_term", "UID", "pairID",
+        assert list(r)[:7] == ["sentence_good", "sentence_bad", "field", "linguistics_term", "uid", "pair_id",
                                "lexically_identical"]
-        assert r["pairID"] == str(i) and r["lexically_identical"] is False
+        assert r["pair_id"] == str(i) and r["lexically_identical"] is False
         for m in ("gpt2", "roberta-base", "bert-base-uncased"):
             g, b = n_tokens(independent[m], r["sentence_good"]), n_tokens(independent[m], r["sentence_bad"])
             assert g == b == r["token_lengths"][m]["good"] == r["token_lengths"][m]["bad"]

@@ -94,11 +94,14 @@ def make_run(root: Path, pairs=PAIRS, original=None, manifest=MANIFEST) -> Path:
 
 
 def expected_rows(run: Path, set_name: str, uid: str) -> list[dict]:
-    """The jsonl rows as the Hub rows should read: pairID renamed pair_id and made an int."""
+    """The jsonl rows as the Hub rows should read: the same fields (one pair schema), a run folder
+    written before 0.2.0 (as make_run's) read with its `UID` / `pairID` as `uid` / `pair_id`."""
     out = []
     for line in (run / set_name / f"{uid}.jsonl").read_text(encoding="utf-8").splitlines():
         row = json.loads(line)
-        row["pair_id"] = int(row.pop("pairID"))
+        for old, new in (("UID", "uid"), ("pairID", "pair_id")):
+            if old in row:
+                row[new] = row.pop(old)
         out.append(row)
     return out
 
@@ -136,7 +139,7 @@ def test_dry_run_rows_load_with_datasets_and_equal_the_jsonl(built_both, tmp_pat
     ds = datasets.load_dataset(str(out), "anaphor_number_agreement", split="train", cache_dir=str(tmp_path / "c2"))
     assert ds[1]["sentence_good"] == "The KÖLN boys hurt themselves."
     assert ds[1]["token_lengths"]["bert-base-cased"] == {"good": 9, "bad": 9}   # (as the tokenizers library counts)
-    assert ds.features["pair_id"].dtype == "int64"
+    assert ds.features["pair_id"].dtype == "string" and ds.features["uid"].dtype == "string"
 
 
 def test_card_front_matter_lists_every_config_and_the_licence(built_both):
@@ -276,7 +279,7 @@ def _break(run: Path, how: str) -> str:
         path.write_text("\n".join(lines) + "\n")
         return f"{path}:2: invalid JSON"
     if how == "pairID":
-        row["pairID"] = "two"
+        row["pairID"] = 2.5
     elif how == "missing":
         del row["sentence_bad"]
     elif how == "uid":
@@ -296,7 +299,7 @@ def test_bad_run_folder_is_one_line_naming_file_and_field(tmp_path, capsys, how)
     err = capsys.readouterr().err
     assert err.startswith("fairpairs: error: ") and err.count("\n") == 1 and needle in err
     if how not in ("manifest", "json"):
-        assert {"pairID": "'pairID'", "missing": "'sentence_bad'", "uid": "'UID'",
+        assert {"pairID": "'pairID'", "missing": "'sentence_bad'", "uid": "'uid'",
                 "lengths": "'token_lengths'"}[how] in err
     assert not (run / "hub").exists() and not list(run.glob(".hub*"))  # nothing half-written
 

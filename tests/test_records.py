@@ -42,10 +42,10 @@ CARD_TABLE = """| field | type | meaning |
 |---|---|---|
 | `sentence_good` | string | the acceptable sentence |
 | `sentence_bad` | string | the unacceptable sentence |
-| `UID` | string | paradigm (BLiMP UID) |
+| `uid` | string | paradigm (BLiMP's `UID`) |
 | `field` | string | syntax, morphology, semantics, syntax_semantics or syntax/semantics |
 | `linguistics_term` | string | the phenomenon |
-| `pair_id` | int | pair number within the paradigm (BLiMP's `pairID`) |
+| `pair_id` | string | the pair's id within the paradigm (BLiMP's `pairID`: "0", "1", ...) |
 | `lexically_identical` | bool | both sentences use the same words (where the run recorded it) |
 | `critical_good`, `critical_bad` | struct of strings | the words that differ, by role |
 | `token_lengths` | struct | per tokenizer, content-token counts `{good, bad}` (special tokens excluded) |
@@ -100,7 +100,7 @@ def test_partial_and_extended_manifests_stay_readable():
 
 def test_every_pair_field_is_a_parquet_column_and_a_card_row(run, tmp_path):
     built = build_folder(run, REPO_ID, tmp_path / "hub", which="debiased", progress=False)
-    published = [f.metadata["hub_name"] or f.name for f in fields(PairRecord)]   # pairID -> pair_id
+    published = [f.name for f in fields(PairRecord)]   # one pair schema: the jsonl keys are the columns
     schema = pq.read_schema(built.folder / "data" / UID / "train-00000-of-00001.parquet")
     assert sorted(schema.names) == sorted(published)
     card = (built.folder / "README.md").read_text(encoding="utf-8")

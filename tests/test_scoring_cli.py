@@ -47,10 +47,10 @@ def test_score_pairs_jsonl(models, tmp_path, capsys):
     assert code == 0, err
     got = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
     assert len(got) == 10
-    assert list(got[0]) == ["pair_index", "which", "UID", "pairID", "sentence", "sum_logprob", "n_tokens",
+    assert list(got[0]) == ["pair_index", "which", "uid", "pair_id", "sentence", "sum_logprob", "n_tokens",
                             "n_words", "mean_lp"]
     assert [(g["pair_index"], g["which"]) for g in got[:4]] == [(0, "good"), (0, "bad"), (1, "good"), (1, "bad")]
-    assert got[1]["sentence"] == rows[0]["sentence_bad"] and got[2]["pairID"] == rows[1]["pairID"]
+    assert got[1]["sentence"] == rows[0]["sentence_bad"] and got[2]["pair_id"] == rows[1]["pairID"]
     ref = Scorer.from_pretrained(models["bert"], pll="whole_word", progress=False).score(
         [g["sentence"] for g in got], normalize=())
     np.testing.assert_allclose([g["sum_logprob"] for g in got], ref["sum_logprob"], atol=1e-6)
@@ -88,7 +88,7 @@ def test_score_bad_inputs_leave_no_output(models, tmp_path, capsys):
     assert code == 1 and "bad.jsonl:2: invalid JSON" in err and not out.exists()
     bad.write_text('{"sentence_good": "A b."}\n', encoding="utf-8")
     code, _, err = run(["score", "--model", models["gpt2"], "--input", str(bad), "--out", str(out)], capsys)
-    assert code == 1 and "bad.jsonl:1: field 'sentence_bad'" in err
+    assert code == 1 and "bad.jsonl:1: missing field 'sentence_bad'" in err
     code, _, err = run(["score", "--model", models["gpt2"], "--input", str(bad), "--out", str(tmp_path / "o.txt")],
                        capsys)
     assert code == 1 and "must be .jsonl or .csv" in err

@@ -239,6 +239,10 @@ def error_rule_cases(scorer, pairs_file, model, missing: Path):
          "missing", FileNotFoundError, "lexicon_from"),
         ("generate_run", lambda: fp.generate_run(M / "o", paradigms=[UID], pairs=2, lexicon_from=P, min_count=0),
          "value", ValueError, "min_count"),
+        ("read_pairs", lambda: fp.read_pairs(M / "d.jsonl"), "missing", FileNotFoundError, "source"),
+        ("read_pairs", lambda: fp.read_pairs(5), "type", TypeError, "source"),
+        ("read_pairs", lambda: fp.read_pairs({}), "value", ValueError, "source"),
+        ("read_pairs", lambda: fp.read_pairs(P, columns="good"), "type", TypeError, "columns"),
         ("load_sets", lambda: fp.load_sets(M / "d.jsonl"), "missing", FileNotFoundError, "data"),
         ("load_sets", lambda: fp.load_sets(5), "type", TypeError, "data"),
         ("load_sets", lambda: fp.load_sets({}), "value", ValueError, "data"),
@@ -480,7 +484,7 @@ def test_saved_batches_that_can_no_longer_be_resumed_are_removed(run_dir, model,
     # the input changed before the rerun (a pair added): those batches can never be resumed
     path = run / "debiased" / f"{UID}.jsonl"
     row = json.loads(path.read_text().splitlines()[0]) | {"sentence_good": "Some new cat sat.",
-                                                          "sentence_bad": "Some new cat sit.", "pairID": "99"}
+                                                          "sentence_bad": "Some new cat sit.", "pair_id": "99"}
     path.write_text(path.read_text() + json.dumps(row) + "\n")
     code, _, err = cli(*evaluate_args(model, run, out), capsys=capsys)
     assert code == 0, err

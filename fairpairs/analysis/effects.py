@@ -264,7 +264,7 @@ def attach_draws(sets: dict[str, pd.DataFrame], data) -> dict[str, pd.DataFrame]
             flat = [r for uid_rows in rows.values() for r in uid_rows]
             if not flat or not all(isinstance(r.get("draw"), int) for r in flat):
                 return sets
-            keys = pd.DataFrame({"uid": [str(r.get("UID")) for r in flat], "pair_id": [str(r.get("pairID")) for r in flat],
+            keys = pd.DataFrame({"uid": [r["uid"] for r in flat], "pair_id": [r["pair_id"] for r in flat],
                                  "draw": [r["draw"] for r in flat]})
             if keys.duplicated(["uid", "pair_id"]).any():
                 return sets

@@ -29,7 +29,6 @@ from pathlib import Path
 
 from fairpairs.errors import DatasetError
 from fairpairs.generation.sampler import lexically_identical, words
-from fairpairs.io.jsonl import iter_objects
 
 Pair = tuple[str, str]
 
@@ -39,26 +38,18 @@ DEFAULT_THRESHOLD = 10.0   # accuracy points
 # ------------------------------------------------------------------------------------- reading
 
 
-def read_pairs(path: str | Path, limit: int | None = None) -> list[Pair]:
-    """(sentence_good, sentence_bad) of a jsonl file of pairs, in file order; the first `limit`."""
+def sentence_pairs(path: str | Path, limit: int | None = None) -> list[Pair]:
+    """(sentence_good, sentence_bad) of a jsonl file of pairs, in file order; the first `limit`.
+    Read and checked by the one pair reader (`fairpairs.pairsets.read_rows`)."""
+    from fairpairs.pairsets import read_rows
+
     path = Path(path)
     if not path.is_file():
         raise DatasetError(f"{path}: no such file")
-    pairs: list[Pair] = []
-    for lineno, obj in iter_objects(path):
-        if limit is not None and len(pairs) >= limit:
-            break
-        pair = []
-        for key in ("sentence_good", "sentence_bad"):
-            value = obj.get(key)
-            if not isinstance(value, str) or not value.strip():
-                what = "missing" if value is None else f"empty or not a string ({value!r})"
-                raise DatasetError(f"{path}:{lineno}: field {key!r} is {what}")
-            pair.append(value)
-        pairs.append((pair[0], pair[1]))
-    if not pairs:
+    rows, _ = read_rows(path)
+    if not rows:
         raise DatasetError(f"{path}: no pairs")
-    return pairs
+    return [(r["sentence_good"], r["sentence_bad"]) for r in rows[:limit]]
 
 
 # ---------------------------------------------------------------------------------- statistics

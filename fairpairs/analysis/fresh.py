@@ -118,7 +118,7 @@ def default_run_dir() -> Path:
 
 
 def is_run_folder(data) -> bool:
-    from fairpairs.analysis.loading import RUN_SETS
+    from fairpairs.pairsets import RUN_SETS
 
     return isinstance(data, (str, os.PathLike)) and all((Path(data) / s).is_dir() for s in RUN_SETS)
 

@@ -1,11 +1,11 @@
 """Readers of minimal-pair datasets in other formats than BLiMP's, for `fairpairs audit`.
 
 Readers registered by format name (`fairpairs.registry.READERS`); `read(path, format)` returns named sets of pairs with
-the columns of `fairpairs.analysis.loading.PAIR_COLUMNS` (uid = the group a pair is reported in, pair_id =
+the columns of `fairpairs.records.PAIR_COLUMNS` (uid = the group a pair is reported in, pair_id =
 the pair's row id in the source, which `fairpairs audit --select` writes instead of the sentences):
 
 - ``blimp``: BLiMP's fields (`sentence_good`, `sentence_bad`, `UID`, `pairID`) in jsonl/json/csv/
-  tsv/parquet files, folders, run folders and saved HF datasets (`fairpairs.analysis.loading.load_sets`);
+  tsv/parquet files, folders, run folders and saved HF datasets (`fairpairs.pairsets.read_pairs`);
 - ``clams``: CLAMS evalsets (Mueller et al. 2020): ``True<TAB>sentence`` then ``False<TAB>sentence``
   on adjacent lines; a file or a folder of ``*.txt`` (one group per file, its construction);
   row id ``<file>:<line of the True sentence>``;
@@ -52,9 +52,12 @@ def _files(path: Path, suffix: str, what: str) -> list[Path]:
 
 
 def _frame(rows: list[tuple], where: Path) -> pd.DataFrame:
-    if not rows:
-        raise DatasetError(f"{where}: the dataset holds no pairs")
-    return pd.DataFrame(rows, columns=COLUMNS)
+    """The rows (file, line, uid, pair_id, good, bad) as one set, each checked as every pair row is
+    (`fairpairs.records.check_row`)."""
+    from fairpairs.pairsets import from_rows
+
+    items = (((f, line), dict(zip(COLUMNS, rest))) for f, line, *rest in rows)
+    return from_rows(where.name, items, where).pairs
 
 
 # ---------------------------------------------------------------------------- CLAMS
@@ -78,7 +81,7 @@ def read_clams(path: Path, columns=None) -> dict[str, pd.DataFrame]:
             else:
                 if pending is None:
                     raise DatasetError(f"{f}:{n}: a False line with no True line before it")
-                rows.append((f.stem, f"{f.name}:{pending[0]}", pending[1], sentence))
+                rows.append((f, pending[0], f.stem, f"{f.name}:{pending[0]}", pending[1], sentence))
                 pending = None
         if pending is not None:
             raise DatasetError(f"{f}:{pending[0]}: the last True line has no False line")
@@ -121,22 +124,16 @@ def read_zhoblimp(path: Path, columns=None) -> dict[str, pd.DataFrame]:
     rows = []
     for f in _files(path, ".jsonl", "jsonl"):
         for line, rec in iter_objects(f):
-            for field in ("sentence_good", "sentence_bad"):
-                value = rec.get(field)
-                if not isinstance(value, str) or not value.strip():
-                    raise DatasetError(f"{f}:{line}: field {field!r} is "
-                                       f"{'missing' if value is None else 'empty or not a string'}")
             group = next((str(rec[k]) for k in ZHO_GROUP_FIELDS if k in rec and str(rec[k]).strip()), f.stem)
-            rows.append((group, f"{f.name}:{line}", rec["sentence_good"], rec["sentence_bad"]))
+            rows.append((f, line, group, f"{f.name}:{line}", rec.get("sentence_good"), rec.get("sentence_bad")))
     return {path.stem if path.is_file() else path.name: _frame(rows, path)}
 
 
 # ---------------------------------------------------------------------------- registry
 def read_blimp(path: Path, columns=None) -> dict[str, pd.DataFrame]:
-    from fairpairs.analysis.loading import Columns
-    from fairpairs.analysis.loading import load_sets
+    from fairpairs.pairsets import Columns, read_pairs
 
-    return load_sets(path, columns or Columns())
+    return read_pairs(path, columns or Columns()).frames()
 
 
 def _first_line(f: Path) -> str:
@@ -185,6 +182,6 @@ def read(path: str | os.PathLike, format: str = "auto", columns=None) -> dict[st
 
 
 def _default_columns():
-    from fairpairs.analysis.loading import Columns
+    from fairpairs.pairsets import Columns
 
     return Columns()

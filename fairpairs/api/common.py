@@ -13,6 +13,7 @@ from fairpairs.errors import Param, DatasetError, UsageError, UsageTypeError, Vo
 if TYPE_CHECKING:   # (for readers and type checkers only: nothing heavy is imported at run time)
     import pandas as pd
     from fairpairs.generation.vocab import Vocabulary
+    from fairpairs.pairsets import PairSets
 
 
 DEFAULT_MODELS = ("gpt2", "bert-base-cased")    # the tokenizers length control equalises by default
@@ -50,7 +51,7 @@ def _resolve_models(models) -> None:
 def _read_paths(data) -> list[Path]:
     """The files and folders that reading `data` reads (a path, or a dict of them), which no
     output may be written into."""
-    from fairpairs.analysis.loading import dataset_paths
+    from fairpairs.pairsets import dataset_paths
 
     if isinstance(data, (str, os.PathLike)):
         return dataset_paths(data)
@@ -60,38 +61,41 @@ def _read_paths(data) -> list[Path]:
 
 
 def _columns(columns):
-    from fairpairs.analysis.loading import Columns
+    from fairpairs.pairsets import Columns
 
     return Columns() if columns is None else columns
 
 
 
 
-def _load_sets(data, columns, name: str, param: str) -> dict[str, "pd.DataFrame"]:
-    """`load_sets`, with errors naming the call's parameter `param` (data, pairs)."""
-    from fairpairs.analysis.loading import Columns
-    from fairpairs.analysis.loading import load_sets as load_path
+def _read_sets(data, columns, name: str, param: str) -> "PairSets":
+    """`fairpairs.pairsets.read_pairs` of `data` (a path, in-memory pairs, or a dict of set name ->
+    either), with errors naming the call's parameter `param` (data, pairs)."""
+    from fairpairs.pairsets import Columns, PairSets, read_pairs
 
     columns = Columns() if columns is None else columns
     if not isinstance(columns, Columns):
-        raise UsageTypeError(Param("columns"), f": expected a fairpairs.analysis.loading.Columns, not {type(columns).__name__}", value=columns)
+        raise UsageTypeError(Param("columns"), f": expected a fairpairs.pairsets.Columns, not {type(columns).__name__}", value=columns)
     if isinstance(data, Mapping):
         if not data:
             raise UsageError(Param(param), ": no sets given")
         out = {}
         for key, value in data.items():
-            sub = _load_sets(value, columns, str(key), f"{param}[{key!r}]")
+            sub = _read_sets(value, columns, str(key), f"{param}[{key!r}]")
             if len(sub) != 1:
                 raise UsageError(Param(param), f"[{key!r}]: holds {len(sub)} sets ({', '.join(sub)}); give one set per name")
             out[str(key)] = next(iter(sub.values()))
-        return out
+        return PairSets(out)
     if isinstance(data, (str, os.PathLike)):
-        return load_path(check.path(data, param, error=DatasetError, what="file or folder"), columns)
+        return read_pairs(check.path(data, param, error=DatasetError, what="file or folder"), columns)
     if isinstance(data, (bytes, int, float)) or data is None or not hasattr(data, "__iter__"):
         raise UsageTypeError(Param(param), f": expected PairRecords, a DataFrame or a dataset path, not {type(data).__name__}")
-    from fairpairs.analysis.loading import pairs_frame
+    return read_pairs(data, columns, name=name)
 
-    return {name: pairs_frame(data, name, columns)}
+
+def _load_sets(data, columns, name: str, param: str) -> dict[str, "pd.DataFrame"]:
+    """The four columns of each set `_read_sets` reads."""
+    return {k: s.pairs for k, s in _read_sets(data, columns, name, param).items()}
 
 
 def _normalize(value) -> tuple[str, ...]:

@@ -8,10 +8,21 @@ from typing import TYPE_CHECKING, Iterable
 
 from fairpairs import arguments as check
 from fairpairs.errors import Param, DatasetError, UsageError, UsageTypeError
-from fairpairs.api.common import DEFAULT_MODELS, _columns, _load_sets
+from fairpairs.api.common import DEFAULT_MODELS, _read_sets
 
 if TYPE_CHECKING:   # (for readers and type checkers only: nothing heavy is imported at run time)
     import pandas as pd
+
+    from fairpairs.pairsets import PairSets
+
+
+def read_pairs(source, columns=None, name: str = "pairs") -> "PairSets":
+    """The one pair reader: `source` (anything `load_sets` accepts) as named `PairSet`s, every row
+    checked once (`fairpairs.records.check_row`). Each set has `.frame` (uid, pair_id, sentence_good,
+    sentence_bad, then every other field), `.pairs` (the four), `.origin` (each row's file and line)
+    and `.records()` (PairRecords, for a run folder's sets); a run folder's sets also carry its typed
+    `.manifest` (`fairpairs.manifest.RunManifest`). In-memory data is one set named `name`."""
+    return _read_sets(source, columns, name, "source")
 
 
 def load_sets(data, columns=None, name: str = "pairs") -> dict[str, "pd.DataFrame"]:
@@ -21,10 +32,7 @@ def load_sets(data, columns=None, name: str = "pairs") -> dict[str, "pd.DataFram
     of set name -> any of these. Each set is a DataFrame with uid, pair_id, sentence_good and
     sentence_bad first, then every other column of the input as read (field, linguistics_term,
     critical_good, token_lengths, draw, control, ... for fairpairs' pairs)."""
-    from fairpairs.analysis.frames import with_every_column
-
-    sets = _load_sets(data, columns, name, "data")
-    return with_every_column(data, sets, _columns(columns))
+    return {k: s.frame for k, s in _read_sets(data, columns, name, "data").items()}
 
 
 def to_frame(data, columns=None) -> "pd.DataFrame":
@@ -66,10 +74,10 @@ def audit_report(data, models: Iterable[str] | str = DEFAULT_MODELS, *, columns=
     if format != "auto" and format not in READERS:
         raise UsageError(Param("format"), f": unknown dataset format {format!r} (one of auto, {', '.join(READERS)})")
     check.text(language, "language")
-    from fairpairs.analysis.loading import Columns
+    from fairpairs.pairsets import Columns
 
     if columns is not None and not isinstance(columns, Columns):
-        raise UsageTypeError(Param("columns"), f": expected a fairpairs.analysis.loading.Columns, not {type(columns).__name__}", value=columns)
+        raise UsageTypeError(Param("columns"), f": expected a fairpairs.pairsets.Columns, not {type(columns).__name__}", value=columns)
     from fairpairs.control.config import model_names
 
     names = model_names(models, required=True)

@@ -52,8 +52,8 @@ def audit(dataset, models, out, fmt, select_dir, language, good_col, bad_col, gr
     """
     from fairpairs.api import audit_report
     from fairpairs.analysis.length_audit import summary_text, write_csv
-    from fairpairs.analysis.loading import Columns
-    from fairpairs.analysis.loading import dataset_paths
+    from fairpairs.pairsets import Columns
+    from fairpairs.pairsets import dataset_paths
     from fairpairs.io.files import check_output_file
 
     outputs = []
@@ -138,8 +138,8 @@ def evaluate(models, data, paradigms, phenomenon, pairs, seed, strategy, pll, no
     import os
 
     from fairpairs.api import evaluate as run
-    from fairpairs.analysis.loading import Columns
-    from fairpairs.analysis.loading import dataset_paths
+    from fairpairs.pairsets import Columns
+    from fairpairs.pairsets import dataset_paths
     from fairpairs.analysis.evaluation import parse_normalize
     from fairpairs.analysis.report import headline_markdown, summary_markdown, write_report
     from fairpairs.io.files import check_output_folder, claim_folder

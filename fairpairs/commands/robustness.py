@@ -33,7 +33,7 @@ def robustness(models, data, out, cache_dir, length_params, morcela_params, pll,
 
     from fairpairs.api import robustness as run
     from fairpairs.analysis.length_audit import write_csv
-    from fairpairs.analysis.loading import dataset_paths
+    from fairpairs.pairsets import dataset_paths
     from fairpairs.io.files import OutputFolder, atomic_write, check_output_folder
     from fairpairs.analysis.score_robustness import markdown
     from fairpairs.commands.analysis import _names

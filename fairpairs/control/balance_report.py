@@ -177,29 +177,24 @@ def overall(original: dict[str, list[Mapping]], debiased: dict[str, list[Mapping
 
 # ---------------------------------------------------------------------------- reading sets
 def _rows_of(value, where: str) -> list[dict]:
-    """Pair rows (dicts with at least sentence_good / sentence_bad) from PairRecords, dicts or a
-    DataFrame."""
-    import pandas as pd
+    """Pair rows (the pair schema, fairpairs.records.check_row) from PairRecords, dicts or a
+    DataFrame, read and checked by the one pair reader (messages name `where` and the item)."""
+    from fairpairs.errors import UsageTypeError
+    from fairpairs.pairsets import read_pairs
 
-    from fairpairs.errors import UsageError, UsageTypeError
-    from fairpairs.records import PairRecord
-
-    if isinstance(value, pd.DataFrame):
-        rows = value.to_dict("records")
-    elif isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
         raise UsageTypeError(f"{where}: expected PairRecords, dicts or a DataFrame, not {type(value).__name__}")
-    else:
-        rows = [r.to_dict() if isinstance(r, PairRecord) else r for r in value]
-    for i, r in enumerate(rows):
-        if not isinstance(r, Mapping) or not {"sentence_good", "sentence_bad"} <= set(r):
-            raise UsageError(f"{where}[{i}]: expected a pair with sentence_good and sentence_bad")
-    return [dict(r) for r in rows]
+    if hasattr(value, "__len__") and len(value) == 0:
+        return []        # a set of no pairs (a paradigm that kept none): nothing to read
+    frame = read_pairs(value, name=where)[where].frame
+    return [{k: v for k, v in row.items() if not (isinstance(v, float) and v != v)}   # a cell only some rows have
+            for row in frame.to_dict(orient="records")]
 
 
 def _by_uid(rows: list[dict]) -> dict[str, list[dict]]:
     out: dict[str, list[dict]] = {}
     for r in rows:
-        out.setdefault(str(r.get("UID", r.get("uid", "pairs"))), []).append(r)
+        out.setdefault(str(r.get("uid", "pairs")), []).append(r)
     return out
 
 
@@ -208,8 +203,8 @@ def read_run(run_dir) -> tuple[dict[str, list[dict]], dict[str, list[dict]], Run
     from pathlib import Path
 
     from fairpairs.errors import Param, DatasetError, DatasetNotFoundError
-    from fairpairs.io.jsonl import iter_objects
     from fairpairs.manifest import read_manifest
+    from fairpairs.pairsets import read_rows
 
     run = Path(run_dir)
     if not run.exists():
@@ -219,7 +214,7 @@ def read_run(run_dir) -> tuple[dict[str, list[dict]], dict[str, list[dict]], Run
     manifest = read_manifest(run)
     sets = {}
     for which in ("original", "debiased"):
-        sets[which] = {f.stem: [row for _, row in iter_objects(f)] for f in sorted((run / which).glob("*.jsonl"))}
+        sets[which] = {f.stem: read_rows(f)[0] for f in sorted((run / which).glob("*.jsonl"))}   # checked once
     missing = sorted(set(sets["original"]) ^ set(sets["debiased"]))
     if missing:
         raise DatasetError(f"{run}: paradigm(s) {', '.join(missing)} in only one of original/ and debiased/")

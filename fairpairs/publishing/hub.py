@@ -21,7 +21,7 @@ import warnings
 from pathlib import Path
 
 from fairpairs import __version__
-from fairpairs.analysis.loading import dataset_paths
+from fairpairs.pairsets import dataset_paths
 from fairpairs.errors import Param, FairpairsWarning, NetworkError, PublishError, UsageError, one_line
 from fairpairs.io.files import MARKER, OutputFolder
 from fairpairs.io.network import network_deadline

@@ -5,60 +5,33 @@ from __future__ import annotations
 
 from pathlib import Path
 from fairpairs.errors import DatasetError, DatasetNotFoundError
-from fairpairs.io.jsonl import iter_objects
 from fairpairs.manifest import read_manifest
-from fairpairs.typecheck import describe, mismatch
 from fairpairs.publishing.layout import COLUMNS, Config, OPTIONAL, REQUIRED, SETS, config_name
 
 
 # ---------------------------------------------------------------- reading the run folder
-def _check_row(row: dict, where: str, uid: str, keys: tuple[str, ...]) -> dict:
-    """Validate one jsonl row (a JSON object) against PairRecord's field types and return it in
-    the published shape (columns in their published order; pairID -> int pair_id)."""
+def _published(row: dict, where: str, uid: str, keys: tuple[str, ...]) -> dict:
+    """A row as `fairpairs.pairsets.read_rows` checked it, in the published shape: a complete pair
+    of `fairpairs generate` (every required field, and the optional fields the file's first row
+    has), columns in their published order, in the file its paradigm names."""
     for key in REQUIRED + keys:
         if key not in row:
             raise DatasetError(f"{where}: missing field {key!r}")
-    out = {}
-    for col in COLUMNS:
-        if col.optional and col.source not in keys:
-            continue
-        value = row[col.source]
-        if col.source == "pairID":   # "0", "1", ... in fairpairs' jsonl; an int in other tools' files
-            if isinstance(value, bool) or not (isinstance(value, int) or (isinstance(value, str) and value.isdigit())):
-                raise DatasetError(f"{where}: field 'pairID' must be a non-negative integer, got {value!r}")
-            value = int(value)
-        elif mismatch(value, col.type) is not None:
-            raise DatasetError(f"{where}: field {col.source!r} must {describe(col.type, col.key)}")
-        out[col.name] = value
-    if row["UID"] != uid:
-        raise DatasetError(f"{where}: field 'UID' is {row['UID']!r} but the file is named {uid}.jsonl")
-    return out
-
-
-def read_pairs(path: Path) -> list[dict]:
-    """Rows of one `<uid>.jsonl`, validated; optional fields are those present in the first row.
-    Read with the one jsonl reader (`fairpairs.io.jsonl.iter_objects`: `file:line:` errors)."""
-    return read_pairs_lines(path)[0]
+    if row["uid"] != uid:
+        raise DatasetError(f"{where}: field 'uid' is {row['uid']!r} but the file is named {uid}.jsonl")
+    return {col.name: row[col.name] for col in COLUMNS if not col.optional or col.name in keys}
 
 
 def read_pairs_lines(path: Path) -> tuple[list[dict], list[int]]:
-    """`read_pairs`, and the line of each row."""
-    uid = path.stem
-    lines: list[int] = []
-    rows: list[dict] = []
-    keys: tuple[str, ...] = ()
-    seen: set[int] = set()
-    for lineno, row in iter_objects(path):
-        where = f"{path}:{lineno}"
-        if not rows:
-            keys = tuple(k for k in OPTIONAL if k in row)
-        out = _check_row(row, where, uid, keys)
-        if out["pair_id"] in seen:
-            raise DatasetError(f"{where}: field 'pairID' {out['pair_id']} repeats an earlier pair")
-        seen.add(out["pair_id"])
-        rows.append(out)
-        lines.append(lineno)
-    return rows, lines
+    """The rows of one `<uid>.jsonl` in the published shape, and the line of each. Rows are read
+    and checked by the one pair reader (`fairpairs.pairsets.read_rows`: `file:line:` errors); the
+    optional fields are those present in the first row."""
+    from fairpairs.pairsets import read_rows
+
+    checked, origin = read_rows(path)
+    keys = tuple(k for k in OPTIONAL if checked and k in checked[0])
+    rows = [_published(row, f"{path}:{line}", path.stem, keys) for row, (_, line) in zip(checked, origin)]
+    return rows, [line for _, line in origin]
 
 
 def read_run(run_dir: Path, sets: tuple[str, ...], prefix: str) -> tuple[dict, list[Config], list[str]]:
@@ -97,19 +70,15 @@ def read_checked_run(run_dir: Path, sets: tuple[str, ...], prefix: str):
     # every set's rows as jsonl rows with their lines (the set not published too: the card shows its counts)
     rows = {s: {} for s in SETS}
     for c in configs:
-        rows[c.set][c.uid] = [(line, _jsonl_row(r)) for line, r in zip(c.lines, c.rows)]
+        rows[c.set][c.uid] = list(zip(c.lines, c.rows))
     for set_name in SETS:
         if set_name not in sets and (run_dir / set_name).is_dir():
             for path in sorted((run_dir / set_name).glob("*.jsonl")):
                 got, lines = read_pairs_lines(path)
-                rows[set_name][path.stem] = [(line, _jsonl_row(r)) for line, r in zip(lines, got)]
+                rows[set_name][path.stem] = list(zip(lines, got))
     empty = [("original", n[: -len("-original")]) if n.endswith("-original") else ("debiased", n) for n in skipped]
     for set_name, uid in empty:     # an empty file: a set of no pairs
         rows[set_name][uid] = []
     check = check_run(run_dir, manifest, rows, [(c.set, c.uid) for c in configs] + empty)
     return manifest, configs, skipped, check
 
-
-def _jsonl_row(published: dict) -> dict:
-    """A published row under its jsonl keys (pair_id -> pairID), for `fairpairs.publishing.verify`."""
-    return {col.source: published[col.name] for col in COLUMNS if col.name in published}

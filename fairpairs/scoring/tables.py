@@ -5,7 +5,7 @@
     write_scores(df, "scores.jsonl")                  # jsonl (NaN -> null) or csv, atomically
 
 Input: a text file (one sentence a line), a jsonl file of pairs (`sentence_good`,
-`sentence_bad`, optionally BLiMP's `UID`, `pairID`) or of single sentences (`sentence`), or the
+`sentence_bad`, optionally `uid` and `pair_id`, or BLiMP's `UID` and `pairID`) or of single sentences (`sentence`), or the
 same as a Python list of strings or dicts. Pairs give two rows each (good, then bad) led by
 `pair_index` and `which`.
 """
@@ -52,19 +52,26 @@ def _read_file(path: Path) -> tuple[list[dict], bool]:
 
 def _checked(items, where: tuple) -> tuple[list[dict], bool]:
     """The rows of (where, row) items (`where`: the parts of a message naming the row), all pairs or
-    all single sentences, each with non-empty text fields; the first bad row is an error naming it."""
+    all single sentences; a pair row is checked by the one pair check (`fairpairs.records.check_row`:
+    it comes back in the pair schema, with `_given_ids` True when the input gave its uid and pair id), a
+    sentence must be non-empty text; the first bad row is an error naming it."""
+    from fairpairs.records import OLD_KEYS, check_row
+
     rows, pairs = [], None
-    for at, obj in items:
+    for n, (at, obj) in enumerate(items):
         if not isinstance(obj, dict):
             raise DatasetError(*at, f": expected a sentence or a dict, not {type(obj).__name__}")
         is_pair = "sentence_good" in obj or "sentence_bad" in obj
         pairs = is_pair if pairs is None else pairs
         if is_pair != pairs:
             raise DatasetError(*at, ": mixes pairs and single sentences")
-        for key in ("sentence_good", "sentence_bad") if pairs else ("sentence",):
-            if not isinstance(obj.get(key), str) or not obj[key].strip():
-                raise DatasetError(*at, f": field {key!r} is missing or not a non-empty string")
-        rows.append(obj)
+        if pairs:
+            given = {OLD_KEYS.get(k, k) for k in obj}
+            rows.append({**check_row(obj, at, index=n), "_given_ids": {"uid", "pair_id"} <= given})
+        elif not isinstance(obj.get("sentence"), str) or not obj["sentence"].strip():
+            raise DatasetError(*at, ": field 'sentence' is missing or not a non-empty string")
+        else:
+            rows.append(obj)
     if not rows:
         raise DatasetError(*where, ": no rows")
     return rows, bool(pairs)
@@ -86,7 +93,7 @@ def score_sentences(scorer, sentences, normalize=("mean_lp", "pen_lp", "slor"), 
     """Score every sentence (or both sentences of every pair) with `scorer`: the table `fairpairs
     score` writes. One row per sentence, in input order, with the columns of `Scorer.score`; pairs
     give a good and a bad row each, led by `pair_index`, `which` and (when every row has them)
-    `UID` and `pairID`. `sentences`: a path or a list (see `read_sentences`). Every argument is
+    `uid` and `pair_id`. `sentences`: a path or a list (see `read_sentences`). Every argument is
     checked before anything is scored (`check_score_arguments`)."""
     from fairpairs.scoring.morcela import _check_scorer
 
@@ -103,9 +110,9 @@ def score_sentences(scorer, sentences, normalize=("mean_lp", "pen_lp", "slor"), 
     import pandas as pd
 
     lead = {"pair_index": [i // 2 for i in range(len(texts))], "which": ["good", "bad"] * len(rows)}
-    for key in ("UID", "pairID"):
-        if all(key in r for r in rows):
-            lead[key] = [str(r[key]) for r in rows for _ in (0, 1)]
+    if all(r["_given_ids"] for r in rows):
+        for key in ("uid", "pair_id"):
+            lead[key] = [r[key] for r in rows for _ in (0, 1)]
     return pd.concat([pd.DataFrame(lead), df], axis=1)
 
 

@@ -1,0 +1,301 @@
+"""Reading pairs, once: `read_pairs(source)` turns any dataset into typed sets of pairs.
+
+    sets = read_pairs("runs/blimp")            # a run folder: sets "original" and "debiased"
+    sets["debiased"].frame                     # uid, pair_id, sentence_good, sentence_bad, then every other field
+    sets["debiased"].pairs                     # just those four columns
+    sets.manifest                              # the run's typed manifest (None for other data)
+
+Sources: jsonl/json/csv/tsv/parquet files, folders of them, run folders of `fairpairs generate`,
+saved HF datasets (``save_to_disk``), and in memory a DataFrame, `PairRecord`s or dicts. Every row
+is checked once, by `fairpairs.records.check_row` (with its file and line, or the caller's
+parameter and item, in messages); audit, scoring, evaluation, balance and publishing take the
+result and never check a row again. A pair has one schema everywhere (`records.PAIR_FIELDS`: `uid`,
+`pair_id`, ...); BLiMP's `UID` / `pairID`, also fairpairs' own jsonl keys before 0.2.0, are read as
+`uid` / `pair_id`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from fairpairs.errors import DatasetError, DatasetNotFoundError, Param, UsageError
+from fairpairs.io.jsonl import iter_objects, load_json
+from fairpairs.records import PAIR_COLUMNS, PAIR_FIELDS, PairRecord, check_row
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from fairpairs.manifest import RunManifest
+
+SUFFIXES = (".jsonl", ".json", ".csv", ".tsv", ".parquet")
+RUN_SETS = ("original", "debiased")
+METADATA_FILES = {"manifest.json", "fairpairs_manifest.json"}   # a run folder's / a publish folder's
+
+
+@dataclass(frozen=True)
+class Columns:
+    """Which input columns hold the good sentence, the bad sentence and the group (paradigm)."""
+
+    good: str = "sentence_good"
+    bad: str = "sentence_bad"
+    group: str | None = None  # None: "uid" (or BLiMP's "UID") where present, else the file's stem
+
+
+@dataclass(frozen=True, eq=False)
+class PairSet:
+    """One set of pairs, every row checked: `frame` has the columns `PAIR_COLUMNS` (uid, pair_id,
+    sentence_good, sentence_bad; all strings) and then every other field of the input, in the
+    input's order; `origin` says where each row came from ((file, line) for jsonl, (file, item) for
+    json and in-memory data, (file, row) for tables), for messages."""
+
+    name: str
+    frame: "pd.DataFrame"
+    origin: tuple[tuple[str, int], ...] = ()
+
+    def __len__(self) -> int:
+        return len(self.frame)
+
+    @property
+    def pairs(self) -> "pd.DataFrame":
+        """The four columns every analysis needs."""
+        return self.frame[list(PAIR_COLUMNS)]
+
+    def records(self) -> list[PairRecord]:
+        """The pairs as `PairRecord`s (a set whose rows have every field of one: a run folder's)."""
+        missing = [f for f in PAIR_FIELDS if f not in self.frame.columns]
+        if missing:
+            raise DatasetError(f"{self.name}: not pairs of fairpairs generate (no field {', '.join(missing)})")
+        return [PairRecord(**{f: row[f] for f in PAIR_FIELDS}) for row in self.frame.to_dict(orient="records")]
+
+
+class PairSets(Mapping):
+    """Named `PairSet`s read from one source (a run folder: original and debiased; a saved
+    DatasetDict: its splits; else one set), with the run's typed `manifest` where there is one."""
+
+    def __init__(self, sets: dict[str, PairSet], manifest: "RunManifest | None" = None):
+        self._sets = dict(sets)
+        self.manifest = manifest
+
+    def __getitem__(self, name: str) -> PairSet:
+        return self._sets[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._sets)
+
+    def __len__(self) -> int:
+        return len(self._sets)
+
+    def frames(self) -> dict[str, "pd.DataFrame"]:
+        """Each set's four columns (`PairSet.pairs`): what `fp.load_sets` returns."""
+        return {name: s.pairs for name, s in self._sets.items()}
+
+
+# ---------------------------------------------------------------------------- the one reader
+
+
+def read_pairs(source, columns: Columns = Columns(), *, name: str = "pairs") -> PairSets:
+    """`source` (a path, or in memory a DataFrame, PairRecords or dicts) as checked sets of pairs.
+    In-memory data is one set called `name`, and messages name it as the caller's parameter."""
+    if isinstance(source, (str, os.PathLike)):
+        return _read_path(Path(source), columns)
+    return PairSets({name: _in_memory(source, name, columns)})
+
+
+def _read_path(p: Path, columns: Columns) -> PairSets:
+    if not p.exists():
+        raise DatasetNotFoundError(f"{p}: no such file or folder")
+    if p.is_dir():
+        if _is_hf_disk(p):
+            return PairSets(_load_hf_disk(p, columns))
+        subsets = [s for s in RUN_SETS if (p / s).is_dir()]
+        if subsets:
+            manifest = _check_run_folder(p, subsets)
+            return PairSets({s: _folder_set(p / s, s, columns) for s in subsets}, manifest)
+        return PairSets({p.name: _folder_set(p, p.name, columns)})
+    return PairSets({p.stem: _set(p.stem, *_read_file(p, columns), where=p)})
+
+
+def dataset_paths(path: str | os.PathLike) -> list[Path]:
+    """The files and folders `read_pairs(path)` reads: the file; a run folder's set folders and
+    manifest; any other folder as a whole. A command that writes must not write into these (the
+    next read would take its output for data)."""
+    p = Path(path)
+    if p.is_dir() and not _is_hf_disk(p):
+        subsets = [p / s for s in RUN_SETS if (p / s).is_dir()]
+        if subsets:
+            return subsets + [p / "manifest.json"]
+    return [p]
+
+
+def _is_hf_disk(p: Path) -> bool:
+    return (p / "dataset_dict.json").is_file() or (p / "state.json").is_file()
+
+
+def _check_run_folder(p: Path, subsets: list[str]):
+    """A run folder of `fairpairs generate` is complete: a valid manifest and both sets."""
+    from fairpairs.manifest import read_manifest
+
+    missing = [s for s in RUN_SETS if s not in subsets]
+    if missing:
+        raise DatasetError(f"{p}: a run folder without {' and '.join(m + '/' for m in missing)} "
+                           f"(an incomplete `fairpairs generate` output?)")
+    return read_manifest(p)
+
+
+def data_files(folder: Path) -> list[Path]:
+    """The dataset files of a folder (any depth; hidden folders and run/publish metadata skipped)."""
+    return sorted(f for f in folder.rglob("*") if f.is_file() and f.suffix.lower() in SUFFIXES
+                  and f.name not in METADATA_FILES
+                  and not any(part.startswith(".") for part in f.relative_to(folder).parts))
+
+
+def _folder_set(folder: Path, name: str, columns: Columns) -> PairSet:
+    files = data_files(folder)
+    if not files:
+        raise DatasetError(f"{folder}: no dataset files ({', '.join(SUFFIXES)}) in this folder")
+    rows: list[dict] = []
+    origin: list[tuple[str, int]] = []
+    for f in files:
+        got, where = _read_file(f, columns)
+        rows += got
+        origin += where
+    return _set(name, rows, origin, where=folder)
+
+
+def _set(name: str, rows: list[dict], origin: list[tuple[str, int]], *, where: Path | str) -> PairSet:
+    import pandas as pd
+
+    if not rows:
+        raise DatasetError(f"{where}: the dataset holds no pairs")
+    frame = pd.DataFrame.from_records(rows)
+    keep = list(PAIR_COLUMNS) + [c for c in frame.columns if c not in PAIR_COLUMNS]
+    return PairSet(name, frame[keep], tuple(origin))
+
+
+def read_rows(path: Path, columns: Columns = Columns()) -> tuple[list[dict], list[tuple[str, int]]]:
+    """The checked rows of one file (`check_row`'s schema) and where each came from; a file of no
+    rows gives none (a run folder's paradigm that kept no pair)."""
+    return _read_file(Path(path), columns)
+
+
+def _read_file(path: Path, columns: Columns) -> tuple[list[dict], list[tuple[str, int]]]:
+    suffix = path.suffix.lower()
+    if suffix == ".jsonl":
+        return _check_rows(iter_objects(path), path, columns, unit="line")
+    if suffix == ".json":
+        data = load_json(path)
+        if isinstance(data, dict) and isinstance(data.get("data"), list):
+            data = data["data"]
+        if not isinstance(data, list):
+            raise DatasetError(f"{path}: expected a JSON list of pair objects")
+        return _check_rows(((i + 1, r) for i, r in enumerate(data)), path, columns, unit="item")
+    if suffix in (".csv", ".tsv"):
+        import pandas as pd
+
+        try:
+            frame = pd.read_csv(path, sep="\t" if suffix == ".tsv" else ",", dtype=str, keep_default_na=False)
+        except (pd.errors.ParserError, UnicodeDecodeError, pd.errors.EmptyDataError) as exc:
+            raise DatasetError(f"{path}: cannot parse ({str(exc).splitlines()[0]})") from None
+        return _frame_rows(frame, path, columns, typed=False)
+    if suffix == ".parquet":
+        import pandas as pd
+
+        try:
+            frame = pd.read_parquet(path)
+        except (OSError, ValueError) as exc:
+            raise DatasetError(f"{path}: cannot read parquet ({str(exc).splitlines()[0]})") from None
+        return _frame_rows(frame, path, columns)
+    raise DatasetError(f"{path}: unsupported file type {suffix!r} (use one of {', '.join(SUFFIXES)})")
+
+
+def _check_rows(items, path: Path | str, columns: Columns, unit: str, *,
+                typed: bool = True) -> tuple[list[dict], list[tuple[str, int]]]:
+    """Every (position, row) of one file or one in-memory set (`path`; a position may also be a
+    (file, line) pair, for readers of several files) checked by `check_row`; a pair id repeated
+    within a group is an error."""
+    rows, origin, seen = [], [], set()
+    stem = path.stem if isinstance(path, Path) else str(path)
+    for n, (pos, rec) in enumerate(items):
+        file, pos = pos if isinstance(pos, tuple) else (path, pos)
+        where = f"{file}:{pos}" if unit == "line" else f"{file}: {unit} {pos}"
+        row = check_row(rec, where, good=columns.good, bad=columns.bad, group=columns.group, default_uid=stem,
+                        index=n, typed=typed)
+        key = (row["uid"], row["pair_id"])
+        if key in seen:
+            field = "pairID" if "pairID" in rec and "pair_id" not in rec else "pair_id"   # as the file names it
+            raise DatasetError(f"{where}: field {field!r} {row['pair_id']!r} repeats an earlier pair of {row['uid']}")
+        seen.add(key)
+        rows.append(row)
+        origin.append((str(file), pos))
+    return rows, origin
+
+
+def _frame_rows(frame: "pd.DataFrame", path: Path | str, columns: Columns, *,
+                typed: bool = True) -> tuple[list[dict], list[tuple[str, int]]]:
+    """A table's rows checked as a file's rows are: its columns must hold the sentences (and the
+    group), named in one line with the columns it has."""
+    for field in (columns.good, columns.bad) + ((columns.group,) if columns.group else ()):
+        if field not in frame.columns:
+            shown = ", ".join(map(str, frame.columns[:12]))
+            raise DatasetError(f"{path}: missing column {field!r} (columns: {shown})")
+    records = frame.to_dict(orient="records")
+    return _check_rows(((i + 1, _present(r)) for i, r in enumerate(records)), path, columns, unit="row", typed=typed)
+
+
+def _present(row: dict[str, Any]) -> dict[str, Any]:
+    """A table row without its missing cells (None or NaN: a column other rows have), with numpy
+    values as plain Python ones (a parquet struct of lengths comes back as nested numpy values)."""
+    out = {}
+    for k, v in row.items():
+        if v is None or (isinstance(v, float) and v != v):
+            continue
+        out[k] = _plain(v)
+    return out
+
+
+def _plain(v):
+    if isinstance(v, dict):
+        return {k: _plain(x) for k, x in v.items() if x is not None}
+    if hasattr(v, "item") and not hasattr(v, "__len__"):
+        return v.item()          # numpy scalar
+    if hasattr(v, "tolist"):
+        return v.tolist()        # numpy array
+    return v
+
+
+def _load_hf_disk(folder: Path, columns: Columns) -> dict[str, PairSet]:
+    import datasets
+
+    try:
+        ds = datasets.load_from_disk(str(folder))
+    except (OSError, ValueError, FileNotFoundError) as exc:
+        raise DatasetError(f"{folder}: cannot load the saved HF dataset ({str(exc).splitlines()[0]})") from None
+    parts = dict(ds) if isinstance(ds, datasets.DatasetDict) else {folder.name: ds}
+    return {name: _set(name, *_frame_rows(part.to_pandas(), folder / name, columns), where=folder / name)
+            for name, part in parts.items()}
+
+
+def from_rows(name: str, items, path: Path, *, unit: str = "line") -> PairSet:
+    """A set from a reader of another format (fairpairs.analysis.readers): `items` are ((file,
+    line), row) with the row's fields under this schema's names, checked as every row is."""
+    return _set(name, *_check_rows(items, path, Columns(), unit), where=path)
+
+
+def _in_memory(data, name: str, columns: Columns) -> PairSet:
+    """One set from a DataFrame, PairRecords or dicts, checked row by row as a file's rows are
+    (messages name `name`, the caller's parameter, and the item)."""
+    import pandas as pd
+
+    if isinstance(data, pd.DataFrame):
+        return _set(name, *_frame_rows(data, name, columns), where=name)
+    rows = list(data)
+    if rows and all(isinstance(r, PairRecord) for r in rows):
+        rows = [r.to_dict() for r in rows]
+    if not all(isinstance(r, Mapping) for r in rows):
+        raise UsageError(Param(name), ": expected PairRecords, dicts, a DataFrame or a dataset path")
+    return _set(name, *_check_rows(((i + 1, r) for i, r in enumerate(rows)), name, columns, unit="item"), where=name)
+
