@@ -3,7 +3,7 @@ writes, so that two commits can be compared byte for byte.
 
     python tools/golden.py capture DIR [--pairs 300]   # run everything, write DIR/
     python tools/golden.py capture DIR --errors-only   # only the error cases
-    python tools/golden.py compare A B                  # list every file that differs
+    python tools/golden.py compare A B                  # list every file that differs (beyond RENAMES)
 
 What it runs (each from an empty scratch folder, with the checkout's `fairpairs`):
 
@@ -92,9 +92,42 @@ def _run(argv, cwd: Path, tmp: Path) -> dict:
     return {"argv": argv, "exit": proc.returncode, "stdout": clean(proc.stdout), "stderr": clean(proc.stderr)}
 
 
+# The intended renames of 0.2.0 (CHANGELOG: one pair schema): pair fields UID -> uid, pairID -> pair_id
+# (a string), and in the parquet UID -> uid with pair_id a string. `_canonical` applies them, so two
+# captures compare equal when their outputs differ by these renames only.
+RENAMES = {"UID": "uid", "pairID": "pair_id"}
+
+
 def _tree(folder: Path) -> dict:
-    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(folder.rglob("*")) if p.is_file()}
+    """Each file's sha256, and the sha256 of its canonical form (see RENAMES); text files under
+    64 KB (card, yaml, manifest) also in full, so that a difference can be shown."""
+    out = {}
+    for p in sorted(folder.rglob("*")):
+        if p.is_file():
+            data = p.read_bytes()
+            entry = {"sha256": hashlib.sha256(data).hexdigest(), "canonical": hashlib.sha256(_canonical(p)).hexdigest()}
+            if p.suffix in (".md", ".yaml", ".json") and len(data) < 65536:
+                entry["text"] = data.decode("utf-8")
+            out[str(p.relative_to(folder))] = entry
+    return out
+
+
+def _canonical(p: Path) -> bytes:
+    """A jsonl file's rows, or a parquet file's rows and column types, with the RENAMES applied;
+    any other file's bytes."""
+    def renamed(row: dict) -> dict:
+        return {RENAMES.get(k, k): (str(v) if RENAMES.get(k, k) == "pair_id" else v) for k, v in row.items()}
+
+    if p.suffix == ".jsonl":
+        rows = [renamed(json.loads(line)) for line in p.read_text(encoding="utf-8").splitlines()]
+        return json.dumps(rows, ensure_ascii=False).encode("utf-8")
+    if p.suffix == ".parquet":
+        import pyarrow.parquet as pq
+
+        table = pq.read_table(p)
+        types = {RENAMES.get(f.name, f.name): ("string" if f.name == "pair_id" else str(f.type)) for f in table.schema}
+        return json.dumps([types, [renamed(r) for r in table.to_pylist()]], ensure_ascii=False).encode("utf-8")
+    return p.read_bytes()
 
 
 def capture(out: Path, pairs: int, errors_only: bool = False) -> None:
@@ -133,17 +166,34 @@ def _capture_errors(out: Path, tmp: Path) -> None:
 
 
 def compare(a: Path, b: Path) -> int:
-    differ = 0
+    """Every entry of the two captures; output files by their canonical form (RENAMES), listing
+    the files whose bytes differ only by the renames; text files' differences shown as a diff."""
+    import difflib
+
+    differ, renamed = 0, []
     for name in ("main.json", "errors.json"):
         if not (a / name).exists() or not (b / name).exists():
             print(f"{name}: not in both captures, not compared")
             continue
         x, y = json.loads((a / name).read_text()), json.loads((b / name).read_text())
         for key in sorted(set(x) | set(y)):
-            if x.get(key) != y.get(key):
+            if key.endswith("_files") and isinstance(x.get(key), dict) and isinstance(y.get(key), dict):
+                for f in sorted(set(x[key]) | set(y[key])):
+                    fx, fy = x[key].get(f), y[key].get(f)
+                    if fx is None or fy is None or fx["canonical"] != fy["canonical"]:
+                        differ += 1
+                        print(f"{name}: {key}/{f} differs" + ("" if fx and fy else " (in one capture only)"))
+                        if fx and fy and "text" in fx and "text" in fy:
+                            print("".join(difflib.unified_diff(fx["text"].splitlines(True), fy["text"].splitlines(True),
+                                                               "before", "after", n=1))[:3000])
+                    elif fx["sha256"] != fy["sha256"]:
+                        renamed.append(f)
+            elif x.get(key) != y.get(key):
                 differ += 1
                 print(f"{name}: {key} differs:\n  before: {json.dumps(x.get(key))[:600]}\n  after:  "
                       f"{json.dumps(y.get(key))[:600]}")
+    if renamed:
+        print(f"{len(renamed)} files differ only by the renames {RENAMES} (e.g. {', '.join(renamed[:3])})")
     print("identical" if not differ else f"{differ} entries differ")
     return 1 if differ else 0
 
