@@ -220,7 +220,7 @@ def check(args, work: Path) -> tuple[dict, dict, bool]:
              "--tasks", f"{prefix},{prefix}_original", "--log_samples", "--output_path", str(lm_out)],
             work / f"lm_eval-{name}.log")
         seconds[model] = time.perf_counter() - t0
-        fp_pairs = pd.read_csv(fp_out / "pair_scores.csv")
+        fp_pairs = pd.read_csv(fp_out / "pair_scores.csv", dtype={"pair_id": str})   # ids are strings, as in the parquet
         rows = compare(fp_pairs[fp_pairs["normalization"] == "lp"], *lm_eval_results(lm_out), prefix)
         results[model] = rows
         for r in rows:

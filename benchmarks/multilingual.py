@@ -236,7 +236,7 @@ def smollm2(runs: dict[str, Path], n: int) -> list[str]:
                 cells = sorted(u for u in rows if construction(u) == c)
                 per = max(1, n // len(cells))
                 for u in cells:
-                    pick += [dict(r, UID=u) for r in rows[u][:per]]
+                    pick += [dict(r, uid=u) for r in rows[u][:per]]
             frame = pd.DataFrame(pick)
             scores = fp.score_pairs(scorer, frame, normalize="lp")
             scores["construction"] = [construction(u) for u in scores["uid"]]
