@@ -185,7 +185,7 @@ def read_rows(path: Path, columns: Columns = Columns()) -> tuple[list[dict], lis
 def _read_file(path: Path, columns: Columns) -> tuple[list[dict], list[tuple[str, int]]]:
     suffix = path.suffix.lower()
     if suffix == ".jsonl":
-        return _check_rows(iter_objects(path), path, columns, unit="line")
+        return _check_rows(list(iter_objects(path)), path, columns, unit="line")   # JSON first, then the rows
     if suffix == ".json":
         data = load_json(path)
         if isinstance(data, dict) and isinstance(data.get("data"), list):

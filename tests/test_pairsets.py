@@ -138,3 +138,10 @@ def test_one_place_words_a_row_error():
                     and any(w in node.value for w in words):
                 found.append(path.relative_to(REPO).as_posix())
     assert set(found) <= {"fairpairs/records.py", "fairpairs/publishing/reading.py"}, found
+
+
+def test_a_file_that_is_not_json_lines_is_reported_before_its_rows(tmp_path):
+    f = tmp_path / "broken.jsonl"
+    f.write_text('{"sentence_good": "A dog barks."}\nnot json\n', encoding="utf-8")
+    with pytest.raises(DatasetError, match=r"broken\.jsonl:2: invalid JSON"):
+        fp.read_pairs(f)
