@@ -101,6 +101,22 @@ class PairRecord:
         return self.pair_id
 
 
+def _accept_old_names(init):
+    """PairRecord's constructor, also taking the old keywords `UID` / `pairID` (with a warning)."""
+    import functools
+
+    @functools.wraps(init)
+    def __init__(self, *args, **kwargs):
+        for old, new in OLD_KEYS.items():
+            if old in kwargs:
+                if new in kwargs:
+                    raise TypeError(f"PairRecord() got both {old!r} and {new!r} (the same field)")
+                _deprecated(old, new)
+                kwargs[new] = kwargs.pop(old)
+        init(self, *args, **kwargs)
+    return __init__
+
+
 def _deprecated(old: str, new: str) -> None:
     import warnings
 
@@ -113,6 +129,7 @@ def _deprecated(old: str, new: str) -> None:
 PAIR_FIELDS = tuple(f.name for f in fields(PairRecord))
 PAIR_COLUMNS = ("uid", "pair_id", "sentence_good", "sentence_bad")   # what every analysis needs of a pair
 OLD_KEYS = {"UID": "uid", "pairID": "pair_id"}   # BLiMP's keys, and fairpairs' jsonl keys before 0.2.0
+PairRecord.__init__ = _accept_old_names(PairRecord.__init__)
 
 
 def check_row(row, where: str | tuple, *, good: str = "sentence_good", bad: str = "sentence_bad",

@@ -125,6 +125,11 @@ def test_the_old_attribute_names_warn_once_each_and_still_work():
     old = rec.to_dict()
     old["UID"], old["pairID"] = old.pop("uid"), old.pop("pair_id")
     assert PairRecord.from_dict(old) == rec          # a pre-0.2.0 jsonl row reads back as the same record
+    with pytest.warns(FairpairsDeprecationWarning) as got:
+        assert PairRecord(**old) == rec              # code that built records with the old keywords
+    assert sorted(str(w.message).split()[0] for w in got) == ["PairRecord.UID", "PairRecord.pairID"]
+    with pytest.raises(TypeError, match="both 'UID' and 'uid'"):
+        PairRecord(**old, uid="x")
 
 
 def test_one_place_words_a_row_error():

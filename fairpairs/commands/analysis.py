@@ -19,7 +19,7 @@ def _names(value: str, option: str) -> list[str]:
 
 
 def _column_options(f):
-    f = click.option("--group-col", default=None, help="Column that names the group (paradigm); default UID, else the file name.")(f)
+    f = click.option("--group-col", default=None, help="Column that names the group (paradigm); default uid (or BLiMP's UID), else the file name.")(f)
     f = click.option("--bad-col", default="sentence_bad", show_default=True, help="Column of the unacceptable sentence.")(f)
     f = click.option("--good-col", default="sentence_good", show_default=True, help="Column of the acceptable sentence.")(f)
     return f
