@@ -77,7 +77,8 @@ def model_scores(model: str, sentences: list[str], cache_dir, load_scorer, pll: 
         df, _ = cached_scores(model, sentences, CAUSAL, cache, causal_loader)
         return df, "causal"
     except _Masked as exc:
-        df, _ = cached_scores(model, sentences, masked, cache, lambda m, s: exc.scorer)
+        loaded = exc.scorer      # (a name of its own: `exc` is unbound once the except block ends)
+        df, _ = cached_scores(model, sentences, masked, cache, lambda m, s: loaded)
         return df, "masked"
 
 
@@ -184,7 +185,7 @@ def robustness_table(pairs: pd.DataFrame, scores: pd.DataFrame, raw: pd.DataFram
     return pd.DataFrame(rows)
 
 
-def _length_params(model: str, spec) -> tuple[dict | None, str]:
+def length_params_for(model: str, spec) -> tuple[dict | None, str]:
     """The length parameters for `model` (None and the reason when there are none)."""
     from fairpairs.errors import ModelError
     from fairpairs.scoring.length import load_length_params
@@ -215,7 +216,7 @@ def run(sets: dict[str, pd.DataFrame], models: list[str], cache_dir=None, load_s
     frames = []
     for model in models:
         raw, kind = model_scores(model, sentences, cache_dir, load_scorer, pll)
-        lparams, reason = _length_params(model, length_params)
+        lparams, reason = length_params_for(model, length_params)
         scores, missing = score_columns(raw, kind, {"length": lparams, "length_reason": reason,
                                                    "morcela": morcela_params})
         frames.append(robustness_table(pairs, scores, raw, display_name(model), missing, seed))

@@ -29,10 +29,10 @@ def score_pairs(scorer: "Scorer", pairs, normalize: Iterable[str] | str = DEFAUL
     import pandas as pd
 
     from fairpairs.analysis.evaluation import Settings, cached_scores, pair_scores, scorer_settings
-    from fairpairs.scoring.morcela import _check_scorer
+    from fairpairs.scoring.morcela import check_scorer
     from fairpairs.scoring.unigrams import load_unigrams
 
-    _check_scorer(scorer)
+    check_scorer(scorer)
     norms = _normalize(normalize)
     if "slor" in norms:
         load_unigrams(unigrams)            # (checked before anything is scored)
@@ -149,10 +149,10 @@ def _evaluate_settings(models, normalize, pll, unigrams, dtype, split_tokenizer,
         load_unigrams(unigrams)
     _resolve_models(models)
     if "tcf_lp" in norms:    # length parameters for every model (bundled), before any model is loaded
-        from fairpairs.analysis.score_robustness import _length_params
+        from fairpairs.analysis.score_robustness import length_params_for
 
         for model in models:
-            if _length_params(model, None)[0] is None:
+            if length_params_for(model, None)[0] is None:
                 raise ModelError(Param("normalize"), f" tcf_lp: no length parameters for model {model!r} (bundled for "
                                  f"smollm2-135m; see docs/robustness.md to fit them for another model)")
     return Settings(pll=pll, normalize=norms, dtype=dtype, unigrams=unigrams)

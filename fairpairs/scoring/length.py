@@ -111,10 +111,10 @@ def fit_length_params(scorer, corpus, n: int = 1000, seed: int = 0, min_words: i
     `wikitext_sentences`); returns the entry to store under the model's name, with what it was
     fitted on (file names and sha256, selection) and the tokenizer's sha256."""
     from fairpairs.arguments import count, path
-    from fairpairs.scoring.morcela import _check_scorer
+    from fairpairs.scoring.morcela import check_scorer
     from fairpairs.scoring.unigrams import WordfreqUnigrams, tokenizer_fingerprint
 
-    _check_scorer(scorer)
+    check_scorer(scorer)
     for value, name, least in ((n, "n", 10), (seed, "seed", 0), (min_words, "min_words", 1),
                                (max_words, "max_words", 1)):
         count(value, name, least)

@@ -159,7 +159,7 @@ def load_judgments(judgments, measure: str = "LS") -> Judgments:
                      {k: v for k, v in dropped.items() if v}, path, measure)
 
 
-def _check_scorer(scorer) -> None:
+def check_scorer(scorer) -> None:
     if not callable(getattr(scorer, "score", None)):
         from fairpairs.errors import UsageTypeError
 
@@ -195,7 +195,7 @@ def fit_morcela(scorer, judgments, measure: str = "LS", unigrams=None, folds: in
     from fairpairs.arguments import count
     from fairpairs.scoring.launch import is_main
 
-    _check_scorer(scorer)
+    check_scorer(scorer)
     count(folds, "folds", 2)
     count(seed, "seed", 0)
     if not isinstance(judgments, Judgments):

@@ -95,9 +95,9 @@ def score_sentences(scorer, sentences, normalize=("mean_lp", "pen_lp", "slor"), 
     give a good and a bad row each, led by `pair_index`, `which` and (when every row has them)
     `uid` and `pair_id`. `sentences`: a path or a list (see `read_sentences`). Every argument is
     checked before anything is scored (`check_score_arguments`)."""
-    from fairpairs.scoring.morcela import _check_scorer
+    from fairpairs.scoring.morcela import check_scorer
 
-    _check_scorer(scorer)
+    check_scorer(scorer)
     names = check_score_arguments(normalize, unigrams, alpha, morcela_params)
     rows, pairs = read_sentences(sentences)
     if pairs:
