@@ -26,8 +26,8 @@ import pandas as pd
 
 from fairpairs.analysis.length_audit import ALL, SPLITS, split_label
 from fairpairs.errors import FairpairsError
-from fairpairs.scoring.cache import (Settings, _read_cache, cache_file, cached_scores, default_loader,  # noqa: F401
-                          model_fingerprint, resume_folder, score_column, scorer_settings, sentences_hash)
+from fairpairs.scoring.cache import (Settings, cached_scores, default_loader,
+                                     score_column, scorer_settings)
 
 # the built-in normalisations evaluate reports (tcf_lp: docs/robustness.md); MORCELA needs fitted
 # parameters and the word-level scores an extra pass, so they are not among them

@@ -66,10 +66,10 @@ def model_scores(model: str, sentences: list[str], cache_dir, load_scorer, pll: 
 
     masked = Settings(pll=pll, normalize=MASKED)
     cache = None if cache_dir is None else Path(cache_dir)
-    from fairpairs.analysis.evaluation import _read_cache, cache_file
+    from fairpairs.scoring.cache import cache_file, read_cache
 
     if cache is not None:   # a masked model scored before: no need to load it to find its kind
-        hit = _read_cache(cache_file(cache, model, masked, sentences), sentences, ["sentence", "n_tokens", "sum_logprob",
+        hit = read_cache(cache_file(cache, model, masked, sentences), sentences, ["sentence", "n_tokens", "sum_logprob",
                                                                                  "slor"])
         if hit is not None:
             return hit, "masked"

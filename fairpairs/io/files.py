@@ -139,7 +139,7 @@ def _tmp_pattern(name: str) -> re.Pattern:
     return re.compile(rf"^\.{re.escape(name)}\.(tmp|old)-(\d+)-")
 
 
-def _alive(pid: int) -> bool:
+def process_alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -160,7 +160,7 @@ def remove_stale(out: Path) -> list[Path]:
         return removed
     for entry in entries:
         m = pattern.match(entry.name)
-        if m and entry.is_dir() and not entry.is_symlink() and is_ours(entry) and not _alive(int(m.group(2))):
+        if m and entry.is_dir() and not entry.is_symlink() and is_ours(entry) and not process_alive(int(m.group(2))):
             shutil.rmtree(entry, ignore_errors=True)
             removed.append(entry)
     return removed

@@ -124,7 +124,7 @@ def _known_scores(path: Path | None, needed: list[str]) -> pd.DataFrame | None:
     return pd.concat(parts, ignore_index=True).drop_duplicates("sentence") if parts else None
 
 
-def _read_cache(path: Path | None, sentences: list[str], needed: list[str]) -> pd.DataFrame | None:
+def read_cache(path: Path | None, sentences: list[str], needed: list[str]) -> pd.DataFrame | None:
     if path is None or not path.is_file():
         return None
     try:
@@ -157,9 +157,9 @@ def cached_scores(model: str, sentences: list[str], settings: Settings, cache_di
         remove_stale(cache_dir, model, keep=resume_folder(path))   # what a killed earlier run left
     needed = ["sentence", "n_tokens"] + [score_column(n) for n in settings.normalize]
     if group is None:
-        df = _read_cache(path, sentences, needed)
+        df = read_cache(path, sentences, needed)
     else:  # rank 0's view decides, so that all ranks take the same path
-        df = group.broadcast(_read_cache(path, sentences, needed) if group.is_main else None)
+        df = group.broadcast(read_cache(path, sentences, needed) if group.is_main else None)
     if df is not None:
         return df, True
     known = _known_scores(path, needed) if group is None else \

@@ -116,10 +116,10 @@ def _ours(folder: Path) -> list[Path] | None:
 
 
 def _writer_alive(files: list[Path]) -> bool:
-    from fairpairs.io.files import _alive
+    from fairpairs.io.files import process_alive
 
     pids = {int(m.group(1)) for f in files if (m := _PART_NAME.match(f.name))}
-    return any(pid != os.getpid() and _alive(pid) for pid in pids)
+    return any(pid != os.getpid() and process_alive(pid) for pid in pids)
 
 
 def remove_stale(cache_dir, model: str, keep) -> list[Path]:
