@@ -116,3 +116,16 @@ def test_a_registered_normalisation_can_be_reported_by_evaluate_but_morcela_stil
     assert parse_normalize("lp,lp_per_char") == ("lp", "lp_per_char")
     with pytest.raises(ValueError, match="^normalize: unknown value"):
         parse_normalize("morcela")
+
+
+def test_a_registered_readers_rows_are_checked_like_every_other_readers(tmp_path, restore):
+    path = tmp_path / "pairs.psv"
+    path.write_text("The cat sat.|The cat sit.\n", encoding="utf-8")
+    READERS.register("psv", lambda p, columns=None: {"pairs": pd.DataFrame(
+        {"uid": ["psv", "psv"], "pair_id": ["0", "1"], "sentence_good": ["The cat sat.", " "],
+         "sentence_bad": ["The cat sit.", "The cats sat."]})})
+    with pytest.raises(ValueError, match=r"^psv reader, set pairs: row 2: field 'sentence_good' is empty"):
+        fp.audit(path, models=["gpt2"], format="psv")
+    READERS.register("psv2", lambda p, columns=None: {"pairs": [("a", "b")]})
+    with pytest.raises(ValueError, match=r"the psv2 reader gave list for set 'pairs', not a DataFrame"):
+        fp.audit(path, models=["gpt2"], format="psv2")

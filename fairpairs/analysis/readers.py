@@ -25,10 +25,14 @@ import csv
 import io
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from fairpairs.errors import Param, DatasetError, DatasetNotFoundError
+
+if TYPE_CHECKING:
+    from fairpairs.pairsets import PairSet
 
 MULTIBLIMP_COLUMNS = ("sen", "wrong_sen", "lang", "phenomenon", "grammatical_feature", "ungrammatical_feature")
 ZHO_GROUP_FIELDS = ("UID", "paradigm", "phenomenon")
@@ -51,17 +55,17 @@ def _files(path: Path, suffix: str, what: str) -> list[Path]:
     return files
 
 
-def _frame(rows: list[tuple], where: Path) -> pd.DataFrame:
-    """The rows (file, line, uid, pair_id, good, bad) as one set, each checked as every pair row is
-    (`fairpairs.records.check_row`)."""
+def _frame(rows: list[tuple], where: Path):
+    """The rows (file, line, uid, pair_id, good, bad) as one set (a `PairSet`), each checked as
+    every pair row is (`fairpairs.records.check_row`), naming its file and line."""
     from fairpairs.pairsets import from_rows
 
     items = (((f, line), dict(zip(COLUMNS, rest))) for f, line, *rest in rows)
-    return from_rows(where.name, items, where).pairs
+    return from_rows(where.name, items, where)
 
 
 # ---------------------------------------------------------------------------- CLAMS
-def read_clams(path: Path, columns=None) -> dict[str, pd.DataFrame]:
+def read_clams(path: Path, columns=None) -> dict[str, "PairSet"]:
     """CLAMS evalset file(s): adjacent True / False lines are a pair (good, bad)."""
     rows = []
     for f in _files(path, ".txt", "CLAMS evalset"):
@@ -117,7 +121,7 @@ def read_multiblimp(path: Path, columns=None) -> dict[str, pd.DataFrame]:
 
 
 # ---------------------------------------------------------------------------- ZhoBLiMP
-def read_zhoblimp(path: Path, columns=None) -> dict[str, pd.DataFrame]:
+def read_zhoblimp(path: Path, columns=None) -> dict[str, "PairSet"]:
     """ZhoBLiMP-style jsonl file(s): sentence_good, sentence_bad and a group field."""
     from fairpairs.io.jsonl import iter_objects
 
@@ -130,10 +134,10 @@ def read_zhoblimp(path: Path, columns=None) -> dict[str, pd.DataFrame]:
 
 
 # ---------------------------------------------------------------------------- registry
-def read_blimp(path: Path, columns=None) -> dict[str, pd.DataFrame]:
+def read_blimp(path: Path, columns=None) -> dict[str, "PairSet"]:
     from fairpairs.pairsets import Columns, read_pairs
 
-    return read_pairs(path, columns or Columns()).frames()
+    return dict(read_pairs(path, columns or Columns()))
 
 
 def _first_line(f: Path) -> str:
@@ -163,9 +167,11 @@ def detect(path: str | os.PathLike) -> str:
 
 
 def read(path: str | os.PathLike, format: str = "auto", columns=None) -> dict[str, pd.DataFrame]:
-    """Named sets of pairs from a dataset in `format` (a name of `fairpairs.registry.READERS`, or
-    "auto"). A reader is called as ``reader(path, columns)``; only BLiMP's format reads other
-    column names than its own."""
+    """Named sets of pairs (uid, pair_id, sentence_good, sentence_bad) from a dataset in `format` (a
+    name of `fairpairs.registry.READERS`, or "auto"). A reader is called as ``reader(path, columns)``
+    and returns {set name: PairSet or DataFrame}; a DataFrame's rows are checked here as every
+    pair row is (`fairpairs.records.check_row`). Only BLiMP's format reads other column names than
+    its own."""
     from fairpairs.registry import READERS
 
     p = Path(path)
@@ -178,7 +184,21 @@ def read(path: str | os.PathLike, format: str = "auto", columns=None) -> dict[st
     if format != "blimp" and columns is not None and columns != _default_columns():
         raise DatasetError(Param("format"), f": {format} has fixed columns; ", Param("columns", quoted=True),
                            " applies to BLiMP-format files only")
-    return READERS.get(format)(p, columns)
+    return {name: _checked(part, name, format).pairs for name, part in READERS.get(format)(p, columns).items()}
+
+
+def _checked(part, name: str, format: str):
+    """A reader's set as a checked `PairSet`: the built-in readers return one (their rows checked
+    with file and line); a DataFrame from a registered reader is checked here, row by row, once."""
+    from fairpairs.pairsets import PairSet, read_pairs
+
+    if isinstance(part, PairSet):
+        return part
+    if not isinstance(part, pd.DataFrame):
+        raise DatasetError(Param("format"), f": the {format} reader gave {type(part).__name__} for set {name!r}, "
+                           "not a DataFrame")
+    where = f"{format} reader, set {name}"
+    return read_pairs(part, name=where)[where]
 
 
 def _default_columns():
