@@ -286,16 +286,22 @@ def from_rows(name: str, items, path: Path, *, unit: str = "line") -> PairSet:
 
 
 def _in_memory(data, name: str, columns: Columns) -> PairSet:
-    """One set from a DataFrame, PairRecords or dicts, checked row by row as a file's rows are
-    (messages name `name`, the caller's parameter, and the item)."""
+    """One set from a DataFrame, PairRecords or dicts (see `memory_rows`)."""
+    return _set(name, *memory_rows(data, name, columns), where=name)
+
+
+def memory_rows(data, name: str, columns: Columns = Columns()) -> tuple[list[dict], list[tuple[str, int]]]:
+    """The checked rows of in-memory pairs (a DataFrame, PairRecords or dicts) and where each came
+    from, checked row by row as a file's rows are (messages name `name`, the caller's parameter,
+    and the item); no rows give none, as `read_rows` of an empty file does."""
     import pandas as pd
 
     if isinstance(data, pd.DataFrame):
-        return _set(name, *_frame_rows(data, name, columns), where=name)
+        return _frame_rows(data, name, columns)
     rows = list(data)
     if rows and all(isinstance(r, PairRecord) for r in rows):
         rows = [r.to_dict() for r in rows]
     if not all(isinstance(r, Mapping) for r in rows):
         raise UsageError(Param(name), ": expected PairRecords, dicts, a DataFrame or a dataset path")
-    return _set(name, *_check_rows(((i + 1, r) for i, r in enumerate(rows)), name, columns, unit="item"), where=name)
+    return _check_rows(((i + 1, r) for i, r in enumerate(rows)), name, columns, unit="item")
 

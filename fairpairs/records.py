@@ -17,6 +17,7 @@ back typed).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import typing
 from dataclasses import dataclass, fields
@@ -103,8 +104,6 @@ class PairRecord:
 
 def _accept_old_names(init):
     """PairRecord's constructor, also taking the old keywords `UID` / `pairID` (with a warning)."""
-    import functools
-
     @functools.wraps(init)
     def __init__(self, *args, **kwargs):
         for old, new in OLD_KEYS.items():
@@ -188,14 +187,10 @@ def _text(value, at: tuple, field: str) -> str:
 _KEYS = {f.name: f.metadata["key"] for f in fields(PairRecord)}
 
 
+@functools.cache
 def _hints() -> dict[str, Any]:
-    global _HINTS
-    if _HINTS is None:
-        _HINTS = typing.get_type_hints(PairRecord)
-    return _HINTS
-
-
-_HINTS: dict[str, Any] | None = None
+    """PairRecord's field types (resolved on first use, not at import)."""
+    return typing.get_type_hints(PairRecord)
 
 
 def row_json(row: dict[str, Any]) -> str:

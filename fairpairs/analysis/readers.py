@@ -55,7 +55,7 @@ def _files(path: Path, suffix: str, what: str) -> list[Path]:
     return files
 
 
-def _frame(rows: list[tuple], where: Path):
+def _pair_set(rows: list[tuple], where: Path):
     """The rows (file, line, uid, pair_id, good, bad) as one set (a `PairSet`), each checked as
     every pair row is (`fairpairs.records.check_row`), naming its file and line."""
     from fairpairs.pairsets import from_rows
@@ -89,7 +89,7 @@ def read_clams(path: Path, columns=None) -> dict[str, "PairSet"]:
                 pending = None
         if pending is not None:
             raise DatasetError(f"{f}:{pending[0]}: the last True line has no False line")
-    return {path.stem if path.is_file() else path.name: _frame(rows, path)}
+    return {path.stem if path.is_file() else path.name: _pair_set(rows, path)}
 
 
 # ---------------------------------------------------------------------------- MultiBLiMP
@@ -130,7 +130,7 @@ def read_zhoblimp(path: Path, columns=None) -> dict[str, "PairSet"]:
         for line, rec in iter_objects(f):
             group = next((str(rec[k]) for k in ZHO_GROUP_FIELDS if k in rec and str(rec[k]).strip()), f.stem)
             rows.append((f, line, group, f"{f.name}:{line}", rec.get("sentence_good"), rec.get("sentence_bad")))
-    return {path.stem if path.is_file() else path.name: _frame(rows, path)}
+    return {path.stem if path.is_file() else path.name: _pair_set(rows, path)}
 
 
 # ---------------------------------------------------------------------------- registry

@@ -60,12 +60,6 @@ def _read_paths(data) -> list[Path]:
     return []
 
 
-def _columns(columns):
-    from fairpairs.pairsets import Columns
-
-    return Columns() if columns is None else columns
-
-
 
 
 def _read_sets(data, columns, name: str, param: str) -> "PairSets":
@@ -95,7 +89,7 @@ def _read_sets(data, columns, name: str, param: str) -> "PairSets":
 
 def _load_sets(data, columns, name: str, param: str) -> dict[str, "pd.DataFrame"]:
     """The four columns of each set `_read_sets` reads."""
-    return {k: s.pairs for k, s in _read_sets(data, columns, name, param).items()}
+    return _read_sets(data, columns, name, param).frames()
 
 
 def _normalize(value) -> tuple[str, ...]:

@@ -180,15 +180,13 @@ def _rows_of(value, where: str) -> list[dict]:
     """Pair rows (the pair schema, fairpairs.records.check_row) from PairRecords, dicts or a
     DataFrame, read and checked by the one pair reader (messages name `where` and the item)."""
     from fairpairs.errors import UsageTypeError
-    from fairpairs.pairsets import read_pairs
+    from fairpairs.pairsets import memory_rows
 
     if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
         raise UsageTypeError(f"{where}: expected PairRecords, dicts or a DataFrame, not {type(value).__name__}")
     if hasattr(value, "__len__") and len(value) == 0:
-        return []        # a set of no pairs (a paradigm that kept none): nothing to read
-    frame = read_pairs(value, name=where)[where].frame
-    return [{k: v for k, v in row.items() if not (isinstance(v, float) and v != v)}   # a cell only some rows have
-            for row in frame.to_dict(orient="records")]
+        return []        # a set of no pairs (a paradigm that kept none; an empty DataFrame may have no columns)
+    return memory_rows(value, where)[0]
 
 
 def _by_uid(rows: list[dict]) -> dict[str, list[dict]]:

@@ -53,7 +53,7 @@ def _read_file(path: Path) -> tuple[list[dict], bool]:
 def _checked(items, where: tuple) -> tuple[list[dict], bool]:
     """The rows of (where, row) items (`where`: the parts of a message naming the row), all pairs or
     all single sentences; a pair row is checked by the one pair check (`fairpairs.records.check_row`:
-    it comes back in the pair schema, with `_given_ids` True when the input gave its uid and pair id), a
+    it comes back in the pair schema, with `uid` / `pair_id` only where the input gave them), a
     sentence must be non-empty text; the first bad row is an error naming it."""
     from fairpairs.records import OLD_KEYS, check_row
 
@@ -66,8 +66,9 @@ def _checked(items, where: tuple) -> tuple[list[dict], bool]:
         if is_pair != pairs:
             raise DatasetError(*at, ": mixes pairs and single sentences")
         if pairs:
-            given = {OLD_KEYS.get(k, k) for k in obj}
-            rows.append({**check_row(obj, at, index=n), "_given_ids": {"uid", "pair_id"} <= given})
+            given = {OLD_KEYS.get(k, k) for k in obj}    # (check_row fills in a missing uid and pair id)
+            rows.append({k: v for k, v in check_row(obj, at, index=n).items()
+                         if k not in ("uid", "pair_id") or k in given})
         elif not isinstance(obj.get("sentence"), str) or not obj["sentence"].strip():
             raise DatasetError(*at, ": field 'sentence' is missing or not a non-empty string")
         else:
@@ -110,8 +111,8 @@ def score_sentences(scorer, sentences, normalize=("mean_lp", "pen_lp", "slor"), 
     import pandas as pd
 
     lead = {"pair_index": [i // 2 for i in range(len(texts))], "which": ["good", "bad"] * len(rows)}
-    if all(r["_given_ids"] for r in rows):
-        for key in ("uid", "pair_id"):
+    for key in ("uid", "pair_id"):
+        if all(key in r for r in rows):
             lead[key] = [r[key] for r in rows for _ in (0, 1)]
     return pd.concat([pd.DataFrame(lead), df], axis=1)
 
