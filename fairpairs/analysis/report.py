@@ -204,7 +204,7 @@ def write_report(report: Report, out, *, figures=("png",), dpi: int | None = Non
     if not isinstance(report, Report):
         raise UsageTypeError(Param("report"), f": expected a Report (fairpairs.analysis.evaluation), not {type(report).__name__}")
     formats, dpi = check_formats(figures, dpi)
-    with OutputFolder(path(out, "out", exists=False), "out") as tmp:
+    with OutputFolder(path(out, "out", exists=False), "out", kind="evaluation") as tmp:
         written = _write_files(report, tmp, formats, dpi)
     return [Path(out) / p.relative_to(tmp) for p in written]
 

@@ -43,10 +43,7 @@ def score_pairs(scorer: "Scorer", pairs, normalize: Iterable[str] | str = DEFAUL
     if cache_dir is not None:
         if not getattr(scorer, "name", ""):
             raise UsageError(Param("cache_dir"), ": the scorer has no name to key its cached scores by")
-        from fairpairs.io.files import claim_folder
-
-        reads = _read_paths(pairs)
-        cache = claim_folder(check.path(cache_dir, "cache_dir", exists=False), "cache_dir", inputs=reads, reads=reads)
+        cache = _claim_cache(cache_dir, pairs)
         scores, _ = cached_scores(scorer.name, sentences, settings, Path(cache), lambda m, s: scorer)
     else:
         kwargs = {"unigrams": unigrams} if "slor" in norms else {}
@@ -106,15 +103,17 @@ def evaluate(data=None, models: "Iterable[str | Scorer] | str | Scorer | None" =
     tokenizers = [n if isinstance(n, str) else str(getattr(n, "name", "") or "") for n in names]
     if data is None and not all(tokenizers):
         raise UsageError(Param("models"), ": a Scorer without a name has no tokenizer to generate pairs for; give data")
+    if cache_dir is not None and data is None:    # (before the pairs are generated: a folder that cannot be the cache)
+        from fairpairs.io.files import check_output_folder
+
+        check_output_folder(check.path(cache_dir, "cache_dir", exists=False), "cache_dir", kind="cache",
+                            action="write into")
     data, sets, prepared = evaluation_data(data, tokenizers, lambda d: load_sets(d, columns), generate_run,
                                            run_dir=run_dir,
                                            paradigms=paradigms, phenomenon=phenomenon, pairs=pairs, seed=seed,
                                            strategy=strategy, progress=progress)
-    if cache_dir is not None:   # a folder of ours (its marker), never inside what `data` reads
-        from fairpairs.io.files import claim_folder
-
-        reads = _read_paths(data)
-        claim_folder(check.path(cache_dir, "cache_dir", exists=False), "cache_dir", inputs=reads, reads=reads)
+    if cache_dir is not None:   # a score cache of ours (its marker), never inside what `data` reads
+        _claim_cache(cache_dir, data)
     if load_scorer is None:
         def load_scorer(model, s):
             if on_load is not None:
@@ -195,13 +194,20 @@ def robustness(data, models: Iterable[str] | str, *, cache_dir: str | os.PathLik
         read_params_file(check.path(length_params, "length_params", error=DatasetError, what="parameters file"))
     sets = load_sets(data, columns)
     if cache_dir is not None:
-        from fairpairs.io.files import claim_folder
-
-        reads = _read_paths(data)
-        claim_folder(check.path(cache_dir, "cache_dir", exists=False), "cache_dir", inputs=reads, reads=reads)
+        _claim_cache(cache_dir, data)
     if load_scorer is None:
         def load_scorer(model, s):
             return default_loader(model, s, device=device, batch_tokens=batch_tokens, progress=progress)
     return run(sets, names, None if cache_dir is None else Path(cache_dir), load_scorer,
                length_params=dict(length_params) if isinstance(length_params, Mapping) else length_params,
                morcela_params=morcela_params, pll=pll, seed=seed)
+
+
+def _claim_cache(cache_dir, data) -> Path:
+    """`cache_dir` as a score cache of ours (fairpairs.io.files.claim_folder): absent, empty or a
+    cache fairpairs wrote, never in or over what `data` reads."""
+    from fairpairs.io.files import claim_folder
+
+    reads = _read_paths(data)
+    return claim_folder(check.path(cache_dir, "cache_dir", exists=False), "cache_dir", inputs=reads, reads=reads,
+                        kind="cache")

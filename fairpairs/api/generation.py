@@ -147,7 +147,7 @@ def generate_run(out: str | os.PathLike, paradigms: str | Iterable[str] = "all",
     cfg = RunConfig(models=models, pairs=pairs, seed=seed, strategy=strategy, max_retries=max_retries,
                     match_frequency=match_frequency, max_draws=max_draws, command=command)   # checked: fails fast
     out = Path(out)
-    check_output_folder(out, "out")
+    check_output_folder(out, "out", kind="run")
     for m in cfg.models:                    # an unknown tokenizer fails before any work
         LengthMeter(m)
     vocab = _vocabulary(vocab)      # (None: the paradigms' language's bundled table)

@@ -50,29 +50,31 @@ def audit(dataset, models, out, fmt, select_dir, language, good_col, bad_col, gr
     jsonl. Per group and tokenizer it reports A=U, A>U (good sentence longer) and A<U, the
     distribution of len(bad) - len(good), and the pairs equal under every tokenizer at once.
     """
+    import os
+
     from fairpairs.api import audit_report
     from fairpairs.analysis.length_audit import summary_text, write_csv
     from fairpairs.pairsets import Columns
     from fairpairs.pairsets import dataset_paths
-    from fairpairs.io.files import check_output_file
+    from fairpairs.io.files import OutputFolder
 
-    outputs = []
-    if out is not None:
-        outputs += [out / name for name in ("length_bias.csv", "length_diff.csv", "equal_all.csv")]
-    if select_dir is not None:
-        outputs += [select_dir / "selected_ids.csv", select_dir / "balance.csv"]
-    for path in outputs:   # before any work: never over what the dataset holds, never inside it
-        check_output_file(path, "--select" if select_dir is not None and path.parent == select_dir else "--out",
-                          inputs=dataset_paths(dataset), reads=dataset_paths(dataset))
+    reads = dataset_paths(dataset)
+    # each a folder of ours (docs/outputs.md), checked before any work: never over or inside the dataset
+    folders = {option: (folder, kind, tables) for option, folder, kind, tables in (
+        ("--out", out, "audit", {"length_bias.csv": "summary", "length_diff.csv": "distribution",
+                                 "equal_all.csv": "equal_all"}),
+        ("--select", select_dir, "selection", {"selected_ids.csv": "selected", "balance.csv": "balance"}))
+        if folder is not None}
+    if len(folders) == 2 and os.path.abspath(out) == os.path.abspath(select_dir):
+        raise click.UsageError(f"--select {select_dir}: is --out too; give the selection a folder of its own")
+    writers = {option: OutputFolder(folder, option, inputs=reads, reads=reads, kind=kind)
+               for option, (folder, kind, _) in folders.items()}
     report = audit_report(dataset, _names(models, "--models"), columns=Columns(good_col, bad_col, group_col),
                           format=fmt, select=select_dir is not None, language=language)
-    if out is not None:
-        write_csv(report["summary"], out / "length_bias.csv")
-        write_csv(report["distribution"], out / "length_diff.csv")
-        write_csv(report["equal_all"], out / "equal_all.csv")
-    if select_dir is not None:
-        write_csv(report["selected"], select_dir / "selected_ids.csv")
-        write_csv(report["balance"], select_dir / "balance.csv")
+    for option, writer in writers.items():
+        with writer as tmp:
+            for name, table in folders[option][2].items():
+                write_csv(report[table], tmp / name)
     click.echo(summary_text(report["summary"]))
     pooled = report["equal_all"][report["equal_all"]["uid"] == "ALL"]
     for row in pooled.itertuples():
@@ -176,12 +178,17 @@ def evaluate(models, data, paradigms, phenomenon, pairs, seed, strategy, pll, no
 
     # before any work: OUT is new, empty or a report folder of ours, and not in what --data reads
     reads = (dataset_paths(data) if data is not None else []) + [Path(u) for u in [unigrams] if u and Path(u).exists()]
-    check_output_folder(out, "--out", inputs=reads, reads=reads)
+    check_output_folder(out, "--out", inputs=reads, reads=reads, kind="evaluation")
+    if cache is not None:   # (a report folder is not a score cache, nor the reverse)
+        if Path(os.path.abspath(cache)) == Path(os.path.abspath(out)):
+            raise click.UsageError(f"--cache-dir {cache}: is --out itself; give the cache a folder of its own "
+                                   f"(default: OUT/cache)")
+        check_output_folder(cache, "--cache-dir", inputs=reads, reads=reads, kind="cache", action="write into")
     run_dir = out / "run" if data is None else None
     created = [p for p in dict.fromkeys([out, cache]) if p is not None and not p.exists()]
     if run_dir is not None or (cache is not None and Path(os.path.abspath(out)) in [
             Path(os.path.abspath(cache)), *Path(os.path.abspath(cache)).parents]):
-        claim_folder(out, "--out", inputs=reads, reads=reads)    # the cache or run inside OUT: OUT is ours from now on
+        claim_folder(out, "--out", inputs=reads, reads=reads, kind="evaluation")    # the cache or run inside OUT: OUT is ours from now on
     extra = {"run_dir": run_dir, **generation} if data is None else {}
     try:
         report = run(data, names, normalize=norms, pll=pll, unigrams=unigrams, cache_dir=cache,

@@ -41,12 +41,12 @@ def robustness(models, data, out, cache_dir, length_params, morcela_params, pll,
     names = _names(models, "--models")
     reads = dataset_paths(data)
     if out is not None:      # before any work: never over what the dataset holds, never inside it
-        check_output_folder(out, "--out", inputs=reads, reads=reads)
+        check_output_folder(out, "--out", inputs=reads, reads=reads, kind="robustness")
     table = run(data, names, cache_dir=cache_dir, length_params=length_params, morcela_params=morcela_params,
                 pll=pll, device=device, batch_tokens=batch_tokens, progress=sys.stderr.isatty(), seed=seed)
     text = markdown(table)
     if out is not None:
-        with OutputFolder(out, "--out", inputs=reads, reads=reads) as tmp:
+        with OutputFolder(out, "--out", inputs=reads, reads=reads, kind="robustness") as tmp:
             write_csv(table, tmp / "robustness.csv")
             atomic_write(tmp / "robustness.md", "# fairpairs length-robustness report\n\n" + text)
     click.echo(text)

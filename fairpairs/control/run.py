@@ -172,7 +172,7 @@ def generate_run(paradigms: list[Paradigm], vocab: Vocabulary, cfg: RunConfig, o
     """Generate every paradigm and write the run folder `out` atomically."""
     if not paradigms:
         raise UsageError(Param("paradigms"), ": none selected")
-    folder = OutputFolder(out, "out")   # checked before any work
+    folder = OutputFolder(out, "out", kind="run")   # checked before any work
     meters = [LengthMeter(m) for m in cfg.models]
     result = RunResult(strategy=cfg.strategy)
     with folder as tmp:

@@ -6,12 +6,13 @@ Rules every command that writes follows (see docs/outputs.md):
   with the permissions the umask gives, so a crash never leaves half a file.
 * A folder of outputs (a generation run, a publish folder) is built in a hidden temporary folder
   beside the destination and swapped into place at the end (`OutputFolder`). Every such folder holds
-  a marker file, `.fairpairs`, with a fixed signature and the list of the files the run wrote. An
-  existing destination is replaced only when it is empty or carries that marker; anything else
-  (a folder someone else wrote, a file) is an error *before* any work starts. Files a user added to
-  an earlier run folder (notes, `hub/` from `publish`, evaluation folders) are carried over into the
-  new folder, never deleted; where one would collide with a file of the new run, the swap is refused
-  and the earlier folder is left as it was.
+  a marker file, `.fairpairs`, with a fixed signature, the kind of folder (which command wrote it:
+  `fairpairs.io.marker`) and the list of the files the run wrote. An existing destination is
+  replaced only when it is empty or carries that marker with the command's own kind; anything
+  else (a folder someone else wrote, another command's output, a file) is an error *before* any
+  work starts. Files a user added to an earlier run folder (notes, `hub/` from `publish`,
+  evaluation folders) are carried over into the new folder, never deleted; where one would
+  collide with a file of the new run, the swap is refused and the earlier folder is left as it was.
 * SIGTERM is handled like Ctrl-C (`fairpairs.io.signals`): the temporary folder is removed.
   Temporary folders that a killed run (SIGKILL, power loss) left behind are recognised by their name
   and marker and removed by the next run into the same destination.
@@ -22,7 +23,6 @@ Reading inputs is `fairpairs.io.reading`; the network time of Hub calls `fairpai
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
@@ -30,10 +30,10 @@ import tempfile
 from pathlib import Path
 
 from fairpairs.errors import Param, OutputError
+from fairpairs.io.marker import MARKER, check_kind, is_ours, marker_text, read_marker
 from fairpairs.io.signals import _signals_deferred
 
-MARKER = ".fairpairs"
-SIGNATURE = "fairpairs output folder/1"
+__all__ = ["MARKER", "is_ours", "read_marker"]   # (the marker's own module: fairpairs.io.marker)
 
 
 # ------------------------------------------------------------------------------------ files
@@ -116,23 +116,8 @@ def _check_can_create(folder: Path, what: str, target: Path) -> None:
 
 
 # ------------------------------------------------------------------------------------ folders
-def is_ours(folder: Path) -> bool:
-    """Whether `folder` carries fairpairs' marker (so fairpairs wrote it)."""
-    return read_marker(folder) is not None
-
-
-def read_marker(folder: Path) -> dict | None:
-    try:
-        doc = json.loads((Path(folder) / MARKER).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return doc if isinstance(doc, dict) and doc.get("signature") == SIGNATURE else None
-
-
-def _write_marker(folder: Path, files: list[str] | None, pid: int | None = None) -> None:
-    doc = {"signature": SIGNATURE, "note": "written by fairpairs; it may replace this folder",
-           "pid": pid, "files": files}
-    (folder / MARKER).write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+def _write_marker(folder: Path, files: list[str] | None, pid: int | None = None, kind: str | None = None) -> None:
+    atomic_write(folder / MARKER, marker_text(files, pid, kind))
 
 
 def _tmp_pattern(name: str) -> re.Pattern:
@@ -166,12 +151,12 @@ def remove_stale(out: Path) -> list[Path]:
     return removed
 
 
-def check_output_folder(out: str | os.PathLike, what: str = "out", inputs=(), reads=(), *,
+def check_output_folder(out: str | os.PathLike, what: str = "out", inputs=(), reads=(), *, kind: str,
                         action: str = "replace") -> Path:
-    """Before any work: `out` is absent, an empty folder, or a folder fairpairs wrote, it neither
-    is nor holds the current folder or one of `inputs`, it is not inside one of the folders
-    `reads` (which the command reads whole), and its parent is writable. Anything else is an
-    OutputError naming `what`."""
+    """Before any work: `out` is absent, an empty folder, or a folder fairpairs wrote of `kind`
+    (`fairpairs.io.marker.KINDS`), it neither is nor holds the current folder or one of `inputs`,
+    it is not inside one of the folders `reads` (which the command reads whole), and its parent is
+    writable. Anything else is an OutputError naming `what`."""
     out = Path(out)
     full = Path(os.path.abspath(out))
     if full == Path(full.anchor):
@@ -195,19 +180,23 @@ def check_output_folder(out: str | os.PathLike, what: str = "out", inputs=(), re
         if not empty and not is_ours(out):
             raise OutputError(Param(what), f" {out}: a non-empty folder that fairpairs did not write (it has no "
                               f"{MARKER} marker); refusing to {action} it (choose another ", Param(what), ")", value=out)
+        if not empty:
+            check_kind(out, what, kind, action)
         if not os.access(out, os.W_OK | os.X_OK):
             raise OutputError(Param(what), f" {out}", value=out, reason=f"is not writable")
     _check_can_create(out.resolve().parent, what, out)
     return out
 
 
-def claim_folder(folder: str | os.PathLike, what: str = "out", inputs=(), reads=()) -> Path:
+def claim_folder(folder: str | os.PathLike, what: str = "out", inputs=(), reads=(), *, kind: str) -> Path:
     """Make `folder` a folder of ours that a command adds files to over several runs (a score
     cache): checked as `check_output_folder` (absent, empty or carrying the marker; not an input),
     then created with the marker if it has none. The folder appears with its marker in one rename,
     so processes of one launch may claim it at the same time."""
-    out = check_output_folder(folder, what, inputs, reads, action="write into")
+    out = check_output_folder(folder, what, inputs, reads, kind=kind, action="write into")
     if is_ours(out):
+        if read_marker(out).get("kind") != kind:    # of this kind, or holding nothing yet: record the kind
+            _write_marker(Path(out), read_marker(out).get("files") or [], kind=kind)
         return out
     full = Path(os.path.abspath(out))
     try:
@@ -217,7 +206,7 @@ def claim_folder(folder: str | os.PathLike, what: str = "out", inputs=(), reads=
         raise OutputError(Param(what), f" {out}", value=out, reason=f"cannot create it ({exc.strerror or exc})") from None
     try:
         os.chmod(tmp, 0o777 & ~umask())
-        _write_marker(tmp, [])
+        _write_marker(tmp, [], kind=kind)
         os.replace(tmp, full)            # (replaces an empty folder; fails on a non-empty one)
     except OSError:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -225,13 +214,14 @@ def claim_folder(folder: str | os.PathLike, what: str = "out", inputs=(), reads=
             raise OutputError(Param(what), f" {out}: a non-empty folder that fairpairs did not write (it has no "
                               f"{MARKER} marker); refusing to write into it (choose another ", Param(what), ")",
                               value=out) from None
+        check_kind(full, what, kind, "write into")
     return out
 
 
 class OutputFolder:
     """Build a folder of outputs atomically::
 
-        with OutputFolder(out, what="out") as tmp:   # checks `out` first (check_output_folder)
+        with OutputFolder(out, what="out", kind="run") as tmp:   # checks `out` first (check_output_folder)
             (tmp / "a.jsonl").write_text(...)
         # here `out` holds exactly the new files (+ files a user had added to the earlier run)
 
@@ -239,10 +229,10 @@ class OutputFolder:
     earlier `out` is untouched.
     """
 
-    def __init__(self, out: str | os.PathLike, what: str = "out", inputs=(), reads=()):
-        self.out = Path(os.path.abspath(check_output_folder(out, what, inputs, reads)))
+    def __init__(self, out: str | os.PathLike, what: str = "out", inputs=(), reads=(), *, kind: str):
+        self.out = Path(os.path.abspath(check_output_folder(out, what, inputs, reads, kind=kind)))
         self.shown = Path(out)
-        self.what, self.inputs, self.reads = what, tuple(inputs), tuple(reads)
+        self.what, self.inputs, self.reads, self.kind = what, tuple(inputs), tuple(reads), kind
         self.tmp: Path | None = None
 
     def __enter__(self) -> Path:
@@ -252,7 +242,7 @@ class OutputFolder:
             out.parent.mkdir(parents=True, exist_ok=True)
             self.tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-{os.getpid()}-", dir=out.parent))
             os.chmod(self.tmp, 0o777 & ~umask())  # mkdtemp creates 0700
-            _write_marker(self.tmp, None, os.getpid())
+            _write_marker(self.tmp, None, os.getpid(), self.kind)
         except OSError as exc:
             if self.tmp is not None:
                 shutil.rmtree(self.tmp, ignore_errors=True)
@@ -276,11 +266,11 @@ class OutputFolder:
         out = self.out
         files = sorted(p.relative_to(tmp).as_posix() for p in tmp.rglob("*")
                        if p.is_file() and p.name != MARKER)
-        _write_marker(tmp, files)
+        _write_marker(tmp, files, kind=self.kind)
         if not out.exists():
             os.replace(tmp, out)
             return
-        check_output_folder(out, self.what, self.inputs, self.reads)   # it may have changed during the run
+        check_output_folder(out, self.what, self.inputs, self.reads, kind=self.kind)   # it may have changed meanwhile
         kept = _user_entries(out)
         clash = [rel for rel in kept if (tmp / rel).exists()]
         if clash:

@@ -54,7 +54,7 @@ def build_folder(run_dir: Path, repo_id: str, out: Path, which: str = "debiased"
     sets = SETS if which == "both" else (which,)
     run_dir, out = Path(run_dir), Path(out)
     reads = dataset_paths(run_dir)     # (run_dir/hub, the default, is beside what is read, not in it)
-    folder = OutputFolder(out, "out", inputs=reads, reads=reads)   # refuses a folder not ours, before any work
+    folder = OutputFolder(out, "out", inputs=reads, reads=reads, kind="publish")   # refuses a folder not ours, before any work
     prefix = task_prefix(repo_id)
     manifest, configs, skipped, check = read_checked_run(run_dir, sets, prefix)
     for line in check.unchecked:
