@@ -159,8 +159,9 @@ def _folder_set(folder: Path, name: str, columns: Columns) -> PairSet:
         raise DatasetError(f"{folder}: no dataset files ({', '.join(SUFFIXES)}) in this folder")
     rows: list[dict] = []
     origin: list[tuple[str, int]] = []
+    seen: dict[tuple[str, str], str] = {}      # one key check for the whole folder: a pair is read once
     for f in files:
-        got, where = _read_file(f, columns)
+        got, where = _read_file(f, columns, seen)
         rows += got
         origin += where
     return _set(name, rows, origin, where=folder)
@@ -182,17 +183,30 @@ def read_rows(path: Path, columns: Columns = Columns()) -> tuple[list[dict], lis
     return _read_file(Path(path), columns)
 
 
-def _read_file(path: Path, columns: Columns) -> tuple[list[dict], list[tuple[str, int]]]:
+def read_run_file(path: Path) -> tuple[list[dict], list[tuple[str, int]]]:
+    """`read_rows` of a run folder's `<uid>.jsonl`: every row's uid is the paradigm the file is
+    named after (a row of another paradigm would be counted in the wrong one)."""
+    path = Path(path)
+    rows, origin = read_rows(path)
+    for row, (_, line) in zip(rows, origin):
+        if row["uid"] != path.stem:
+            raise DatasetError(f"{path}:{line}: field 'uid' is {row['uid']!r} but the file is named {path.name}")
+    return rows, origin
+
+
+def _read_file(path: Path, columns: Columns, seen: dict | None = None) -> tuple[list[dict], list[tuple[str, int]]]:
+    """The checked rows of one file; `seen`: the keys of the pairs read before (other files of
+    the same folder) and where each was, updated."""
     suffix = path.suffix.lower()
     if suffix == ".jsonl":
-        return _check_rows(list(iter_objects(path)), path, columns, unit="line")   # JSON first, then the rows
+        return _check_rows(list(iter_objects(path)), path, columns, unit="line", seen=seen)   # JSON first, then the rows
     if suffix == ".json":
         data = load_json(path)
         if isinstance(data, dict) and isinstance(data.get("data"), list):
             data = data["data"]
         if not isinstance(data, list):
             raise DatasetError(f"{path}: expected a JSON list of pair objects")
-        return _check_rows(((i + 1, r) for i, r in enumerate(data)), path, columns, unit="item")
+        return _check_rows(((i + 1, r) for i, r in enumerate(data)), path, columns, unit="item", seen=seen)
     if suffix in (".csv", ".tsv"):
         import pandas as pd
 
@@ -200,7 +214,7 @@ def _read_file(path: Path, columns: Columns) -> tuple[list[dict], list[tuple[str
             frame = pd.read_csv(path, sep="\t" if suffix == ".tsv" else ",", dtype=str, keep_default_na=False)
         except (pd.errors.ParserError, UnicodeDecodeError, pd.errors.EmptyDataError) as exc:
             raise DatasetError(f"{path}: cannot parse ({str(exc).splitlines()[0]})") from None
-        return _frame_rows(frame, path, columns, typed=False)
+        return _frame_rows(frame, path, columns, typed=False, seen=seen)
     if suffix == ".parquet":
         import pandas as pd
 
@@ -208,16 +222,18 @@ def _read_file(path: Path, columns: Columns) -> tuple[list[dict], list[tuple[str
             frame = pd.read_parquet(path)
         except (OSError, ValueError) as exc:
             raise DatasetError(f"{path}: cannot read parquet ({str(exc).splitlines()[0]})") from None
-        return _frame_rows(frame, path, columns)
+        return _frame_rows(frame, path, columns, seen=seen)
     raise DatasetError(f"{path}: unsupported file type {suffix!r} (use one of {', '.join(SUFFIXES)})")
 
 
-def _check_rows(items, path: Path | str, columns: Columns, unit: str, *,
-                typed: bool = True) -> tuple[list[dict], list[tuple[str, int]]]:
+def _check_rows(items, path: Path | str, columns: Columns, unit: str, *, typed: bool = True,
+                seen: dict | None = None) -> tuple[list[dict], list[tuple[str, int]]]:
     """Every (position, row) of one file or one in-memory set (`path`; a position may also be a
-    (file, line) pair, for readers of several files) checked by `check_row`; a pair id repeated
-    within a group is an error."""
-    rows, origin, seen = [], [], set()
+    (file, line) pair, for readers of several files) checked by `check_row`; a pair (uid,
+    pair_id) repeated within the set is an error naming both places. `seen`: the keys of the
+    pairs read before and where (the other files of one folder), updated."""
+    rows, origin = [], []
+    seen = {} if seen is None else seen
     stem = path.stem if isinstance(path, Path) else str(path)
     for n, (pos, rec) in enumerate(items):
         file, pos = pos if isinstance(pos, tuple) else (path, pos)
@@ -227,15 +243,16 @@ def _check_rows(items, path: Path | str, columns: Columns, unit: str, *,
         key = (row["uid"], row["pair_id"])
         if key in seen:
             field = "pairID" if "pairID" in rec and "pair_id" not in rec else "pair_id"   # as the file names it
-            raise DatasetError(f"{where}: field {field!r} {row['pair_id']!r} repeats an earlier pair of {row['uid']}")
-        seen.add(key)
+            raise DatasetError(f"{where}: field {field!r} {row['pair_id']!r} repeats an earlier pair of {row['uid']} "
+                               f"({seen[key]}); a pair is counted once")
+        seen[key] = where
         rows.append(row)
         origin.append((str(file), pos))
     return rows, origin
 
 
-def _frame_rows(frame: "pd.DataFrame", path: Path | str, columns: Columns, *,
-                typed: bool = True) -> tuple[list[dict], list[tuple[str, int]]]:
+def _frame_rows(frame: "pd.DataFrame", path: Path | str, columns: Columns, *, typed: bool = True,
+                seen: dict | None = None) -> tuple[list[dict], list[tuple[str, int]]]:
     """A table's rows checked as a file's rows are: its columns must hold the sentences (and the
     group), named in one line with the columns it has."""
     for field in (columns.good, columns.bad) + ((columns.group,) if columns.group else ()):
@@ -243,7 +260,8 @@ def _frame_rows(frame: "pd.DataFrame", path: Path | str, columns: Columns, *,
             shown = ", ".join(map(str, frame.columns[:12]))
             raise DatasetError(f"{path}: missing column {field!r} (columns: {shown})")
     records = frame.to_dict(orient="records")
-    return _check_rows(((i + 1, _present(r)) for i, r in enumerate(records)), path, columns, unit="row", typed=typed)
+    return _check_rows(((i + 1, _present(r)) for i, r in enumerate(records)), path, columns, unit="row", typed=typed,
+                       seen=seen)
 
 
 def _present(row: dict[str, Any]) -> dict[str, Any]:

@@ -155,6 +155,10 @@ def check_row(row, where: str | tuple, *, good: str = "sentence_good", bad: str 
     for name in (good, bad) + ((group,) if group else ()):
         if name not in row:
             raise DatasetError(*at, f": missing field {name!r}")
+    for old, new in OLD_KEYS.items():    # one field under both names: they must agree (else which is it?)
+        if old in row and new in row and str(row[old]) != str(row[new]):
+            raise DatasetError(*at, f": fields {new!r} ({row[new]!r}) and {old!r} ({row[old]!r}) disagree; they are one "
+                               f"field (BLiMP's {old!r} is read as {new!r}): keep one")
     renamed = {OLD_KEYS.get(k, k): k for k in row if not (k in OLD_KEYS and OLD_KEYS[k] in row)}
     uid = row[group] if group else row[renamed["uid"]] if "uid" in renamed else default_uid
     pair_id = row[renamed["pair_id"]] if "pair_id" in renamed else index

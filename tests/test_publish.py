@@ -89,6 +89,9 @@ def make_run(root: Path, pairs=PAIRS, original=None, manifest=MANIFEST) -> Path:
             lines = [json.dumps(jsonl_row(uid, i, p, set_name == "debiased"), ensure_ascii=False)
                      for i, p in enumerate(rows)]
             (root / set_name / f"{uid}.jsonl").write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    listed = set(pairs) | set(original)    # the manifest of this run lists its paradigms only (a paradigm listed
+    manifest = {**manifest, "paradigms": {u: e for u, e in manifest["paradigms"].items() if u in listed}} \
+        if manifest.get("paradigms") else manifest   # but missing from the folder is refused)
     (root / "manifest.json").write_text(json.dumps(manifest, indent=2), encoding="utf-8")
     return root
 

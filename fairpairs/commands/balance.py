@@ -10,7 +10,7 @@ import click
 @click.command()
 @click.argument("run_dir", metavar="RUN", type=click.Path(path_type=Path))
 @click.option("--out", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="Also write the table as CSV to this file.")
+              help="Also write the table as CSV to this file (its name ends in .csv).")
 @click.option("--grammars", "grammar_dir", default=None, type=click.Path(file_okay=False, path_type=Path),
               help="Folder of the run's paradigm files, for the slot features [default: the bundled grammars/].")
 @click.option("--vocab", "vocab_path", default=None, type=click.Path(dir_okay=False, path_type=Path),
@@ -29,6 +29,8 @@ def balance(run_dir, out, grammar_dir, vocab_path):
     from fairpairs.io.files import atomic_write, check_output_file
 
     if out is not None:
+        if out.suffix.lower() != ".csv":     # (a CSV table in x.jsonl would be read as broken JSON lines)
+            raise click.UsageError(f"--out {out}: balance writes a CSV table; give a file name ending in .csv")
         check_output_file(out, "out", inputs=[run_dir])
         if out.resolve().is_relative_to(run_dir.resolve()):   # (a run folder is the data: add nothing to it)
             raise OutputError(Param("out"), f" {out}", value=out, reason=f"is inside the run folder {run_dir}; write it elsewhere")

@@ -202,7 +202,7 @@ def read_run(run_dir) -> tuple[dict[str, list[dict]], dict[str, list[dict]], Run
 
     from fairpairs.errors import Param, DatasetError, DatasetNotFoundError
     from fairpairs.manifest import read_manifest
-    from fairpairs.pairsets import read_rows
+    from fairpairs.pairsets import read_run_file
 
     run = Path(run_dir)
     if not run.exists():
@@ -212,7 +212,7 @@ def read_run(run_dir) -> tuple[dict[str, list[dict]], dict[str, list[dict]], Run
     manifest = read_manifest(run)
     sets = {}
     for which in ("original", "debiased"):
-        sets[which] = {f.stem: read_rows(f)[0] for f in sorted((run / which).glob("*.jsonl"))}   # checked once
+        sets[which] = {f.stem: read_run_file(f)[0] for f in sorted((run / which).glob("*.jsonl"))}   # checked once
     missing = sorted(set(sets["original"]) ^ set(sets["debiased"]))
     if missing:
         raise DatasetError(f"{run}: paradigm(s) {', '.join(missing)} in only one of original/ and debiased/")

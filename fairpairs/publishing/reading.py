@@ -10,27 +10,25 @@ from fairpairs.publishing.layout import COLUMNS, Config, OPTIONAL, REQUIRED, SET
 
 
 # ---------------------------------------------------------------- reading the run folder
-def _published(row: dict, where: str, uid: str, keys: tuple[str, ...]) -> dict:
-    """A row as `fairpairs.pairsets.read_rows` checked it, in the published shape: a complete pair
+def _published(row: dict, where: str, keys: tuple[str, ...]) -> dict:
+    """A row as `fairpairs.pairsets.read_run_file` checked it, in the published shape: a complete pair
     of `fairpairs generate` (every required field, and the optional fields the file's first row
-    has), columns in their published order, in the file its paradigm names."""
+    has), columns in their published order."""
     for key in REQUIRED + keys:
         if key not in row:
             raise DatasetError(f"{where}: missing field {key!r}")
-    if row["uid"] != uid:
-        raise DatasetError(f"{where}: field 'uid' is {row['uid']!r} but the file is named {uid}.jsonl")
     return {col.name: row[col.name] for col in COLUMNS if not col.optional or col.name in keys}
 
 
 def read_pairs_lines(path: Path) -> tuple[list[dict], list[int]]:
     """The rows of one `<uid>.jsonl` in the published shape, and the line of each. Rows are read
-    and checked by the one pair reader (`fairpairs.pairsets.read_rows`: `file:line:` errors); the
-    optional fields are those present in the first row."""
-    from fairpairs.pairsets import read_rows
+    and checked by the one pair reader (`fairpairs.pairsets.read_run_file`: `file:line:` errors,
+    every row of the paradigm the file names); the optional fields are those present in the first row."""
+    from fairpairs.pairsets import read_run_file
 
-    checked, origin = read_rows(path)
+    checked, origin = read_run_file(path)
     keys = tuple(k for k in OPTIONAL if checked and k in checked[0])
-    rows = [_published(row, f"{path}:{line}", path.stem, keys) for row, (_, line) in zip(checked, origin)]
+    rows = [_published(row, f"{path}:{line}", keys) for row, (_, line) in zip(checked, origin)]
     return rows, [line for _, line in origin]
 
 

@@ -5,7 +5,8 @@ pairs are length-controlled for (with their file hashes), the vocabulary table's
 per-paradigm counts. A hand-edited run folder can make those claims false, so `check_run`
 recounts what the jsonl files allow and refuses what does not agree, naming the file and line:
 
-* the manifest has `paradigms`, with an entry for every published paradigm;
+* the manifest has `paradigms`, with an entry for every published paradigm, and every paradigm it
+  lists has its file in each set folder (a paradigm is never left out of a dataset silently);
 * every statistic of a paradigm entry that can be recounted from the jsonl rows (`RECOUNTED`:
   pair counts per set, pairs kept as drawn / with the bad sentence redrawn / replaced, the balance
   report's SMDs, distinct words and retention) equals its recount; statistics that cannot be
@@ -132,10 +133,22 @@ def check_run(run_dir: Path, manifest: RunManifest, rows: dict[str, dict[str, li
     if not paradigms:
         raise DatasetError(f"{path}: has no 'paradigms' (the per-paradigm counts and statistics `fairpairs "
                            f"generate` writes); refusing to publish a dataset whose card could not say what it holds")
+    _check_listed(run_dir, paradigms, rows, where)
     _check_statistics(rows, published, paradigms, where, result)
     _check_tokenizers(run_dir, manifest, rows, published, where, result)
     _check_vocabulary(manifest, where, result)
     return result
+
+
+def _check_listed(run_dir, paradigms, rows, where) -> None:
+    """Every paradigm the manifest lists has a file (of pairs, or empty) in every set folder."""
+    for set_name in SETS:
+        if not (Path(run_dir) / set_name).is_dir():
+            continue
+        for uid in sorted(set(paradigms) - set(rows.get(set_name, {}))):
+            raise DatasetError(f"{where('paradigms', uid)}: the manifest lists paradigm {uid}, but "
+                               f"{Path(run_dir) / set_name / uid}.jsonl is missing; refusing to publish the run without "
+                               f"it (restore the file, or generate the run again)")
 
 
 def _check_statistics(rows, published, paradigms, where, result: RunCheck) -> None:

@@ -1,0 +1,179 @@
+"""Issue 34 items 4 and 9 ("Trust, round 4"): a pair is read once per folder, and what cannot be
+right fails instead of exiting 0.
+
+* item 4: the same (uid, pair_id) in two files of one folder was read twice by to_frame,
+  load_sets, audit and evaluate (n doubled); now one key check runs over the whole folder, in the
+  one reader (fairpairs.pairsets), and names both places;
+* item 9: balance read rows whose uid names another paradigm than their file; `balance --out
+  x.jsonl` wrote CSV into it; publish skipped a paradigm its manifest lists whose files are gone;
+  a row with both `uid` and `UID` (or `pair_id` and `pairID`) that disagree was read silently.
+
+Each test passed the bad input through on c7e230c.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+import fairpairs as fp
+from fairpairs.errors import DatasetError
+
+UID = "determiner_noun_agreement_1"
+OTHER = "determiner_noun_agreement_2"
+
+
+def cli(*args, capsys) -> tuple[int, str, str]:
+    from fairpairs.cli import main
+
+    try:
+        main([str(a) for a in args])
+        code = 0
+    except SystemExit as exc:
+        code = exc.code
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err, err
+    return code, out, err
+
+
+def error_line(err: str) -> str:
+    lines = [ln for ln in err.splitlines() if ln.startswith("fairpairs: error:")]
+    assert len(lines) == 1, err
+    return lines[0]
+
+
+def row(good, bad, **ids) -> dict:
+    return {"sentence_good": good, "sentence_bad": bad, **ids}
+
+
+def write_jsonl(path: Path, rows) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+# ------------------------------------------------------------------ item 4: one key per pair across a folder
+@pytest.fixture
+def repeated(tmp_path) -> Path:
+    """A folder whose b.jsonl line 2 repeats a.jsonl line 1's pair (uid x, pair 0)."""
+    data = tmp_path / "data"
+    data.mkdir()
+    write_jsonl(data / "a.jsonl", [row("The dog barks.", "The dog bark.", uid="x", pair_id="0")])
+    write_jsonl(data / "b.jsonl", [row("A cat sleeps.", "A cat sleep.", uid="y", pair_id="0"),
+                                   row("The dog barks.", "The dog bark.", uid="x", pair_id="0")])
+    return data
+
+
+def places(data: Path) -> tuple[str, str]:
+    return f"{data / 'b.jsonl'}:2", f"{data / 'a.jsonl'}:1"
+
+
+@pytest.mark.parametrize("call", [fp.to_frame, fp.load_sets, fp.read_pairs, lambda d: fp.audit(d, ["gpt2"])])
+def test_a_pair_repeated_across_files_is_refused_by_every_reader(repeated, call):
+    later, earlier = places(repeated)
+    with pytest.raises(DatasetError) as exc:
+        call(repeated)
+    assert str(exc.value).startswith(f"{later}: field 'pair_id' '0' repeats an earlier pair of x") and earlier in str(exc.value)
+
+
+def test_audit_and_evaluate_refuse_it_in_one_line(repeated, tmp_path, capsys):
+    later, earlier = places(repeated)
+    code, _, err = cli("audit", repeated, "--models", "gpt2", capsys=capsys)
+    assert code == 1 and error_line(err).startswith(f"fairpairs: error: {later}: ") and earlier in err
+    broken = tmp_path / "model"     # the data is refused before any model is loaded
+    broken.mkdir()
+    code, _, err = cli("evaluate", "--models", broken, "--data", repeated, "--out", tmp_path / "ev", capsys=capsys)
+    assert code == 1 and error_line(err).startswith(f"fairpairs: error: {later}: ") and earlier in err
+    assert not (tmp_path / "ev").exists()
+
+
+def test_the_key_check_spans_tables_too_and_ids_may_repeat_across_paradigms(tmp_path):
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "a.csv").write_text("sentence_good,sentence_bad,UID,pairID\nThe dog barks.,The dog bark.,x,3\n")
+    (data / "b.tsv").write_text("sentence_good\tsentence_bad\tUID\tpairID\nA cat sleeps.\tA cat sleep.\tx\t3\n")
+    with pytest.raises(DatasetError, match=r"b\.tsv: row 1: field 'pairID' '3' repeats an earlier pair of x "
+                                           r"\(.*a\.csv: row 1\)"):
+        fp.load_sets(data)
+    (data / "b.tsv").write_text("sentence_good\tsentence_bad\tUID\tpairID\nA cat sleeps.\tA cat sleep.\ty\t3\n")
+    frame = fp.to_frame(data)        # the same pair id in two paradigms: two pairs
+    assert sorted(zip(frame["uid"], frame["pair_id"])) == [("x", "3"), ("y", "3")]
+
+
+# ------------------------------------------------------------------ item 9: uid and UID, pair_id and pairID
+@pytest.mark.parametrize("ids,fields", [
+    ({"uid": "x", "UID": "y", "pair_id": "0"}, ("'uid' ('x')", "'UID' ('y')")),
+    ({"uid": "x", "pair_id": "0", "pairID": "1"}, ("'pair_id' ('0')", "'pairID' ('1')")),
+])
+def test_one_field_under_two_names_that_disagree_is_an_error(tmp_path, ids, fields):
+    f = write_jsonl(tmp_path / "p.jsonl", [row("A cat sleeps.", "A cat sleep.", uid="x", pair_id="9"),
+                                           row("The dog barks.", "The dog bark.", **ids)])
+    with pytest.raises(DatasetError) as exc:
+        fp.load_sets(f)
+    text = str(exc.value)
+    assert text.startswith(f"{f}:2: fields ") and all(part in text for part in fields) and "disagree" in text
+
+
+def test_the_two_names_agreeing_are_one_field(tmp_path):
+    f = write_jsonl(tmp_path / "p.jsonl", [row("The dog barks.", "The dog bark.", uid="x", UID="x", pair_id=0,
+                                               pairID="0")])
+    frame = fp.to_frame(f)
+    assert frame[["uid", "pair_id"]].values.tolist() == [["x", "0"]]
+
+
+# ------------------------------------------------------------------ item 9: balance
+@pytest.fixture(scope="module")
+def run_two(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("run") / "run"
+    fp.generate_run(out, paradigms=[UID, OTHER], pairs=3, seed=0)
+    return out
+
+
+@pytest.fixture
+def run_copy(run_two, tmp_path) -> Path:
+    return Path(shutil.copytree(run_two, tmp_path / "run"))
+
+
+def test_balance_refuses_a_row_of_another_paradigm(run_copy, capsys):
+    path = run_copy / "debiased" / f"{UID}.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    moved = json.loads(lines[1])
+    moved["uid"] = OTHER
+    lines[1] = json.dumps(moved)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    expected = f"{path}:2: field 'uid' is '{OTHER}' but the file is named {UID}.jsonl"
+    code, _, err = cli("balance", run_copy, capsys=capsys)
+    assert code == 1 and error_line(err) == f"fairpairs: error: {expected}"
+    with pytest.raises(DatasetError, match="but the file is named"):
+        fp.balance(run_copy)
+
+
+@pytest.mark.parametrize("name", ["table.jsonl", "table.json", "table"])
+def test_balance_writes_csv_only_to_a_csv_file(run_two, tmp_path, capsys, name):
+    code, _, err = cli("balance", run_two, "--out", tmp_path / name, capsys=capsys)
+    assert code == 2 and f"--out {tmp_path / name}" in err and ".csv" in err
+    assert not (tmp_path / name).exists()
+    code, _, err = cli("balance", run_two, "--out", tmp_path / "table.CSV", capsys=capsys)
+    assert code == 0, err
+    assert (tmp_path / "table.CSV").read_text(encoding="utf-8").startswith("uid,")
+
+
+# ------------------------------------------------------------------ item 9: publish
+@pytest.mark.parametrize("gone", [("debiased", "original"), ("original",)])
+def test_publish_refuses_a_paradigm_the_manifest_lists_without_its_files(run_copy, tmp_path, capsys, gone):
+    for set_name in gone:
+        (run_copy / set_name / f"{OTHER}.jsonl").unlink()
+    code, out, err = cli("publish", run_copy, "--repo-id", "me/x", "--dry-run", "--out", tmp_path / "hub",
+                         capsys=capsys)
+    line = error_line(err)
+    missing = run_copy / gone[-1] / f"{OTHER}.jsonl"
+    assert code == 1 and line.startswith(f"fairpairs: error: {run_copy / 'manifest.json'}:") and str(missing) in line
+    assert f"lists paradigm {OTHER}" in line and not (tmp_path / "hub").exists()
+
+
+def test_publish_of_the_whole_run_still_works(run_two, tmp_path, capsys):
+    code, out, err = cli("publish", run_two, "--repo-id", "me/x", "--dry-run", "--out", tmp_path / "hub", capsys=capsys)
+    assert code == 0, err
+    assert sorted(p.name for p in (tmp_path / "hub" / "data").iterdir()) == [UID, OTHER]
