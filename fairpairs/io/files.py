@@ -33,8 +33,6 @@ from fairpairs.errors import Param, OutputError
 from fairpairs.io.marker import MARKER, check_kind, is_ours, marker_text, read_marker
 from fairpairs.io.signals import _signals_deferred
 
-__all__ = ["MARKER", "is_ours", "read_marker"]   # (the marker's own module: fairpairs.io.marker)
-
 
 # ------------------------------------------------------------------------------------ files
 def umask() -> int:
@@ -190,13 +188,14 @@ def check_output_folder(out: str | os.PathLike, what: str = "out", inputs=(), re
 
 def claim_folder(folder: str | os.PathLike, what: str = "out", inputs=(), reads=(), *, kind: str) -> Path:
     """Make `folder` a folder of ours that a command adds files to over several runs (a score
-    cache): checked as `check_output_folder` (absent, empty or carrying the marker; not an input),
-    then created with the marker if it has none. The folder appears with its marker in one rename,
+    cache): checked as `check_output_folder` (absent, empty or carrying the marker of `kind`; not an
+    input), then created with the marker if it has none. The folder appears with its marker in one rename,
     so processes of one launch may claim it at the same time."""
     out = check_output_folder(folder, what, inputs, reads, kind=kind, action="write into")
-    if is_ours(out):
-        if read_marker(out).get("kind") != kind:    # of this kind, or holding nothing yet: record the kind
-            _write_marker(Path(out), read_marker(out).get("files") or [], kind=kind)
+    marker = read_marker(out)
+    if marker is not None:
+        if marker.get("kind") != kind:    # of this kind (an old marker) or holding nothing yet: record the kind
+            _write_marker(Path(out), marker.get("files") or [], kind=kind)
         return out
     full = Path(os.path.abspath(out))
     try:
