@@ -243,8 +243,10 @@ def _check_rows(items, path: Path | str, columns: Columns, unit: str, *, typed: 
         key = (row["uid"], row["pair_id"])
         if key in seen:
             field = "pairID" if "pairID" in rec and "pair_id" not in rec else "pair_id"   # as the file names it
-            raise DatasetError(f"{where}: field {field!r} {row['pair_id']!r} repeats an earlier pair of {row['uid']} "
-                               f"({seen[key]}); a pair is counted once")
+            given = f"field {field!r} {row['pair_id']!r}" if field in rec else \
+                f"pair {row['pair_id']!r} (no pair id given: its place in the file)"
+            raise DatasetError(f"{where}: {given} repeats an earlier pair of {row['uid']} ({seen[key]}); a pair is "
+                               f"counted once")
         seen[key] = where
         rows.append(row)
         origin.append((str(file), pos))

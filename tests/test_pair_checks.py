@@ -177,3 +177,16 @@ def test_publish_of_the_whole_run_still_works(run_two, tmp_path, capsys):
     code, out, err = cli("publish", run_two, "--repo-id", "me/x", "--dry-run", "--out", tmp_path / "hub", capsys=capsys)
     assert code == 0, err
     assert sorted(p.name for p in (tmp_path / "hub" / "data").iterdir()) == [UID, OTHER]
+
+
+def test_rows_without_ids_in_two_files_of_one_name_are_one_key_twice(tmp_path):
+    """Without uid and pair_id a row is keyed by its file's name and place: a/x.jsonl and b/x.jsonl
+    give the same keys, which the reader refuses (saying the ids were not given) instead of
+    counting two pairs under one key."""
+    for sub in ("a", "b"):
+        (tmp_path / "d" / sub).mkdir(parents=True)
+        write_jsonl(tmp_path / "d" / sub / "x.jsonl", [row("The dog barks.", "The dog bark.")])
+    with pytest.raises(DatasetError) as exc:
+        fp.load_sets(tmp_path / "d")
+    assert str(exc.value).startswith(f"{tmp_path / 'd' / 'b' / 'x.jsonl'}:1: pair '0' (no pair id given") \
+        and f"{tmp_path / 'd' / 'a' / 'x.jsonl'}:1" in str(exc.value)
