@@ -227,3 +227,17 @@ def test_audit_select_is_written_as_a_folder_of_ours(pairs_file, other_run, tmp_
             f"{RUN}, not a selection", capsys, option="--select")
     code, _, err = cli("audit", pairs_file, "--models", "gpt2", "--select", sel, "--out", sel, capsys=capsys)
     assert code == 2 and "--select" in err and "--out" in err
+
+
+def test_a_file_output_does_not_overwrite_a_file_of_another_commands_folder(evaluation, run_dir, tmp_path, capsys):
+    """`balance --out EV/balance.csv` would replace the evaluation's own balance report (listed in
+    its marker); a new file beside it (notes of one's own) is fine, as in any folder."""
+    assert (evaluation / "balance.csv").is_file()
+    target = evaluation / "balance.csv"
+    before = files(evaluation)
+    code, _, err = cli("balance", run_dir, "--out", target, capsys=capsys)
+    line = error_line(err)
+    assert code == 1 and line.startswith(f"fairpairs: error: --out {target}: is a file of {EVALUATION} {evaluation}")
+    assert files(evaluation) == before
+    code, _, err = cli("balance", run_dir, "--out", tmp_path / "b.csv", capsys=capsys)
+    assert code == 0, err

@@ -30,7 +30,7 @@ import tempfile
 from pathlib import Path
 
 from fairpairs.errors import Param, OutputError
-from fairpairs.io.marker import MARKER, check_kind, is_ours, marker_text, read_marker
+from fairpairs.io.marker import KINDS, MARKER, check_kind, is_ours, marker_text, owning_folder, read_marker
 from fairpairs.io.signals import _signals_deferred
 
 
@@ -71,6 +71,10 @@ def check_output_file(path: str | os.PathLike, what: str = "out", *, inputs=(), 
         if i is not None and _same(path, Path(i)):
             raise OutputError(Param(what), f" {path}", value=path, reason=f"is also an input; refusing to overwrite it")
     _check_not_inside(path, what, reads)
+    owner = owning_folder(path)
+    if owner is not None:        # a file another command wrote as part of its folder
+        raise OutputError(Param(what), f" {path}", value=path, reason=f"is a file of {KINDS.get(owner[1], 'a folder')} "
+                          f"{owner[0]} (its {MARKER} marker lists it); write it elsewhere")
     _check_can_create(path.parent, what, path)
     if path.exists() and not os.access(path, os.W_OK):
         raise OutputError(Param(what), f" {path}", value=path, reason=f"exists and is not writable")

@@ -17,6 +17,7 @@ kind is unknown and no command replaces the folder.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from fairpairs.errors import OutputError, Param
@@ -82,6 +83,17 @@ def folder_kind(folder: Path, marker: dict) -> str | None:
     if all(n.endswith((".parquet", ".parts")) for n in names):
         return "cache"
     return UNKNOWN
+
+
+def owning_folder(path: Path) -> tuple[Path, str | None] | None:
+    """(folder, kind) of the folder of ours whose marker lists the file `path` (a file a command
+    wrote as part of its output folder), or None."""
+    full = Path(os.path.abspath(path))
+    for folder in full.parents:
+        marker = read_marker(folder)
+        if marker is not None and full.relative_to(folder).as_posix() in (marker.get("files") or []):
+            return folder, folder_kind(folder, marker)
+    return None
 
 
 def check_kind(out: Path, what: str, kind: str, action: str) -> None:
