@@ -17,38 +17,11 @@ import pytest
 
 import fairpairs as fp
 from fairpairs.io.files import MARKER
+from test_trust import cli, error_line, files
 
 UID = "determiner_noun_agreement_1"
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
-
-
-def cli(*args, capsys) -> tuple[int, str, str]:
-    import signal
-
-    from fairpairs.cli import main
-
-    before = signal.getsignal(signal.SIGTERM)
-    try:
-        main([str(a) for a in args])
-        code = 0
-    except SystemExit as exc:
-        code = exc.code
-    finally:
-        signal.signal(signal.SIGTERM, before)
-    out, err = capsys.readouterr()
-    assert "Traceback" not in err, err
-    return code, out, err
-
-
-def error_line(err: str) -> str:
-    lines = [ln for ln in err.splitlines() if ln.startswith("fairpairs: error:")]
-    assert len(lines) == 1, err
-    return lines[0]
-
-
-def files(folder: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
 @pytest.fixture(scope="module")

@@ -21,28 +21,10 @@ import pytest
 
 import fairpairs as fp
 from fairpairs.errors import DatasetError
+from test_trust import cli, error_line
 
 UID = "determiner_noun_agreement_1"
 OTHER = "determiner_noun_agreement_2"
-
-
-def cli(*args, capsys) -> tuple[int, str, str]:
-    from fairpairs.cli import main
-
-    try:
-        main([str(a) for a in args])
-        code = 0
-    except SystemExit as exc:
-        code = exc.code
-    out, err = capsys.readouterr()
-    assert "Traceback" not in err, err
-    return code, out, err
-
-
-def error_line(err: str) -> str:
-    lines = [ln for ln in err.splitlines() if ln.startswith("fairpairs: error:")]
-    assert len(lines) == 1, err
-    return lines[0]
 
 
 def row(good, bad, **ids) -> dict:
