@@ -157,6 +157,7 @@ class RunManifest:
     tokenizers: dict[str, TokenizerInfo]
     versions: dict[str, str]
     vocabulary: VocabularyInfo
+    language: str             # the paradigms' language code (en, fr, de); absent in manifests before 0.2.0
     paradigms: dict[str, ParadigmEntry]
     lexicon: LexiconInfo | None = dataclasses.field(default=None, metadata={"omit_if_none": True})
     # ^ the corpus restriction (fairpairs.generation.lexicon.Lexicon.manifest); no key without one

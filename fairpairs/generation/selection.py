@@ -19,6 +19,32 @@ def paradigm_language(path: str | Path) -> str:
     return code if isinstance(code, str) else "en"
 
 
+def one_language(codes: Iterable[str]) -> str:
+    """The one language code of a selection of paradigms (`en` for none); a UsageError naming
+    `paradigms` when they are of several languages."""
+    from fairpairs.errors import UsageError
+
+    found = sorted(set(codes))
+    if len(found) > 1:
+        raise UsageError(Param("paradigms"), f": paradigms of several languages ({', '.join(found)}) in one selection; "
+                         f"generate each language on its own")
+    return found[0] if found else "en"
+
+
+def run_language(manifest, grammars: str | Path | None = None) -> str:
+    """The language code of a run (en, fr, de): its manifest's `language`; for a manifest written
+    before fairpairs recorded it, the one language of its paradigms' files found by UID in
+    `grammars` (default: the bundled folder and its language sub-folders), else `en`."""
+    if isinstance(manifest.language, str) and manifest.language:
+        return manifest.language
+    try:
+        index = paradigm_index(grammars)
+    except FairpairsError:
+        return "en"
+    codes = {paradigm_language(index[uid]) for uid in (manifest.paradigms or {}) if uid in index}
+    return codes.pop() if len(codes) == 1 else "en"
+
+
 def grammar_files(directory: str | Path | None = None) -> list[Path]:
     """The paradigm files of a folder (default: the bundled grammars/); files whose name starts
     with _ (shared definitions such as _common.yaml) are include files, not paradigms."""
@@ -118,11 +144,7 @@ def select_paradigms(spec: str | list[str] = "all", phenomenon: str | None = Non
             raise UsageError(Param("paradigms"), f": {', '.join(dupes)} named twice")
         files = dict(found)
     if vocab is None:
-        codes = sorted({paradigm_language(files[u]) for u in chosen})
-        if len(codes) > 1:
-            raise UsageError(Param("paradigms"), f": paradigms of several languages ({', '.join(codes)}) in one selection; "
-                             f"generate each language on its own")
-        vocab = default_vocabulary(codes[0] if codes else "en")
+        vocab = default_vocabulary(one_language(paradigm_language(files[u]) for u in chosen))
     paradigms = [load_paradigm(files[u], vocab) for u in chosen]
     if every and standard_only:
         paradigms = [p for p in paradigms if p.standard]
