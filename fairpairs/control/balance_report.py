@@ -92,7 +92,10 @@ def paradigm_balance(original: list[Mapping], debiased: list[Mapping], *, featur
         flags.append(f"vocabulary: {entry['distinct_debiased']} distinct critical words "
                      f"(original {entry['distinct_original']})")
         flags.append(_missing_words(a["distinct"], b["distinct"]))
-    entry["balanced"] = not any(
+    empty = [name for name, rows in (("original", original), ("debiased", debiased)) if not rows]
+    if empty:    # nothing to compare: not balanced, whatever the (undefined) differences say
+        flags.insert(0, f"empty: no pairs in the {' and '.join(empty)} set")
+    entry["balanced"] = not empty and not any(
         v is not None and abs(v) > SMD_LIMIT for v in (entry["smd_zipf_good"], entry["smd_words_good"])
     ) and not any(v is not None and v > TVD_LIMIT for v in (entry["tvd_slots"], entry["tvd_variant"]))
     entry["flags"] = flags

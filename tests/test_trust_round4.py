@@ -1,0 +1,193 @@
+"""Trust, round 4 (issue 34): the run's language everywhere, empty and unloadable sets in balance,
+no tracebacks, messages that name what the user wrote. One test (or a few) per class; each failed
+on c7e230c. The CLI runs in-process (`cli`)."""
+
+from __future__ import annotations
+
+import json
+import math
+import signal
+import statistics
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+FR = ["fr/fr_simple_agrmt_n1sg", "fr/fr_subj_rel_n1pl_n2sg"]
+DE = ["de/de_simple_agrmt_n1sg"]
+UID = "determiner_noun_agreement_1"
+
+
+def cli(*args, capsys) -> tuple[int, str, str]:
+    """Run `fairpairs ARGS` in this process: (exit code, stdout, stderr); never a traceback."""
+    from fairpairs.cli import main
+
+    before = signal.getsignal(signal.SIGTERM)
+    try:
+        main([str(a) for a in args])
+        code = 0
+    except SystemExit as exc:
+        code = exc.code
+    finally:
+        signal.signal(signal.SIGTERM, before)
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err, out + err
+    return code, out, err
+
+
+def error_line(err: str) -> str:
+    lines = [x for x in err.splitlines() if x.strip()]
+    assert len(lines) == 1, err
+    return lines[0]
+
+
+def _generate(out: Path, paradigms: list[str], pairs: int = 8) -> Path:
+    from fairpairs.cli import main
+
+    before = signal.getsignal(signal.SIGTERM)
+    try:
+        main(["generate", "--paradigms", ",".join(paradigms), "--pairs", str(pairs), "--models", "gpt2",
+              "--out", str(out), "--quiet"])
+    except SystemExit as exc:
+        assert exc.code in (0, None)
+    finally:
+        signal.signal(signal.SIGTERM, before)
+    return out
+
+
+@pytest.fixture(scope="module")
+def fr_run(tmp_path_factory) -> Path:
+    return _generate(tmp_path_factory.mktemp("fr") / "run", FR)
+
+
+@pytest.fixture(scope="module")
+def de_run(tmp_path_factory) -> Path:
+    return _generate(tmp_path_factory.mktemp("de") / "run", DE)
+
+
+@pytest.fixture(scope="module")
+def en_run(tmp_path_factory) -> Path:
+    return _generate(tmp_path_factory.mktemp("en") / "run", [UID], pairs=6)
+
+
+def _rows(path: Path) -> list[dict]:
+    return [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
+
+
+def _naive_smd_zipf_good(run: Path, uid: str, language: str) -> float:
+    """The SMD of the good sentences' critical-word Zipf frequency, by hand: per pair the mean
+    wordfreq Zipf of its critical_good words, (mean(debiased) - mean(original)) / pooled SD."""
+    from wordfreq import zipf_frequency
+
+    def per_pair(which):
+        return [statistics.mean(zipf_frequency(w, language) for w in r["critical_good"].values() if w.strip())
+                for r in _rows(run / which / f"{uid}.jsonl")]
+
+    a, b = per_pair("original"), per_pair("debiased")
+    return (statistics.mean(b) - statistics.mean(a)) / math.sqrt((statistics.variance(a) + statistics.variance(b)) / 2)
+
+
+# ------------------------------------------------------------------ 3. the run's language everywhere
+@pytest.mark.parametrize("which,code", [("fr_run", "fr"), ("de_run", "de")])
+def test_a_french_or_german_run_publishes_with_a_card_in_its_language(which, code, request, tmp_path, capsys):
+    run = request.getfixturevalue(which)
+    assert json.loads((run / "manifest.json").read_text())["language"] == code
+    rc, out, err = cli("publish", run, "--dry-run", "--repo-id", "me/x", "--out", tmp_path / "pub", capsys=capsys)
+    assert rc in (0, None), err
+    front = (tmp_path / "pub" / "README.md").read_text(encoding="utf-8").split("---")[1]
+    import yaml
+
+    assert yaml.safe_load(front)["language"] == [code]
+    assert "vocabulary table's sha256" in out      # the bundled fr.csv / de.csv is recognised and checked
+
+
+def test_balance_uses_the_run_languages_word_frequencies(fr_run, tmp_path, capsys):
+    rc, out, err = cli("balance", fr_run, "--out", tmp_path / "b.csv", capsys=capsys)
+    assert rc in (0, None), err
+    import pandas as pd
+
+    table = pd.read_csv(tmp_path / "b.csv").set_index("uid")
+    uid = FR[0].split("/")[1]
+    fr, en = _naive_smd_zipf_good(fr_run, uid, "fr"), _naive_smd_zipf_good(fr_run, uid, "en")
+    assert abs(fr - en) > 0.01                       # the check can tell the languages apart
+    assert table.loc[uid, "smd_zipf_good"] == pytest.approx(fr, abs=1e-4)
+    assert table.loc[uid, "tvd_slots"] == table.loc[uid, "tvd_slots"]   # slot features found (fr files)
+
+
+def test_balance_refuses_a_grammar_folder_without_the_runs_files(fr_run, tmp_path, capsys):
+    english = tmp_path / "g"
+    english.mkdir()
+    (english / "causative.yaml").write_bytes((REPO / "grammars" / "causative.yaml").read_bytes())
+    rc, _, err = cli("balance", fr_run, "--grammars", english, capsys=capsys)
+    assert rc == 1
+    line = error_line(err)
+    assert "--grammars" in line and "fr_simple_agrmt_n1sg" in line
+
+
+def test_audit_select_uses_the_run_language_by_default(fr_run, tmp_path, capsys):
+    outs = {}
+    for name, extra in (("default", []), ("fr", ["--language", "fr"]), ("en", ["--language", "en"])):
+        rc, _, err = cli("audit", fr_run, "--models", "gpt2", "--select", tmp_path / name, *extra, capsys=capsys)
+        assert rc in (0, None), err
+        outs[name] = (tmp_path / name / "balance.csv").read_text()
+    assert outs["default"] == outs["fr"] != outs["en"]
+
+
+def test_publish_check_still_catches_an_edited_french_statistic(fr_run, tmp_path, capsys):
+    import shutil
+
+    run = tmp_path / "run"
+    shutil.copytree(fr_run, run)
+    doc = json.loads((run / "manifest.json").read_text())
+    uid = FR[0].split("/")[1]
+    doc["paradigms"][uid]["balance"]["smd_zipf_good"] += 0.5
+    (run / "manifest.json").write_text(json.dumps(doc, indent=2))
+    rc, _, err = cli("publish", run, "--dry-run", "--repo-id", "me/x", "--out", tmp_path / "pub", capsys=capsys)
+    assert rc == 1 and "smd_zipf_good" in error_line(err)
+
+
+# ------------------------------------------------------------------ 5. empty sets, unloadable files
+def test_an_empty_paradigm_is_not_balanced(en_run):
+    import fairpairs as fp
+
+    rows = _rows(en_run / "original" / f"{UID}.jsonl")
+    other = [{**r, "uid": "other_paradigm"} for r in rows]
+    table = fp.balance({"original": rows + other, "debiased": rows}).set_index("uid")
+    assert bool(table.loc[UID, "balanced"])            # the same set against itself
+    assert not bool(table.loc["other_paradigm", "balanced"])
+    assert "empty" in table.loc["other_paradigm", "flags"]
+    assert not bool(table.loc["ALL", "balanced"])
+
+
+def test_balance_cli_counts_an_empty_paradigm_as_not_balanced(en_run, tmp_path, capsys):
+    import shutil
+
+    run = tmp_path / "run"
+    shutil.copytree(en_run, run)
+    (run / "debiased" / f"{UID}.jsonl").write_text("")
+    rc, out, err = cli("balance", run, capsys=capsys)
+    assert rc in (0, None), err
+    assert "0 of 1 paradigm(s) balanced" in " ".join(out.split())
+    assert "empty" in out
+
+
+def test_a_paradigm_file_that_does_not_load_is_reported_as_validate_does(en_run, tmp_path, capsys):
+    folder = tmp_path / "g"
+    folder.mkdir()
+    for f in (REPO / "grammars").glob("_*.yaml"):
+        (folder / f.name).write_bytes(f.read_bytes())
+    text = (REPO / "grammars" / f"{UID}.yaml").read_text()
+    (folder / f"{UID}.yaml").write_text(text.replace("properNoun: '0', mass: '0'", "nosuchcolumn: '0'", 1))
+    rc, out, _ = cli("validate", folder / f"{UID}.yaml", capsys=capsys)
+    assert rc == 1
+    expected = [x for x in out.splitlines() if x.strip()][0]
+    rc, out, err = cli("balance", en_run, "--grammars", folder, capsys=capsys)
+    assert rc == 1 and not out
+    assert error_line(err) == f"fairpairs: error: {expected}"
+
+
+def test_a_vocabulary_table_that_does_not_load_is_an_error(en_run, tmp_path, capsys):
+    bad = tmp_path / "v.csv"
+    bad.write_text("expression,sg,pl\nfoo,1\n")
+    rc, out, err = cli("balance", en_run, "--vocab", bad, capsys=capsys)
+    assert rc == 1 and str(bad) in error_line(err)
