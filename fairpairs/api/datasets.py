@@ -45,6 +45,7 @@ def to_frame(data, columns=None) -> "pd.DataFrame":
     return one_frame(load_sets(data, columns))
 
 
+@check.old_names
 def audit(data, models: Iterable[str] | str = DEFAULT_MODELS, *, columns=None,
           distribution: bool = False, format: str = "auto", **deprecated):
     """Token-length bias of a dataset (no LM needed): per set, paradigm (uid; ``ALL`` pools them)
@@ -58,6 +59,7 @@ def audit(data, models: Iterable[str] | str = DEFAULT_MODELS, *, columns=None,
     return (report["summary"], report["distribution"]) if distribution else report["summary"]
 
 
+@check.old_names
 def audit_report(data, models: Iterable[str] | str = DEFAULT_MODELS, *, columns=None,
                  format: str = "auto", select: bool = False, language: str | None = None,
                  **deprecated) -> dict[str, "pd.DataFrame"]:
