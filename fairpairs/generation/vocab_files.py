@@ -167,9 +167,11 @@ def _header(path: Path) -> list[str]:
 
 def is_language_table(path: str | Path) -> bool:
     """Whether a CSV file is a language table rather than a table in BLiMP's format: its header
-    holds a larger share of a language table's columns (`LANGUAGE_COLUMNS`) than of the BLiMP
-    table's, so a table with a misnamed column is still taken for its kind (and its error lists
-    the columns of that kind)."""
+    has a column only language tables have and holds a larger share of a language table's columns
+    (`LANGUAGE_COLUMNS`) than of the BLiMP table's, so a table with a misnamed column is still
+    taken for its kind (and its error lists the columns of that kind)."""
     header = set(_header(Path(path)))
     blimp = _header(data_dir("vocab") / BUNDLED_TABLE)
-    return sum(c in header for c in LANGUAGE_COLUMNS) / len(LANGUAGE_COLUMNS) > sum(c in header for c in blimp) / len(blimp)
+    own = [c for c in LANGUAGE_COLUMNS if c not in blimp]     # lemma, number, gender, case
+    return any(c in header for c in own) and \
+        sum(c in header for c in LANGUAGE_COLUMNS) / len(LANGUAGE_COLUMNS) > sum(c in header for c in blimp) / len(blimp)
