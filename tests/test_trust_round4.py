@@ -6,33 +6,16 @@ from __future__ import annotations
 
 import json
 import math
-import signal
 import statistics
 from pathlib import Path
 
 import pytest
+from test_hostile import cli     # (fairpairs ARGS in this process: exit code, stdout, stderr; no traceback)
 
 REPO = Path(__file__).resolve().parents[1]
 FR = ["fr/fr_simple_agrmt_n1sg", "fr/fr_subj_rel_n1pl_n2sg"]
 DE = ["de/de_simple_agrmt_n1sg"]
 UID = "determiner_noun_agreement_1"
-
-
-def cli(*args, capsys) -> tuple[int, str, str]:
-    """Run `fairpairs ARGS` in this process: (exit code, stdout, stderr); never a traceback."""
-    from fairpairs.cli import main
-
-    before = signal.getsignal(signal.SIGTERM)
-    try:
-        main([str(a) for a in args])
-        code = 0
-    except SystemExit as exc:
-        code = exc.code
-    finally:
-        signal.signal(signal.SIGTERM, before)
-    out, err = capsys.readouterr()
-    assert "Traceback" not in out + err, out + err
-    return code, out, err
 
 
 def error_line(err: str) -> str:
@@ -42,16 +25,9 @@ def error_line(err: str) -> str:
 
 
 def _generate(out: Path, paradigms: list[str], pairs: int = 8) -> Path:
-    from fairpairs.cli import main
+    import fairpairs as fp
 
-    before = signal.getsignal(signal.SIGTERM)
-    try:
-        main(["generate", "--paradigms", ",".join(paradigms), "--pairs", str(pairs), "--models", "gpt2",
-              "--out", str(out), "--quiet"])
-    except SystemExit as exc:
-        assert exc.code in (0, None)
-    finally:
-        signal.signal(signal.SIGTERM, before)
+    fp.generate_run(out, paradigms, models=["gpt2"], pairs=pairs, progress=False)
     return out
 
 
