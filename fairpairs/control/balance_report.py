@@ -249,9 +249,9 @@ def balance(data, *, grammars=None, vocab=None):
 
     `data`: a run folder of `fairpairs generate` (its paradigms' slot features are read from the
     paradigm files it names, in `grammars` - default the bundled folder - with `vocab`, default the
-    bundled table of the run's language, whose word frequencies it takes), or a mapping {"original": ..., "debiased": ...} of two sets of PairRecords, dicts
-    or DataFrames (grouped by UID; slot features only where the rows have `fillers` and their
-    paradigm file is found)."""
+    bundled table of the run's language, whose word frequencies it takes), or a mapping
+    {"original": ..., "debiased": ...} of two sets of PairRecords, dicts or DataFrames (grouped by
+    UID; slot features only where the rows have `fillers` and their paradigm file is found)."""
     import os
 
     from fairpairs.errors import Param, UsageError, UsageTypeError
