@@ -125,3 +125,23 @@ def renamed(call: str, old: dict, **current) -> dict:
                       stacklevel=3)
         out[new] = value
     return out
+
+
+def old_names(call):
+    """Decorate a public call that takes old spellings (`RENAMED`) in **kwargs: an error about an
+    argument the caller gave by its old name names it as written (``tokenizers: ...``, not
+    ``models: ...``)."""
+    import functools
+
+    from fairpairs.errors import FairpairsError
+
+    @functools.wraps(call)
+    def wrapper(*args, **kwargs):
+        try:
+            return call(*args, **kwargs)
+        except FairpairsError as exc:
+            old = {RENAMED[k]: k for k in kwargs if k in RENAMED}
+            if exc.param not in old:
+                raise
+            raise exc.with_param(exc.param, old[exc.param]) from None
+    return wrapper

@@ -116,7 +116,7 @@ class BalanceEntry(TypedDict):
     distinct_debiased: int
     distinct_ratio: float | None
     retention: float | None           # share of debiased pairs with their first-drawn context
-    balanced: bool                    # |SMD| <= 0.1 on smd_zipf_good and smd_words_good, TVDs <= 0.1
+    balanced: bool                    # |SMD| <= 0.1 on smd_zipf_good and smd_words_good, TVDs <= 0.1; never for an empty set
     flags: list[str]                  # what is out of balance
     causes: list[str]                 # why, where the run could tell (e.g. how few words have equal-length forms)
 
@@ -157,6 +157,7 @@ class RunManifest:
     tokenizers: dict[str, TokenizerInfo]
     versions: dict[str, str]
     vocabulary: VocabularyInfo
+    language: str             # the paradigms' language code (en, fr, de); absent in manifests before 0.2.0
     paradigms: dict[str, ParadigmEntry]
     lexicon: LexiconInfo | None = dataclasses.field(default=None, metadata={"omit_if_none": True})
     # ^ the corpus restriction (fairpairs.generation.lexicon.Lexicon.manifest); no key without one

@@ -185,6 +185,20 @@ def _text(value, at: tuple, field: str) -> str:
     if not isinstance(value, str) or not value.strip():
         what = "missing" if value is None else f"empty or not a string ({value!r})"
         raise DatasetError(*at, f": field {field!r} is {what}")
+    return check_text(value, at, f"field {field!r}")
+
+
+def check_text(value: str, at: tuple, what: str) -> str:
+    """`value` if it is text every tokenizer can encode: a lone surrogate ("\\ud800", which JSON
+    and Python strings can hold but UTF-8 cannot) is a DatasetError naming `at` (the row's file
+    and line, or the parameter and index) and `what` (the field)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        from fairpairs.errors import DatasetError
+
+        raise DatasetError(*at, f": {what + ' ' if what else ''}holds a lone surrogate ({value[exc.start]!r} at character {exc.start}), "
+                           "not text") from None
     return value
 
 

@@ -27,7 +27,8 @@ REPO_ID = "someone/Fair-BLiMP"
 # manifest.json's keys as fairpairs wrote them before the manifest was typed (a run of the earlier
 # code, seed 0): the typed record must not change the file.
 TOP_KEYS = ["fairpairs_version", "command", "seed", "pairs", "strategy", "max_retries", "match_frequency",
-            "models", "token_length", "tokenizers", "versions", "vocabulary", "paradigms"]
+            "models", "token_length", "tokenizers", "versions", "vocabulary", "language", "paradigms"]
+# (`language` added on purpose with issue 34: the run's language drives balance, publish and the card)
 # The per-paradigm entry changed on purpose with issue 21: how each set was drawn (one account for
 # both strategies, under ParadigmStats' names) and the balance report replace the renamed, flattened
 # statistics of before.

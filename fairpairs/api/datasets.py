@@ -45,6 +45,7 @@ def to_frame(data, columns=None) -> "pd.DataFrame":
     return one_frame(load_sets(data, columns))
 
 
+@check.old_names
 def audit(data, models: Iterable[str] | str = DEFAULT_MODELS, *, columns=None,
           distribution: bool = False, format: str = "auto", **deprecated):
     """Token-length bias of a dataset (no LM needed): per set, paradigm (uid; ``ALL`` pools them)
@@ -58,14 +59,16 @@ def audit(data, models: Iterable[str] | str = DEFAULT_MODELS, *, columns=None,
     return (report["summary"], report["distribution"]) if distribution else report["summary"]
 
 
+@check.old_names
 def audit_report(data, models: Iterable[str] | str = DEFAULT_MODELS, *, columns=None,
-                 format: str = "auto", select: bool = False, language: str = "en",
+                 format: str = "auto", select: bool = False, language: str | None = None,
                  **deprecated) -> dict[str, "pd.DataFrame"]:
     """Everything `fairpairs audit` reports, each sentence measured once per tokenizer: "summary"
     and "distribution" (as `audit`), "equal_all" (per set and group, the pairs with equal token
     counts under every tokenizer at once); with `select`, "selected" (the length-balanced subset as
     row ids: set, uid, pair_id) and "balance" (the balance report of that subset against the whole
-    set, word frequencies by wordfreq in `language`). (`tokenizers`: the old name of `models`.)"""
+    set, word frequencies by wordfreq in `language`: default the run's language for a run folder of
+    `fairpairs generate`, else en). (`tokenizers`: the old name of `models`.)"""
     models = check.renamed("audit_report", deprecated, models=(models, DEFAULT_MODELS))["models"]
     from fairpairs.analysis.length_audit import equal_under_all, length_bias, pair_lengths, select_balanced
     from fairpairs.registry import READERS
@@ -73,7 +76,12 @@ def audit_report(data, models: Iterable[str] | str = DEFAULT_MODELS, *, columns=
     check.text(format, "format")
     if format != "auto" and format not in READERS:
         raise UsageError(Param("format"), f": unknown dataset format {format!r} (one of auto, {', '.join(READERS)})")
-    check.text(language, "language")
+    if language is not None:
+        check.text(language, "language")
+    if select:    # (before any work)
+        from fairpairs.control.balance_measures import check_frequency_language
+
+        language = check_frequency_language(language if language is not None else _run_language(data))
     from fairpairs.pairsets import Columns
 
     if columns is not None and not isinstance(columns, Columns):
@@ -95,3 +103,16 @@ def audit_report(data, models: Iterable[str] | str = DEFAULT_MODELS, *, columns=
     if select:
         out["selected"], out["balance"] = select_balanced(sets, lengths, language)
     return out
+
+
+def _run_language(data) -> str:
+    """The wordfreq code of a run folder's language (its manifest's); en for any other data."""
+    from pathlib import Path
+
+    if not isinstance(data, (str, os.PathLike)) or not (Path(data) / "manifest.json").is_file():
+        return "en"
+    from fairpairs.generation.languages import wordfreq_code
+    from fairpairs.generation.selection import run_language
+    from fairpairs.manifest import read_manifest
+
+    return wordfreq_code(run_language(read_manifest(data)))

@@ -80,6 +80,7 @@ def tokenizers(hub_cache: bool = True) -> list[dict[str, Any]]:
     return listing(hub_cache=hub_cache)
 
 
+@check.old_names
 def generate(paradigm: "Paradigm | str | os.PathLike", pairs: int = 1000, models: Iterable[str] | str | None = None,
              seed: int = 0, strategy: str | None = "search", *, max_retries: int | None = None,
              match_frequency: float | None = None, max_draws: int | None = None,
@@ -112,6 +113,7 @@ def generate(paradigm: "Paradigm | str | os.PathLike", pairs: int = 1000, models
     return generate_paradigm(paradigm, vocab, cfg, meters, sets=sets).records(sets[0])
 
 
+@check.old_names
 def generate_run(out: str | os.PathLike, paradigms: str | Iterable[str] = "all",
                  models: Iterable[str] | str = DEFAULT_MODELS, pairs: int = 1000, seed: int = 0,
                  strategy: str = "search", *, max_retries: int | None = None, match_frequency: float | None = None,

@@ -12,6 +12,7 @@ if TYPE_CHECKING:   # (for readers and type checkers only: nothing heavy is impo
     from fairpairs.publishing.layout import Built
 
 
+@check.old_names
 def publish(run_dir: str | os.PathLike, repo_id: str, *, out: str | os.PathLike | None = None,
             set: str = "debiased", private: bool = False, dry_run: bool = False, progress: bool | None = None,
             on_built: Callable[["Built"], None] | None = None, **deprecated) -> "Built":

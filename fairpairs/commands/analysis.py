@@ -39,8 +39,9 @@ def _column_options(f):
 @click.option("--select", "select_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Folder for the length-balanced subset: selected_ids.csv (row ids of the pairs with equal "
                    "token counts under every tokenizer; no sentences) and balance.csv (what the selection changed).")
-@click.option("--language", default="en", show_default=True,
-              help="wordfreq language code for the balance report's word frequencies (with --select).")
+@click.option("--language", default=None,
+              help="wordfreq language code for the balance report's word frequencies (with --select) "
+                   "[default: a run folder's language, else en].")
 @_column_options
 def audit(dataset, models, out, fmt, select_dir, language, good_col, bad_col, group_col):
     """Count pairs whose good and bad sentences differ in token length (no LM needed).

@@ -12,9 +12,10 @@ import click
 @click.option("--out", "-o", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Also write the table as CSV to this file (its name ends in .csv).")
 @click.option("--grammars", "grammar_dir", default=None, type=click.Path(file_okay=False, path_type=Path),
-              help="Folder of the run's paradigm files, for the slot features [default: the bundled grammars/].")
+              help="Folder of the run's paradigm files, for the slot features [default: the bundled grammars/, "
+                   "with its folder of the run's language].")
 @click.option("--vocab", "vocab_path", default=None, type=click.Path(dir_okay=False, path_type=Path),
-              help="The run's vocabulary table, for the slot features [default: the bundled table].")
+              help="The run's vocabulary table, for the slot features [default: the bundled table of the run's language].")
 def balance(run_dir, out, grammar_dir, vocab_path):
     """Compare a run's debiased set with its original set (docs/length_control.md).
 

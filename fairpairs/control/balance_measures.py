@@ -40,6 +40,19 @@ def zipf(word: str, language: str = "en") -> float:
     return float(zipf_frequency(word, language))
 
 
+def check_frequency_language(code: str, param: str = "language") -> str:
+    """`code` if wordfreq has word frequencies for it; else a UsageError naming `param`."""
+    from wordfreq import available_languages
+
+    known = available_languages()
+    if code not in known:
+        from fairpairs.errors import Param, UsageError
+
+        raise UsageError(Param(param), f": wordfreq has no word frequencies for {code!r} (known: "
+                         f"{', '.join(sorted(known))})", value=code)
+    return code
+
+
 # ---------------------------------------------------------------------------- per pair
 def _critical(row: Mapping) -> tuple[list[str], list[str], list[tuple[str, str]]]:
     """(good words, bad words, slot pairs (good, bad)) of a pair's critical slots; for rows without

@@ -92,7 +92,10 @@ def paradigm_balance(original: list[Mapping], debiased: list[Mapping], *, featur
         flags.append(f"vocabulary: {entry['distinct_debiased']} distinct critical words "
                      f"(original {entry['distinct_original']})")
         flags.append(_missing_words(a["distinct"], b["distinct"]))
-    entry["balanced"] = not any(
+    empty = [name for name, rows in (("original", original), ("debiased", debiased)) if not rows]
+    if empty:    # nothing to compare: not balanced, whatever the (undefined) differences say
+        flags.insert(0, f"empty: no pairs in the {' and '.join(empty)} set")
+    entry["balanced"] = not empty and not any(
         v is not None and abs(v) > SMD_LIMIT for v in (entry["smd_zipf_good"], entry["smd_words_good"])
     ) and not any(v is not None and v > TVD_LIMIT for v in (entry["tvd_slots"], entry["tvd_variant"]))
     entry["flags"] = flags
@@ -246,66 +249,74 @@ def balance(data, *, grammars=None, vocab=None):
 
     `data`: a run folder of `fairpairs generate` (its paradigms' slot features are read from the
     paradigm files it names, in `grammars` - default the bundled folder - with `vocab`, default the
-    bundled table), or a mapping {"original": ..., "debiased": ...} of two sets of PairRecords, dicts
-    or DataFrames (grouped by UID; slot features only where the rows have `fillers` and their
-    paradigm file is found)."""
+    bundled table of the run's language, whose word frequencies it takes), or a mapping
+    {"original": ..., "debiased": ...} of two sets of PairRecords, dicts or DataFrames (grouped by
+    UID; slot features only where the rows have `fillers` and their paradigm file is found)."""
     import os
 
     from fairpairs.errors import Param, UsageError, UsageTypeError
+    from fairpairs.generation.selection import run_language
 
     if isinstance(data, (str, os.PathLike)):
         original, debiased, manifest = read_run(data)
         entries = manifest.paradigms or {}
         files = {uid: e.grammar_file for uid, e in entries.items()}
         causes = {uid: (e.balance or {}).get("causes") or [] for uid, e in entries.items()}
+        code = run_language(manifest, grammars)
     elif isinstance(data, Mapping):
         if set(data) != {"original", "debiased"}:
             raise UsageError(Param("data"), f": expected the keys original and debiased, not {sorted(map(str, data))}")
         original = _by_uid(_rows_of(data["original"], "data['original']"))
         debiased = _by_uid(_rows_of(data["debiased"], "data['debiased']"))
-        files, causes = {}, {}
+        files, causes, code = {}, {}, None
     else:
         raise UsageTypeError(Param("data"), f": expected a run folder or a mapping of two sets, not {type(data).__name__}")
-    features, language = _features(original, files, grammars, vocab)
+    features, language = _features(original, files, grammars, vocab, code)
     return balance_table(original, debiased, features=features, causes=causes, language=language)
 
 
-def _features(original: dict[str, list], files: dict, grammars, vocab) -> tuple[dict[str, SlotFeatures], str]:
+def _features(original: dict[str, list], files: dict, grammars, vocab, code: str | None
+              ) -> tuple[dict[str, SlotFeatures], str]:
     """SlotFeatures of the paradigms whose file is found (by the manifest's name in the grammar
-    folder, else by UID there or in its language sub-folders), and the wordfreq language of their
-    words (the paradigms' language; English when they name none or several)."""
+    folder or its sub-folder of the run's language, else by UID), and the wordfreq language of their
+    words. `code`: the run's language (its manifest's); None for pairs given in memory (the one
+    language of their paradigm files, English when they name none or several). A file of another
+    language than the run's, a run's paradigm missing from a `grammars` folder given, and a file or
+    table that does not load are errors (as `fairpairs validate` reports them)."""
     from pathlib import Path
 
-    from fairpairs.errors import Param, FairpairsError
+    from fairpairs.errors import Param, GrammarError, GrammarNotFoundError
     from fairpairs.generation.grammar import load_paradigm
     from fairpairs.generation.selection import paradigm_index, paradigm_language
-    from fairpairs.generation.languages import get_language
+    from fairpairs.generation.languages import wordfreq_code
     from fairpairs.io.paths import data_dir
-    from fairpairs.generation.vocab import default_vocabulary, load_vocabulary
+    from fairpairs.generation.vocab import load_vocabulary
 
     folder = Path(grammars) if grammars is not None else data_dir("grammars")
     if not folder.is_dir():
-        from fairpairs.errors import GrammarNotFoundError
-
         raise GrammarNotFoundError(Param("grammars"), f": {folder}: no such folder")
     index = paradigm_index(folder)
     paths = {}
     for uid in original:
-        path = folder / (files.get(uid) or f"{uid}.yaml")
-        path = path if path.is_file() else index.get(uid)
-        if path is not None and path.is_file():
+        name = files.get(uid) or f"{uid}.yaml"
+        found = [folder / code / name] if code not in (None, "en") else []
+        found += [folder / name, index.get(f"{code}/{uid}"), index.get(uid)]
+        path = next((f for f in found if f is not None and f.is_file()), None)
+        if path is None and code is not None and grammars is not None and files:
+            raise GrammarNotFoundError(Param("grammars"), f": {folder} has no paradigm file {name} (the run's "
+                                       f"paradigm {uid}); give the folder of the run's paradigm files")
+        if path is not None:
             paths[uid] = path
-    codes = {paradigm_language(path) for path in paths.values()}
-    code = codes.pop() if len(codes) == 1 else "en"
-    language = get_language(code).wordfreq or "en"
+    langs = {uid: paradigm_language(path) for uid, path in paths.items()}
+    if code is None:
+        codes = set(langs.values())
+        code = codes.pop() if len(codes) == 1 else "en"
+    for uid, lang in langs.items():
+        if lang != code:
+            raise GrammarError(Param("grammars"), f": {paths[uid]} is a paradigm of language {lang}, but the run's "
+                               f"paradigms are {code}; give the folder of the run's paradigm files")
+    language = wordfreq_code(code)
     if not any(isinstance(r.get("fillers"), Mapping) for rows in original.values() for r in rows[:1]):
         return {}, language
-    voc = vocab if hasattr(vocab, "expressions") else \
-        default_vocabulary(code) if vocab is None else load_vocabulary(vocab)
-    out = {}
-    for uid, path in paths.items():
-        try:
-            out[uid] = SlotFeatures(load_paradigm(path, voc), voc)
-        except FairpairsError:
-            continue
-    return out, language
+    voc = vocab if hasattr(vocab, "expressions") else load_vocabulary(vocab, code)
+    return {uid: SlotFeatures(load_paradigm(path, voc), voc) for uid, path in paths.items()}, language

@@ -57,8 +57,10 @@ def _mapped() -> list[dict]:
 
 
 def _reason(exc: Exception) -> str:
-    msg = str(exc)
-    return msg.split(": ", 1)[1] if msg.startswith("tokenizers ") and ": " in msg else msg
+    """Why a tokenizer could not be read, for its row (which names it already)."""
+    if isinstance(exc, FairpairsError) and exc.param == "models" and exc.reason:
+        return exc.reason
+    return str(exc)
 
 
 def _packaged() -> list[dict]:
@@ -124,7 +126,7 @@ def _presets() -> list[dict]:
                     reasons.setdefault("only from the Hub", []).append(n)
                     status = "missing" if status == "ok" else status
             except FairpairsError as exc:
-                reason = _reason(exc).replace(f"tokenizers {n}: ", "")
+                reason = _reason(exc)
                 reasons.setdefault(reason, []).append(n)
                 status = "missing" if isinstance(exc, NotFoundError) and status != "error" else "error"
         detail = "; ".join(f"{', '.join(ns)}: {r}" if len(ns) < len(names) else r for r, ns in reasons.items())

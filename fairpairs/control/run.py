@@ -19,6 +19,7 @@ from fairpairs.errors import Param, UsageError
 from fairpairs.generation.sampler import Sampler
 from fairpairs.manifest import BalanceEntry, ParadigmStats
 from fairpairs.generation.grammar import Paradigm
+from fairpairs.generation.selection import one_language
 from fairpairs.io.files import OutputFolder
 from fairpairs.records import PairRecord, row_json
 from fairpairs.manifest import ParadigmEntry, RunManifest, TokenizerInfo, VocabularyInfo
@@ -100,10 +101,10 @@ def paradigm_manifest(sets: ParadigmSets, original: list[dict], debiased: list[d
     from the rows as written (`original`, `debiased`: jsonl rows)."""
     from fairpairs.control.balance_report import paradigm_balance
     from fairpairs.control.balance_measures import LOW_DIVERSITY, SlotFeatures
-    from fairpairs.generation.languages import get_language
+    from fairpairs.generation.languages import wordfreq_code
 
     p = sets.paradigm
-    language = get_language(p.language).wordfreq or "en"     # word frequencies in the paradigm's language
+    language = wordfreq_code(p.language)     # word frequencies in the paradigm's language
     entry = paradigm_balance(original, debiased, features=SlotFeatures(p, sets.sampler.vocab), language=language)
     if entry["distinct_ratio"] is not None and entry["distinct_ratio"] < LOW_DIVERSITY:
         entry["causes"] += diversity_causes(p, sets.sampler.vocab, meters)
@@ -172,6 +173,7 @@ def generate_run(paradigms: list[Paradigm], vocab: Vocabulary, cfg: RunConfig, o
     """Generate every paradigm and write the run folder `out` atomically."""
     if not paradigms:
         raise UsageError(Param("paradigms"), ": none selected")
+    language = one_language(p.language for p in paradigms)    # (before any work)
     folder = OutputFolder(out, "out", kind="run")   # checked before any work
     meters = [LengthMeter(m) for m in cfg.models]
     result = RunResult(strategy=cfg.strategy)
@@ -202,6 +204,7 @@ def generate_run(paradigms: list[Paradigm], vocab: Vocabulary, cfg: RunConfig, o
             tokenizers={m.name: tokenizer_info(m) for m in meters},
             versions=versions(),
             vocabulary=VocabularyInfo(file=Path(vocab.source).name, sha256=vocab.sha256, fixes=vocab.fixes),
+            language=language,
             paradigms=manifest_paradigms,
             lexicon=cfg.lexicon,
         )

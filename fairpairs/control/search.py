@@ -70,10 +70,10 @@ class Frequencies:
     """Zipf frequencies of vocabulary rows (cached array) and of literal words."""
 
     def __init__(self, sampler: Sampler):
-        from fairpairs.generation.languages import get_language
+        from fairpairs.generation.languages import wordfreq_code
 
         self.vocab = sampler.vocab
-        self.language = get_language(sampler.p.language).wordfreq or "en"
+        self.language = wordfreq_code(sampler.p.language)
         self._rows = np.full(len(self.vocab), -1.0)
 
     def _row(self, r: int) -> float:

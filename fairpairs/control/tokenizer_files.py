@@ -90,14 +90,15 @@ def _sentencepiece(path: Path):
     from transformers import LlamaTokenizer
 
     proto = sentencepiece_model_pb2.ModelProto()
-    not_ours = (f"tokenizers {path}: not a tokenizer file fairpairs can read (expected a tokenizer.json, a "
-                f"Tekken json, a tiktoken ranks file or a sentencepiece model)")
+    not_ours = ("not a tokenizer file fairpairs can read (expected a tokenizer.json, a Tekken json, a tiktoken "
+                "ranks file or a sentencepiece model)")
     try:
         proto.ParseFromString(path.read_bytes())
     except Exception:
-        raise TokenizerError(not_ours) from None
+        raise TokenizerError(Param("models"), f" {path}", value=path, reason=not_ours) from None
     if not proto.pieces:    # (an empty or unrelated file can parse as a message with no fields)
-        raise TokenizerError(not_ours + "; read as a sentencepiece model it has no pieces")
+        raise TokenizerError(Param("models"), f" {path}", value=path,
+                             reason=not_ours + "; read as a sentencepiece model it has no pieces")
     ns, ts = proto.normalizer_spec, proto.trainer_spec
     why = [w for w, bad in (("a Unigram model", ts.model_type != 2),
                             ("no dummy prefix", not ns.add_dummy_prefix),

@@ -19,15 +19,48 @@ def paradigm_language(path: str | Path) -> str:
     return code if isinstance(code, str) else "en"
 
 
+def one_language(codes: Iterable[str]) -> str:
+    """The one language code of a selection of paradigms (`en` for none); a UsageError naming
+    `paradigms` when they are of several languages."""
+    from fairpairs.errors import UsageError
+
+    found = sorted(set(codes))
+    if len(found) > 1:
+        raise UsageError(Param("paradigms"), f": paradigms of several languages ({', '.join(found)}) in one selection; "
+                         f"generate each language on its own")
+    return found[0] if found else "en"
+
+
+def run_language(manifest, grammars: str | Path | None = None) -> str:
+    """The language code of a run (en, fr, de): its manifest's `language`; for a manifest written
+    before fairpairs recorded it, the one language of its paradigms' files found by UID in
+    `grammars` (default: the bundled folder and its language sub-folders), else `en`."""
+    if isinstance(manifest.language, str) and manifest.language:
+        return manifest.language
+    try:
+        index = paradigm_index(grammars)
+    except FairpairsError:
+        return "en"
+    codes = {paradigm_language(index[uid]) for uid in (manifest.paradigms or {}) if uid in index}
+    return codes.pop() if len(codes) == 1 else "en"
+
+
+def _paradigm_file(p: Path) -> bool:
+    """A paradigm file's name: *.yaml, not an include file (_common.yaml) nor a hidden file (an
+    editor's lock file .#x.yaml, which may be a dangling link)."""
+    return p.suffix == ".yaml" and not p.name.startswith(("_", "."))
+
+
 def grammar_files(directory: str | Path | None = None) -> list[Path]:
     """The paradigm files of a folder (default: the bundled grammars/); files whose name starts
-    with _ (shared definitions such as _common.yaml) are include files, not paradigms."""
+    with _ (shared definitions such as _common.yaml) are include files, not paradigms; hidden
+    files (.#x.yaml, an editor's lock file) are not read."""
     d = Path(directory) if directory else data_dir("grammars")
     if not d.exists():
         raise GrammarNotFoundError(f"{d}: no such folder of paradigm files")
     if not d.is_dir():
         raise GrammarError(f"{d}: is a file, not a folder of paradigm files")
-    files = sorted(p for p in d.glob("*.yaml") if not p.name.startswith("_"))
+    files = sorted(p for p in d.glob("*.yaml") if _paradigm_file(p))
     if not files:
         raise GrammarError(f"{d}: no paradigm files (*.yaml) in this folder")
     return files
@@ -40,7 +73,7 @@ def language_folders(directory: str | Path | None = None) -> list[Path]:
     if not d.is_dir():
         return []
     return sorted(p for p in d.iterdir() if p.is_dir() and not p.name.startswith(("_", "."))
-                  and any(f.suffix == ".yaml" for f in p.iterdir()))
+                  and any(_paradigm_file(f) for f in p.iterdir()))
 
 
 def paradigm_index(directory: str | Path | None = None) -> dict[str, Path]:
@@ -52,7 +85,7 @@ def paradigm_index(directory: str | Path | None = None) -> dict[str, Path]:
             index[f"{sub.name}/{f.stem}"] = f
             index.setdefault(f.stem, f)
     top = Path(directory) if directory else data_dir("grammars")
-    if any(top.glob("*.yaml")):
+    if any(_paradigm_file(f) for f in top.glob("*.yaml")):
         index.update({f.stem: f for f in grammar_files(directory)})
     return index
 
@@ -104,25 +137,25 @@ def select_paradigms(spec: str | list[str] = "all", phenomenon: str | None = Non
         if not names:
             raise UsageError(Param("paradigms"), f": {spec!r} names no paradigm (give uid,uid or 'all')")
         subs = {d.name: d for d in language_folders(grammar_dir)}
-        whole = {u for u in names if u.partition("/")[2] in ("all", "standard") and u.partition("/")[0] in subs}
+        folder = {u: subs[u.partition("/")[0]] for u in names
+                  if u.partition("/")[2] in ("all", "standard") and u.partition("/")[0] in subs}
+        folder.update({u: grammar_dir for u in names if u in ("all", "standard") and u not in index})  # (the top folder's)
+        whole = set(folder)
         unknown = [u for u in names if u not in index and u not in whole]
         if unknown:
             folders = ", ".join(f"{d}/all" for d in subs)
             raise UsageError(Param("paradigms"), f": unknown paradigm(s) {', '.join(unknown)} (see `fairpairs paradigms`"
                              f"{'; language folders: ' + folders if folders else ''})")
         found = [(f.stem, f) for u in names for f in
-                 (grammar_files(subs[u.partition("/")[0]]) if u in whole else [index[u]])]
+                 (grammar_files(folder[u]) if u in whole else [index[u]])]
         chosen = [stem for stem, _ in found]
         dupes = sorted({u for u in chosen if chosen.count(u) > 1})
         if dupes:
             raise UsageError(Param("paradigms"), f": {', '.join(dupes)} named twice")
         files = dict(found)
+    code = one_language(paradigm_language(files[u]) for u in chosen)
     if vocab is None:
-        codes = sorted({paradigm_language(files[u]) for u in chosen})
-        if len(codes) > 1:
-            raise UsageError(Param("paradigms"), f": paradigms of several languages ({', '.join(codes)}) in one selection; "
-                             f"generate each language on its own")
-        vocab = default_vocabulary(codes[0] if codes else "en")
+        vocab = default_vocabulary(code)
     paradigms = [load_paradigm(files[u], vocab) for u in chosen]
     if every and standard_only:
         paradigms = [p for p in paradigms if p.standard]
@@ -156,6 +189,6 @@ def check_paradigm_names(spec, grammars) -> None:
     except Exception:     # a bad grammars folder is select_paradigms' error
         return
     for u in names:
-        hint = did_you_mean(u, known) if u not in known and not u.endswith("/all") else ""
+        hint = did_you_mean(u, known) if u not in known and u.rpartition("/")[2] not in ("all", "standard") else ""
         if hint:
             raise UsageError(Param("paradigms"), f": unknown paradigm {u}{hint} (see `fairpairs paradigms`)")

@@ -25,7 +25,7 @@ from fairpairs.errors import FixTargetError, VocabularyError, one_line
 from fairpairs.io.reading import reading
 from fairpairs.io.paths import data_dir
 from fairpairs.generation.restrictions import BUNDLED_ROWS, BUNDLED_SHA256, BUNDLED_TABLE, RESTRICTION_COLUMNS, parse_dnf
-from fairpairs.generation.vocab_files import _check_against, _check_language_table, _check_restrictions, _check_rows, apply_fixes
+from fairpairs.generation.vocab_files import _check_against, _check_language_table, _check_restrictions, _check_rows, apply_fixes, is_language_table
 
 
 class Vocabulary:
@@ -142,7 +142,7 @@ class Vocabulary:
             known = sorted(v for v in self._values[column] if v)[:8]
             raise VocabularyError(
                 f"{where}value {value!r} never occurs in vocabulary column {column!r} "
-                f"(e.g. {', '.join(map(repr, known))})")
+                + (f"(e.g. {', '.join(map(repr, known))})" if known else "(the column is empty in every row)"))
 
     # ------------------------------------------------------------------ selection
     def select(self, where: Mapping[str, object] | None = None, where_not: Mapping[str, object] | None = None,
@@ -298,15 +298,6 @@ def _default_vocabulary(language: str) -> Vocabulary:
     from fairpairs.generation.languages import get_language
 
     return Vocabulary.load(data_dir("vocab") / get_language(language).vocabulary, language=language)
-
-
-def is_language_table(path: str | Path) -> bool:
-    """Whether a CSV file's header has a `lemma` column and no `sg` column (a language table, not
-    a table in BLiMP's format)."""
-    with reading(Path(path), "vocabulary table", VocabularyError):
-        with open(path, encoding="utf-8", newline="") as fh:
-            header = next(csv.reader([fh.readline()]), [])
-    return "lemma" in header and "sg" not in header
 
 
 def load_vocabulary(path: str | Path | None = None, language: str | None = None) -> Vocabulary:

@@ -13,7 +13,8 @@ import numpy as np
 import pandas as pd
 import yaml
 from fairpairs.errors import FixTargetError, VocabularyError
-from fairpairs.io.reading import read_text
+from fairpairs.io.paths import data_dir
+from fairpairs.io.reading import read_text, reading
 from fairpairs.generation.restrictions import BUNDLED_TABLE, RESTRICTION_COLUMNS, parse_dnf
 
 if TYPE_CHECKING:
@@ -156,3 +157,21 @@ def apply_fixes(df: pd.DataFrame, path: Path) -> tuple[pd.DataFrame, list[str]]:
             raise VocabularyError(f"{where}one of add, drop, dedupe, set, set_by is required")
         applied.append(fid)
     return df, applied
+
+
+def _header(path: Path) -> list[str]:
+    with reading(path, "vocabulary table", VocabularyError):
+        with open(path, encoding="utf-8", newline="") as fh:
+            return next(csv.reader([fh.readline()]), [])
+
+
+def is_language_table(path: str | Path) -> bool:
+    """Whether a CSV file is a language table rather than a table in BLiMP's format: its header
+    has a column only language tables have and holds a larger share of a language table's columns
+    (`LANGUAGE_COLUMNS`) than of the BLiMP table's, so a table with a misnamed column is still
+    taken for its kind (and its error lists the columns of that kind)."""
+    header = set(_header(Path(path)))
+    blimp = _header(data_dir("vocab") / BUNDLED_TABLE)
+    own = [c for c in LANGUAGE_COLUMNS if c not in blimp]     # lemma, number, gender, case
+    return any(c in header for c in own) and \
+        sum(c in header for c in LANGUAGE_COLUMNS) / len(LANGUAGE_COLUMNS) > sum(c in header for c in blimp) / len(blimp)

@@ -131,10 +131,14 @@ def render_card(repo_id: str, manifest: RunManifest, configs: list[Config], skip
     """README.md: YAML front matter (configs, licence, language, task, size) and the card body."""
     import jinja2
 
+    from fairpairs.generation.languages import get_language
+    from fairpairs.generation.selection import run_language
+
     n_pairs = sum(len(c.rows) for c in configs)
+    language = get_language(run_language(manifest))
     front = {
         "license": "cc-by-4.0",
-        "language": ["en"],
+        "language": [language.code],
         "pretty_name": repo_id.split("/")[-1],
         "task_categories": ["text-classification"],
         "task_ids": ["acceptability-classification"],
@@ -164,7 +168,7 @@ def render_card(repo_id: str, manifest: RunManifest, configs: list[Config], skip
         loader=jinja2.PackageLoader("fairpairs", "templates"), undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True, autoescape=False)
     body = env.get_template("dataset_card.md.j2").render(
-        repo_id=repo_id, manifest=manifest, configs=configs, table=table, sets=sets,
+        repo_id=repo_id, manifest=manifest, language=language.name, configs=configs, table=table, sets=sets,
         skipped=skipped, prefix=prefix, n_pairs=n_pairs, version=__version__,
         example=configs[0], data_file=DATA_FILE, low_diversity=low_diversity, low_ratio=LOW_DIVERSITY,
         flagged=flagged, fields=card_fields(), check=check, fmt=lambda x: "" if x is None else f"{x:+.2f}",

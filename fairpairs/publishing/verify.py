@@ -9,7 +9,8 @@ recounts what the jsonl files allow and refuses what does not agree, naming the 
   lists has its file in each set folder (a paradigm is never left out of a dataset silently);
 * every statistic of a paradigm entry that can be recounted from the jsonl rows (`RECOUNTED`:
   pair counts per set, pairs kept as drawn / with the bad sentence redrawn / replaced, the balance
-  report's SMDs, distinct words and retention) equals its recount; statistics that cannot be
+  report's SMDs, distinct words and retention, with the word frequencies of the run's language)
+  equals its recount; statistics that cannot be
   recounted (draws, dropped pairs, redraws, slot-feature TVDs that need the paradigm file) are left
   as they are;
 * every published row's `token_lengths` are the lengths the manifest's tokenizers give its two
@@ -133,8 +134,12 @@ def check_run(run_dir: Path, manifest: RunManifest, rows: dict[str, dict[str, li
     if not paradigms:
         raise DatasetError(f"{path}: has no 'paradigms' (the per-paradigm counts and statistics `fairpairs "
                            f"generate` writes); refusing to publish a dataset whose card could not say what it holds")
+    from fairpairs.generation.languages import wordfreq_code
+    from fairpairs.generation.selection import run_language
+
+    language = wordfreq_code(run_language(manifest))      # the frequencies `generate` used: the run's language
     _check_listed(run_dir, paradigms, rows, where)
-    _check_statistics(rows, published, paradigms, where, result)
+    _check_statistics(rows, published, paradigms, where, result, language)
     _check_tokenizers(run_dir, manifest, rows, published, where, result)
     _check_vocabulary(manifest, where, result)
     return result
@@ -151,7 +156,7 @@ def _check_listed(run_dir, paradigms, rows, where) -> None:
                                f"it (restore the file, or generate the run again)")
 
 
-def _check_statistics(rows, published, paradigms, where, result: RunCheck) -> None:
+def _check_statistics(rows, published, paradigms, where, result: RunCheck, language: str) -> None:
     for uid in sorted({uid for _, uid in published}):
         entry = paradigms.get(uid)
         files = [f"{s}/{uid}.jsonl" for s in SETS if uid in rows.get(s, {})]
@@ -162,7 +167,7 @@ def _check_statistics(rows, published, paradigms, where, result: RunCheck) -> No
         if all(s in have for s in SETS):     # the balance report, recomputed from the rows as `generate` did
             from fairpairs.control.balance_report import paradigm_balance
 
-            have["balance"] = paradigm_balance(have["original"], have["debiased"])
+            have["balance"] = paradigm_balance(have["original"], have["debiased"], language=language)
         for stat, (needed, applies, recount) in RECOUNTED.items():
             keys = stat.split(".")
             claimed = _claimed(entry, keys)
@@ -241,6 +246,21 @@ def _check_vocabulary(manifest, where, result: RunCheck) -> None:
                                f"{voc.get('file')!s} / sha256 {str(voc.get('sha256'))[:12]}... is not the bundled "
                                f"{BUNDLED_TABLE} ({BUNDLED_SHA256[:12]}...)")
         result.vocabulary = True
+    elif _bundled_table(manifest, voc):
+        result.vocabulary = True
     else:
         result.unchecked.append(f"the sha256 of the vocabulary table {voc.get('file')}: a table of the run's own, "
                                 f"not available here")
+
+
+def _bundled_table(manifest, voc: dict) -> bool:
+    """Whether a run without vocabulary fixes drew from its language's bundled table (vocab/fr.csv
+    ...): the same name and sha256 (a table of one's own of the same name has another sha256)."""
+    from fairpairs.generation.languages import get_language
+    from fairpairs.generation.selection import run_language
+    from fairpairs.generation.vocab import default_vocabulary
+
+    code = run_language(manifest)
+    if code == "en" or voc.get("file") != get_language(code).vocabulary:
+        return False
+    return voc.get("sha256") == default_vocabulary(code).sha256

@@ -120,7 +120,7 @@ def _known_scores(path: Path | None, needed: list[str]) -> pd.DataFrame | None:
         except (OSError, ValueError, KeyError):   # damaged, or written without a column needed now
             continue
         if df is not None:
-            parts.append(df)
+            parts.append(df[~df[needed].isna().any(axis=1)])   # (a sentence without a score is scored again)
     return pd.concat(parts, ignore_index=True).drop_duplicates("sentence") if parts else None
 
 
@@ -131,7 +131,8 @@ def read_cache(path: Path | None, sentences: list[str], needed: list[str]) -> pd
         df = pd.read_parquet(path)
     except (OSError, ValueError):  # a damaged cache file is re-scored and replaced
         return None
-    if set(needed) <= set(df.columns) and df["sentence"].tolist() == sentences:
+    if set(needed) <= set(df.columns) and df["sentence"].tolist() == sentences \
+            and not df[needed].isna().to_numpy().any():   # (missing scores: re-scored and replaced, as a damaged file)
         return df
     return None
 

@@ -48,14 +48,23 @@ class Encoded:
 
 
 def check_sentences(sentences) -> list[str]:
+    """`sentences` (an iterable of non-empty strings that are text) as a list; else a fairpairs
+    error naming `sentences` (a TypeError where it is not a list of strings at all)."""
+    from fairpairs.errors import UsageTypeError
+    from fairpairs.records import check_text
+
     if isinstance(sentences, str):
         raise UsageError(Param("sentences"), ": expected a list of strings, got one string")
+    if sentences is None or isinstance(sentences, (bytes, bytearray)) or not hasattr(sentences, "__iter__"):
+        raise UsageTypeError(Param("sentences"), f": expected a list of strings, not {type(sentences).__name__}",
+                             value=sentences)
     sentences = list(sentences)
     for i, s in enumerate(sentences):
         if not isinstance(s, str):
             raise DatasetError(f"sentence {i}: expected a string, got {type(s).__name__}")
         if not s.strip():
             raise DatasetError(f"sentence {i}: is empty")
+        check_text(s, (f"sentence {i}",), "")
     return sentences
 
 

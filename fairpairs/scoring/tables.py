@@ -55,7 +55,7 @@ def _checked(items, where: tuple) -> tuple[list[dict], bool]:
     all single sentences; a pair row is checked by the one pair check (`fairpairs.records.check_row`:
     it comes back in the pair schema, with `uid` / `pair_id` only where the input gave them), a
     sentence must be non-empty text; the first bad row is an error naming it."""
-    from fairpairs.records import OLD_KEYS, check_row
+    from fairpairs.records import OLD_KEYS, check_row, check_text
 
     rows, pairs = [], None
     for n, (at, obj) in enumerate(items):
@@ -72,7 +72,7 @@ def _checked(items, where: tuple) -> tuple[list[dict], bool]:
         elif not isinstance(obj.get("sentence"), str) or not obj["sentence"].strip():
             raise DatasetError(*at, ": field 'sentence' is missing or not a non-empty string")
         else:
-            rows.append(obj)
+            rows.append({**obj, "sentence": check_text(obj["sentence"], at, "field 'sentence'")})
     if not rows:
         raise DatasetError(*where, ": no rows")
     return rows, bool(pairs)

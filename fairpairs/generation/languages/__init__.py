@@ -97,6 +97,12 @@ def get_language(code: str) -> Language:
     return _LOADED[code]
 
 
+def wordfreq_code(code: str) -> str:
+    """The wordfreq code of a language's word frequencies (the balance report's), English for a
+    language that names none."""
+    return get_language(code).wordfreq or "en"
+
+
 def register(language: Language) -> None:
     """Make a language known (a module of one's own, without editing `MODULES`)."""
     if not isinstance(language, Language):
