@@ -49,10 +49,10 @@ def test_report_md_starts_with_the_headline_and_keeps_sections_in_order(report, 
     write_report(report, tmp_path / "r", figures="svg,png")
     md = (tmp_path / "r" / "report.md").read_text()
     heads = [line for line in md.splitlines() if line.startswith("## ")]
-    assert heads[0] == "## Headline: the length effect"
+    assert heads[0] == "## Headline: token-length bias by direction, and what length control did"
     assert [h.split()[1] for h in heads[1:]] == ["1.", "2.", "3.", "4.", "5.", "6."]
     assert "![effects](effects.svg)" in md                 # the first format is the one shown
-    assert "| A | lp | +40.0 [" in md
+    assert "| A | lp | +14.3 = [0.20 × (+100.0)" in md    # the net change, decomposed by direction
 
 
 def test_bad_formats_and_dpi_name_the_parameter_and_write_nothing(report, tmp_path):

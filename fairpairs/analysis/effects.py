@@ -24,14 +24,32 @@ from the same draw *and* have the identical good sentence (a replaced context ne
 when its new good sentence happens to occur elsewhere in the original set); otherwise on the good
 sentence's text, the k-th occurrence in one set with the k-th in the other.
 
+By direction (`directions`): the seed paper's split of a pair by token length under the scoring
+model's own tokenizer (A>U: good sentence longer, A<U: shorter, A=U: equal) measures the bias and
+what length control did to it, direction by direction:
+
+    gap           = acc(original, A>U) - acc(original, A<U)        the bias (negative: fewer tokens win)
+    effect_<dir>  = acc(debiased, M_dir) - acc(original, M_dir)    M_dir: matched contexts whose
+                                                                   original pair was <dir>
+    effect_changed: the same on the matched contexts whose bad sentence was replaced
+
+The matched contexts split by direction, so length = sum over <dir> of share_<dir> x effect_<dir>
+exactly (share_<dir> = |M_dir| / |M|), and change = that sum + selection + remainder. A score that
+prefers fewer tokens has gap < 0, effect_longer > 0 and effect_shorter < 0; effect_equal is the
+control (an A=U context whose pair was kept cannot move; `n_equal_changed` counts those that got a
+different bad sentence). Below MIN_PAIRS pairs a direction's figures stay in the tables but the
+report prints "too few pairs".
+
 Accuracy follows `fairpairs.analysis.evaluation`: a pair is correct when its good sentence scores strictly
 higher; a tie is not correct and stays in the denominator (for the paired test a tie counts as
-not correct too). Intervals (`fairpairs.stats`, 95%): Wilson for every accuracy; for `length`, the
-paired percentile bootstrap over matched contexts with the exact McNemar p-value; for `change`,
+not correct too). Intervals (`fairpairs.stats`, 95%): Wilson for every accuracy; Newcombe's for
+the gap (two independent proportions); for `length` and every effect, Newcombe's interval for
+paired proportions (method 10, never of zero width) with the exact McNemar p-value; for `change`,
 `selection` and `remainder` (differences of overlapping, not paired, sets of pairs), one percentile
 bootstrap over units (a matched context, an original-only or a debiased-only pair) resampled within
-those three kinds, so the three intervals come from the same resamples. Every bootstrap is seeded:
-same scores, same intervals.
+those three kinds, so the three intervals come from the same resamples (an interval of zero width,
+where every resample gives the same figure, is NaN: it cannot be estimated). Every bootstrap is
+seeded: same scores, same intervals.
 
 Pure functions on DataFrames; no model needed.
 """
@@ -46,6 +64,8 @@ from fairpairs.analysis.length_audit import ALL
 
 ORIGINAL, DEBIASED = "original", "debiased"
 PARTS = ("change", "selection", "length", "remainder")
+DIRECTIONS = {"longer": "A>U", "shorter": "A<U", "equal": "A=U"}   # the original pair's direction, by name
+MIN_PAIRS = 10      # below this many pairs a direction's figures are shown as "too few pairs"
 NAN = float("nan")
 
 
@@ -88,13 +108,18 @@ def _wilson(x: np.ndarray, prefix: str) -> dict:
     return {f"n_{prefix}": len(x), prefix: e.value, f"{prefix}_low": e.low, f"{prefix}_high": e.high}
 
 
-def decompose(o: np.ndarray, d: np.ndarray, *, seed: int = 0, resamples: int = stats.RESAMPLES) -> dict:
+def decompose(o: np.ndarray, d: np.ndarray, split=None, changed=None, *, seed: int = 0,
+              resamples: int = stats.RESAMPLES) -> dict:
     """The decomposition (module doc) of one model, score and group of units.
 
     `o`, `d`: per unit, 1.0 correct / 0.0 not correct on the original / debiased set, NaN where
-    the unit has no pair in that set (a matched unit has both). Returns the accuracies with their
-    Wilson intervals, the four parts with their bootstrap intervals, the McNemar p-value of
-    `length` and the counts of matched pairs that became correct (`n_gained`) or not (`n_lost`)."""
+    the unit has no pair in that set (a matched unit has both). `split` (optional): per unit, the
+    direction of its original pair (A=U, A>U, A<U; anything else where it has none) and `changed`:
+    per unit, whether its debiased pair differs from its original one (a matched unit whose bad
+    sentence was redrawn); with them the row also holds the length bias by direction
+    (`directions`). Returns the accuracies with their Wilson intervals, the four parts with their
+    intervals, the McNemar p-value of `length` and the counts of matched pairs that became correct
+    (`n_gained`) or not (`n_lost`)."""
     o = np.asarray(o, dtype=float)
     d = np.asarray(d, dtype=float)
     has_o, has_d = ~np.isnan(o), ~np.isnan(d)
@@ -110,20 +135,59 @@ def decompose(o: np.ndarray, d: np.ndarray, *, seed: int = 0, resamples: int = s
     row["change"] = acc_d - acc_o
     row["selection"] = acc_om - acc_o
     row["remainder"] = acc_d - acc_dm
-    paired = stats.paired(om, dm, seed=seed, resamples=resamples)
+    paired = stats.newcombe_paired(om, dm)
     row["length"], row["length_low"], row["length_high"] = acc_dm - acc_om, paired.low, paired.high
     row["length_p"] = paired.p_value
     row["n_gained"] = int(((om == 0) & (dm == 1)).sum())
     row["n_lost"] = int(((om == 1) & (dm == 0)).sum())
     lows, highs = _joint_intervals(o, d, m, seed, resamples)
     for part, lo, hi in zip(("change", "selection", "remainder"), lows, highs):
-        row[f"{part}_low"], row[f"{part}_high"] = lo, hi
+        row[f"{part}_low"], row[f"{part}_high"] = (lo, hi) if lo < hi else (NAN, NAN)   # never a zero width
     order = ["n_original", "n_debiased", "n_matched", "n_original_only", "n_debiased_only"]
     order += [f"{acc}{x}" for acc in ("original", "debiased", "matched_original", "matched_debiased")
               for x in ("", "_low", "_high")]
     order += [f"{part}{x}" for part in PARTS for x in ("", "_low", "_high")] + ["length_p", "n_gained", "n_lost"]
     assert set(order) == set(row)
-    return {k: row[k] for k in order}
+    row = {k: row[k] for k in order}
+    if split is not None:
+        row.update(directions(o, d, split, changed))
+    return row
+
+
+def directions(o: np.ndarray, d: np.ndarray, split, changed=None) -> dict:
+    """The token-length bias by direction (module doc, "By direction") of one group of units (`o`,
+    `d`, `split`, `changed` as for `decompose`): the gap with its Newcombe interval, the accuracy
+    per direction with its Wilson interval, the effect of length control per direction of the
+    original pair (and on the changed contexts) with Newcombe's paired interval and the exact
+    McNemar p-value, and each direction's share of the matched contexts."""
+    o = np.asarray(o, dtype=float)
+    d = np.asarray(d, dtype=float)
+    split = np.asarray(split, dtype=object)
+    changed = np.zeros(len(o), dtype=bool) if changed is None else np.asarray(changed, dtype=float) == 1
+    has_o = ~np.isnan(o)
+    m = has_o & ~np.isnan(d)
+    row = {}
+    right = {}
+    for name, label in DIRECTIONS.items():
+        x = o[has_o & (split == label)]
+        right[name] = (int(x.sum()), len(x))
+        row.update(_wilson(x, f"acc_{name}"))
+    row = {"n_longer": row.pop("n_acc_longer"), "n_shorter": row.pop("n_acc_shorter"),
+           "n_equal": row.pop("n_acc_equal"), **row}
+    gap = stats.newcombe(*right["shorter"], *right["longer"])       # A>U accuracy minus A<U accuracy
+    row = {"gap": gap.value, "gap_low": gap.low, "gap_high": gap.high, **row}
+    n_m = int(m.sum())
+    groups = {name: m & (split == label) for name, label in DIRECTIONS.items()}
+    groups["changed"] = m & changed
+    for name, sel in groups.items():
+        e = stats.newcombe_paired(o[sel], d[sel])
+        row[f"effect_{name}"], row[f"effect_{name}_low"], row[f"effect_{name}_high"] = e.value, e.low, e.high
+        row[f"effect_{name}_p"] = e.p_value
+        row[f"n_matched_{name}"] = int(sel.sum())
+        if name != "changed":
+            row[f"share_{name}"] = sel.sum() / n_m if n_m else NAN
+    row["n_equal_changed"] = int((groups["equal"] & changed).sum())
+    return row
 
 
 def _joint_intervals(o, d, m, seed, resamples):
@@ -158,14 +222,19 @@ def _joint_intervals(o, d, m, seed, resamples):
 
 def unit_outcomes(ps: pd.DataFrame) -> pd.DataFrame:
     """Per model, normalisation, paradigm and unit (`match_units`): outcome on the original set
-    (`o`) and on the debiased set (`d`): 1.0 correct, 0.0 not (wrong or tie), NaN absent; and
-    `matched_by`. `ps` is `fairpairs.analysis.evaluation.pair_scores`' frame (with an optional draw column)."""
+    (`o`) and on the debiased set (`d`): 1.0 correct, 0.0 not (wrong or tie), NaN absent; `split`:
+    the direction of the unit's original pair (A=U, A>U, A<U under the lengths of `ps`; None
+    without one); `changed`: 1.0 where a matched unit's debiased pair is not its original pair (the
+    bad sentence was redrawn), 0.0 where it is the same pair, NaN for an unmatched unit; and
+    `matched_by`. `ps` is `fairpairs.analysis.evaluation.pair_scores`' frame (with an optional draw
+    column)."""
     ps = ps[ps["set"].isin([ORIGINAL, DEBIASED])]
     cols = ["set", "uid", "sentence_good"] + (["draw"] if "draw" in ps.columns else [])
     frames = []
     groups = ps.groupby(["model", "normalization"], sort=False)
     labels = how = None
     ref = None
+    keys_out = ["model", "normalization", "uid", "unit"]
     for (model, norm), g in groups:
         keys = g[cols].reset_index(drop=True)
         if ref is None or not keys.equals(ref):      # every group has the same pairs in the same order
@@ -173,21 +242,26 @@ def unit_outcomes(ps: pd.DataFrame) -> pd.DataFrame:
             labels, how = match_units(keys)
         part = pd.DataFrame({"model": model, "normalization": norm, "uid": g["uid"].to_numpy(),
                              "unit": labels, "set": g["set"].to_numpy(),
-                             "correct": (g["outcome"].to_numpy() == 1).astype(float)})
-        wide = part.pivot(index=["model", "normalization", "uid", "unit"], columns="set", values="correct")
-        wide = wide.reindex(columns=[ORIGINAL, DEBIASED]).rename(columns={ORIGINAL: "o", DEBIASED: "d"})
-        frames.append(wide.reset_index().assign(matched_by=how))
+                             "correct": (g["outcome"].to_numpy() == 1).astype(float),
+                             "split": g["split"].to_numpy(), "bad": g["sentence_bad"].to_numpy()})
+        o = part[part["set"] == ORIGINAL].drop(columns="set").rename(columns={"correct": "o", "bad": "bad_o"})
+        d = part[part["set"] == DEBIASED].drop(columns=["set", "split"]).rename(columns={"correct": "d",
+                                                                                          "bad": "bad_d"})
+        wide = o.merge(d, on=keys_out, how="outer", sort=True, validate="one_to_one")
+        matched = wide["o"].notna() & wide["d"].notna()
+        wide["changed"] = np.where(matched, (wide["bad_o"] != wide["bad_d"]).astype(float), NAN)
+        wide["split"] = wide["split"].astype(object).where(wide["split"].notna(), None)
+        frames.append(wide[keys_out + ["o", "d", "split", "changed"]].assign(matched_by=how))
     if not frames:
-        return pd.DataFrame(columns=["model", "normalization", "uid", "unit", "o", "d", "matched_by"])
-    out = pd.concat(frames, ignore_index=True)
-    out.columns.name = None
-    return out
+        return pd.DataFrame(columns=keys_out + ["o", "d", "split", "changed", "matched_by"])
+    return pd.concat(frames, ignore_index=True)
 
 
 def effects_table(ps: pd.DataFrame, *, seed: int = 0, resamples: int = stats.RESAMPLES) -> pd.DataFrame | None:
-    """The decomposition (module doc) per model, normalisation and paradigm, plus ``ALL`` (every
-    pair of every paradigm pooled): one row each with the columns of `decompose` and matched_by.
-    None unless `ps` holds both an original and a debiased set."""
+    """The decomposition (module doc) and the bias by direction per model, normalisation and
+    paradigm, plus ``ALL`` (every pair of every paradigm pooled): one row each with the columns of
+    `decompose` (with `directions`') and matched_by. None unless `ps` holds both an original and a
+    debiased set."""
     if not {ORIGINAL, DEBIASED} <= set(ps["set"]):
         return None
     units = unit_outcomes(ps)
@@ -196,37 +270,83 @@ def effects_table(ps: pd.DataFrame, *, seed: int = 0, resamples: int = stats.RES
         how = g["matched_by"].iloc[0]
         for uid, u in list(g.groupby("uid", sort=True)) + [(ALL, g)]:
             rows.append({"model": model, "normalization": norm, "uid": uid, "matched_by": how,
-                         **decompose(u["o"].to_numpy(), u["d"].to_numpy(), seed=seed, resamples=resamples)})
+                         **decompose(u["o"].to_numpy(), u["d"].to_numpy(), u["split"].to_numpy(),
+                                     u["changed"].to_numpy(), seed=seed, resamples=resamples)})
     return pd.DataFrame(rows)
 
 
-def headline_table(effects: pd.DataFrame | None, splits: pd.DataFrame,
-                   balance: pd.DataFrame | None = None) -> pd.DataFrame | None:
-    """The report's headline per model and normalisation: the length effect with its interval and
-    McNemar p-value, beside the original set's A=U accuracy (the pairs whose lengths were already
-    equal, by the scoring model's tokenizer) with its Wilson interval, and the distinct-word ratio
-    of the debiased set (`fairpairs.balance`'s pooled row; NaN without a balance report), then the
-    rest of the decomposition."""
+HEADLINE = ["gap", "gap_low", "gap_high", "n_longer", "n_shorter", "n_equal",
+            *[f"acc_{n}{x}" for n in DIRECTIONS for x in ("", "_low", "_high")],
+            *[f"{c}" for n in (*DIRECTIONS, "changed")
+              for c in (f"effect_{n}", f"effect_{n}_low", f"effect_{n}_high", f"effect_{n}_p", f"n_matched_{n}")
+              + ((f"share_{n}",) if n != "changed" else ())],
+            "n_equal_changed", "length", "length_low", "length_high", "length_p", "n_matched",
+            "selection", "selection_low", "selection_high", "remainder", "remainder_low", "remainder_high",
+            "change", "change_low", "change_high", "original", "original_low", "original_high",
+            "debiased", "debiased_low", "debiased_high"]
+
+
+def headline_table(effects: pd.DataFrame | None, balance: pd.DataFrame | None = None) -> pd.DataFrame | None:
+    """The report's headline per model and normalisation (the pooled rows of `effects`): the gap
+    (A>U minus A<U accuracy on the original set) and the accuracy of each direction, the effect of
+    length control per direction of the original pair, on the changed contexts and net (`length`),
+    the rest of the decomposition, the debiased accuracy, the distinct-word ratio of the debiased
+    set (`fairpairs.balance`'s pooled row; NaN without a balance report) and `in_words`: one
+    sentence that says it (`headline_sentence`)."""
     if effects is None:
         return None
-    e = effects[effects["uid"] == ALL]
-    eq = splits[(splits["uid"] == ALL) & (splits["set"] == ORIGINAL) & (splits["split"] == "A=U")]
-    eq = eq[["model", "normalization", "n_pairs", "n_correct"]].rename(columns={"n_pairs": "n_equal"})
-    out = e.merge(eq, on=["model", "normalization"], how="left")
-    w = [stats.wilson(int(k), int(n)) for k, n in zip(out["n_correct"].fillna(0), out["n_equal"].fillna(0))]
-    out["equal"] = [x.value for x in w]
-    out["equal_low"] = [x.low for x in w]
-    out["equal_high"] = [x.high for x in w]
+    out = effects[effects["uid"] == ALL].reset_index(drop=True)
     ratio = NAN
     if balance is not None and "distinct_ratio" in balance.columns:
         pooled = balance.loc[balance["uid"] == ALL, "distinct_ratio"]
         ratio = float(pooled.iloc[0]) if len(pooled) and pd.notna(pooled.iloc[0]) else NAN
-    out["distinct_ratio"] = ratio
-    cols = ["model", "normalization", "length", "length_low", "length_high", "length_p", "n_matched",
-            "equal", "equal_low", "equal_high", "n_equal", "distinct_ratio", "original", "debiased",
-            "change", "change_low", "change_high", "selection", "selection_low", "selection_high",
-            "remainder", "remainder_low", "remainder_high", "matched_by"]
-    return out[cols].reset_index(drop=True)
+    out = out[["model", "normalization", *HEADLINE, "matched_by"]].assign(distinct_ratio=ratio)
+    out["in_words"] = [headline_sentence(r) for r in out.itertuples()]
+    return out
+
+
+def enough(n) -> bool:
+    """Whether `n` pairs are enough to show a direction's figure (`MIN_PAIRS`)."""
+    return pd.notna(n) and int(n) >= MIN_PAIRS
+
+
+def _pp(x) -> str:
+    return f"{abs(round(100 * x, 1)) + 0.0:.1f}"
+
+
+def _pp_range(low, high) -> str:
+    return "" if pd.isna(low) or pd.isna(high) else f" [{round(100 * low, 1) + 0.0:+.1f}, {round(100 * high, 1) + 0.0:+.1f}]"
+
+
+def headline_sentence(r) -> str:
+    """The headline in words: the gap on the original set (or "too few pairs"), what length control
+    did to the formerly-A>U and formerly-A<U contexts, and the net change they add up to."""
+    if enough(r.n_longer) and enough(r.n_shorter):
+        gap = (f"A>U pairs score {_pp(r.gap)} points {'below' if r.gap < 0 else 'above'} A<U pairs "
+               f"(gap {round(100 * r.gap, 1) + 0.0:+.1f}{_pp_range(r.gap_low, r.gap_high)})")
+    else:
+        gap = f"too few pairs to compare A>U with A<U pairs (n = {int(r.n_longer)} and {int(r.n_shorter)})"
+    eq = (f"A=U {100 * r.acc_equal:.1f}%, n = {int(r.n_equal)}" if enough(r.n_equal)
+          else f"A=U: too few pairs, n = {int(r.n_equal)}")
+    parts = []
+    for name, label in (("longer", "A>U"), ("shorter", "A<U")):
+        n = getattr(r, f"n_matched_{name}")
+        if not enough(n):
+            parts.append(f"could not be judged on the formerly-{label} contexts (too few pairs, n = {int(n)})")
+            continue
+        v = getattr(r, f"effect_{name}")
+        verb = "raised" if v > 0 else "lowered" if v < 0 else "left unchanged"
+        amount = "" if v == 0 else f" by {_pp(v)} points"
+        parts.append(f"{verb} the formerly-{label} contexts{amount}"
+                     f"{_pp_range(getattr(r, f'effect_{name}_low'), getattr(r, f'effect_{name}_high'))}")
+    net = (f"the matched contexts' accuracy moved {round(100 * r.length, 1) + 0.0:+.1f} points"
+           f"{_pp_range(r.length_low, r.length_high)}" if enough(r.n_matched) else
+           f"too few matched contexts (n = {int(r.n_matched)}) for a net figure")
+    cancel = ""
+    if enough(r.n_matched_longer) and enough(r.n_matched_shorter) and r.effect_longer * r.effect_shorter < 0:
+        cancel = " because the two directions partly cancel"
+    return (f"Original set: {gap} ({eq}). Length control {' and '.join(parts)}; {net}{cancel}. "
+            f"Debiased accuracy {100 * r.debiased:.1f}%{'' if pd.isna(r.debiased_low) else f' [{100 * r.debiased_low:.1f}, {100 * r.debiased_high:.1f}]'}.")
 
 
 def with_wilson(table: pd.DataFrame) -> pd.DataFrame:

@@ -248,7 +248,7 @@ def analyse(ps: pd.DataFrame, balance: pd.DataFrame | None = None, seed: int = 0
     return Report(pairs=ps, accuracy=acc, splits=splits, curve=with_wilson(diff_curve(ps)),
                   fits=length_fit(sentence_table(ps)),
                   summary=summary, change=ranking_change(summary) if {"original", "debiased"} <= sets else None,
-                  cache_hits={}, effects=effects, headline=headline_table(effects, splits, balance), balance=balance)
+                  cache_hits={}, effects=effects, headline=headline_table(effects, balance), balance=balance)
 
 
 def evaluate(sets: dict[str, pd.DataFrame], models: list, settings: Settings, cache_dir: Path | None,
