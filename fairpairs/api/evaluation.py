@@ -193,7 +193,9 @@ def robustness(data, models: Iterable[str] | str, *, cache_dir: str | os.PathLik
         from fairpairs.scoring.length import read_params_file
 
         read_params_file(check.path(length_params, "length_params", error=DatasetError, what="parameters file"))
-    sets = load_sets(data, columns)
+    from fairpairs.analysis.effects import attach_draws
+
+    sets = attach_draws(load_sets(data, columns), data)   # contexts matched as evaluate matches them
     if cache_dir is not None:
         from fairpairs.io.files import claim_folder
 
