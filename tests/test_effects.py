@@ -273,5 +273,13 @@ def test_a_run_folder_is_matched_by_draw_and_its_balance_is_in_the_headline(tmp_
         kept = sum(r["control"] != "replaced" and orig.get(r["draw"]) == r["sentence_good"] for r in deb)
         assert row(e, uid).n_matched == kept
         assert row(e, uid).n_matched < 40          # these paradigms replace contexts (docs/length_control.md)
+        # fp.matched_pairs: the same join, so a user's own analysis has the report's n
+        m = fp.matched_pairs(run)
+        mine = m[m.uid == uid]
+        assert len(mine) == kept
+        assert all(orig[d] == g for d, g in zip(mine["draw"], mine["sentence_good"]))
+        by_draw = {r["draw"]: r for r in deb}
+        assert list(mine["changed"]) == [by_draw[d]["control"] != "as_drawn" for d in mine["draw"]]
+    assert set(m["matched_by"]) == {"draw"}
     bal = fp.balance(run)
     assert report.headline.iloc[0].distinct_ratio == bal.loc[bal.uid == "ALL", "distinct_ratio"].item()

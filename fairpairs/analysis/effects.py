@@ -186,6 +186,10 @@ def directions(o: np.ndarray, d: np.ndarray, split, changed=None) -> dict:
         row[f"n_matched_{name}"] = int(sel.sum())
         if name != "changed":
             row[f"share_{name}"] = sel.sum() / n_m if n_m else NAN
+            for which, x in (("original", o[sel]), ("debiased", d[sel])):   # (the paper figure's points)
+                acc = _wilson(x, f"matched_{name}_{which}")
+                del acc[f"n_matched_{name}_{which}"]
+                row.update(acc)
     row["n_equal_changed"] = int((groups["equal"] & changed).sum())
     return row
 
@@ -358,6 +362,31 @@ def with_wilson(table: pd.DataFrame) -> pd.DataFrame:
     out.insert(at, "accuracy_low", [x.low for x in w])
     out.insert(at + 1, "accuracy_high", [x.high for x in w])
     return out
+
+
+def matched_table(sets: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """The original/debiased join the report uses (`match_units` on `sets`, as `attach_draws` left
+    them): one row per matched context, in the original set's order, with uid, draw (where known),
+    sentence_good, the original and the debiased pair's pair_id and bad sentence, `changed` (the
+    bad sentence was replaced) and `matched_by`. Empty without both sets."""
+    cols = ["uid", "draw", "sentence_good", "pair_id_original", "sentence_bad_original", "pair_id_debiased",
+            "sentence_bad_debiased", "changed", "matched_by"]
+    if not {ORIGINAL, DEBIASED} <= set(sets):
+        return pd.DataFrame(columns=cols)
+    keep = ["uid", "pair_id", "sentence_good", "sentence_bad"] + (["draw"] if all("draw" in sets[s].columns for s in
+                                                                                  (ORIGINAL, DEBIASED)) else [])
+    both = pd.concat([sets[ORIGINAL][keep].assign(set=ORIGINAL), sets[DEBIASED][keep].assign(set=DEBIASED)],
+                     ignore_index=True)
+    labels, how = match_units(both)
+    both["unit"] = labels
+    o = both[both["set"] == ORIGINAL].drop(columns="set")
+    d = both[both["set"] == DEBIASED].drop(columns=["set", "uid", "sentence_good"] + (["draw"] if "draw" in keep else []))
+    out = o.merge(d, on="unit", suffixes=("_original", "_debiased"), validate="one_to_one").drop(columns="unit")
+    if "draw" not in out.columns:
+        out["draw"] = pd.array([None] * len(out), dtype="Int64")
+    out["changed"] = out["sentence_bad_original"] != out["sentence_bad_debiased"]
+    out["matched_by"] = how
+    return out[cols].reset_index(drop=True)
 
 
 # ---------------------------------------------------------------------------- inputs

@@ -231,6 +231,7 @@ class Report:
     headline: pd.DataFrame | None = None  # per model and normalisation: length effect, A=U baseline, distinct ratio
     balance: pd.DataFrame | None = None   # fp.balance of the run folder evaluated (None for other data)
     notes: list[str] = field(default_factory=list)  # what the pairs are (provenance, warnings): report.md's first lines
+    settings: dict = field(default_factory=dict)    # how the pairs were scored (results.json: models, scores, ...)
 
 
 def analyse(ps: pd.DataFrame, balance: pd.DataFrame | None = None, seed: int = 0) -> Report:
@@ -300,5 +301,8 @@ def evaluate(sets: dict[str, pd.DataFrame], models: list, settings: Settings, ca
         return None
     report = analyse(pd.concat(frames, ignore_index=True), balance=balance)
     report.cache_hits, report.seconds = hits, seconds
+    report.settings = {"models": keys, "labels": labels, "normalize": list(settings.normalize), "pll": settings.pll,
+                       "dtype": settings.dtype, "unigrams": settings.unigrams, "split_tokenizer": split_tokenizer,
+                       "split_by": split_tokenizer or "each model's own tokenizer"}
     report.load_seconds = {label: loading.get(key, 0.0) for key, label in zip(keys, labels)}
     return report

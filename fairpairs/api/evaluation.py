@@ -1,4 +1,4 @@
-"""The public calls that score and evaluate: `score_pairs`, `evaluate`, `robustness`."""
+"""The public calls that score and evaluate: `score_pairs`, `evaluate`, `matched_pairs`, `robustness`."""
 
 from __future__ import annotations
 
@@ -130,6 +130,17 @@ def evaluate(data=None, models: "Iterable[str | Scorer] | str | Scorer | None" =
         report.notes += prepared.notes()
         report.notes += model_notes(names, identities, settings.dtype)
     return report
+
+
+def matched_pairs(data, *, columns=None) -> "pd.DataFrame":
+    """The matched contexts of `data` (a run folder of `fairpairs generate`, or original and
+    debiased sets as `fp.evaluate` takes them), joined exactly as the evaluation report joins them
+    (docs/evaluation.md, "Matched contexts"): one row per context in both sets with uid, draw,
+    sentence_good, the original and debiased pair_id and bad sentence, `changed` and `matched_by`.
+    Its length per paradigm is the report's n_matched."""
+    from fairpairs.analysis.effects import attach_draws, matched_table
+
+    return matched_table(attach_draws(load_sets(data, columns), data))
 
 
 def _evaluate_settings(models, normalize, pll, unigrams, dtype, split_tokenizer, device, device_map, batch_tokens):
