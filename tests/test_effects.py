@@ -11,9 +11,10 @@ import pandas as pd
 import pytest
 
 from fairpairs import stats
-from fairpairs.analysis.effects import attach_draws, decompose, effects_table, headline_table, match_units
+from fairpairs.analysis.directions import headline_table
+from fairpairs.analysis.effects import attach_draws, decompose, effects_table, match_units
 from fairpairs.analysis.evaluation import analyse, pair_scores
-from fairpairs.analysis.report import headline_markdown
+from fairpairs.analysis.headline import headline_markdown
 
 # Every good sentence scores -10 (lp); a pair is correct when its bad sentence scores lower,
 # wrong when higher, a tie (not correct, in the denominator) when equal.

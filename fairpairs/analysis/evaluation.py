@@ -239,7 +239,8 @@ def analyse(ps: pd.DataFrame, balance: pd.DataFrame | None = None, seed: int = 0
     intervals, and, with an original and a debiased set, the length/selection decomposition
     (`fairpairs.analysis.effects`, bootstrap seeded by `seed`) and its headline (with `balance`'s
     distinct-word ratio when given)."""
-    from fairpairs.analysis.effects import effects_table, headline_table, with_wilson
+    from fairpairs.analysis.directions import headline_table
+    from fairpairs.analysis.effects import effects_table, with_wilson
 
     acc = with_wilson(accuracy_table(ps))
     summary = summary_table(acc)

@@ -19,11 +19,13 @@ from pathlib import Path
 
 import pandas as pd
 
-from fairpairs.analysis.effects import DIRECTIONS, MIN_PAIRS, enough
 from fairpairs.analysis.length_audit import ALL, SPLITS, write_csv
 from fairpairs.analysis.evaluation import Report, sentence_table
 from fairpairs.io.files import atomic_write
+from fairpairs.analysis.headline import (TIES, acc_cell as _acc, diff_cell as _diff, direction_markdown,
+                                         headline_markdown)
 from fairpairs.analysis.markdown import markdown_table, p_value, pct, pct_interval, pp_interval
+from fairpairs.analysis.results import results_json
 
 SECTIONS = (   # (title, file stem), in report.md's order
     ("1. Summary", "summary"),
@@ -33,132 +35,7 @@ SECTIONS = (   # (title, file stem), in report.md's order
     ("5. Accuracy vs token-length difference", "length_diff_accuracy"),
     ("6. Sentence score vs token length", "loglik_length"),
 )
-TIES = "Ties (equal scores) count as not correct and stay in the denominator."
-
-
-def _acc(r, prefix: str = "accuracy") -> str:
-    return pct_interval(getattr(r, prefix), getattr(r, f"{prefix}_low"), getattr(r, f"{prefix}_high"))
-
-
-def _diff(r, part: str) -> str:
-    """A difference in points with its interval; "(no interval)" where none could be estimated."""
-    value, low, high = getattr(r, part), getattr(r, f"{part}_low"), getattr(r, f"{part}_high")
-    text = pp_interval(value, low, high)
-    return text + " (no interval)" if pd.notna(value) and (pd.isna(low) or pd.isna(high)) else text
-
-
-def _ratio(x) -> str:
-    return "n/a" if x is None or pd.isna(x) else f"{x:.3f}"
-
-
 # ---------------------------------------------------------------------------- sections
-
-
-def _few(n) -> str:
-    return f"too few pairs (n = {0 if pd.isna(n) else int(n)})"
-
-
-def _gap(r) -> str:
-    """The gap with its interval, or "too few pairs" where a direction has fewer than MIN_PAIRS."""
-    if not (enough(r.n_longer) and enough(r.n_shorter)):
-        return _few(min(r.n_longer, r.n_shorter))
-    return _diff(r, "gap")
-
-
-def _dir_acc(r, name: str) -> str:
-    n = getattr(r, f"n_{name}")
-    return f"{_acc(r, f'acc_{name}')} (n = {int(n):,})" if enough(n) else _few(n)
-
-
-def _effect(r, name: str) -> str:
-    """A direction's effect of length control: value [interval] (n, McNemar p), or "too few pairs"."""
-    n = getattr(r, f"n_matched_{name}")
-    if not enough(n):
-        return _few(n)
-    text = f"{_diff(r, f'effect_{name}')} (n = {int(n):,}, p {p_value(getattr(r, f'effect_{name}_p'))})"
-    if name == "equal" and getattr(r, "n_equal_changed", 0):
-        text += f"; {int(r.n_equal_changed):,} got a different bad sentence"
-    return text
-
-
-def _net(r) -> str:
-    return (f"{_diff(r, 'length')} (n = {int(r.n_matched):,}, p {p_value(r.length_p)})" if enough(r.n_matched)
-            else _few(r.n_matched))
-
-
-def _decomposition(r) -> str:
-    """change = Σ share x effect (= length) + selection + remainder, in points, for one row."""
-    terms = " + ".join(f"{getattr(r, f'share_{n}'):.2f} × ({100 * getattr(r, f'effect_{n}'):+.1f})"
-                       if getattr(r, f"n_matched_{n}") else f"0 × (n/a)" for n in DIRECTIONS)
-    def signed(x):
-        return f"{'−' if round(100 * x, 1) < 0 else '+'} {abs(100 * x):.1f}"
-
-    return (f"{100 * r.change:+.1f} = [{terms} = {100 * r.length:+.1f}] {signed(r.selection)} (selection) "
-            f"{signed(r.remainder)} (remainder)")
-
-
-def headline_markdown(headline: pd.DataFrame | None, notes=()) -> str:
-    """The headline: per model and score, in words; the gap on the original set by direction; what
-    length control did to each direction; the net change as its decomposition. `notes`: the
-    report's first lines; its warnings (a run not controlled for a model's tokenizer) come first."""
-    warnings = [f"- {line}" for line in notes if line.startswith("**Warning**")]
-    head = ("\n".join(warnings) + "\n\n") if warnings else ""
-    if headline is None or headline.empty:
-        return head + ("No length effect: the data is not an original and a debiased set (a run folder of "
-                       "`fairpairs generate`, or sets named original and debiased).\n")
-    words = "\n".join(f"- **{r.model}, `{r.normalization}`**: {r.in_words}" for r in headline.itertuples())
-    bias = markdown_table(
-        ["model", "score", "gap A>U − A<U, pp [95% CI]", "A>U accuracy, % [95% CI]", "A<U accuracy", "A=U accuracy"],
-        [[r.model, r.normalization, _gap(r), _dir_acc(r, "longer"), _dir_acc(r, "shorter"), _dir_acc(r, "equal")]
-         for r in headline.itertuples()])
-    control = markdown_table(
-        ["model", "score", "formerly A>U, pp [95% CI]", "formerly A<U", "A=U (control)", "changed contexts",
-         "net, all matched", "debiased accuracy, % [95% CI]", "distinct-word ratio"],
-        [[r.model, r.normalization, _effect(r, "longer"), _effect(r, "shorter"), _effect(r, "equal"),
-          _effect(r, "changed"), _net(r), _acc(r, "debiased"), _ratio(r.distinct_ratio)]
-         for r in headline.itertuples()])
-    parts = markdown_table(["model", "score", "change = Σ share × effect (= length) + selection + remainder, pp"],
-                           [[r.model, r.normalization, _decomposition(r)] for r in headline.itertuples()])
-    how = headline["matched_by"].iloc[0]
-    return (head + words + "\n\n### The bias on the original set, by direction (the scoring model's own tokenizer)\n\n"
-            + bias
-            + "\n**Gap**: accuracy on the original set's A>U pairs (good sentence longer) minus on its A<U pairs "
-              "(good sentence shorter), with Newcombe's 95% interval for a difference of proportions; a model "
-              "that prefers fewer tokens has a negative gap. A=U (equal lengths) is the baseline.\n"
-            + "\n### What length control did, by direction of the original pair\n\n" + control
-            + f"\nOn the **matched contexts** (the same context in both sets, matched by {how}): debiased minus "
-              "original accuracy of the contexts whose original pair was A>U, A<U or A=U, with Newcombe's 95% "
-              "interval for paired proportions and the exact McNemar p-value. A score free of length bias "
-              "moves neither; one that prefers shorter sentences gains on formerly-A>U contexts and loses on "
-              "formerly-A<U ones; an over-correcting score does the opposite. The A=U contexts are the control: "
-              "where their original pair was kept they cannot move. **Changed contexts**: the matched contexts "
-              "whose bad sentence length control replaced. **Distinct-word ratio**: distinct critical words of "
-              "the debiased set over the original set's (`fairpairs balance`, mean over paradigms; n/a when the "
-              "data is not a run folder).\n"
-            + "\n### The net change, decomposed\n\n" + parts
-            + "\nThe change of overall accuracy (debiased − original) is the sum over directions of each "
-              "direction's share of the matched contexts times its effect (together the net length effect), "
-              "plus selection (which contexts were kept) and the remainder (unmatched debiased pairs); the "
-              f"identity is exact (section 2). Fewer than {MIN_PAIRS} pairs: \"too few pairs\". {TIES}\n")
-
-
-def direction_markdown(effects: pd.DataFrame, balance: pd.DataFrame | None = None) -> str:
-    """Per score, the headline's figures per paradigm (gap, effect per direction, changed contexts,
-    net) with the balance report's flags for that paradigm (`balance`, a run folder's)."""
-    flags = {} if balance is None or "flags" not in balance.columns else \
-        {r.uid: (r.flags if isinstance(r.flags, str) else "") for r in balance.itertuples()}
-    text = ""
-    for norm, a in effects.groupby("normalization", sort=False):
-        rows = [[r.uid, r.model, _gap(r), _dir_acc(r, "equal"), _effect(r, "longer"), _effect(r, "shorter"),
-                 _effect(r, "equal"), _effect(r, "changed"), _net(r), flags.get(r.uid, "") or "-"]
-                for r in a.itertuples()]
-        text += (f"\n### Bias by direction per paradigm, normalization `{norm}`\n\n"
-                 + markdown_table(["paradigm", "model", "gap A>U − A<U, pp", "A=U accuracy, %", "formerly A>U, pp",
-                                   "formerly A<U", "A=U (control)", "changed contexts", "net, all matched",
-                                   "balance flags"], rows))
-    return text + (f"\nAs in the headline (fewer than {MIN_PAIRS} pairs: \"too few pairs\"). Balance flags: "
-                   "`fairpairs balance` on the evaluated run folder (balance.csv), for the debiased set of "
-                   "that paradigm.\n")
 
 
 def effects_markdown(effects: pd.DataFrame | None, balance: pd.DataFrame | None = None) -> str:
@@ -326,8 +203,8 @@ def _write_files(report: Report, out: Path, formats: tuple[str, ...], dpi: int) 
         atomic_write(out / f"{stem}.md", text)
         written.append(out / f"{stem}.md")
     draw = {
-        "directions": lambda: figures.direction_dumbbells(report.effects),
-        "gap_per_paradigm": lambda: figures.gap_dots(report.effects),
+        "directions": lambda: plots.direction_dumbbells(report.effects),
+        "gap_per_paradigm": lambda: plots.gap_dots(report.effects),
         "summary": lambda: figures.summary_bars(report.summary),
         "effects": lambda: figures.effect_bars(report.effects),
         "accuracy": lambda: figures.accuracy_scatter(report.accuracy),
@@ -353,62 +230,3 @@ def _write_files(report: Report, out: Path, formats: tuple[str, ...], dpi: int) 
     atomic_write(out / "results.json", results_json(report))
     written.append(out / "results.json")
     return written
-
-
-def data_fingerprint(pairs: pd.DataFrame) -> str:
-    """sha256 of the evaluated pairs (set, uid, pair_id, good and bad sentence, in order): the same
-    pairs give the same fingerprint whatever models scored them."""
-    import hashlib
-    import json
-
-    first = pairs[(pairs["model"] == pairs["model"].iloc[0]) & (pairs["normalization"] == pairs["normalization"].iloc[0])]
-    rows = first[["set", "uid", "pair_id", "sentence_good", "sentence_bad"]].astype(str).to_numpy().tolist()
-    return hashlib.sha256(json.dumps(rows, ensure_ascii=False).encode("utf-8")).hexdigest()
-
-
-def results_json(report: Report) -> str:
-    """results.json: the versions, the settings, the data's fingerprint and sizes, and every figure
-    of the report with its interval (headline, effects per paradigm, summary, splits), machine-readable;
-    NaN is null. No timestamp: the same scores give the same file."""
-    import json
-    import math
-    import sys
-    from importlib import metadata
-
-    def version(name):
-        try:
-            return metadata.version(name)
-        except metadata.PackageNotFoundError:
-            return None
-
-    def records(df):
-        if df is None:
-            return None
-        out = []
-        for rec in df.to_dict("records"):
-            out.append({k: (None if isinstance(v, float) and math.isnan(v) else
-                            v.item() if hasattr(v, "item") else v) for k, v in rec.items()})
-        return out
-
-    from fairpairs import __version__
-
-    ps = report.pairs
-    doc = {
-        "fairpairs": __version__,
-        "versions": {"python": sys.version.split()[0], **{n: version(n) for n in ("torch", "transformers", "tokenizers",
-                                                                                  "numpy", "pandas", "scipy")}},
-        "settings": report.settings,
-        "data": {"fingerprint": data_fingerprint(ps) if len(ps) else None,
-                 "pairs": {str(k): int(v) for k, v in
-                           ps.drop_duplicates(["set", "uid", "pair_id"])["set"].value_counts(sort=False).items()},
-                 "paradigms": int(ps["uid"].nunique()), "notes": list(report.notes)},
-        "statistics": {"level": 0.95, "accuracy": "Wilson", "gap": "Newcombe (independent proportions)",
-                       "effects": "Newcombe (paired proportions), exact McNemar p",
-                       "change, selection, remainder": "percentile bootstrap over units (2,000 resamples, seed 0)",
-                       "too_few_pairs": f"fewer than {MIN_PAIRS} pairs: the report prints 'too few pairs'"},
-        "headline": records(report.headline),
-        "effects": records(report.effects),
-        "summary": records(report.summary),
-        "splits": records(report.splits[report.splits["uid"] == ALL]) if report.splits is not None else None,
-    }
-    return json.dumps(doc, indent=1, ensure_ascii=False, allow_nan=False) + "\n"

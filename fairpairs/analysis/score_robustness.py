@@ -172,7 +172,8 @@ def measure(pt: pd.DataFrame, score: str, *, debiased: pd.DataFrame | None = Non
 def direction_effects(original: pd.DataFrame, debiased: pd.DataFrame, score: str) -> dict:
     """The score's effect of length control per direction of the original pair (and on the changed
     contexts) on the matched contexts, as the evaluation report computes it."""
-    from fairpairs.analysis.effects import directions, unit_outcomes
+    from fairpairs.analysis.directions import directions
+    from fairpairs.analysis.effects import unit_outcomes
 
     both = pd.concat([original, debiased], ignore_index=True)
     frame = both.assign(model="", normalization=score, outcome=both[score].to_numpy())

@@ -141,7 +141,8 @@ def evaluate(models, data, paradigms, phenomenon, pairs, seed, strategy, pll, no
     from fairpairs.pairsets import Columns
     from fairpairs.pairsets import dataset_paths
     from fairpairs.analysis.evaluation import parse_normalize
-    from fairpairs.analysis.report import headline_markdown, summary_markdown, write_report
+    from fairpairs.analysis.headline import headline_markdown
+    from fairpairs.analysis.report import summary_markdown, write_report
     from fairpairs.io.files import check_output_folder, claim_folder
     from fairpairs.scoring.launch import is_main
 
