@@ -126,11 +126,11 @@ def headline_sentence(r) -> str:
     """The headline in words: the gap on the original set (or "too few pairs"), what length control
     did to the formerly-A>U and formerly-A<U contexts, and the net change they add up to."""
     if enough(r.n_longer) and enough(r.n_shorter):
-        gap = (f"A>U pairs score {_pp(r.gap)} points {'below' if r.gap < 0 else 'above'} A<U pairs "
-               f"(gap {round(100 * r.gap, 1) + 0.0:+.1f}{_pp_range(r.gap_low, r.gap_high)})")
+        gap = (f"A>U pairs score {_pp(r.gap)} points {'below' if r.gap < 0 else 'above'} A<U pairs"
+               f" (gap {round(100 * r.gap, 1) + 0.0:+.1f}{_pp_range(r.gap_low, r.gap_high)}")
     else:
-        gap = f"too few pairs to compare A>U with A<U pairs (n = {int(r.n_longer)} and {int(r.n_shorter)})"
-    eq = (f"A=U {100 * r.acc_equal:.1f}%, n = {int(r.n_equal)}" if enough(r.n_equal)
+        gap = (f"too few pairs to compare A>U with A<U pairs (n = {int(r.n_longer)} and {int(r.n_shorter)}")
+    eq = (f"A=U {100 * r.acc_equal:.1f}%, n = {int(r.n_equal):,}" if enough(r.n_equal)
           else f"A=U: too few pairs, n = {int(r.n_equal)}")
     parts = []
     for name, label in (("longer", "A>U"), ("shorter", "A<U")):
@@ -139,15 +139,16 @@ def headline_sentence(r) -> str:
             parts.append(f"could not be judged on the formerly-{label} contexts (too few pairs, n = {int(n)})")
             continue
         v = getattr(r, f"effect_{name}")
-        verb = "raised" if v > 0 else "lowered" if v < 0 else "left unchanged"
-        amount = "" if v == 0 else f" by {_pp(v)} points"
-        parts.append(f"{verb} the formerly-{label} contexts{amount}"
-                     f"{_pp_range(getattr(r, f'effect_{name}_low'), getattr(r, f'effect_{name}_high'))}")
+        interval = _pp_range(getattr(r, f"effect_{name}_low"), getattr(r, f"effect_{name}_high"))
+        if v == 0:
+            parts.append(f"did not move the formerly-{label} contexts (+0.0{interval})")
+        else:
+            parts.append(f"{'raised' if v > 0 else 'lowered'} the formerly-{label} contexts by {_pp(v)} points{interval}")
     net = (f"the matched contexts' accuracy moved {round(100 * r.length, 1) + 0.0:+.1f} points"
            f"{_pp_range(r.length_low, r.length_high)}" if enough(r.n_matched) else
            f"too few matched contexts (n = {int(r.n_matched)}) for a net figure")
     cancel = ""
     if enough(r.n_matched_longer) and enough(r.n_matched_shorter) and r.effect_longer * r.effect_shorter < 0:
         cancel = " because the two directions partly cancel"
-    return (f"Original set: {gap} ({eq}). Length control {' and '.join(parts)}; {net}{cancel}. "
+    return (f"Original set: {gap}; {eq}). Length control {' and '.join(parts)}; {net}{cancel}. "
             f"Debiased accuracy {100 * r.debiased:.1f}%{'' if pd.isna(r.debiased_low) else f' [{100 * r.debiased_low:.1f}, {100 * r.debiased_high:.1f}]'}.")

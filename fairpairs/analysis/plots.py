@@ -141,6 +141,18 @@ DIRECTION_LABELS = {"longer": "formerly A>U\n(good longer)", "shorter": "formerl
                     "equal": "A=U (control)"}
 
 
+def _grid(n: int, width: float, height: float, ncols: int = 2):
+    """A figure of n panels, at most `ncols` to a row; the unused cells of the last row are removed
+    (no empty panel)."""
+    cols = min(n, ncols)
+    rows = -(-n // cols)
+    fig, axes = _figure(cols, rows, width=width, height=height)
+    flat = list(axes.ravel())
+    for ax in flat[n:]:
+        ax.remove()
+    return fig, flat[:n]
+
+
 def _percent_axis(ax, axis: str = "x") -> None:
     """An accuracy axis from 0 to 100%, the one unit of every accuracy figure."""
     from matplotlib.ticker import PercentFormatter
@@ -163,43 +175,40 @@ def direction_dumbbells(effects: pd.DataFrame | None):
         _empty(axes[0][0], "no original and debiased set")
         return fig
     e = effects[effects["uid"] == ALL]
-    models = list(dict.fromkeys(e["model"]))
-    norms = list(dict.fromkeys(e["normalization"]))
-    fig, axes = _figure(len(norms), len(models), width=3.9, height=2.3)
+    panels = list(e.groupby(["model", "normalization"], sort=False))
+    fig, axes = _grid(len(panels), width=4.1, height=2.3)
     names = list(DIRECTION_LABELS)
-    for i, model in enumerate(models):
-        for j, norm in enumerate(norms):
-            ax = axes[i][j]
-            r = e[(e["model"] == model) & (e["normalization"] == norm)].iloc[0]
-            labels = []
-            for k, name in enumerate(names):
-                n = int(r[f"n_matched_{name}"])
-                labels.append(f"{DIRECTION_LABELS[name]}\nn = {n:,}")
-                if not enough(n):
-                    ax.text(0.5, k, f"too few pairs (n = {n}, fewer than {MIN_PAIRS})", ha="center", va="center",
-                            fontsize=6, color="dimgrey")
-                    continue
-                xs = []
-                for which, colour, marker, dy in (("original", SET_COLOURS["original"], "o", -0.12),
-                                                  ("debiased", SET_COLOURS["debiased"], "s", 0.12)):
-                    v = r[f"matched_{name}_{which}"]
-                    lo, hi = r[f"matched_{name}_{which}_low"], r[f"matched_{name}_{which}_high"]
-                    ax.errorbar([v], [k + dy], xerr=[[v - lo], [hi - v]], fmt=marker, ms=4.5, color=colour,
-                                ecolor=colour, elinewidth=0.9, capsize=2, label=f"{which} set", zorder=3)
-                    xs.append(v)
-                if xs[0] != xs[1]:
-                    ax.annotate("", xy=(xs[1], k + 0.12), xytext=(xs[0], k - 0.12),
-                                arrowprops={"arrowstyle": "->", "color": "dimgrey", "lw": 0.8}, zorder=2)
-                eff = 100 * r[f"effect_{name}"]
-                ax.annotate(f"{eff:+.1f} pp", (1, k), xycoords=("axes fraction", "data"), xytext=(3, 0),
-                            textcoords="offset points", va="center", ha="left", fontsize=6)
-            _chance(ax, "x")
-            _percent_axis(ax, "x")
-            ax.set_yticks(range(len(names)), labels, fontsize=6)
-            ax.set_ylim(len(names) - 0.5, -0.5)
-            ax.set_xlabel("accuracy on the matched contexts (95% CI)", fontsize="small")
-            ax.set_title(f"{model}, {norm}: original → debiased", fontsize="small")
-    _legend(fig, axes.ravel())
+    for ax, ((model, norm), rows) in zip(axes, panels):
+        r = rows.iloc[0]
+        labels = []
+        for k, name in enumerate(names):
+            n = int(r[f"n_matched_{name}"])
+            labels.append(f"{DIRECTION_LABELS[name]}\nn = {n:,}")
+            if not enough(n):
+                ax.text(0.5, k, f"too few pairs (n = {n}, fewer than {MIN_PAIRS})", ha="center", va="center",
+                        fontsize=6, color="dimgrey")
+                continue
+            xs = []
+            for which, colour, marker, dy in (("original", SET_COLOURS["original"], "o", -0.12),
+                                              ("debiased", SET_COLOURS["debiased"], "s", 0.12)):
+                v = r[f"matched_{name}_{which}"]
+                lo, hi = r[f"matched_{name}_{which}_low"], r[f"matched_{name}_{which}_high"]
+                ax.errorbar([v], [k + dy], xerr=[[v - lo], [hi - v]], fmt=marker, ms=4.5, color=colour,
+                            ecolor=colour, elinewidth=0.9, capsize=2, label=f"{which} set", zorder=3)
+                xs.append(v)
+            if xs[0] != xs[1]:
+                ax.annotate("", xy=(xs[1], k + 0.12), xytext=(xs[0], k - 0.12),
+                            arrowprops={"arrowstyle": "->", "color": "dimgrey", "lw": 0.8}, zorder=2)
+            eff = 100 * r[f"effect_{name}"]
+            ax.annotate(f"{eff:+.1f} pp", (1, k), xycoords=("axes fraction", "data"), xytext=(3, 0),
+                        textcoords="offset points", va="center", ha="left", fontsize=6)
+        _chance(ax, "x")
+        _percent_axis(ax, "x")
+        ax.set_yticks(range(len(names)), labels, fontsize=6)
+        ax.set_ylim(len(names) - 0.5, -0.5)
+        ax.set_xlabel("accuracy on the matched contexts (95% CI)", fontsize="small")
+        ax.set_title(f"{model}, {norm}: original → debiased", fontsize="small")
+    _legend(fig, axes)
     return fig
 
 
@@ -218,8 +227,8 @@ def gap_dots(effects: pd.DataFrame | None):
     shown = {k: g[(g["uid"] != ALL) & g["n_longer"].map(enough) & g["n_shorter"].map(enough)].sort_values("gap")
              for k, g in panels}
     rows = max([len(v) for v in shown.values()] + [1]) + 1
-    fig, axes = _figure(len(panels), width=4.2, height=0.9 + 0.17 * rows)
-    for ax, ((model, norm), g) in zip(axes[0], panels):
+    fig, axes = _grid(len(panels), width=4.2, height=1.0 + 0.17 * rows)
+    for ax, ((model, norm), g) in zip(axes, panels):
         t = shown[(model, norm)]
         pooled = g[g["uid"] == ALL].iloc[0]
         total = int((g["uid"] != ALL).sum())
@@ -241,7 +250,7 @@ def gap_dots(effects: pd.DataFrame | None):
         ax.set_xlim(-104, 104)
         ax.set_xticks(np.linspace(-100, 100, 9))
         ax.set_xlabel("gap: A>U − A<U accuracy, points (n A>U / A<U)", fontsize="small")
-        ax.set_title(f"{model}, {norm}: {len(t)} of {total} paradigms with ≥{MIN_PAIRS} A>U and A<U pairs",
+        ax.set_title(f"{model}, {norm}\n{len(t)} of {total} paradigms with ≥{MIN_PAIRS} A>U and ≥{MIN_PAIRS} A<U pairs",
                      fontsize="small")
-    _legend(fig, axes[0])
+    _legend(fig, axes)
     return fig
