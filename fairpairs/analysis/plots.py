@@ -153,11 +153,12 @@ def _grid(n: int, width: float, height: float, ncols: int = 2):
     return fig, flat[:n]
 
 
-def _percent_axis(ax, axis: str = "x") -> None:
-    """An accuracy axis from 0 to 100%, the one unit of every accuracy figure."""
+def _percent_axis(ax, axis: str = "x", top: float = 1.03) -> None:
+    """An accuracy axis from 0 to 100%, the one unit of every accuracy figure (`top` above 1 leaves
+    room for labels; a point at 0 or 100% stays whole)."""
     from matplotlib.ticker import PercentFormatter
 
-    (ax.set_xlim if axis == "x" else ax.set_ylim)(-0.03, 1.03)    # (a point at 0 or 100% stays whole)
+    (ax.set_xlim if axis == "x" else ax.set_ylim)(-0.03, top)
     target = ax.xaxis if axis == "x" else ax.yaxis
     target.set_major_formatter(PercentFormatter(1.0, decimals=0))
     (ax.set_xticks if axis == "x" else ax.set_yticks)(np.linspace(0, 1, 6))
