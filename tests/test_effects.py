@@ -202,7 +202,7 @@ def test_headline_gives_the_bias_and_the_effect_of_control_by_direction_worked_b
     assert math.isnan(r.distinct_ratio)                       # not a run folder: no balance report
     # every direction has fewer than 10 pairs: the report says so instead of printing a figure
     text = headline_markdown(h)
-    assert "too few pairs to compare A>U with A<U pairs (n = 1 and 2)" in r.in_words
+    assert "too few pairs to compare A>U with A<U pairs (n = 1 and 2;" in r.in_words
     assert "| A | lp | too few pairs (n = 1) |" in text and "+100.0" not in text.split("### The net")[0]
     assert "+14.3 = [0.20 × (+100.0) + 0.40 × (+50.0) + 0.40 × (+0.0) = +40.0] − 17.1 (selection) − 8.6 (remainder)" \
         in text
