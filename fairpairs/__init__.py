@@ -20,7 +20,7 @@ __version__ = "0.1.0"
 _EXPORTS = {
     "load_paradigm": "api", "paradigms": "api", "load_vocabulary": "api", "validate": "api",
     "generate": "api", "generate_run": "api", "load_sets": "api", "audit": "api", "audit_report": "api", "score_pairs": "api",
-    "evaluate": "api", "publish": "api", "balance": "control.balance_report",
+    "evaluate": "api", "matched_pairs": "api", "publish": "api", "balance": "control.balance_report",
     "read_sentences": "scoring.tables", "score_sentences": "scoring.tables", "pair_accuracy": "scoring.tables",
     "write_scores": "scoring.tables", "count_unigrams": "scoring.unigrams", "load_judgments": "scoring.morcela",
     "fit_morcela": "scoring.morcela",

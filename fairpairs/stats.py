@@ -5,6 +5,9 @@ accuracies, and the balance measures that compare two sets of pairs.
 - `newcombe(k1, n1, k2, n2)`: the difference p2 - p1 of two proportions measured on *different*
   pairs (e.g. A>U accuracy minus A<U accuracy), with Newcombe's hybrid score interval (method 10 of
   Newcombe 1998), built from the two Wilson intervals.
+- `newcombe_paired(a, b)`: the same difference of 0/1 outcomes on the same units with Newcombe's
+  score interval for paired data (method 10 of Newcombe 1998b, continuity-corrected phi), which
+  never has zero width, and the exact McNemar p-value.
 - `paired(a, b)`: the difference mean(b) - mean(a) of outcomes measured on the *same* units (e.g. the
   same contexts before and after length control), with a seeded percentile bootstrap interval over
   units and, for 0/1 outcomes, the exact McNemar test (a two-sided binomial test on the discordant
@@ -87,6 +90,38 @@ def newcombe(k1: int, n1: int, k2: int, n2: int, level: float = LEVEL) -> Estima
     low = d - math.sqrt((b.value - b.low) ** 2 + (a.high - a.value) ** 2)
     high = d + math.sqrt((b.high - b.value) ** 2 + (a.value - a.low) ** 2)
     return Estimate(d, max(-1.0, low), min(1.0, high), min(n1, n2), level=level)
+
+
+def newcombe_paired(a, b, level: float = LEVEL) -> Estimate:
+    """mean(b) - mean(a) for 0/1 outcomes of the same units (a before, b after) with Newcombe's
+    (1998b, method 10) interval from the Wilson intervals of the two margins and their correlation
+    phi (continuity-corrected), and the exact McNemar p-value. Unlike a bootstrap, the interval
+    keeps a width where no unit changed (n >= 1). NaN for n = 0."""
+    a = np.asarray(a, dtype=float)
+    b = np.asarray(b, dtype=float)
+    if a.shape != b.shape or a.ndim != 1:
+        raise ValueError(f"a, b: expected two 1-d arrays of the same length, not {a.shape} and {b.shape}")
+    if not (np.isin(a, (0.0, 1.0)).all() and np.isin(b, (0.0, 1.0)).all()):
+        raise ValueError("a, b: expected 0/1 outcomes")
+    n = len(a)
+    if n == 0:
+        return Estimate(NAN, NAN, NAN, 0, level=level)
+    both = int(((a == 1) & (b == 1)).sum())      # the 2x2 table: a before, b after
+    gained = int(((a == 0) & (b == 1)).sum())
+    lost = int(((a == 1) & (b == 0)).sum())
+    neither = n - both - gained - lost
+    before, after = wilson(both + lost, n, level), wilson(both + gained, n, level)
+    margins = (both + lost) * (gained + neither) * (both + gained) * (lost + neither)
+    cross = both * neither - gained * lost
+    if cross > 0:
+        cross = max(cross - n / 2, 0.0)
+    phi = cross / math.sqrt(margins) if margins else 0.0
+    d = after.value - before.value
+    dl1, du1 = after.value - after.low, after.high - after.value      # (after: p1 in Newcombe's notation)
+    dl2, du2 = before.value - before.low, before.high - before.value
+    low = d - math.sqrt(max(dl1 ** 2 - 2 * phi * dl1 * du2 + du2 ** 2, 0.0))
+    high = d + math.sqrt(max(du1 ** 2 - 2 * phi * du1 * dl2 + dl2 ** 2, 0.0))
+    return Estimate(d, max(-1.0, low), min(1.0, high), n, p_value=mcnemar_exact(gained, lost), level=level)
 
 
 def mcnemar_exact(b01: int, b10: int) -> float:

@@ -11,9 +11,10 @@ import pandas as pd
 import pytest
 
 from fairpairs import stats
-from fairpairs.analysis.effects import attach_draws, decompose, effects_table, headline_table, match_units
+from fairpairs.analysis.directions import headline_table
+from fairpairs.analysis.effects import attach_draws, decompose, effects_table, match_units
 from fairpairs.analysis.evaluation import analyse, pair_scores
-from fairpairs.analysis.report import headline_markdown
+from fairpairs.analysis.headline import headline_markdown
 
 # Every good sentence scores -10 (lp); a pair is correct when its bad sentence scores lower,
 # wrong when higher, a tie (not correct, in the denominator) when equal.
@@ -86,9 +87,10 @@ def test_decomposition_by_draw_matches_the_hand_computation():
     assert (round(p.original_low, 4), round(p.original_high, 4)) == (0.2307, 0.8824)
 
     q = row(e, "q")
-    # q: original 1/2, debiased 2/2, all matched: selection 0, length +1/2, remainder 0 (interval [0, 0])
+    # q: original 1/2, debiased 2/2, all matched: selection 0, length +1/2, remainder 0; every resample
+    # gives remainder 0 and selection 0, an interval of zero width: not estimated (NaN), never "[0, 0]"
     assert (q.n_matched, q.change, q.selection, q.length, q.remainder) == (2, 0.5, 0.0, 0.5, 0.0)
-    assert (q.remainder_low, q.remainder_high) == (0.0, 0.0)
+    assert math.isnan(q.remainder_low) and math.isnan(q.remainder_high) and math.isnan(q.selection_low)
 
     a = row(e, "ALL")
     # pooled: original (3 + 1) / 7, debiased (3 + 2) / 7; matched 5: original 1,0,0,1,0 = 2/5, debiased
@@ -135,12 +137,12 @@ def test_parts_add_up_and_intervals_hold_their_estimates():
         for part in ("change", "selection", "length", "remainder", "original", "debiased"):
             assert getattr(r, f"{part}_low") <= getattr(r, part) + 1e-12 <= getattr(r, f"{part}_high") + 2e-12
     a = row(e1, "ALL")
-    # the paired interval of `length` is stats.paired's, over the matched contexts
+    # the paired interval of `length` is Newcombe's for paired proportions, over the matched contexts
     u = ps.assign(c=(ps.outcome == 1).astype(float))
     o = u[u.set == "original"].set_index(["uid", "draw"])
     d = u[u.set == "debiased"].set_index(["uid", "draw"])
     both = o.index[o.sentence_good.to_numpy() == d.loc[o.index, "sentence_good"].to_numpy()]
-    est = stats.paired(o.loc[both, "c"].to_numpy(), d.loc[both, "c"].to_numpy(), seed=3)
+    est = stats.newcombe_paired(o.loc[both, "c"].to_numpy(), d.loc[both, "c"].to_numpy())
     assert (a.length, a.length_low, a.length_high, a.length_p) == pytest.approx((est.value, est.low, est.high,
                                                                                 est.p_value))
 
@@ -162,20 +164,69 @@ def test_decompose_joint_bootstrap_agrees_with_resampling_units():
     assert got["selection_high"] == pytest.approx(hi, abs=0.01)
 
 
-def test_headline_shows_the_length_effect_beside_the_equal_length_baseline():
+def test_headline_gives_the_bias_and_the_effect_of_control_by_direction_worked_by_hand():
     report = analyse(scored())
     h = report.headline
     assert len(h) == 1
     r = h.iloc[0]
-    # A=U pairs of the original set (the model's own lengths): g0, g3, g4, k0 -> 4 of 4 correct;
+    # The original set by direction (the model's own lengths, good vs bad tokens):
+    #   A>U: p1 (6 vs 5, wrong)                         -> 0 of 1
+    #   A<U: p2 (5 vs 6, tie), q1 (4 vs 5, wrong)       -> 0 of 2
+    #   A=U: p0, p3, p4, q0 (all correct)               -> 4 of 4
+    # gap = 0/1 - 0/2 = 0, with Newcombe's interval for the two proportions (stats.newcombe, checked
+    # against Newcombe's published example in test_stats)
+    assert (r.n_longer, r.n_shorter, r.n_equal) == (1, 2, 4)
+    assert (r.acc_longer, r.acc_shorter, r.acc_equal) == (0.0, 0.0, 1.0)
+    g = stats.newcombe(0, 2, 0, 1)
+    assert (r.gap, r.gap_low, r.gap_high) == (0.0, g.low, g.high) and g.low < 0 < g.high
     # Wilson lower bound for 4/4: 1 / (1 + z²/4) = 0.5101
-    assert (r.n_equal, r.equal) == (4, 1.0) and round(r.equal_low, 4) == 0.5101 and r.equal_high == 1.0
-    assert r.length == pytest.approx(14 / 35) and r.n_matched == 5
+    assert round(r.acc_equal_low, 4) == 0.5101 and r.acc_equal_high == 1.0
+    # The matched contexts by the direction of their original pair (original -> debiased outcome):
+    #   A>U: p1 0 -> 1                                   effect_longer  = +1     (n 1)
+    #   A<U: p2 0 -> 0, q1 0 -> 1                        effect_shorter = +1/2   (n 2)
+    #   A=U: p0 1 -> 1 (same pair), q0 1 -> 1 (l0 -> m0) effect_equal   = 0      (n 2, 1 with a new bad sentence)
+    #   changed (bad sentence replaced): p1, p2, q0, q1: 0,0,1,0 -> 1,0,1,1 = +2/4 (n 4)
+    assert (r.effect_longer, r.effect_shorter, r.effect_equal, r.effect_changed) == (1.0, 0.5, 0.0, 0.5)
+    assert (r.n_matched_longer, r.n_matched_shorter, r.n_matched_equal, r.n_matched_changed) == (1, 2, 2, 4)
+    assert r.n_equal_changed == 1
+    # McNemar: longer 1 gained 0 lost -> p 1; changed 2 gained 0 lost -> 2 * (1/2)^2 = 0.5
+    assert (r.effect_longer_p, r.effect_changed_p) == (1.0, 0.5)
+    # shares 1/5, 2/5, 2/5: 1/5 * 1 + 2/5 * 1/2 + 2/5 * 0 = 2/5 = length (14/35 in the test above)
+    assert (r.share_longer, r.share_shorter, r.share_equal) == pytest.approx((0.2, 0.4, 0.4))
+    assert r.length == pytest.approx(0.4) and r.n_matched == 5
+    # no interval has zero width, not even A=U's "nothing moved" (Newcombe's paired interval)
+    for name in ("longer", "shorter", "equal", "changed"):
+        assert getattr(r, f"effect_{name}_low") < getattr(r, f"effect_{name}") < getattr(r, f"effect_{name}_high") \
+            or getattr(r, f"effect_{name}") == 1.0
+    assert r.effect_equal_low < 0 < r.effect_equal_high
     assert math.isnan(r.distinct_ratio)                       # not a run folder: no balance report
+    # every direction has fewer than 10 pairs: the report says so instead of printing a figure
     text = headline_markdown(h)
-    assert "| A | lp | +40.0 [" in text and "| n/a |" in text and "matched by draw" in text
+    assert "too few pairs to compare A>U with A<U pairs (n = 1 and 2;" in r.in_words
+    assert "| A | lp | too few pairs (n = 1) |" in text and "+100.0" not in text.split("### The net")[0]
+    assert "+14.3 = [0.20 × (+100.0) + 0.40 × (+50.0) + 0.40 × (+0.0) = +40.0] − 17.1 (selection) − 8.6 (remainder)" \
+        in text
     bal = pd.DataFrame({"uid": ["p", "ALL"], "distinct_ratio": [0.5, 0.75]})
-    assert headline_table(report.effects, report.splits, bal).iloc[0].distinct_ratio == 0.75
+    assert headline_table(report.effects, bal).iloc[0].distinct_ratio == 0.75
+
+
+def test_the_net_change_is_the_sum_of_direction_effects_plus_selection_and_remainder():
+    rng = np.random.default_rng(11)
+    n = 400
+    o = (rng.random(n) < 0.6).astype(float)
+    d = (rng.random(n) < 0.7).astype(float)
+    o[rng.random(n) < 0.1] = np.nan                       # debiased-only units
+    d[(rng.random(n) < 0.1) & ~np.isnan(o)] = np.nan     # original-only units
+    split = rng.choice(["A=U", "A>U", "A<U"], n)
+    changed = (rng.random(n) < 0.5).astype(float)
+    r = decompose(o, d, split, changed)
+    by_direction = sum(r[f"share_{k}"] * r[f"effect_{k}"] for k in ("longer", "shorter", "equal"))
+    assert by_direction == pytest.approx(r["length"], abs=1e-12)
+    assert r["change"] == pytest.approx(by_direction + r["selection"] + r["remainder"], abs=1e-12)
+    # the effects by hand, one direction: debiased minus original mean over matched units of that direction
+    m = ~np.isnan(o) & ~np.isnan(d) & (split == "A<U")
+    assert r["effect_shorter"] == pytest.approx(d[m].mean() - o[m].mean())
+    assert r["n_matched_shorter"] == m.sum()
 
 
 def test_match_units_pairs_repeated_good_sentences_one_to_one():
@@ -223,5 +274,13 @@ def test_a_run_folder_is_matched_by_draw_and_its_balance_is_in_the_headline(tmp_
         kept = sum(r["control"] != "replaced" and orig.get(r["draw"]) == r["sentence_good"] for r in deb)
         assert row(e, uid).n_matched == kept
         assert row(e, uid).n_matched < 40          # these paradigms replace contexts (docs/length_control.md)
+        # fp.matched_pairs: the same join, so a user's own analysis has the report's n
+        m = fp.matched_pairs(run)
+        mine = m[m.uid == uid]
+        assert len(mine) == kept
+        assert all(orig[d] == g for d, g in zip(mine["draw"], mine["sentence_good"]))
+        by_draw = {r["draw"]: r for r in deb}
+        assert list(mine["changed"]) == [by_draw[d]["control"] != "as_drawn" for d in mine["draw"]]
+    assert set(m["matched_by"]) == {"draw"}
     bal = fp.balance(run)
     assert report.headline.iloc[0].distinct_ratio == bal.loc[bal.uid == "ALL", "distinct_ratio"].item()

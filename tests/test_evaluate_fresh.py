@@ -111,9 +111,15 @@ def test_a_run_not_controlled_for_a_models_tokenizer_is_warned_once_per_model(ti
                     f"for gpt2)"]
     assert any(line.startswith(f"**Warning** (model {b})") for line in report.notes)
 
-    code, _, err = run_cli(["evaluate", "--models", f"{a},{b}", "--data", run, "-n", "lp", "--out", tmp_path / "r"],
-                           capsys)
+    code, out, err = run_cli(["evaluate", "--models", f"{a},{b}", "--data", run, "-n", "lp", "--out", tmp_path / "r"],
+                             capsys)
     assert code == 0, err
+    # the headline (report.md's and the closing summary's) says so before any figure of the bias
+    headline = out[out.index("### Token-length bias by direction"):]
+    assert headline.splitlines()[2].startswith(f"- **Warning** (model {b})")
+    md = (tmp_path / "r" / "report.md").read_text()
+    section = md[md.index("## Headline"):md.index("## 1.")]
+    assert section.index(f"**Warning** (model {b})") < section.index("### The bias on the original set")
     lines = [line for line in err.splitlines() if "warning" in line]
     assert lines == [f"fairpairs: warning: --models {b}: the debiased set of {run} is not length-controlled for this "
                      f"model's tokenizer ({unequal} of {len(deb)} debiased pairs differ in token length under it; the "

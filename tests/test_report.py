@@ -29,7 +29,8 @@ def test_formats_dpi_and_byte_identical_files(report, tmp_path):
     files = write_report(report, tmp_path / "a", figures=("png", "pdf", "svg"), dpi=100)
     write_report(report, tmp_path / "b", figures="png,pdf,svg", dpi=100)
     names = {p.name for p in files}
-    for stem in ("summary", "effects", "accuracy", "splits", "length_diff_accuracy", "loglik_length"):
+    for stem in ("directions", "gap_per_paradigm", "summary", "effects", "accuracy", "splits", "length_diff_accuracy",
+                 "loglik_length"):
         assert {f"{stem}.png", f"{stem}.pdf", f"{stem}.svg"} <= names
     for p in files:
         assert p.read_bytes() == (tmp_path / "b" / p.name).read_bytes(), p.name   # no dates, fixed ids
@@ -49,10 +50,31 @@ def test_report_md_starts_with_the_headline_and_keeps_sections_in_order(report, 
     write_report(report, tmp_path / "r", figures="svg,png")
     md = (tmp_path / "r" / "report.md").read_text()
     heads = [line for line in md.splitlines() if line.startswith("## ")]
-    assert heads[0] == "## Headline: the length effect"
+    assert heads[0] == "## Headline: token-length bias by direction, and what length control did"
     assert [h.split()[1] for h in heads[1:]] == ["1.", "2.", "3.", "4.", "5.", "6."]
     assert "![effects](effects.svg)" in md                 # the first format is the one shown
-    assert "| A | lp | +40.0 [" in md
+    assert "| A | lp | +14.3 = [0.20 × (+100.0)" in md    # the net change, decomposed by direction
+
+
+def test_results_json_holds_every_headline_figure_with_its_interval(report, tmp_path):
+    import hashlib
+    import json
+
+    write_report(report, tmp_path / "r", figures="png")
+    doc = json.loads((tmp_path / "r" / "results.json").read_text())       # strict JSON: NaN is null
+    h = report.headline.iloc[0]
+    row = doc["headline"][0]
+    for key in ("gap", "gap_low", "gap_high", "effect_longer", "effect_longer_low", "effect_longer_high",
+                "effect_shorter", "effect_equal", "length", "debiased", "debiased_low", "debiased_high"):
+        assert row[key] == pytest.approx(h[key]), key
+    assert row["in_words"] == h.in_words
+    assert len(doc["effects"]) == len(report.effects)                    # per paradigm and pooled
+    # the fingerprint is the sha256 of the pairs (set, uid, pair_id, sentences), computed here independently
+    pairs = report.pairs[report.pairs.normalization == "lp"][["set", "uid", "pair_id", "sentence_good",
+                                                              "sentence_bad"]].astype(str).values.tolist()
+    assert doc["data"]["fingerprint"] == hashlib.sha256(json.dumps(pairs, ensure_ascii=False).encode()).hexdigest()
+    assert doc["data"]["pairs"] == {"original": 7, "debiased": 7}
+    assert doc["fairpairs"] == fp.__version__
 
 
 def test_bad_formats_and_dpi_name_the_parameter_and_write_nothing(report, tmp_path):

@@ -46,16 +46,20 @@ def test_gap_and_fidelity_by_hand():
     assert all(math.isnan(x) for x in gap_estimate(np.array([1, 0]), np.array(["A>U", "A=U"])))
 
 
-def test_the_gap_interval_resamples_each_split_on_its_own():
-    """Every split keeps its size in every resample: a split that is always right stays right."""
+def test_the_gap_interval_is_newcombes_as_in_the_evaluation_report():
+    """The same statistic as the evaluation headline's gap: Newcombe's interval, which keeps a width
+    where a split is always right (a bootstrap would not move it)."""
+    from fairpairs import stats
     from fairpairs.analysis.score_robustness import gap_estimate
 
     correct = np.array([1] * 30 + [0] * 15 + [1] * 15)
     split = np.array(["A>U"] * 30 + ["A<U"] * 30)
     value, low, high = gap_estimate(correct, split)
-    assert value == pytest.approx(0.5)
-    assert low >= 0.5 - 0.3 and high <= 0.5 + 0.3 and low < 0.5 < high
-    assert high <= 0.8   # A>U is 1.0 in every resample, A<U at least 0.2 of 30 in practice
+    ref = stats.newcombe(15, 30, 30, 30)
+    assert (value, low, high) == pytest.approx((0.5, ref.low, ref.high))
+    # A>U all wrong, A<U all right: -1, but not "[-100, -100]"
+    value, low, high = gap_estimate(np.array([0] * 20 + [1] * 20), np.array(["A>U"] * 20 + ["A<U"] * 20))
+    assert value == -1.0 and low == -1.0 and high > -1.0
 
 
 def test_original_against_lp_on_the_matched_debiased_contexts():
@@ -68,6 +72,11 @@ def test_original_against_lp_on_the_matched_debiased_contexts():
     # matched: (u, g1) and (u, g2); the score on the original pairs 1, 0; LP on the debiased 0, 0
     assert row["n_matched"] == 2
     assert row["vs_debiased_lp"] == pytest.approx(0.5)
+    # the score's own effect of control by the original pair's direction: (u, g1) was A>U, the score
+    # right on it (1) and wrong on its debiased pair (0): -1; (u, g2) A<U, 0 -> 1: +1
+    assert (row["effect_longer"], row["n_matched_longer"]) == (-1.0, 1)
+    assert (row["effect_shorter"], row["n_matched_shorter"]) == (1.0, 1)
+    assert row["n_matched_equal"] == 0
 
 
 @pytest.fixture(scope="module")

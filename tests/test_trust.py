@@ -313,6 +313,8 @@ def error_rule_cases(scorer, pairs_file, model, missing: Path):
         ("balance", lambda: fp.balance(5), "type", TypeError, "data"),
         ("balance", lambda: fp.balance({"original": []}), "value", ValueError, "data"),
         ("balance", lambda: fp.balance({"original": [], "debiased": 5}), "type", TypeError, "data"),
+        ("matched_pairs", lambda: fp.matched_pairs(M / "d.jsonl"), "missing", FileNotFoundError, "data"),
+        ("matched_pairs", lambda: fp.matched_pairs(5), "type", TypeError, "data"),
         ("robustness", lambda: fp.robustness(M / "d.jsonl", [model]), "missing", FileNotFoundError, "data"),
         ("robustness", lambda: fp.robustness(P, 5), "type", TypeError, "models"),
         ("robustness", lambda: fp.robustness(P, [str(M / "model")]), "missing", FileNotFoundError, "models"),

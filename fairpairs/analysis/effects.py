@@ -24,14 +24,19 @@ from the same draw *and* have the identical good sentence (a replaced context ne
 when its new good sentence happens to occur elsewhere in the original set); otherwise on the good
 sentence's text, the k-th occurrence in one set with the k-th in the other.
 
+By direction: `fairpairs.analysis.directions` (the gap A>U - A<U and the effect of length control per
+direction of the original pair; `decompose` adds its columns).
+
 Accuracy follows `fairpairs.analysis.evaluation`: a pair is correct when its good sentence scores strictly
 higher; a tie is not correct and stays in the denominator (for the paired test a tie counts as
-not correct too). Intervals (`fairpairs.stats`, 95%): Wilson for every accuracy; for `length`, the
-paired percentile bootstrap over matched contexts with the exact McNemar p-value; for `change`,
+not correct too). Intervals (`fairpairs.stats`, 95%): Wilson for every accuracy; Newcombe's for
+the gap (two independent proportions); for `length` and every effect, Newcombe's interval for
+paired proportions (method 10, never of zero width) with the exact McNemar p-value; for `change`,
 `selection` and `remainder` (differences of overlapping, not paired, sets of pairs), one percentile
 bootstrap over units (a matched context, an original-only or a debiased-only pair) resampled within
-those three kinds, so the three intervals come from the same resamples. Every bootstrap is seeded:
-same scores, same intervals.
+those three kinds, so the three intervals come from the same resamples (an interval of zero width,
+where every resample gives the same figure, is NaN: it cannot be estimated). Every bootstrap is
+seeded: same scores, same intervals.
 
 Pure functions on DataFrames; no model needed.
 """
@@ -42,6 +47,7 @@ import numpy as np
 import pandas as pd
 
 from fairpairs import stats
+from fairpairs.analysis.directions import directions, wilson_columns
 from fairpairs.analysis.length_audit import ALL
 
 ORIGINAL, DEBIASED = "original", "debiased"
@@ -82,26 +88,25 @@ def match_units(pairs: pd.DataFrame) -> tuple[np.ndarray, str]:
 # ---------------------------------------------------------------------------- one decomposition
 
 
-def _wilson(x: np.ndarray, prefix: str) -> dict:
-    """`prefix` (accuracy), its Wilson interval and its n, from 0/1 outcomes."""
-    e = stats.wilson(int(x.sum()), len(x))
-    return {f"n_{prefix}": len(x), prefix: e.value, f"{prefix}_low": e.low, f"{prefix}_high": e.high}
-
-
-def decompose(o: np.ndarray, d: np.ndarray, *, seed: int = 0, resamples: int = stats.RESAMPLES) -> dict:
+def decompose(o: np.ndarray, d: np.ndarray, split=None, changed=None, *, seed: int = 0,
+              resamples: int = stats.RESAMPLES) -> dict:
     """The decomposition (module doc) of one model, score and group of units.
 
     `o`, `d`: per unit, 1.0 correct / 0.0 not correct on the original / debiased set, NaN where
-    the unit has no pair in that set (a matched unit has both). Returns the accuracies with their
-    Wilson intervals, the four parts with their bootstrap intervals, the McNemar p-value of
-    `length` and the counts of matched pairs that became correct (`n_gained`) or not (`n_lost`)."""
+    the unit has no pair in that set (a matched unit has both). `split` (optional): per unit, the
+    direction of its original pair (A=U, A>U, A<U; anything else where it has none) and `changed`:
+    per unit, whether its debiased pair differs from its original one (a matched unit whose bad
+    sentence was redrawn); with them the row also holds the length bias by direction
+    (`directions`). Returns the accuracies with their Wilson intervals, the four parts with their
+    intervals, the McNemar p-value of `length` and the counts of matched pairs that became correct
+    (`n_gained`) or not (`n_lost`)."""
     o = np.asarray(o, dtype=float)
     d = np.asarray(d, dtype=float)
     has_o, has_d = ~np.isnan(o), ~np.isnan(d)
     m = has_o & has_d
     om, dm = o[m], d[m]
-    row = {**_wilson(o[has_o], "original"), **_wilson(d[has_d], "debiased"),
-           **_wilson(om, "matched_original"), **_wilson(dm, "matched_debiased"),
+    row = {**wilson_columns(o[has_o], "original"), **wilson_columns(d[has_d], "debiased"),
+           **wilson_columns(om, "matched_original"), **wilson_columns(dm, "matched_debiased"),
            "n_original_only": int((has_o & ~has_d).sum()), "n_debiased_only": int((has_d & ~has_o).sum())}
     row["n_matched"] = row.pop("n_matched_original")
     del row["n_matched_debiased"]
@@ -110,20 +115,23 @@ def decompose(o: np.ndarray, d: np.ndarray, *, seed: int = 0, resamples: int = s
     row["change"] = acc_d - acc_o
     row["selection"] = acc_om - acc_o
     row["remainder"] = acc_d - acc_dm
-    paired = stats.paired(om, dm, seed=seed, resamples=resamples)
+    paired = stats.newcombe_paired(om, dm)
     row["length"], row["length_low"], row["length_high"] = acc_dm - acc_om, paired.low, paired.high
     row["length_p"] = paired.p_value
     row["n_gained"] = int(((om == 0) & (dm == 1)).sum())
     row["n_lost"] = int(((om == 1) & (dm == 0)).sum())
     lows, highs = _joint_intervals(o, d, m, seed, resamples)
     for part, lo, hi in zip(("change", "selection", "remainder"), lows, highs):
-        row[f"{part}_low"], row[f"{part}_high"] = lo, hi
+        row[f"{part}_low"], row[f"{part}_high"] = (lo, hi) if lo < hi else (NAN, NAN)   # never a zero width
     order = ["n_original", "n_debiased", "n_matched", "n_original_only", "n_debiased_only"]
     order += [f"{acc}{x}" for acc in ("original", "debiased", "matched_original", "matched_debiased")
               for x in ("", "_low", "_high")]
     order += [f"{part}{x}" for part in PARTS for x in ("", "_low", "_high")] + ["length_p", "n_gained", "n_lost"]
     assert set(order) == set(row)
-    return {k: row[k] for k in order}
+    row = {k: row[k] for k in order}
+    if split is not None:
+        row.update(directions(o, d, split, changed))
+    return row
 
 
 def _joint_intervals(o, d, m, seed, resamples):
@@ -158,14 +166,19 @@ def _joint_intervals(o, d, m, seed, resamples):
 
 def unit_outcomes(ps: pd.DataFrame) -> pd.DataFrame:
     """Per model, normalisation, paradigm and unit (`match_units`): outcome on the original set
-    (`o`) and on the debiased set (`d`): 1.0 correct, 0.0 not (wrong or tie), NaN absent; and
-    `matched_by`. `ps` is `fairpairs.analysis.evaluation.pair_scores`' frame (with an optional draw column)."""
+    (`o`) and on the debiased set (`d`): 1.0 correct, 0.0 not (wrong or tie), NaN absent; `split`:
+    the direction of the unit's original pair (A=U, A>U, A<U under the lengths of `ps`; None
+    without one); `changed`: 1.0 where a matched unit's debiased pair is not its original pair (the
+    bad sentence was redrawn), 0.0 where it is the same pair, NaN for an unmatched unit; and
+    `matched_by`. `ps` is `fairpairs.analysis.evaluation.pair_scores`' frame (with an optional draw
+    column)."""
     ps = ps[ps["set"].isin([ORIGINAL, DEBIASED])]
     cols = ["set", "uid", "sentence_good"] + (["draw"] if "draw" in ps.columns else [])
     frames = []
     groups = ps.groupby(["model", "normalization"], sort=False)
     labels = how = None
     ref = None
+    keys_out = ["model", "normalization", "uid", "unit"]
     for (model, norm), g in groups:
         keys = g[cols].reset_index(drop=True)
         if ref is None or not keys.equals(ref):      # every group has the same pairs in the same order
@@ -173,21 +186,26 @@ def unit_outcomes(ps: pd.DataFrame) -> pd.DataFrame:
             labels, how = match_units(keys)
         part = pd.DataFrame({"model": model, "normalization": norm, "uid": g["uid"].to_numpy(),
                              "unit": labels, "set": g["set"].to_numpy(),
-                             "correct": (g["outcome"].to_numpy() == 1).astype(float)})
-        wide = part.pivot(index=["model", "normalization", "uid", "unit"], columns="set", values="correct")
-        wide = wide.reindex(columns=[ORIGINAL, DEBIASED]).rename(columns={ORIGINAL: "o", DEBIASED: "d"})
-        frames.append(wide.reset_index().assign(matched_by=how))
+                             "correct": (g["outcome"].to_numpy() == 1).astype(float),
+                             "split": g["split"].to_numpy(), "bad": g["sentence_bad"].to_numpy()})
+        o = part[part["set"] == ORIGINAL].drop(columns="set").rename(columns={"correct": "o", "bad": "bad_o"})
+        d = part[part["set"] == DEBIASED].drop(columns=["set", "split"]).rename(columns={"correct": "d",
+                                                                                          "bad": "bad_d"})
+        wide = o.merge(d, on=keys_out, how="outer", sort=True, validate="one_to_one")
+        matched = wide["o"].notna() & wide["d"].notna()
+        wide["changed"] = np.where(matched, (wide["bad_o"] != wide["bad_d"]).astype(float), NAN)
+        wide["split"] = wide["split"].astype(object).where(wide["split"].notna(), None)
+        frames.append(wide[keys_out + ["o", "d", "split", "changed"]].assign(matched_by=how))
     if not frames:
-        return pd.DataFrame(columns=["model", "normalization", "uid", "unit", "o", "d", "matched_by"])
-    out = pd.concat(frames, ignore_index=True)
-    out.columns.name = None
-    return out
+        return pd.DataFrame(columns=keys_out + ["o", "d", "split", "changed", "matched_by"])
+    return pd.concat(frames, ignore_index=True)
 
 
 def effects_table(ps: pd.DataFrame, *, seed: int = 0, resamples: int = stats.RESAMPLES) -> pd.DataFrame | None:
-    """The decomposition (module doc) per model, normalisation and paradigm, plus ``ALL`` (every
-    pair of every paradigm pooled): one row each with the columns of `decompose` and matched_by.
-    None unless `ps` holds both an original and a debiased set."""
+    """The decomposition (module doc) and the bias by direction per model, normalisation and
+    paradigm, plus ``ALL`` (every pair of every paradigm pooled): one row each with the columns of
+    `decompose` (with `directions`') and matched_by. None unless `ps` holds both an original and a
+    debiased set."""
     if not {ORIGINAL, DEBIASED} <= set(ps["set"]):
         return None
     units = unit_outcomes(ps)
@@ -196,37 +214,9 @@ def effects_table(ps: pd.DataFrame, *, seed: int = 0, resamples: int = stats.RES
         how = g["matched_by"].iloc[0]
         for uid, u in list(g.groupby("uid", sort=True)) + [(ALL, g)]:
             rows.append({"model": model, "normalization": norm, "uid": uid, "matched_by": how,
-                         **decompose(u["o"].to_numpy(), u["d"].to_numpy(), seed=seed, resamples=resamples)})
+                         **decompose(u["o"].to_numpy(), u["d"].to_numpy(), u["split"].to_numpy(),
+                                     u["changed"].to_numpy(), seed=seed, resamples=resamples)})
     return pd.DataFrame(rows)
-
-
-def headline_table(effects: pd.DataFrame | None, splits: pd.DataFrame,
-                   balance: pd.DataFrame | None = None) -> pd.DataFrame | None:
-    """The report's headline per model and normalisation: the length effect with its interval and
-    McNemar p-value, beside the original set's A=U accuracy (the pairs whose lengths were already
-    equal, by the scoring model's tokenizer) with its Wilson interval, and the distinct-word ratio
-    of the debiased set (`fairpairs.balance`'s pooled row; NaN without a balance report), then the
-    rest of the decomposition."""
-    if effects is None:
-        return None
-    e = effects[effects["uid"] == ALL]
-    eq = splits[(splits["uid"] == ALL) & (splits["set"] == ORIGINAL) & (splits["split"] == "A=U")]
-    eq = eq[["model", "normalization", "n_pairs", "n_correct"]].rename(columns={"n_pairs": "n_equal"})
-    out = e.merge(eq, on=["model", "normalization"], how="left")
-    w = [stats.wilson(int(k), int(n)) for k, n in zip(out["n_correct"].fillna(0), out["n_equal"].fillna(0))]
-    out["equal"] = [x.value for x in w]
-    out["equal_low"] = [x.low for x in w]
-    out["equal_high"] = [x.high for x in w]
-    ratio = NAN
-    if balance is not None and "distinct_ratio" in balance.columns:
-        pooled = balance.loc[balance["uid"] == ALL, "distinct_ratio"]
-        ratio = float(pooled.iloc[0]) if len(pooled) and pd.notna(pooled.iloc[0]) else NAN
-    out["distinct_ratio"] = ratio
-    cols = ["model", "normalization", "length", "length_low", "length_high", "length_p", "n_matched",
-            "equal", "equal_low", "equal_high", "n_equal", "distinct_ratio", "original", "debiased",
-            "change", "change_low", "change_high", "selection", "selection_low", "selection_high",
-            "remainder", "remainder_low", "remainder_high", "matched_by"]
-    return out[cols].reset_index(drop=True)
 
 
 def with_wilson(table: pd.DataFrame) -> pd.DataFrame:
@@ -238,6 +228,31 @@ def with_wilson(table: pd.DataFrame) -> pd.DataFrame:
     out.insert(at, "accuracy_low", [x.low for x in w])
     out.insert(at + 1, "accuracy_high", [x.high for x in w])
     return out
+
+
+def matched_table(sets: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """The original/debiased join the report uses (`match_units` on `sets`, as `attach_draws` left
+    them): one row per matched context, in the original set's order, with uid, draw (where known),
+    sentence_good, the original and the debiased pair's pair_id and bad sentence, `changed` (the
+    bad sentence was replaced) and `matched_by`. Empty without both sets."""
+    cols = ["uid", "draw", "sentence_good", "pair_id_original", "sentence_bad_original", "pair_id_debiased",
+            "sentence_bad_debiased", "changed", "matched_by"]
+    if not {ORIGINAL, DEBIASED} <= set(sets):
+        return pd.DataFrame(columns=cols)
+    keep = ["uid", "pair_id", "sentence_good", "sentence_bad"] + (["draw"] if all("draw" in sets[s].columns for s in
+                                                                                  (ORIGINAL, DEBIASED)) else [])
+    both = pd.concat([sets[ORIGINAL][keep].assign(set=ORIGINAL), sets[DEBIASED][keep].assign(set=DEBIASED)],
+                     ignore_index=True)
+    labels, how = match_units(both)
+    both["unit"] = labels
+    o = both[both["set"] == ORIGINAL].drop(columns="set")
+    d = both[both["set"] == DEBIASED].drop(columns=["set", "uid", "sentence_good"] + (["draw"] if "draw" in keep else []))
+    out = o.merge(d, on="unit", suffixes=("_original", "_debiased"), validate="one_to_one").drop(columns="unit")
+    if "draw" not in out.columns:
+        out["draw"] = pd.array([None] * len(out), dtype="Int64")
+    out["changed"] = out["sentence_bad_original"] != out["sentence_bad_debiased"]
+    out["matched_by"] = how
+    return out[cols].reset_index(drop=True)
 
 
 # ---------------------------------------------------------------------------- inputs

@@ -231,6 +231,7 @@ class Report:
     headline: pd.DataFrame | None = None  # per model and normalisation: length effect, A=U baseline, distinct ratio
     balance: pd.DataFrame | None = None   # fp.balance of the run folder evaluated (None for other data)
     notes: list[str] = field(default_factory=list)  # what the pairs are (provenance, warnings): report.md's first lines
+    settings: dict = field(default_factory=dict)    # how the pairs were scored (results.json: models, scores, ...)
 
 
 def analyse(ps: pd.DataFrame, balance: pd.DataFrame | None = None, seed: int = 0) -> Report:
@@ -238,7 +239,8 @@ def analyse(ps: pd.DataFrame, balance: pd.DataFrame | None = None, seed: int = 0
     intervals, and, with an original and a debiased set, the length/selection decomposition
     (`fairpairs.analysis.effects`, bootstrap seeded by `seed`) and its headline (with `balance`'s
     distinct-word ratio when given)."""
-    from fairpairs.analysis.effects import effects_table, headline_table, with_wilson
+    from fairpairs.analysis.directions import headline_table
+    from fairpairs.analysis.effects import effects_table, with_wilson
 
     acc = with_wilson(accuracy_table(ps))
     summary = summary_table(acc)
@@ -248,7 +250,7 @@ def analyse(ps: pd.DataFrame, balance: pd.DataFrame | None = None, seed: int = 0
     return Report(pairs=ps, accuracy=acc, splits=splits, curve=with_wilson(diff_curve(ps)),
                   fits=length_fit(sentence_table(ps)),
                   summary=summary, change=ranking_change(summary) if {"original", "debiased"} <= sets else None,
-                  cache_hits={}, effects=effects, headline=headline_table(effects, splits, balance), balance=balance)
+                  cache_hits={}, effects=effects, headline=headline_table(effects, balance), balance=balance)
 
 
 def evaluate(sets: dict[str, pd.DataFrame], models: list, settings: Settings, cache_dir: Path | None,
@@ -300,5 +302,8 @@ def evaluate(sets: dict[str, pd.DataFrame], models: list, settings: Settings, ca
         return None
     report = analyse(pd.concat(frames, ignore_index=True), balance=balance)
     report.cache_hits, report.seconds = hits, seconds
+    report.settings = {"models": keys, "labels": labels, "normalize": list(settings.normalize), "pll": settings.pll,
+                       "dtype": settings.dtype, "unigrams": settings.unigrams, "split_tokenizer": split_tokenizer,
+                       "split_by": split_tokenizer or "each model's own tokenizer"}
     report.load_seconds = {label: loading.get(key, 0.0) for key, label in zip(keys, labels)}
     return report

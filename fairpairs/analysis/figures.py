@@ -7,7 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 from fairpairs.analysis.length_audit import ALL, SPLITS
-from fairpairs.analysis.plots import FEW, MARKERS, PALETTE, SET_COLOURS, SPLIT_COLOURS, _bars, _chance, _colours, _empty, _figure, _fit, _legend
+from fairpairs.analysis.plots import (FEW, MARKERS, PALETTE, SET_COLOURS, SPLIT_COLOURS, _bars, _chance, _colours, _empty,
+                                     _figure, _grid, _legend, _percent_axis)
 
 
 # ---------------------------------------------------------------------------- figures
@@ -33,17 +34,15 @@ def accuracy_scatter(acc: pd.DataFrame):
                 _bars(ax, np.arange(len(uids)) + (j - (len(colours) - 1) / 2) * step, t, step, colours[model], model)
             _chance(ax)
             ax.set_xticks(np.arange(len(uids)), uids, rotation=60, ha="right", fontsize="x-small")
-            ax.set_ylim(0, 1.2)
-            ax.set_yticks(np.linspace(0, 1, 6))
+            _percent_axis(ax, "y", top=1.2)
             ax.set_ylabel(f"accuracy ({norm})")
         _legend(fig, axes[:, 0])
         return fig
     x_set, y_set = ("original", "debiased") if {"original", "debiased"} <= set(sets) else sets[:2]
-    fig, axes = _figure(len(norms), width=4.4, height=4.2)
-    for ax, norm in zip(axes[0], norms):
+    fig, axes = _grid(len(norms), width=4.4, height=4.2)
+    for ax, norm in zip(axes, norms):
         a = per[per["normalization"] == norm]
-        lim = _fit(a["accuracy_low"] if "accuracy_low" in a else a["accuracy"], pad=0.02) if len(a) else (0, 1)
-        lim = _fit(list(a.get("accuracy_low", a["accuracy"])) + list(a.get("accuracy_high", a["accuracy"])))
+        lim = (0.0, 1.0)
         few = a["uid"].nunique() * len(colours) <= FEW
         varies = a["n_pairs"].nunique() > 1
         placed = []
@@ -73,15 +72,15 @@ def accuracy_scatter(acc: pd.DataFrame):
         ax.plot(lim, lim, color="grey", lw=0.8, ls="--", label="no change", zorder=1)
         _chance(ax, "x")
         _chance(ax, "y")
-        ax.set_xlim(*lim)
-        ax.set_ylim(*lim)
+        _percent_axis(ax, "x")
+        _percent_axis(ax, "y")
         ax.set_aspect("equal")
         ax.set_xlabel(f"accuracy, {x_set} set")
         ax.set_ylabel(f"accuracy, {y_set} set")
         ns = a["n_pairs"]
         ax.set_title(f"per paradigm, {norm} (n = {ns.min():,}" + (f"–{ns.max():,}" if ns.max() != ns.min() else "")
                      + " pairs each; 95% CI)", fontsize="small")
-    _legend(fig, axes[0])
+    _legend(fig, axes)
     return fig
 
 
@@ -105,8 +104,7 @@ def split_bars(splits: pd.DataFrame):
             ax.set_xticks(x, models, rotation=15 if len(models) > 2 else 0, ha="right" if len(models) > 2 else "center",
                           fontsize="small")
             ax.set_xlim(-0.6, len(models) - 0.4)
-            ax.set_ylim(0, 1.2)
-            ax.set_yticks(np.linspace(0, 1, 6))
+            _percent_axis(ax, "y", top=1.2)
             ax.set_ylabel(f"accuracy ({norm}), 95% CI")
             ax.set_title(f"{set_name} set, A=U / A>U / A<U", fontsize="medium")
     _legend(fig, axes.ravel())
@@ -114,9 +112,11 @@ def split_bars(splits: pd.DataFrame):
 
 
 def diff_curves(curve: pd.DataFrame):
-    """Accuracy vs len(bad) - len(good), one panel per model, one line per normalisation with its
-    Wilson band, n at every point (seed paper, Figure 3); the original set (the debiased one has
-    difference 0 under the tokenizers it was controlled for)."""
+    """Accuracy vs len(good) - len(bad) (A>U to the right, the sign of the gap; the table's len_diff
+    is len(bad) - len(good)), one panel per model with the same x axis, one line per normalisation
+    with its Wilson band, n at every point (seed paper, Figure 3; a point of one pair is hollow and
+    not joined); the original set (the debiased one has difference 0 under the tokenizers it was
+    controlled for)."""
     if curve.empty:
         fig, axes = _figure(1)
         _empty(axes[0][0])
@@ -126,24 +126,31 @@ def diff_curves(curve: pd.DataFrame):
     models = list(dict.fromkeys(c["model"]))
     colours = _colours(c["normalization"])
     fig, axes = _figure(len(models), width=4.4, height=3.4)
+    c = c.assign(len_diff=-c["len_diff"])    # plotted as len(good) - len(bad): A>U to the right, like the gap's sign
+    xs_all = sorted(c["len_diff"].unique())
     for ax, model in zip(axes[0], models):
         g0 = c[c["model"] == model]
         for k, (norm, g) in enumerate(g0.groupby("normalization", sort=False)):
             g = g.sort_values("len_diff")
             x = g["len_diff"].to_numpy(dtype=float) + (k - (len(colours) - 1) / 2) * 0.08
-            ax.plot(x, g["accuracy"], marker="o", ms=3, lw=1.2, color=colours[norm], label=norm)
+            acc, many = g["accuracy"].to_numpy(dtype=float), g["n_pairs"].to_numpy() >= 2
+            line = np.where(many, acc, np.nan)       # no line through a point of one pair: it stands alone
+            ax.plot(x, line, marker="o", ms=3, lw=1.2, color=colours[norm], label=norm)
+            ax.scatter(x[~many], acc[~many], s=12, facecolor="none", edgecolor=colours[norm], lw=0.8, zorder=3)
             if "accuracy_low" in g:
-                ax.fill_between(x, g["accuracy_low"], g["accuracy_high"], color=colours[norm], alpha=0.15, lw=0)
+                ax.fill_between(x, np.where(many, g["accuracy_low"], np.nan), np.where(many, g["accuracy_high"], np.nan),
+                                color=colours[norm], alpha=0.15, lw=0)
         for d, n in g0.drop_duplicates("len_diff")[["len_diff", "n_pairs"]].itertuples(index=False):
             ax.annotate(f"{n:,}", (d, 0), xycoords=("data", "axes fraction"), xytext=(0, 2),
                         textcoords="offset points", ha="center", va="bottom", fontsize=5.5, color="dimgrey")
         ax.axvline(0, color="grey", lw=0.8, ls="--")
         _chance(ax)
-        lo = list(g0.get("accuracy_low", g0["accuracy"])) + list(g0.get("accuracy_high", g0["accuracy"]))
-        bottom, top = _fit(lo, pad=0.05)
-        ax.set_ylim(bottom - 0.13 * (top - bottom), top + 0.03 * (top - bottom))     # (room for the n labels)
-        ax.set_xticks(sorted(g0["len_diff"].unique()))
-        ax.set_xlabel("len(bad) − len(good), tokens (n pairs along the bottom)")
+        _percent_axis(ax, "y")
+        ax.set_ylim(-0.12, 1.03)                              # (room for the n labels)
+        ax.set_xticks(xs_all)                                 # the same x axis in every panel
+        ax.set_xlim(min(xs_all) - 0.5, max(xs_all) + 0.5)
+        ax.set_xlabel("len(good) − len(bad), tokens (A<U left, A>U right)\n"
+                      "n pairs along the bottom; hollow: one pair", fontsize="small")
         ax.set_ylabel("accuracy")
         ax.set_title(f"{model} ({first} set; 95% CI)", fontsize="medium")
     _legend(fig, axes[0])
@@ -204,8 +211,7 @@ def summary_bars(summary: pd.DataFrame):
         ax.set_xticks(np.arange(len(models)), models, rotation=15 if len(models) > 2 else 0,
                       ha="right" if len(models) > 2 else "center", fontsize="small")
         ax.set_xlim(-0.6, len(models) - 0.4)
-        ax.set_ylim(0, 1.2)
-        ax.set_yticks(np.linspace(0, 1, 6))
+        _percent_axis(ax, "y", top=1.2)
         ax.set_ylabel(f"accuracy ({norm}), 95% CI")
         ax.set_title(f"overall accuracy, {norm}", fontsize="medium")
     _legend(fig, axes[0])
@@ -231,9 +237,9 @@ def effect_bars(effects: pd.DataFrame | None):
     parts = list(PART_LABELS)
     fig, axes = _figure(len(norms), width=4.4, height=0.9 + 0.42 * len(parts) * len(models))
     step = 0.8 / len(models)
+    ends = [0.0]
     for ax, norm in zip(axes[0], norms):
         a = e[e["normalization"] == norm].set_index("model")
-        ends = [0.0]
         for j, model in enumerate(models):
             r = a.loc[model]
             y = np.arange(len(parts)) + (j - (len(models) - 1) / 2) * step
@@ -251,9 +257,11 @@ def effect_bars(effects: pd.DataFrame | None):
         ax.axvline(0, color="grey", lw=0.8)
         ax.set_yticks(np.arange(len(parts)), [PART_LABELS[p] for p in parts], fontsize="x-small")
         ax.invert_yaxis()
-        span = max(max(ends) - min(ends), 1.0)
-        ax.set_xlim(min(ends) - 0.7 * span, max(ends) + 0.7 * span)   # (room for the labels)
         ax.set_xlabel("percentage points (95% interval)")
         ax.set_title(f"original → debiased, {norm}", fontsize="medium")
+    span = max(np.nanmax(ends) - np.nanmin(ends), 1.0)
+    for ax in axes[0]:                        # one x axis for every panel (room for the labels)
+        ax.set_xlim(np.nanmin(ends) - 0.7 * span, np.nanmax(ends) + 0.7 * span)
     _legend(fig, axes[0])
     return fig
+

@@ -13,6 +13,8 @@ import io
 import numpy as np
 import pandas as pd
 
+from fairpairs.analysis.length_audit import ALL
+
 
 FORMATS = ("png", "pdf", "svg")
 DPI = 200
@@ -134,3 +136,122 @@ def _bars(ax, x, table: pd.DataFrame, width: float, colour: str, label: str) -> 
                         ha="center", va="bottom", fontsize=5.5, rotation=90, color="white" if inside else "black")
 
 
+# ---------------------------------------------------------------------------- the bias by direction
+DIRECTION_LABELS = {"longer": "formerly A>U\n(good longer)", "shorter": "formerly A<U\n(good shorter)",
+                    "equal": "A=U (control)"}
+
+
+def _grid(n: int, width: float, height: float, ncols: int = 2):
+    """A figure of n panels, at most `ncols` to a row; the unused cells of the last row are removed
+    (no empty panel)."""
+    cols = min(n, ncols)
+    rows = -(-n // cols)
+    fig, axes = _figure(cols, rows, width=width, height=height)
+    flat = list(axes.ravel())
+    for ax in flat[n:]:
+        ax.remove()
+    return fig, flat[:n]
+
+
+def _percent_axis(ax, axis: str = "x", top: float = 1.03) -> None:
+    """An accuracy axis from 0 to 100%, the one unit of every accuracy figure (`top` above 1 leaves
+    room for labels; a point at 0 or 100% stays whole)."""
+    from matplotlib.ticker import PercentFormatter
+
+    (ax.set_xlim if axis == "x" else ax.set_ylim)(-0.03, top)
+    target = ax.xaxis if axis == "x" else ax.yaxis
+    target.set_major_formatter(PercentFormatter(1.0, decimals=0))
+    (ax.set_xticks if axis == "x" else ax.set_yticks)(np.linspace(0, 1, 6))
+
+
+def direction_dumbbells(effects: pd.DataFrame | None):
+    """The paper figure (fairpairs.analysis.effects, "By direction"): per model and normalisation,
+    the matched contexts split by the direction of their original pair (formerly A>U, formerly A<U,
+    A=U), each with its accuracy on the original set and on the debiased set (Wilson whiskers),
+    joined by an arrow, and n; a direction with fewer than MIN_PAIRS contexts is named, not drawn."""
+    from fairpairs.analysis.directions import MIN_PAIRS, enough
+
+    if effects is None or effects.empty or "matched_longer_original" not in effects.columns:
+        fig, axes = _figure(1)
+        _empty(axes[0][0], "no original and debiased set")
+        return fig
+    e = effects[effects["uid"] == ALL]
+    panels = list(e.groupby(["model", "normalization"], sort=False))
+    fig, axes = _grid(len(panels), width=4.1, height=2.3)
+    names = list(DIRECTION_LABELS)
+    for ax, ((model, norm), rows) in zip(axes, panels):
+        r = rows.iloc[0]
+        labels = []
+        for k, name in enumerate(names):
+            n = int(r[f"n_matched_{name}"])
+            labels.append(f"{DIRECTION_LABELS[name]}\nn = {n:,}")
+            if not enough(n):
+                ax.text(0.5, k, f"too few pairs (n = {n}, fewer than {MIN_PAIRS})", ha="center", va="center",
+                        fontsize=6, color="dimgrey")
+                continue
+            xs = []
+            for which, colour, marker, dy in (("original", SET_COLOURS["original"], "o", -0.12),
+                                              ("debiased", SET_COLOURS["debiased"], "s", 0.12)):
+                v = r[f"matched_{name}_{which}"]
+                lo, hi = r[f"matched_{name}_{which}_low"], r[f"matched_{name}_{which}_high"]
+                ax.errorbar([v], [k + dy], xerr=[[v - lo], [hi - v]], fmt=marker, ms=4.5, color=colour,
+                            ecolor=colour, elinewidth=0.9, capsize=2, label=f"{which} set", zorder=3)
+                xs.append(v)
+            if xs[0] != xs[1]:
+                ax.annotate("", xy=(xs[1], k + 0.12), xytext=(xs[0], k - 0.12),
+                            arrowprops={"arrowstyle": "->", "color": "dimgrey", "lw": 0.8}, zorder=2)
+            eff = 100 * r[f"effect_{name}"]
+            ax.annotate(f"{eff:+.1f} pp", (1, k), xycoords=("axes fraction", "data"), xytext=(3, 0),
+                        textcoords="offset points", va="center", ha="left", fontsize=6)
+        _chance(ax, "x")
+        _percent_axis(ax, "x")
+        ax.set_yticks(range(len(names)), labels, fontsize=6)
+        ax.set_ylim(len(names) - 0.5, -0.5)
+        ax.set_xlabel("accuracy on the matched contexts (95% CI)", fontsize="small")
+        ax.set_title(f"{model}, {norm}: original → debiased", fontsize="small")
+    _legend(fig, axes)
+    return fig
+
+
+def gap_dots(effects: pd.DataFrame | None):
+    """Per model and normalisation, the gap A>U − A<U accuracy of the original set per paradigm
+    (sorted, Newcombe whiskers) and pooled over paradigms (a diamond); paradigms with fewer than
+    MIN_PAIRS A>U or A<U pairs are left out, and the title says how many are shown. Shared x axis,
+    −100 to +100 points."""
+    from fairpairs.analysis.directions import MIN_PAIRS, enough
+
+    if effects is None or effects.empty or "gap" not in effects.columns:
+        fig, axes = _figure(1)
+        _empty(axes[0][0], "no original and debiased set")
+        return fig
+    panels = list(effects.groupby(["model", "normalization"], sort=False))
+    shown = {k: g[(g["uid"] != ALL) & g["n_longer"].map(enough) & g["n_shorter"].map(enough)].sort_values("gap")
+             for k, g in panels}
+    rows = max([len(v) for v in shown.values()] + [1]) + 1
+    fig, axes = _grid(len(panels), width=4.2, height=1.0 + 0.17 * rows)
+    for ax, ((model, norm), g) in zip(axes, panels):
+        t = shown[(model, norm)]
+        pooled = g[g["uid"] == ALL].iloc[0]
+        total = int((g["uid"] != ALL).sum())
+        y = np.arange(len(t))
+        if len(t):
+            v, lo, hi = 100 * t["gap"].to_numpy(), 100 * t["gap_low"].to_numpy(), 100 * t["gap_high"].to_numpy()
+            ax.errorbar(v, y, xerr=np.vstack([v - lo, hi - v]), fmt="o", ms=3.5, color=PALETTE[0], ecolor=PALETTE[0],
+                        elinewidth=0.8, capsize=1.5, label="paradigm (95% CI)")
+        labels = [f"{u} ({int(a)}/{int(b)})" for u, a, b in zip(t["uid"], t["n_longer"], t["n_shorter"])]
+        if enough(pooled["n_longer"]) and enough(pooled["n_shorter"]):
+            pv = 100 * pooled["gap"]
+            ax.errorbar([pv], [len(t)], xerr=[[pv - 100 * pooled["gap_low"]], [100 * pooled["gap_high"] - pv]],
+                        fmt="D", ms=4.5, color=PALETTE[1], ecolor=PALETTE[1], elinewidth=1.0, capsize=2,
+                        label="all paradigms pooled")
+        labels.append(f"ALL ({int(pooled['n_longer'])}/{int(pooled['n_shorter'])})")
+        ax.set_yticks(range(len(labels)), labels, fontsize=5.5 if len(labels) > 20 else 6.5)
+        ax.set_ylim(len(labels) - 0.5, -0.5)
+        ax.axvline(0, color="grey", lw=0.8, ls="--")
+        ax.set_xlim(-104, 104)
+        ax.set_xticks(np.linspace(-100, 100, 9))
+        ax.set_xlabel("gap: A>U − A<U accuracy, points (n A>U / A<U)", fontsize="small")
+        ax.set_title(f"{model}, {norm}\n{len(t)} of {total} paradigms with ≥{MIN_PAIRS} A>U and ≥{MIN_PAIRS} A<U pairs",
+                     fontsize="small")
+    _legend(fig, axes)
+    return fig

@@ -2,12 +2,15 @@
 one folder, and ``report.md``, which shows them in this order:
 
     (what the pairs are: provenance and warnings, `Report.notes`)
-    Headline: the length effect, beside the A=U baseline and the distinct-word ratio
+    Headline: the gap A>U - A<U on the original set, what length control did per direction of the
+              original pair, the net change decomposed, in words and in tables
     1. Summary   2. Length vs selection   3. Accuracy per paradigm   4. Splits
     5. Accuracy vs token-length difference   6. Sentence score vs token length
 
-Every accuracy is shown with its 95% Wilson interval, every difference with its 95% bootstrap
-interval (fairpairs.analysis.effects).
+Every accuracy is shown with its 95% Wilson interval, every difference with its 95% interval
+(fairpairs.analysis.effects: Newcombe's, or a bootstrap); an interval that cannot be estimated is
+"(no interval)", and a direction with fewer than MIN_PAIRS pairs "too few pairs", never a figure
+that looks certain.
 """
 
 from __future__ import annotations
@@ -19,7 +22,10 @@ import pandas as pd
 from fairpairs.analysis.length_audit import ALL, SPLITS, write_csv
 from fairpairs.analysis.evaluation import Report, sentence_table
 from fairpairs.io.files import atomic_write
+from fairpairs.analysis.headline import (TIES, acc_cell as _acc, diff_cell as _diff, direction_markdown,
+                                         headline_markdown)
 from fairpairs.analysis.markdown import markdown_table, p_value, pct, pct_interval, pp_interval
+from fairpairs.analysis.results import results_json
 
 SECTIONS = (   # (title, file stem), in report.md's order
     ("1. Summary", "summary"),
@@ -29,50 +35,12 @@ SECTIONS = (   # (title, file stem), in report.md's order
     ("5. Accuracy vs token-length difference", "length_diff_accuracy"),
     ("6. Sentence score vs token length", "loglik_length"),
 )
-TIES = "Ties (equal scores) count as not correct and stay in the denominator."
-
-
-def _acc(r, prefix: str = "accuracy") -> str:
-    return pct_interval(getattr(r, prefix), getattr(r, f"{prefix}_low"), getattr(r, f"{prefix}_high"))
-
-
-def _diff(r, part: str) -> str:
-    return pp_interval(getattr(r, part), getattr(r, f"{part}_low"), getattr(r, f"{part}_high"))
-
-
-def _ratio(x) -> str:
-    return "n/a" if x is None or pd.isna(x) else f"{x:.3f}"
-
-
 # ---------------------------------------------------------------------------- sections
 
 
-def headline_markdown(headline: pd.DataFrame | None) -> str:
-    """The headline: per model and score, the length effect with its interval and McNemar p-value,
-    the A=U baseline and the distinct-word ratio."""
-    if headline is None or headline.empty:
-        return ("No length effect: the data is not an original and a debiased set (a run folder of "
-                "`fairpairs generate`, or sets named original and debiased).\n")
-    rows = [[r.model, r.normalization, _diff(r, "length"), p_value(r.length_p), f"{r.n_matched:,}",
-             f"{_acc(r, 'equal')} ({int(r.n_equal) if pd.notna(r.n_equal) else 0:,})",
-             _ratio(r.distinct_ratio), pct(r.original), pct(r.debiased), _diff(r, "change")]
-            for r in headline.itertuples()]
-    how = headline["matched_by"].iloc[0]
-    return (markdown_table(["model", "score", "length effect, pp [95% CI]", "McNemar p", "matched pairs",
-                            "A=U baseline, % [95% CI] (n)", "distinct-word ratio", "original, %", "debiased, %",
-                            "reported change, pp [95% CI]"], rows)
-            + f"\n**Length effect**: debiased minus original accuracy on the matched contexts (the pairs whose "
-              f"good sentence is in both sets, matched by {how}), a paired difference: percentile bootstrap "
-              f"interval over the matched contexts and exact McNemar test. **A=U baseline**: the original set's "
-              f"accuracy on its pairs that already had equal token lengths under the scoring model's tokenizer. "
-              f"**Distinct-word ratio**: distinct critical words of the debiased set over the original set's "
-              f"(`fairpairs balance`, mean over paradigms; n/a when the data is not a run folder). The reported "
-              f"change is decomposed in section 2. {TIES}\n")
-
-
-def effects_markdown(effects: pd.DataFrame | None) -> str:
+def effects_markdown(effects: pd.DataFrame | None, balance: pd.DataFrame | None = None) -> str:
     """Section 2: change = selection + length + remainder, all pairs per model and score, then per
-    paradigm for each score."""
+    paradigm for each score; then the bias by direction per paradigm (`direction_markdown`)."""
     if effects is None or effects.empty:
         return "No decomposition: the data has no original and debiased set.\n"
     header = ["model", "score", "original, %", "debiased, %", "change", "= selection", "+ length", "McNemar p",
@@ -91,13 +59,15 @@ def effects_markdown(effects: pd.DataFrame | None) -> str:
               "on all original pairs; length = debiased − original accuracy on the matched contexts (paired); "
               "remainder = debiased accuracy on all − on the matched pairs (0 when every debiased pair is "
               f"matched). The three parts add up to the change exactly. Matched by {how}. Intervals: Wilson "
-              "for accuracies, paired bootstrap for length, and one bootstrap over units (resampled within "
+              "for accuracies, Newcombe's interval for paired proportions for length, and one bootstrap over units (resampled within "
               f"matched, original-only and debiased-only) for change, selection and remainder. {TIES}\n")
     per = effects[effects["uid"] != ALL]
     for norm, a in per.groupby("normalization", sort=False):
         rows = [[r.uid, r.model, *cells(r)] for r in a.itertuples()]
         text += (f"\n### Per paradigm, normalization `{norm}`\n\n"
                  + markdown_table(["paradigm", "model"] + header[2:], rows))
+    if "gap" in effects.columns:
+        text += direction_markdown(effects, balance)
     return text
 
 
@@ -225,7 +195,7 @@ def _write_files(report: Report, out: Path, formats: tuple[str, ...], dpi: int) 
             written.append(out / name)
     md = {
         "summary": summary_markdown(report.summary, report.change, report.effects),
-        "effects": effects_markdown(report.effects),
+        "effects": effects_markdown(report.effects, report.balance),
         "accuracy": accuracy_markdown(report.accuracy), "splits": split_markdown(report.splits),
         "length_diff_accuracy": curve_markdown(report.curve), "loglik_length": fit_markdown(report.fits),
     }
@@ -233,6 +203,8 @@ def _write_files(report: Report, out: Path, formats: tuple[str, ...], dpi: int) 
         atomic_write(out / f"{stem}.md", text)
         written.append(out / f"{stem}.md")
     draw = {
+        "directions": lambda: plots.direction_dumbbells(report.effects),
+        "gap_per_paradigm": lambda: plots.gap_dots(report.effects),
         "summary": lambda: figures.summary_bars(report.summary),
         "effects": lambda: figures.effect_bars(report.effects),
         "accuracy": lambda: figures.accuracy_scatter(report.accuracy),
@@ -248,9 +220,13 @@ def _write_files(report: Report, out: Path, formats: tuple[str, ...], dpi: int) 
     body = ["# fairpairs evaluation report\n"]
     if report.notes:
         body.append("\n".join(f"- {line}" for line in report.notes) + "\n")
-    body.append(f"## Headline: the length effect\n\n{headline_markdown(report.headline)}")
+    body.append(f"## Headline: token-length bias by direction, and what length control did\n\n"
+                f"![directions](directions.{formats[0]})\n\n{headline_markdown(report.headline, report.notes)}\n"
+                f"![gap_per_paradigm](gap_per_paradigm.{formats[0]})\n")
     for title, stem in SECTIONS:
         body.append(f"## {title}\n\n![{stem}]({stem}.{formats[0]})\n\n{md[stem]}")
     atomic_write(out / "report.md", "\n".join(body))
     written.append(out / "report.md")
+    atomic_write(out / "results.json", results_json(report))
+    written.append(out / "results.json")
     return written

@@ -4,15 +4,18 @@ For every model and score, on each set of pairs split by the *model's own tokeni
 A>U (good sentence longer) and A<U:
 
 - the accuracy of the whole set and of each split, with 95% Wilson intervals;
-- the **length gap**: A>U accuracy minus A<U accuracy (0 for a length-robust score), with a
-  percentile bootstrap interval that resamples each split on its own (the two splits hold
-  different pairs, so the interval is unpaired);
+- the **length gap**: A>U accuracy minus A<U accuracy (0 for a length-robust score), with
+  Newcombe's interval (the two splits hold different pairs), as the evaluation report's headline;
 - the **A=U fidelity**: the score's A=U accuracy minus LP's, on the same A=U pairs (a paired
   bootstrap interval and the exact McNemar p-value): a score that closes the gap by getting A=U
   pairs wrong is not robust, it is blind;
 - where the data has an ``original`` and a ``debiased`` set (a run folder of `fairpairs generate`):
   on the contexts in both sets (pairs of the same paradigm whose good sentence is in both), the
-  score's accuracy on the original pairs minus LP's accuracy on the debiased pairs (paired).
+  score's accuracy on the original pairs minus LP's accuracy on the debiased pairs (paired); and
+  the score's own effect of length control per direction of the original pair (`effect_longer`,
+  `effect_shorter`, `effect_equal`, as `fairpairs.analysis.effects.directions`: contexts matched as
+  the evaluation report matches them): a score that over-corrects has a positive gap or
+  effect_longer < 0.
 
 Scores (docs/robustness.md): lp, mean_lp, pen_lp, slor, morcela (needs fitted parameters),
 slln_lp, tc_lp, tcf_lp (need length parameters fitted on unlabelled text), word_lp, word_mean_lp,
@@ -30,7 +33,7 @@ import pandas as pd
 from fairpairs.analysis.length_audit import SPLITS, split_label
 from fairpairs.analysis.evaluation import Settings, cached_scores
 from fairpairs.scoring import normalize as nz
-from fairpairs.stats import bootstrap, paired, wilson
+from fairpairs.stats import paired, wilson
 
 SCORES = ("lp", "mean_lp", "pen_lp", "slor", "morcela", "slln_lp", "tc_lp", "tcf_lp", "word_lp", "word_mean_lp",
           "centered_lp", "entropy_lp")
@@ -115,7 +118,8 @@ def pair_table(pairs: pd.DataFrame, scores: pd.DataFrame, raw: pd.DataFrame) -> 
     and `<score>` = 1 when the good sentence scores strictly higher, else 0 (ties are not right)."""
     length = raw.set_index("sentence")["n_tokens"]
     by = scores.set_index("sentence")
-    out = pairs[["set", "uid", "pair_id", "sentence_good", "sentence_bad"]].reset_index(drop=True).copy()
+    keep = ["set", "uid", "pair_id", "sentence_good", "sentence_bad"] + (["draw"] if "draw" in pairs.columns else [])
+    out = pairs[keep].reset_index(drop=True).copy()
     out["len_good"] = out["sentence_good"].map(length).astype(int).to_numpy()
     out["len_bad"] = out["sentence_bad"].map(length).astype(int).to_numpy()
     out["split"] = [split_label(g, b) for g, b in zip(out["len_good"], out["len_bad"])]
@@ -127,18 +131,16 @@ def pair_table(pairs: pd.DataFrame, scores: pd.DataFrame, raw: pd.DataFrame) -> 
 
 
 def gap_estimate(correct: np.ndarray, split: np.ndarray, *, seed: int = 0) -> tuple[float, float, float]:
-    """A>U accuracy minus A<U accuracy, with a bootstrap interval resampling each split separately."""
-    keep = np.isin(split, ("A>U", "A<U"))
-    c, s = correct[keep].astype(float), split[keep]
-    longer = s == "A>U"
-    if not longer.any() or longer.all():
+    """A>U accuracy minus A<U accuracy with Newcombe's interval (the two splits hold different
+    pairs), as `fairpairs.analysis.effects` reports it. (`seed`: unused, kept for callers.)"""
+    from fairpairs.stats import newcombe
+
+    c = np.asarray(correct, dtype=float)
+    longer, shorter = c[split == "A>U"], c[split == "A<U"]
+    if not len(longer) or not len(shorter):
         return float("nan"), float("nan"), float("nan")
-
-    def stat(idx):
-        return float(c[idx][longer[idx]].mean() - c[idx][~longer[idx]].mean())
-
-    low, high = bootstrap(stat, len(c), seed=seed, strata=s)
-    return stat(np.arange(len(c))), low, high
+    e = newcombe(int(shorter.sum()), len(shorter), int(longer.sum()), len(longer))
+    return e.value, e.low, e.high
 
 
 def _acc(prefix: str, correct) -> dict:
@@ -163,7 +165,21 @@ def measure(pt: pd.DataFrame, score: str, *, debiased: pd.DataFrame | None = Non
         d = paired(m["lp_debiased"].to_numpy(float), m[score].to_numpy(float), seed=seed)
         row.update({"n_matched": len(m), "vs_debiased_lp": d.value, "vs_debiased_lp_low": d.low,
                     "vs_debiased_lp_high": d.high, "vs_debiased_lp_p": d.p_value})
+        row.update(direction_effects(pt, debiased, score))
     return row
+
+
+def direction_effects(original: pd.DataFrame, debiased: pd.DataFrame, score: str) -> dict:
+    """The score's effect of length control per direction of the original pair (and on the changed
+    contexts) on the matched contexts, as the evaluation report computes it."""
+    from fairpairs.analysis.directions import directions
+    from fairpairs.analysis.effects import unit_outcomes
+
+    both = pd.concat([original, debiased], ignore_index=True)
+    frame = both.assign(model="", normalization=score, outcome=both[score].to_numpy())
+    u = unit_outcomes(frame)
+    row = directions(u["o"].to_numpy(), u["d"].to_numpy(), u["split"].to_numpy(), u["changed"].to_numpy())
+    return {k: v for k, v in row.items() if k.startswith(("effect_", "n_matched_", "share_"))}
 
 
 def robustness_table(pairs: pd.DataFrame, scores: pd.DataFrame, raw: pd.DataFrame, model: str,
@@ -246,7 +262,7 @@ def markdown(table: pd.DataFrame) -> str:
     for (model, set_name), g in table.groupby(["model", "set"], sort=False):
         has_deb = "vs_debiased_lp" in g and g["vs_debiased_lp"].notna().any()
         header = ["score", "fitted on", "accuracy", "A=U (n)", "A>U (n)", "A<U (n)", "length gap", "A=U fidelity"]
-        header += ["vs LP on debiased"] if has_deb else []
+        header += ["vs LP on debiased", "effect A>U", "effect A<U", "effect A=U"] if has_deb else []
         rows = []
         for r in g.to_dict("records"):
             if not r["available"]:
@@ -257,6 +273,8 @@ def markdown(table: pd.DataFrame) -> str:
                      f"{_pct(r['acc_shorter'])} ({int(r['n_shorter'])})", _ci(r, "gap", True), _ci(r, "fidelity", True)]
             if has_deb:
                 cells.append(_ci(r, "vs_debiased_lp", True) + f" (n={int(r.get('n_matched') or 0)})")
+                cells += [_ci(r, f"effect_{k}", True) + f" (n={int(r.get(f'n_matched_{k}') or 0)})"
+                          for k in ("longer", "shorter", "equal")]
             rows.append(cells)
         out.append(f"### {model}, set `{set_name}`\n\n" + markdown_table(header, rows))
     return "\n".join(out)

@@ -1,4 +1,4 @@
-"""The public calls that score and evaluate: `score_pairs`, `evaluate`, `robustness`."""
+"""The public calls that score and evaluate: `score_pairs`, `evaluate`, `matched_pairs`, `robustness`."""
 
 from __future__ import annotations
 
@@ -131,6 +131,17 @@ def evaluate(data=None, models: "Iterable[str | Scorer] | str | Scorer | None" =
     return report
 
 
+def matched_pairs(data, *, columns=None) -> "pd.DataFrame":
+    """The matched contexts of `data` (a run folder of `fairpairs generate`, or original and
+    debiased sets as `fp.evaluate` takes them), joined exactly as the evaluation report joins them
+    (docs/evaluation.md, "Matched contexts"): one row per context in both sets with uid, draw,
+    sentence_good, the original and debiased pair_id and bad sentence, `changed` and `matched_by`.
+    Its length per paradigm is the report's n_matched."""
+    from fairpairs.analysis.effects import attach_draws, matched_table
+
+    return matched_table(attach_draws(load_sets(data, columns), data))
+
+
 def _evaluate_settings(models, normalize, pll, unigrams, dtype, split_tokenizer, device, device_map, batch_tokens):
     """evaluate's settings, every argument checked before any work (errors name the parameter)."""
     from fairpairs.errors import ModelError
@@ -192,7 +203,9 @@ def robustness(data, models: Iterable[str] | str, *, cache_dir: str | os.PathLik
         from fairpairs.scoring.length import read_params_file
 
         read_params_file(check.path(length_params, "length_params", error=DatasetError, what="parameters file"))
-    sets = load_sets(data, columns)
+    from fairpairs.analysis.effects import attach_draws
+
+    sets = attach_draws(load_sets(data, columns), data)   # contexts matched as evaluate matches them
     if cache_dir is not None:
         _claim_cache(cache_dir, data)
     if load_scorer is None:

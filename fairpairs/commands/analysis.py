@@ -144,7 +144,8 @@ def evaluate(models, data, paradigms, phenomenon, pairs, seed, strategy, pll, no
     from fairpairs.pairsets import Columns
     from fairpairs.pairsets import dataset_paths
     from fairpairs.analysis.evaluation import parse_normalize
-    from fairpairs.analysis.report import headline_markdown, summary_markdown, write_report
+    from fairpairs.analysis.headline import headline_markdown
+    from fairpairs.analysis.report import summary_markdown, write_report
     from fairpairs.io.files import check_output_folder, claim_folder
     from fairpairs.scoring.launch import is_main
 
@@ -210,9 +211,9 @@ def evaluate(models, data, paradigms, phenomenon, pairs, seed, strategy, pll, no
     head = norms[0]
     change = report.change[report.change["normalization"] == head] if report.change is not None else None
     click.echo(summary_markdown(report.summary[report.summary["normalization"] == head], change, report.effects))
-    if report.headline is not None:
-        click.echo("### Length effect (section 2 of report.md decomposes the change)\n")
-        click.echo(headline_markdown(report.headline[report.headline["normalization"] == head]))
+    click.echo("### Token-length bias by direction, and what length control did (report.md's headline)\n")
+    click.echo(headline_markdown(None if report.headline is None else
+                                 report.headline[report.headline["normalization"] == head], report.notes))
     hits = ", ".join(f"{m}: cached" if h else
                      f"{m}: scored in {report.seconds[m]:.1f} s after {report.load_seconds[m]:.1f} s loading"
                      for m, h in report.cache_hits.items())
