@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
@@ -20,6 +21,7 @@ from fairpairs.generation.vocab import Vocabulary
 
 
 MEMO_LIMIT = 20000     # draws remembered per sampler
+POOL_LIMIT = 50000     # candidate pools remembered per sampler (then forgotten and computed again)
 
 
 class Filler:
@@ -67,9 +69,39 @@ def _copy_rng(rng: np.random.Generator | None) -> np.random.Generator | None:
     if rng is None:
         return None
     bg = rng.bit_generator
-    fresh = type(bg)(0)
-    fresh.state = bg.state
+    return _rng_from_state(type(bg), bg.state)
+
+
+def _rng_from_state(kind, state: dict) -> np.random.Generator:
+    """A generator of bit generator `kind` in `state` (seeded from a ready SeedSequence, whose
+    making is most of a seeding's cost, then set: the seed does not matter)."""
+    fresh = kind(_seed0())
+    fresh.state = state
     return np.random.Generator(fresh)
+
+
+@lru_cache(maxsize=1)
+def _seed0() -> np.random.SeedSequence:
+    return np.random.SeedSequence(0)
+
+
+class _Drawn:
+    """A remembered draw that callers will change: its parts and its stream's state (a snapshot is a
+    tenth of a copied generator's cost; most remembered draws are never asked for again)."""
+
+    __slots__ = ("k", "good", "bad", "sentence_good", "sentence_bad", "redraws", "renewed", "kind", "state")
+
+    def __init__(self, p: Pair):
+        self.k, self.good, self.bad = p.k, dict(p.good), dict(p.bad)
+        self.sentence_good, self.sentence_bad, self.redraws, self.renewed = (p.sentence_good, p.sentence_bad,
+                                                                             p.redraws, p.renewed)
+        bg = p.rng.bit_generator if p.rng is not None else None
+        self.kind, self.state = (type(bg), bg.state) if bg is not None else (None, None)
+
+    def pair(self) -> Pair:
+        return Pair(k=self.k, good=dict(self.good), bad=dict(self.bad), sentence_good=self.sentence_good,
+                    sentence_bad=self.sentence_bad, redraws=self.redraws, renewed=self.renewed,
+                    rng=_rng_from_state(self.kind, self.state) if self.kind is not None else None)
 
 
 _WORD = re.compile(r"[\w']+")
@@ -120,7 +152,7 @@ class Sampler:
         # can a redraw of the bad sentence ever change it? (not for reorderings or derived forms)
         self.redrawable = any(spec.form is None for spec in paradigm.critical.values())
         self.dead_ends: dict[str, int] = {}
-        self._memo: dict[int, Pair | None] = {}
+        self._memo: dict[int, Pair | _Drawn | None] = {}
         # critical slots a plain template names (a Jinja2 template may leave some unrendered)
         self._plain = isinstance(paradigm.good_template, PlainTemplate)
         self._named = [n for n in paradigm.critical
@@ -129,12 +161,48 @@ class Sampler:
         self._branch_slots = None if self._plain else _branch_slots(paradigm)
         self._shown: dict[tuple, set[str]] = {}
         self._shown_critical: dict[tuple, list[str]] = {}
+        # candidate pools, compiled once per context: a slot's pool depends only on the rows of the
+        # slots its constraints refer to (`candidates`), a determiner's on its noun's row
+        self._refs: dict[int, tuple[str, ...]] = {}
+        self._pools: dict[tuple, np.ndarray] = {}
+        self._dets: dict[tuple, np.ndarray] = {}
+        self._allowed: dict[tuple, bool] = {}
+        self._bad_pools: dict[tuple, np.ndarray | list[str]] = {}
 
     def rng(self, k: int) -> np.random.Generator:
         return np.random.default_rng([self.seed, self._uid_seed, int(k)])
 
     # ------------------------------------------------------------------ candidate filtering
+    def _refs_of(self, spec: SlotSpec) -> tuple[str, ...]:
+        refs = self._refs.get(id(spec))
+        if refs is None:
+            refs = self._refs[id(spec)] = tuple(sorted(spec.references()))
+        return refs
+
+    def pool(self, spec: SlotSpec, ctx: dict[str, Filler]) -> np.ndarray:
+        """`candidates(spec, spec.base, ctx)`, remembered per rows of the slots it refers to (read-only)."""
+        key = (id(spec), *[ctx[r].row for r in self._refs_of(spec)])
+        idx = self._pools.get(key)
+        if idx is None:
+            if len(self._pools) >= POOL_LIMIT:
+                self._pools.clear()
+            idx = self._pools[key] = self.candidates(spec, spec.base, ctx)
+            idx.setflags(write=False)
+        return idx
+
+    def _allows(self, spec: SlotSpec, row: int, ctx: dict[str, Filler]) -> bool:
+        """Whether row `row` passes slot `spec`'s constraints against `ctx` (remembered like `pool`)."""
+        key = (id(spec), row, *[ctx[r].row for r in self._refs_of(spec)])
+        ok = self._allowed.get(key)
+        if ok is None:
+            if len(self._allowed) >= POOL_LIMIT:
+                self._allowed.clear()
+            ok = self._allowed[key] = bool(len(self.candidates(spec, np.array([row]), ctx)))
+        return ok
+
     def candidates(self, spec: SlotSpec, base: np.ndarray, ctx: dict[str, Filler]) -> np.ndarray:
+        """The rows of `base` that pass slot `spec`'s constraints against the fillers `ctx` (a
+        function of the rows of the slots it refers to alone)."""
         v = self.vocab
         idx = base
         for slot, arg in spec.fills:
@@ -170,7 +238,12 @@ class Sampler:
     def _det_for(self, spec: SlotSpec, row: int, rng: np.random.Generator) -> int | None:
         if spec.article_of is not None:   # the language's article: fixed by the noun (-1: none)
             return int(spec.article_of[row])
-        dets = spec.det_base[self.vocab.accepted_by(row, "arg_1", spec.det_base)]
+        key = (id(spec), row)
+        dets = self._dets.get(key)
+        if dets is None:
+            if len(self._dets) >= POOL_LIMIT:
+                self._dets.clear()
+            dets = self._dets[key] = spec.det_base[self.vocab.accepted_by(row, "arg_1", spec.det_base)]
         if not len(dets):
             return None
         return int(dets[rng.integers(len(dets))])
@@ -179,7 +252,7 @@ class Sampler:
         """A good filler for a slot: a literal, or a row (with its determiner) passing every constraint."""
         if spec.text:
             return Filler(None, -1, literal=spec.text[int(rng.integers(len(spec.text)))])
-        idx = self.candidates(spec, spec.base, ctx)
+        idx = self.pool(spec, ctx)
         if not len(idx):
             self.dead_ends[spec.key] = self.dead_ends.get(spec.key, 0) + 1
             return None
@@ -205,9 +278,22 @@ class Sampler:
 
     def bad_candidates(self, name: str, good: dict[str, Filler], bad: dict[str, Filler]) -> np.ndarray | list[str]:
         """Every allowed bad filler of critical slot `name` (rows, or strings for a literal), given
-        the good fillers and the bad fillers of the critical slots drawn before it."""
+        the good fillers and the bad fillers of the critical slots drawn before it. Remembered per
+        good filler and rows of the slots the constraints refer to (the result is read-only)."""
         spec = self.p.critical[name]
         g = good[name]
+        key = (name, g.row, g.det, g.word, *[(bad.get(r) or good[r]).row for r in self._refs_of(spec)])
+        hit = self._bad_pools.get(key)
+        if hit is None:
+            if len(self._bad_pools) >= POOL_LIMIT:
+                self._bad_pools.clear()
+            hit = self._bad_pools[key] = self._bad_candidates(name, spec, g, good, bad)
+            if not isinstance(hit, list):
+                hit.setflags(write=False)
+        return hit
+
+    def _bad_candidates(self, name: str, spec: SlotSpec, g: Filler, good: dict[str, Filler],
+                        bad: dict[str, Filler]) -> np.ndarray | list[str]:
         if spec.text:
             return [w for w in spec.text if w != g.word]
         if spec.form == "other_number":
@@ -265,10 +351,14 @@ class Sampler:
         (length control) gets its own copy, one that will not (the original set) may share it."""
         if k in self._memo:
             q = self._memo[k]
-            return None if q is None else q.copy() if will_change else q
+            if q is None:
+                return None
+            if isinstance(q, _Drawn):
+                return q.pair()
+            return q.copy() if will_change else q
         p = self.draw_from(k, self.rng(k))
         if len(self._memo) < MEMO_LIMIT:
-            self._memo[k] = p.copy() if p is not None and will_change else p
+            self._memo[k] = _Drawn(p) if p is not None and will_change else p
         return p
 
     def _with_bad(self, k: int, good: dict, rng: np.random.Generator) -> Pair | None:
@@ -292,8 +382,7 @@ class Sampler:
     def good_candidates(self, pair: Pair, name: str) -> np.ndarray:
         """The rows slot `name`'s good filler may take with every other good filler of the pair kept
         (the slot's own constraints against the slots it refers to)."""
-        spec = self.p.slots[name]
-        return self.candidates(spec, spec.base, pair.good)
+        return self.pool(self.p.slots[name], pair.good)
 
     def refill(self, pair: Pair, name: str, row: int) -> Pair | None:
         """The pair with slot `name`'s good filler changed to `row` and as much of its context kept
@@ -318,7 +407,7 @@ class Sampler:
             ospec = p.slots[other]
             if other == name or ospec.text or not (ospec.references() & changed):
                 continue
-            if not len(self.candidates(ospec, np.array([good[other].row]), good)):
+            if not self._allows(ospec, good[other].row, good):
                 f = self._fill(ospec, good, rng)   # no longer allowed: drawn anew (e.g. the same verb's -ing form)
                 if f is None:
                     return None
