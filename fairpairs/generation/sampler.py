@@ -22,6 +22,7 @@ from fairpairs.generation.vocab import Vocabulary
 
 MEMO_LIMIT = 20000     # draws remembered per sampler
 POOL_LIMIT = 50000     # candidate pools remembered per sampler (then forgotten and computed again)
+POOL_BYTES = 16 << 20  # ... and at most this many bytes of them
 
 
 class Filler:
@@ -165,8 +166,12 @@ class Sampler:
         # slots its constraints refer to (`candidates`), a determiner's on its noun's row
         self._refs: dict[int, tuple[str, ...]] = {}
         self._pools: dict[tuple, np.ndarray] = {}
+        self._pool_bytes = 0
         self._dets: dict[tuple, np.ndarray] = {}
         self._allowed: dict[tuple, bool] = {}
+        self._tests: dict[int, list] = {}
+        self._sentences: dict[tuple, str] = {}
+        self._masks: dict[tuple, np.ndarray] = {}
         self._bad_pools: dict[tuple, np.ndarray | list[str]] = {}
 
     def rng(self, k: int) -> np.random.Generator:
@@ -184,11 +189,51 @@ class Sampler:
         key = (id(spec), *[ctx[r].row for r in self._refs_of(spec)])
         idx = self._pools.get(key)
         if idx is None:
-            if len(self._pools) >= POOL_LIMIT:
-                self._pools.clear()
-            idx = self._pools[key] = self.candidates(spec, spec.base, ctx)
+            mask = None
+            for j, (slot, test) in enumerate(self._tests_of(spec)):
+                r = ctx[slot].row
+                m = self._masks.get((id(spec), j, r))
+                if m is None:
+                    if len(self._masks) >= POOL_LIMIT:
+                        self._masks.clear()
+                    m = self._masks[(id(spec), j, r)] = test(r)
+                mask = m if mask is None else mask & m
+            idx = spec.base[mask] if mask is not None else spec.base.view()
             idx.setflags(write=False)
+            self._pool_bytes += idx.nbytes
+            if self._pool_bytes > POOL_BYTES:
+                self._pools.clear()
+                self._pool_bytes = idx.nbytes
+            self._pools[key] = idx
         return idx
+
+    def _tests_of(self, spec: SlotSpec) -> list:
+        """Slot `spec`'s constraints as (slot referred to, its row -> mask over spec.base): the
+        filters of `candidates` one at a time (each is a test of one candidate row, so their
+        conjunction over the base is what `candidates` keeps, in the base's order)."""
+        tests = self._tests.get(id(spec))
+        if tests is not None:
+            return tests
+        v, base, lex = self.vocab, spec.base, self._lex_codes
+        tests = []
+        for slot, arg in spec.fills:
+            tests.append((slot, lambda r, arg=arg: v.satisfiers(r, arg)[base]))
+        for slot, arg in spec.fails:
+            tests.append((slot, lambda r, arg=arg: ~v.satisfiers(r, arg)[base]))
+        for arg, slot in spec.takes:
+            tests.append((slot, lambda r, arg=arg: v.accepted_by(r, arg, base)))
+        for arg, slot in spec.rejects:
+            tests.append((slot, lambda r, arg=arg: ~v.accepted_by(r, arg, base)))
+        for slot, cols in spec.same:
+            for c in cols:
+                tests.append((slot, lambda r, c=c: v.column(c)[base] == v.column(c)[r]))
+        for slot, cols in spec.differ:
+            tests.append((slot, lambda r, cols=cols: np.logical_or.reduce(
+                [v.column(c)[base] != v.column(c)[r] for c in cols] or [np.zeros(len(base), dtype=bool)])))
+        for slot in spec.distinct_from:
+            tests.append((slot, lambda r: lex[base] != lex[r]))
+        self._tests[id(spec)] = tests
+        return tests
 
     def _allows(self, spec: SlotSpec, row: int, ctx: dict[str, Filler]) -> bool:
         """Whether row `row` passes slot `spec`'s constraints against `ctx` (remembered like `pool`)."""
@@ -339,10 +384,23 @@ class Sampler:
         return self.render_good(good), self.render_bad(good, bad)
 
     def render_good(self, good: dict[str, Filler]) -> str:
-        return self.p.finish(self.p.good_template.render(good))
+        return self._sentence(self.p.good_template, good)
 
     def render_bad(self, good: dict[str, Filler], bad: dict[str, Filler]) -> str:
-        return self.p.finish(self.p.bad_template.render({**good, **bad}))
+        return self._sentence(self.p.bad_template, {**good, **bad})
+
+    def _sentence(self, template, values: dict[str, Filler]) -> str:
+        """The finished sentence of `template` filled with `values`; a Jinja2 template's (its render
+        is the costly part of a draw) remembered per fillers, which are all it can read."""
+        if self._plain:
+            return self.p.finish(template.render(values))
+        key = (id(template), *[(n, f.row, f.det, f.text, f.word) for n, f in values.items()])
+        text = self._sentences.get(key)
+        if text is None:
+            if len(self._sentences) >= POOL_LIMIT:
+                self._sentences.clear()
+            text = self._sentences[key] = self.p.finish(template.render(values))
+        return text
 
     def draw(self, k: int, will_change: bool = True) -> Pair | None:
         """Draw pair k (good fillers, then the first bad fillers). None when the draw dead-ends
