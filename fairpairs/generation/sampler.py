@@ -201,9 +201,8 @@ class Sampler:
             idx = spec.base[mask] if mask is not None else spec.base.view()
             idx.setflags(write=False)
             self._pool_bytes += idx.nbytes
-            if self._pool_bytes > POOL_BYTES:
-                self._pools.clear()
-                self._pool_bytes = idx.nbytes
+            if self._pool_bytes > POOL_BYTES or len(self._pools) >= POOL_LIMIT:
+                self._forget_pools()
             self._pools[key] = idx
         return idx
 
@@ -330,12 +329,20 @@ class Sampler:
         key = (name, g.row, g.det, g.word, *[(bad.get(r) or good[r]).row for r in self._refs_of(spec)])
         hit = self._bad_pools.get(key)
         if hit is None:
-            if len(self._bad_pools) >= POOL_LIMIT:
-                self._bad_pools.clear()
-            hit = self._bad_pools[key] = self._bad_candidates(name, spec, g, good, bad)
+            hit = self._bad_candidates(name, spec, g, good, bad)
             if not isinstance(hit, list):
                 hit.setflags(write=False)
+                self._pool_bytes += hit.nbytes
+            if self._pool_bytes > POOL_BYTES or len(self._bad_pools) >= POOL_LIMIT:
+                self._forget_pools()
+            self._bad_pools[key] = hit
         return hit
+
+    def _forget_pools(self) -> None:
+        """Drop the remembered pools (they are computed again when asked for): a bound on memory."""
+        self._pools.clear()
+        self._bad_pools.clear()
+        self._pool_bytes = 0
 
     def _bad_candidates(self, name: str, spec: SlotSpec, g: Filler, good: dict[str, Filler],
                         bad: dict[str, Filler]) -> np.ndarray | list[str]:
