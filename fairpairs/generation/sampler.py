@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 import numpy as np
+from numpy.random.bit_generator import ISeedSequence
 
 from fairpairs.generation.grammar import Paradigm
 from fairpairs.generation.slots import PlainTemplate, SlotSpec
@@ -21,8 +22,8 @@ from fairpairs.generation.vocab import Vocabulary
 
 
 MEMO_LIMIT = 20000     # draws remembered per sampler
-POOL_LIMIT = 50000     # candidate pools remembered per sampler (then forgotten and computed again)
-POOL_BYTES = 16 << 20  # ... and at most this many bytes of them
+POOL_LIMIT = 20000     # candidate pools remembered per sampler (then forgotten and computed again)
+POOL_BYTES = 4 << 20   # ... and at most this many bytes of them
 
 
 class Filler:
@@ -74,16 +75,77 @@ def _copy_rng(rng: np.random.Generator | None) -> np.random.Generator | None:
 
 
 def _rng_from_state(kind, state: dict) -> np.random.Generator:
-    """A generator of bit generator `kind` in `state` (seeded from a ready SeedSequence, whose
-    making is most of a seeding's cost, then set: the seed does not matter)."""
-    fresh = kind(_seed0())
+    """A generator of bit generator `kind` in `state` (made from ready seed words, skipping
+    a SeedSequence's cost, then set: the seed does not matter)."""
+    fresh = kind(_Ready(np.zeros(4, dtype=np.uint64), None)) if kind is np.random.PCG64 else kind(0)
     fresh.state = state
     return np.random.Generator(fresh)
 
 
+# ---------------------------------------------------------------------------- seeding in bulk
+# np.random.default_rng([seed, uid, k]) is PCG64(SeedSequence([seed, uid, k])); making a
+# SeedSequence costs several times the draw it seeds. `_seed_words` computes what SeedSequence's
+# generate_state(4, uint64) gives for many entropies at once (NumPy's documented algorithm:
+# hashmix/mix over a pool of 4 words, then the output hash); tests check it against NumPy.
+_INIT_A, _MULT_A, _INIT_B, _MULT_B = 0x43B0D7E5, 0x931E8875, 0x8B51F9DD, 0x58F38DED
+_MIX_L, _MIX_R, _M32 = 0xCA01F9DD, 0x4973F715, 0xFFFFFFFF
+SEED_BLOCK = 256        # draws whose seed words are computed together
+
+
+def _hash_consts(n: int, init: int, mult: int) -> list[tuple[int, int]]:
+    """(constant xor-ed in, constant multiplied by) of the first n hash steps."""
+    out, h = [], init
+    for _ in range(n):
+        nxt = (h * mult) & _M32
+        out.append((h, nxt))
+        h = nxt
+    return out
+
+
 @lru_cache(maxsize=1)
-def _seed0() -> np.random.SeedSequence:
-    return np.random.SeedSequence(0)
+def _constants() -> tuple[list, list]:
+    return _hash_consts(16, _INIT_A, _MULT_A), _hash_consts(8, _INIT_B, _MULT_B)
+
+
+def _seed_words(entropy: np.ndarray) -> np.ndarray:
+    """(n, 3) uint32 entropies -> (n, 4) uint64: SeedSequence(e).generate_state(4, np.uint64) per row."""
+    a, b = _constants()
+    e = np.asarray(entropy, dtype=np.uint32).T
+    sh = np.uint32(16)
+
+    def hashmix(value, i):
+        value = (value ^ np.uint32(a[i][0])) * np.uint32(a[i][1])
+        return value ^ (value >> sh)
+
+    def mix(x, y):
+        r = np.uint32(_MIX_L) * x - np.uint32(_MIX_R) * y
+        return r ^ (r >> sh)
+
+    pool = [hashmix(e[i] if i < len(e) else np.zeros(e.shape[1], dtype=np.uint32), i) for i in range(4)]
+    c = 4
+    for src in range(4):
+        for dst in range(4):
+            if src != dst:
+                pool[dst] = mix(pool[dst], hashmix(pool[src], c))
+                c += 1
+    out = np.empty((e.shape[1], 8), dtype=np.uint32)
+    for i in range(8):
+        v = (pool[i % 4] ^ np.uint32(b[i][0])) * np.uint32(b[i][1])
+        out[:, i] = v ^ (v >> sh)
+    return out.view("<u8")
+
+
+class _Ready(ISeedSequence):
+    """A seed sequence whose generate_state(4, uint64) is already known (`_seed_words`); any other
+    request is answered by a real SeedSequence of the entropy."""
+
+    def __init__(self, words: np.ndarray, entropy: list[int] | None):
+        self.words, self.entropy = words, entropy
+
+    def generate_state(self, n_words, dtype=np.uint32):
+        if n_words == 4 and np.dtype(dtype) == np.uint64:
+            return self.words.copy()
+        return np.random.SeedSequence(self.entropy).generate_state(n_words, dtype)
 
 
 class _Drawn:
@@ -154,6 +216,7 @@ class Sampler:
         self.redrawable = any(spec.form is None for spec in paradigm.critical.values())
         self.dead_ends: dict[str, int] = {}
         self._memo: dict[int, Pair | _Drawn | None] = {}
+        self._seed_blocks: dict[int, np.ndarray] = {}
         # critical slots a plain template names (a Jinja2 template may leave some unrendered)
         self._plain = isinstance(paradigm.good_template, PlainTemplate)
         self._named = [n for n in paradigm.critical
@@ -175,7 +238,20 @@ class Sampler:
         self._bad_pools: dict[tuple, np.ndarray | list[str]] = {}
 
     def rng(self, k: int) -> np.random.Generator:
-        return np.random.default_rng([self.seed, self._uid_seed, int(k)])
+        """Draw k's stream: np.random.default_rng([seed, uid seed, k]), seeded in blocks of draws."""
+        k = int(k)
+        if not (0 <= self.seed <= _M32 and 0 <= k <= _M32):     # (one 32-bit word each, as computed)
+            return np.random.default_rng([self.seed, self._uid_seed, k])
+        block = self._seed_blocks.get(k // SEED_BLOCK)
+        if block is None:
+            if len(self._seed_blocks) >= 1024:
+                self._seed_blocks.clear()
+            first = k - k % SEED_BLOCK
+            ks = np.arange(first, min(first + SEED_BLOCK, _M32 + 1), dtype=np.int64)
+            block = self._seed_blocks[k // SEED_BLOCK] = _seed_words(
+                np.stack([np.full(len(ks), self.seed), np.full(len(ks), self._uid_seed), ks], axis=1))
+        return np.random.Generator(np.random.PCG64(_Ready(block[k % SEED_BLOCK],
+                                                          [self.seed, self._uid_seed, k])))
 
     # ------------------------------------------------------------------ candidate filtering
     def _refs_of(self, spec: SlotSpec) -> tuple[str, ...]:
