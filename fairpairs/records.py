@@ -74,6 +74,16 @@ class PairRecord:
                 row[name] = _copy(value)
         return row
 
+    @classmethod
+    def of_values(cls, *values) -> "PairRecord":
+        """A record from its field values in PAIR_FIELDS order, all given (the generator's constructor:
+        it makes them by the hundred thousand; the same object as keyword construction gives)."""
+        if len(values) != len(PAIR_FIELDS):
+            raise TypeError(f"PairRecord.of_values() takes {len(PAIR_FIELDS)} values, got {len(values)}")
+        rec = object.__new__(cls)
+        rec.__dict__.update(zip(PAIR_FIELDS, values))
+        return rec
+
     def to_json(self) -> str:
         """The line `fairpairs generate` writes for this pair (without the newline)."""
         return row_json(self.to_dict())

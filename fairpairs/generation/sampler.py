@@ -176,7 +176,7 @@ def words(sentence: str) -> list[str]:
 
 def lexically_identical(good: str, bad: str) -> bool:
     """Same multiset of words (case-insensitive): BLiMP's notion, computed rather than declared."""
-    return sorted(words(good)) == sorted(words(bad))
+    return sorted(map(str.lower, _WORD.findall(good))) == sorted(map(str.lower, _WORD.findall(bad)))
 
 
 def uid_seed(uid: str) -> int:
@@ -639,21 +639,21 @@ class Sampler:
         control did to it (records.CONTROL_STATES)."""
         p = self.p
         shown = self.shown_critical(pair)
-        return PairRecord(
-            sentence_good=pair.sentence_good,
-            sentence_bad=pair.sentence_bad,
-            field=p.field,
-            linguistics_term=p.linguistics_term,
-            uid=p.uid,
-            pair_id=str(pair_id),
-            lexically_identical=lexically_identical(pair.sentence_good, pair.sentence_bad),
-            critical_good={n: pair.good[n].word for n in shown},
-            critical_bad={n: pair.bad[n].word for n in shown},
-            token_lengths={m: {"good": g, "bad": b} for m, (g, b) in lengths.items()},
-            redraws=pair.redraws,
-            draw=pair.k,
-            control=control,
-            fillers=self.fillers(pair),
+        return PairRecord.of_values(   # (in records.PAIR_FIELDS order)
+            pair.sentence_good,
+            pair.sentence_bad,
+            p.field,
+            p.linguistics_term,
+            p.uid,
+            str(pair_id),
+            lexically_identical(pair.sentence_good, pair.sentence_bad),
+            {n: pair.good[n].word for n in shown},
+            {n: pair.bad[n].word for n in shown},
+            {m: {"good": g, "bad": b} for m, (g, b) in lengths.items()},
+            pair.redraws,
+            pair.k,
+            control,
+            self.fillers(pair),
         )
 
     def row(self, pair: Pair, lengths: dict[str, tuple[int, int]], pair_id: int, control: str = "none") -> dict:
