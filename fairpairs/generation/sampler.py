@@ -10,12 +10,11 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 import numpy as np
-from numpy.random.bit_generator import ISeedSequence
 
 from fairpairs.generation.grammar import Paradigm
+from fairpairs.generation.seeding import WORD, copy_stream, from_state, seed_words, stream
 from fairpairs.generation.slots import PlainTemplate, SlotSpec
 from fairpairs.records import PairRecord
 from fairpairs.generation.vocab import Vocabulary
@@ -24,6 +23,7 @@ from fairpairs.generation.vocab import Vocabulary
 MEMO_LIMIT = 20000     # draws remembered per sampler
 POOL_LIMIT = 20000     # candidate pools remembered per sampler (then forgotten and computed again)
 POOL_BYTES = 4 << 20   # ... and at most this many bytes of them
+SEED_BLOCK = 256       # draws whose streams' seed words are computed together (fairpairs.generation.seeding)
 
 
 class Filler:
@@ -62,90 +62,8 @@ class Pair:
         """An independent copy (fillers are immutable; the random stream is copied in its state)."""
         return Pair(k=self.k, good=dict(self.good), bad=dict(self.bad), sentence_good=self.sentence_good,
                     sentence_bad=self.sentence_bad, redraws=self.redraws, renewed=self.renewed,
-                    rng=_copy_rng(self.rng))
+                    rng=copy_stream(self.rng))
     rng: np.random.Generator | None = field(default=None, repr=False)
-
-
-def _copy_rng(rng: np.random.Generator | None) -> np.random.Generator | None:
-    """The same stream in its current state (a third of copy.deepcopy's time; pairs are copied often)."""
-    if rng is None:
-        return None
-    bg = rng.bit_generator
-    return _rng_from_state(type(bg), bg.state)
-
-
-def _rng_from_state(kind, state: dict) -> np.random.Generator:
-    """A generator of bit generator `kind` in `state` (made from ready seed words, skipping
-    a SeedSequence's cost, then set: the seed does not matter)."""
-    fresh = kind(_Ready(np.zeros(4, dtype=np.uint64), None)) if kind is np.random.PCG64 else kind(0)
-    fresh.state = state
-    return np.random.Generator(fresh)
-
-
-# ---------------------------------------------------------------------------- seeding in bulk
-# np.random.default_rng([seed, uid, k]) is PCG64(SeedSequence([seed, uid, k])); making a
-# SeedSequence costs several times the draw it seeds. `_seed_words` computes what SeedSequence's
-# generate_state(4, uint64) gives for many entropies at once (NumPy's documented algorithm:
-# hashmix/mix over a pool of 4 words, then the output hash); tests check it against NumPy.
-_INIT_A, _MULT_A, _INIT_B, _MULT_B = 0x43B0D7E5, 0x931E8875, 0x8B51F9DD, 0x58F38DED
-_MIX_L, _MIX_R, _M32 = 0xCA01F9DD, 0x4973F715, 0xFFFFFFFF
-SEED_BLOCK = 256        # draws whose seed words are computed together
-
-
-def _hash_consts(n: int, init: int, mult: int) -> list[tuple[int, int]]:
-    """(constant xor-ed in, constant multiplied by) of the first n hash steps."""
-    out, h = [], init
-    for _ in range(n):
-        nxt = (h * mult) & _M32
-        out.append((h, nxt))
-        h = nxt
-    return out
-
-
-@lru_cache(maxsize=1)
-def _constants() -> tuple[list, list]:
-    return _hash_consts(16, _INIT_A, _MULT_A), _hash_consts(8, _INIT_B, _MULT_B)
-
-
-def _seed_words(entropy: np.ndarray) -> np.ndarray:
-    """(n, 3) uint32 entropies -> (n, 4) uint64: SeedSequence(e).generate_state(4, np.uint64) per row."""
-    a, b = _constants()
-    e = np.asarray(entropy, dtype=np.uint32).T
-    sh = np.uint32(16)
-
-    def hashmix(value, i):
-        value = (value ^ np.uint32(a[i][0])) * np.uint32(a[i][1])
-        return value ^ (value >> sh)
-
-    def mix(x, y):
-        r = np.uint32(_MIX_L) * x - np.uint32(_MIX_R) * y
-        return r ^ (r >> sh)
-
-    pool = [hashmix(e[i] if i < len(e) else np.zeros(e.shape[1], dtype=np.uint32), i) for i in range(4)]
-    c = 4
-    for src in range(4):
-        for dst in range(4):
-            if src != dst:
-                pool[dst] = mix(pool[dst], hashmix(pool[src], c))
-                c += 1
-    out = np.empty((e.shape[1], 8), dtype=np.uint32)
-    for i in range(8):
-        v = (pool[i % 4] ^ np.uint32(b[i][0])) * np.uint32(b[i][1])
-        out[:, i] = v ^ (v >> sh)
-    return out.view("<u8")
-
-
-class _Ready(ISeedSequence):
-    """A seed sequence whose generate_state(4, uint64) is already known (`_seed_words`); any other
-    request is answered by a real SeedSequence of the entropy."""
-
-    def __init__(self, words: np.ndarray, entropy: list[int] | None):
-        self.words, self.entropy = words, entropy
-
-    def generate_state(self, n_words, dtype=np.uint32):
-        if n_words == 4 and np.dtype(dtype) == np.uint64:
-            return self.words.copy()
-        return np.random.SeedSequence(self.entropy).generate_state(n_words, dtype)
 
 
 class _Drawn:
@@ -164,7 +82,7 @@ class _Drawn:
     def pair(self) -> Pair:
         return Pair(k=self.k, good=dict(self.good), bad=dict(self.bad), sentence_good=self.sentence_good,
                     sentence_bad=self.sentence_bad, redraws=self.redraws, renewed=self.renewed,
-                    rng=_rng_from_state(self.kind, self.state) if self.kind is not None else None)
+                    rng=from_state(self.kind, self.state) if self.kind is not None else None)
 
 
 _WORD = re.compile(r"[\w']+")
@@ -240,18 +158,18 @@ class Sampler:
     def rng(self, k: int) -> np.random.Generator:
         """Draw k's stream: np.random.default_rng([seed, uid seed, k]), seeded in blocks of draws."""
         k = int(k)
-        if not (0 <= self.seed <= _M32 and 0 <= k <= _M32):     # (one 32-bit word each, as computed)
-            return np.random.default_rng([self.seed, self._uid_seed, k])
+        entropy = [self.seed, self._uid_seed, k]
+        if not (0 <= self.seed <= WORD and 0 <= k <= WORD):     # (one 32-bit word each, as seed_words takes)
+            return np.random.default_rng(entropy)
         block = self._seed_blocks.get(k // SEED_BLOCK)
         if block is None:
             if len(self._seed_blocks) >= 1024:
                 self._seed_blocks.clear()
             first = k - k % SEED_BLOCK
-            ks = np.arange(first, min(first + SEED_BLOCK, _M32 + 1), dtype=np.int64)
-            block = self._seed_blocks[k // SEED_BLOCK] = _seed_words(
+            ks = np.arange(first, min(first + SEED_BLOCK, WORD + 1), dtype=np.int64)
+            block = self._seed_blocks[k // SEED_BLOCK] = seed_words(
                 np.stack([np.full(len(ks), self.seed), np.full(len(ks), self._uid_seed), ks], axis=1))
-        return np.random.Generator(np.random.PCG64(_Ready(block[k % SEED_BLOCK],
-                                                          [self.seed, self._uid_seed, k])))
+        return stream(block[k % SEED_BLOCK], entropy)
 
     # ------------------------------------------------------------------ candidate filtering
     def _refs_of(self, spec: SlotSpec) -> tuple[str, ...]:
