@@ -192,12 +192,7 @@ class Sampler:
                         self._masks.clear()
                     m = self._masks[(id(spec), j, r)] = test(r)
                 mask = m if mask is None else mask & m
-            idx = spec.base[mask] if mask is not None else spec.base.view()
-            idx.setflags(write=False)
-            self._pool_bytes += idx.nbytes
-            if self._pool_bytes > POOL_BYTES or len(self._pools) >= POOL_LIMIT:
-                self._forget_pools()
-            self._pools[key] = idx
+            idx = self._remember(self._pools, key, spec.base[mask] if mask is not None else spec.base.view())
         return idx
 
     def _tests_of(self, spec: SlotSpec) -> list:
@@ -323,14 +318,18 @@ class Sampler:
         key = (name, g.row, g.det, g.word, *[(bad.get(r) or good[r]).row for r in self._refs_of(spec)])
         hit = self._bad_pools.get(key)
         if hit is None:
-            hit = self._bad_candidates(name, spec, g, good, bad)
-            if not isinstance(hit, list):
-                hit.setflags(write=False)
-                self._pool_bytes += hit.nbytes
-            if self._pool_bytes > POOL_BYTES or len(self._bad_pools) >= POOL_LIMIT:
-                self._forget_pools()
-            self._bad_pools[key] = hit
+            hit = self._remember(self._bad_pools, key, self._bad_candidates(name, spec, g, good, bad))
         return hit
+
+    def _remember(self, store: dict, key: tuple, pool):
+        """Keep a pool in `store` (pools and bad candidates: read-only arrays or lists), within the bounds."""
+        if isinstance(pool, np.ndarray):
+            pool.setflags(write=False)
+            self._pool_bytes += pool.nbytes
+        if self._pool_bytes > POOL_BYTES or len(store) >= POOL_LIMIT:
+            self._forget_pools()
+        store[key] = pool
+        return pool
 
     def _forget_pools(self) -> None:
         """Drop the remembered pools (they are computed again when asked for): a bound on memory."""
