@@ -316,3 +316,67 @@ def test_shown_critical_cannot_go_stale():
     a.bad.clear()
     a.bad.update(b.bad)                          # same dicts (same ids), the other branch's fillers
     assert tuple(s.shown_critical(a)) == second
+
+
+# ------------------------------------------------------------------ work done once, same results
+def test_draw_streams_are_numpys_default_rng():
+    """Draw k's stream, seeded in blocks from SeedSequence words computed in bulk, is
+    np.random.default_rng([seed, uid seed, k]) exactly - also at the 32-bit edges, past them
+    (the plain path) and across block boundaries."""
+    from fairpairs.generation.sampler import uid_seed
+
+    p = paradigm("causative")
+    for seed in (0, 7, 2**32 - 1, 2**32):
+        s = Sampler(p, default_vocabulary(), seed=seed)
+        for k in [0, 1, 255, 256, 257, 4099, 2**32 - 1, 2**32]:
+            ours, numpy_own = s.rng(k), np.random.default_rng([seed, uid_seed(p.uid), k])
+            assert ours.bit_generator.state == numpy_own.bit_generator.state, (seed, k)
+            assert ours.integers(1 << 30, size=8).tolist() == numpy_own.integers(1 << 30, size=8).tolist()
+
+
+@pytest.mark.parametrize("uid", ["transitive", "distractor_agreement_relative_clause", "principle_A_domain_3",
+                                 "determiner_noun_agreement_irregular_1", "ellipsis_n_bar_2"])
+def test_remembered_pools_equal_filtering_afresh(uid):
+    """A slot's remembered pool (its constraints' masks, each remembered per row) and a critical
+    slot's remembered bad candidates are what filtering the slot's base afresh gives, in order,
+    for the contexts of real draws."""
+    p = paradigm(uid)
+    vocab = default_vocabulary()
+    s = Sampler(p, vocab, seed=3)
+    checked = 0
+    for k in range(30):
+        pair = s.draw(k)
+        if pair is None:
+            continue
+        afresh = Sampler(p, vocab, seed=3)      # nothing remembered (one question per slot)
+        for name in p.order:
+            spec = p.slots[name]
+            if spec.text:
+                continue
+            assert s.pool(spec, pair.good).tolist() == afresh.candidates(spec, spec.base, pair.good).tolist(), \
+                (uid, k, name)
+            checked += 1
+        for name in p.critical:
+            others = {n: f for n, f in pair.bad.items() if n != name}
+            remembered = s.bad_candidates(name, pair.good, others)
+            assert list(remembered) == list(afresh.bad_candidates(name, pair.good, others)), (uid, k, name)
+    assert checked > 25
+
+
+def test_finishing_a_sentence_matches_the_two_substitutions():
+    """finish_sentence's shortcut for tidy text gives what the two regex passes give (a naive copy
+    of them here), on tidy and untidy texts."""
+    import re
+
+    from fairpairs.generation.templates import finish_sentence
+
+    def naive(text):
+        text = re.sub(r"\s+([.,?!;:])", r"\1", re.sub(r"\s+", " ", text).strip())
+        return text[:1].upper() + text[1:]
+
+    rng = np.random.default_rng(0)
+    alphabet = list("ab .,?!;:'") + ["  ", "\t", "\n", "\u00a0", "é"]
+    texts = ["the cat sat .", " the cat sat.", "who  left ?", "a\tb", "ok", "", " ", "x ,y"]
+    texts += ["".join(rng.choice(alphabet, size=int(rng.integers(0, 12)))) for _ in range(3000)]
+    for t in texts:
+        assert finish_sentence(t) == naive(t), repr(t)

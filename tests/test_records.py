@@ -126,3 +126,20 @@ def test_the_pooled_account_sums_the_counts_and_derives_the_rates_by_hand():
     assert (tot.kept, tot.kept_as_drawn, tot.kept_redrawn, tot.replaced, tot.dropped) == (16, 11, 1, 4, 4)
     assert tot.yield_ == round(12 / 20, 4) and tot.retention == round(12 / 16, 4)      # own context / drawn, / kept
     assert tot.draws_per_kept == round((30 + 6) / 16, 3)
+
+
+def test_a_record_from_values_is_the_record_from_keywords():
+    """PairRecord.of_values (the generator's constructor) makes the record keyword construction
+    makes: equal, same row, same hash; a wrong number of values is an error."""
+    from fairpairs.records import PAIR_FIELDS, PairRecord
+
+    kw = dict(sentence_good="The dog barks.", sentence_bad="The dog bark.", field="morphology",
+              linguistics_term="agreement", uid="x", pair_id="3", lexically_identical=False,
+              critical_good={"v": "barks"}, critical_bad={"v": "bark"},
+              token_lengths={"gpt2": {"good": 4, "bad": 4}}, redraws=1, draw=7, control="as_drawn",
+              fillers={"v": "barks", "n": "dog", "n.det": "the"})
+    a, b = PairRecord(**kw), PairRecord.of_values(*(kw[n] for n in PAIR_FIELDS))
+    assert a == b and repr(a) == repr(b) and a.to_dict() == b.to_dict()
+    assert list(b.to_dict()) == list(PAIR_FIELDS)
+    with pytest.raises(TypeError):
+        PairRecord.of_values("only one")

@@ -74,12 +74,18 @@ def pair_measures(rows: list[Mapping], language: str = "en", vocab_slots: set[st
     its sentences)."""
     zg, zb, dz, nw, nc = [], [], [], [], []
     distinct: Counter = Counter()   # word -> pairs it occurs in (its keys are the distinct words)
+    known: dict[tuple, tuple] = {}   # the same critical words measure the same (most pairs repeat some)
     for row in rows:
         good, bad, slots = _critical(row)
-        zg.append(_mean_of(zipf(str(w), language) for w in good))
-        zb.append(_mean_of(zipf(str(w), language) for w in bad))
-        d = [abs(zipf(g, language) - zipf(b, language)) for g, b in slots]
-        dz.append(max(d) if d else math.nan)
+        key = (tuple(map(str, good)), tuple(map(str, bad)), tuple(slots))
+        hit = known.get(key)
+        if hit is None:
+            d = [abs(zipf(g, language) - zipf(b, language)) for g, b in slots]
+            hit = known[key] = (_mean_of(zipf(str(w), language) for w in good),
+                                _mean_of(zipf(str(w), language) for w in bad), max(d) if d else math.nan)
+        zg.append(hit[0])
+        zb.append(hit[1])
+        dz.append(hit[2])
         sentence = row["sentence_good"]
         nw.append(len(_WORD.findall(sentence)))
         nc.append(len(sentence))

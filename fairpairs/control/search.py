@@ -441,7 +441,7 @@ class Searcher:
             # the others are skipped (a saving, not a rule: the first success is taken either way)
             ctx = self._good_context(frame, name)
             if ctx is not None and len(self.meters):
-                classes = np.unique(self.row_lengths(*ctx, order), axis=1, return_inverse=True)[1].ravel().tolist()
+                classes = _classes(self.row_lengths(*ctx, order))
             else:
                 classes = list(range(len(order)))
             failed: set[int] = set()
@@ -471,6 +471,17 @@ class Searcher:
         z = self.context_zipf(q)
         dist = 0.0 if np.isnan(z0) or np.isnan(z) else abs(z - z0)
         return tier, dist
+
+
+def _classes(lengths: np.ndarray) -> list[int]:
+    """A class number per column of `lengths` (tokenizers x words), equal where the columns are equal
+    (what np.unique(axis=1)'s inverse gives, a column at a time: a tenth of its cost)."""
+    code = np.zeros(lengths.shape[1], dtype=np.int64)
+    for row in lengths:
+        low = int(row.min()) if len(row) else 0
+        code = np.unique(code * (int(row.max()) - low + 1 if len(row) else 1) + (row - low),
+                         return_inverse=True)[1].ravel()
+    return code.tolist()
 
 
 def _moved(p) -> list[str]:

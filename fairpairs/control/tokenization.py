@@ -234,7 +234,8 @@ class LengthMeter:
         return [cache[t] for t in texts]
 
     def length(self, text: str) -> int:
-        return self.lengths([text])[0]
+        n = self._cache.get(text)
+        return n if n is not None else self.lengths([text])[0]
 
     def file_hashes(self) -> dict[str, str]:
         """sha256 of the tokenizer files (for the manifest)."""

@@ -14,12 +14,16 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from fairpairs.generation.grammar import Paradigm
+from fairpairs.generation.seeding import WORD, copy_stream, from_state, seed_words, stream
 from fairpairs.generation.slots import PlainTemplate, SlotSpec
 from fairpairs.records import PairRecord
 from fairpairs.generation.vocab import Vocabulary
 
 
 MEMO_LIMIT = 20000     # draws remembered per sampler
+POOL_LIMIT = 20000     # candidate pools remembered per sampler (then forgotten and computed again)
+POOL_BYTES = 4 << 20   # ... and at most this many bytes of them
+SEED_BLOCK = 256       # draws whose streams' seed words are computed together (fairpairs.generation.seeding)
 
 
 class Filler:
@@ -58,18 +62,27 @@ class Pair:
         """An independent copy (fillers are immutable; the random stream is copied in its state)."""
         return Pair(k=self.k, good=dict(self.good), bad=dict(self.bad), sentence_good=self.sentence_good,
                     sentence_bad=self.sentence_bad, redraws=self.redraws, renewed=self.renewed,
-                    rng=_copy_rng(self.rng))
+                    rng=copy_stream(self.rng))
     rng: np.random.Generator | None = field(default=None, repr=False)
 
 
-def _copy_rng(rng: np.random.Generator | None) -> np.random.Generator | None:
-    """The same stream in its current state (a third of copy.deepcopy's time; pairs are copied often)."""
-    if rng is None:
-        return None
-    bg = rng.bit_generator
-    fresh = type(bg)(0)
-    fresh.state = bg.state
-    return np.random.Generator(fresh)
+class _Drawn:
+    """A remembered draw that callers will change: its parts and its stream's state (a snapshot is a
+    tenth of a copied generator's cost; most remembered draws are never asked for again)."""
+
+    __slots__ = ("k", "good", "bad", "sentence_good", "sentence_bad", "redraws", "renewed", "kind", "state")
+
+    def __init__(self, p: Pair):
+        self.k, self.good, self.bad = p.k, dict(p.good), dict(p.bad)
+        self.sentence_good, self.sentence_bad, self.redraws, self.renewed = (p.sentence_good, p.sentence_bad,
+                                                                             p.redraws, p.renewed)
+        bg = p.rng.bit_generator if p.rng is not None else None
+        self.kind, self.state = (type(bg), bg.state) if bg is not None else (None, None)
+
+    def pair(self) -> Pair:
+        return Pair(k=self.k, good=dict(self.good), bad=dict(self.bad), sentence_good=self.sentence_good,
+                    sentence_bad=self.sentence_bad, redraws=self.redraws, renewed=self.renewed,
+                    rng=from_state(self.kind, self.state) if self.kind is not None else None)
 
 
 _WORD = re.compile(r"[\w']+")
@@ -81,7 +94,7 @@ def words(sentence: str) -> list[str]:
 
 def lexically_identical(good: str, bad: str) -> bool:
     """Same multiset of words (case-insensitive): BLiMP's notion, computed rather than declared."""
-    return sorted(words(good)) == sorted(words(bad))
+    return sorted(map(str.lower, _WORD.findall(good))) == sorted(map(str.lower, _WORD.findall(bad)))
 
 
 def uid_seed(uid: str) -> int:
@@ -120,7 +133,8 @@ class Sampler:
         # can a redraw of the bad sentence ever change it? (not for reorderings or derived forms)
         self.redrawable = any(spec.form is None for spec in paradigm.critical.values())
         self.dead_ends: dict[str, int] = {}
-        self._memo: dict[int, Pair | None] = {}
+        self._memo: dict[int, Pair | _Drawn | None] = {}
+        self._seed_blocks: dict[int, np.ndarray] = {}
         # critical slots a plain template names (a Jinja2 template may leave some unrendered)
         self._plain = isinstance(paradigm.good_template, PlainTemplate)
         self._named = [n for n in paradigm.critical
@@ -129,12 +143,99 @@ class Sampler:
         self._branch_slots = None if self._plain else _branch_slots(paradigm)
         self._shown: dict[tuple, set[str]] = {}
         self._shown_critical: dict[tuple, list[str]] = {}
+        # candidate pools, compiled once per context: a slot's pool depends only on the rows of the
+        # slots its constraints refer to (`candidates`), a determiner's on its noun's row
+        self._refs: dict[int, tuple[str, ...]] = {}
+        self._pools: dict[tuple, np.ndarray] = {}
+        self._pool_bytes = 0
+        self._dets: dict[tuple, np.ndarray] = {}
+        self._allowed: dict[tuple, bool] = {}
+        self._tests: dict[int, list] = {}
+        self._sentences: dict[tuple, str] = {}
+        self._masks: dict[tuple, np.ndarray] = {}
+        self._bad_pools: dict[tuple, np.ndarray | list[str]] = {}
 
     def rng(self, k: int) -> np.random.Generator:
-        return np.random.default_rng([self.seed, self._uid_seed, int(k)])
+        """Draw k's stream: np.random.default_rng([seed, uid seed, k]), seeded in blocks of draws."""
+        k = int(k)
+        entropy = [self.seed, self._uid_seed, k]
+        if not (0 <= self.seed <= WORD and 0 <= k <= WORD):     # (one 32-bit word each, as seed_words takes)
+            return np.random.default_rng(entropy)
+        block = self._seed_blocks.get(k // SEED_BLOCK)
+        if block is None:
+            if len(self._seed_blocks) >= 1024:
+                self._seed_blocks.clear()
+            first = k - k % SEED_BLOCK
+            ks = np.arange(first, min(first + SEED_BLOCK, WORD + 1), dtype=np.int64)
+            block = self._seed_blocks[k // SEED_BLOCK] = seed_words(
+                np.stack([np.full(len(ks), self.seed), np.full(len(ks), self._uid_seed), ks], axis=1))
+        return stream(block[k % SEED_BLOCK], entropy)
 
     # ------------------------------------------------------------------ candidate filtering
+    def _refs_of(self, spec: SlotSpec) -> tuple[str, ...]:
+        refs = self._refs.get(id(spec))
+        if refs is None:
+            refs = self._refs[id(spec)] = tuple(sorted(spec.references()))
+        return refs
+
+    def pool(self, spec: SlotSpec, ctx: dict[str, Filler]) -> np.ndarray:
+        """`candidates(spec, spec.base, ctx)`, remembered per rows of the slots it refers to (read-only)."""
+        key = (id(spec), *[ctx[r].row for r in self._refs_of(spec)])
+        idx = self._pools.get(key)
+        if idx is None:
+            mask = None
+            for j, (slot, test) in enumerate(self._tests_of(spec)):
+                r = ctx[slot].row
+                m = self._masks.get((id(spec), j, r))
+                if m is None:
+                    if len(self._masks) >= POOL_LIMIT:
+                        self._masks.clear()
+                    m = self._masks[(id(spec), j, r)] = test(r)
+                mask = m if mask is None else mask & m
+            idx = self._remember(self._pools, key, spec.base[mask] if mask is not None else spec.base.view())
+        return idx
+
+    def _tests_of(self, spec: SlotSpec) -> list:
+        """Slot `spec`'s constraints as (slot referred to, its row -> mask over spec.base): the
+        filters of `candidates` one at a time (each is a test of one candidate row, so their
+        conjunction over the base is what `candidates` keeps, in the base's order)."""
+        tests = self._tests.get(id(spec))
+        if tests is not None:
+            return tests
+        v, base, lex = self.vocab, spec.base, self._lex_codes
+        tests = []
+        for slot, arg in spec.fills:
+            tests.append((slot, lambda r, arg=arg: v.satisfiers(r, arg)[base]))
+        for slot, arg in spec.fails:
+            tests.append((slot, lambda r, arg=arg: ~v.satisfiers(r, arg)[base]))
+        for arg, slot in spec.takes:
+            tests.append((slot, lambda r, arg=arg: v.accepted_by(r, arg, base)))
+        for arg, slot in spec.rejects:
+            tests.append((slot, lambda r, arg=arg: ~v.accepted_by(r, arg, base)))
+        for slot, cols in spec.same:
+            for c in cols:
+                tests.append((slot, lambda r, c=c: v.column(c)[base] == v.column(c)[r]))
+        for slot, cols in spec.differ:
+            tests.append((slot, lambda r, cols=cols: np.logical_or.reduce(
+                [v.column(c)[base] != v.column(c)[r] for c in cols] or [np.zeros(len(base), dtype=bool)])))
+        for slot in spec.distinct_from:
+            tests.append((slot, lambda r: lex[base] != lex[r]))
+        self._tests[id(spec)] = tests
+        return tests
+
+    def _allows(self, spec: SlotSpec, row: int, ctx: dict[str, Filler]) -> bool:
+        """Whether row `row` passes slot `spec`'s constraints against `ctx` (remembered like `pool`)."""
+        key = (id(spec), row, *[ctx[r].row for r in self._refs_of(spec)])
+        ok = self._allowed.get(key)
+        if ok is None:
+            if len(self._allowed) >= POOL_LIMIT:
+                self._allowed.clear()
+            ok = self._allowed[key] = bool(len(self.candidates(spec, np.array([row]), ctx)))
+        return ok
+
     def candidates(self, spec: SlotSpec, base: np.ndarray, ctx: dict[str, Filler]) -> np.ndarray:
+        """The rows of `base` that pass slot `spec`'s constraints against the fillers `ctx` (a
+        function of the rows of the slots it refers to alone)."""
         v = self.vocab
         idx = base
         for slot, arg in spec.fills:
@@ -170,7 +271,12 @@ class Sampler:
     def _det_for(self, spec: SlotSpec, row: int, rng: np.random.Generator) -> int | None:
         if spec.article_of is not None:   # the language's article: fixed by the noun (-1: none)
             return int(spec.article_of[row])
-        dets = spec.det_base[self.vocab.accepted_by(row, "arg_1", spec.det_base)]
+        key = (id(spec), row)
+        dets = self._dets.get(key)
+        if dets is None:
+            if len(self._dets) >= POOL_LIMIT:
+                self._dets.clear()
+            dets = self._dets[key] = spec.det_base[self.vocab.accepted_by(row, "arg_1", spec.det_base)]
         if not len(dets):
             return None
         return int(dets[rng.integers(len(dets))])
@@ -179,7 +285,7 @@ class Sampler:
         """A good filler for a slot: a literal, or a row (with its determiner) passing every constraint."""
         if spec.text:
             return Filler(None, -1, literal=spec.text[int(rng.integers(len(spec.text)))])
-        idx = self.candidates(spec, spec.base, ctx)
+        idx = self.pool(spec, ctx)
         if not len(idx):
             self.dead_ends[spec.key] = self.dead_ends.get(spec.key, 0) + 1
             return None
@@ -205,9 +311,34 @@ class Sampler:
 
     def bad_candidates(self, name: str, good: dict[str, Filler], bad: dict[str, Filler]) -> np.ndarray | list[str]:
         """Every allowed bad filler of critical slot `name` (rows, or strings for a literal), given
-        the good fillers and the bad fillers of the critical slots drawn before it."""
+        the good fillers and the bad fillers of the critical slots drawn before it. Remembered per
+        good filler and rows of the slots the constraints refer to (the result is read-only)."""
         spec = self.p.critical[name]
         g = good[name]
+        key = (name, g.row, g.det, g.word, *[(bad.get(r) or good[r]).row for r in self._refs_of(spec)])
+        hit = self._bad_pools.get(key)
+        if hit is None:
+            hit = self._remember(self._bad_pools, key, self._bad_candidates(name, spec, g, good, bad))
+        return hit
+
+    def _remember(self, store: dict, key: tuple, pool):
+        """Keep a pool in `store` (pools and bad candidates: read-only arrays or lists), within the bounds."""
+        if isinstance(pool, np.ndarray):
+            pool.setflags(write=False)
+            self._pool_bytes += pool.nbytes
+        if self._pool_bytes > POOL_BYTES or len(store) >= POOL_LIMIT:
+            self._forget_pools()
+        store[key] = pool
+        return pool
+
+    def _forget_pools(self) -> None:
+        """Drop the remembered pools (they are computed again when asked for): a bound on memory."""
+        self._pools.clear()
+        self._bad_pools.clear()
+        self._pool_bytes = 0
+
+    def _bad_candidates(self, name: str, spec: SlotSpec, g: Filler, good: dict[str, Filler],
+                        bad: dict[str, Filler]) -> np.ndarray | list[str]:
         if spec.text:
             return [w for w in spec.text if w != g.word]
         if spec.form == "other_number":
@@ -253,10 +384,23 @@ class Sampler:
         return self.render_good(good), self.render_bad(good, bad)
 
     def render_good(self, good: dict[str, Filler]) -> str:
-        return self.p.finish(self.p.good_template.render(good))
+        return self._sentence(self.p.good_template, good)
 
     def render_bad(self, good: dict[str, Filler], bad: dict[str, Filler]) -> str:
-        return self.p.finish(self.p.bad_template.render({**good, **bad}))
+        return self._sentence(self.p.bad_template, {**good, **bad})
+
+    def _sentence(self, template, values: dict[str, Filler]) -> str:
+        """The finished sentence of `template` filled with `values`; a Jinja2 template's (its render
+        is the costly part of a draw) remembered per fillers, which are all it can read."""
+        if self._plain:
+            return self.p.finish(template.render(values))
+        key = (id(template), *[(n, f.row, f.det, f.text, f.word) for n, f in values.items()])
+        text = self._sentences.get(key)
+        if text is None:
+            if len(self._sentences) >= POOL_LIMIT:
+                self._sentences.clear()
+            text = self._sentences[key] = self.p.finish(template.render(values))
+        return text
 
     def draw(self, k: int, will_change: bool = True) -> Pair | None:
         """Draw pair k (good fillers, then the first bad fillers). None when the draw dead-ends
@@ -265,10 +409,14 @@ class Sampler:
         (length control) gets its own copy, one that will not (the original set) may share it."""
         if k in self._memo:
             q = self._memo[k]
-            return None if q is None else q.copy() if will_change else q
+            if q is None:
+                return None
+            if isinstance(q, _Drawn):
+                return q.pair()
+            return q.copy() if will_change else q
         p = self.draw_from(k, self.rng(k))
         if len(self._memo) < MEMO_LIMIT:
-            self._memo[k] = p.copy() if p is not None and will_change else p
+            self._memo[k] = _Drawn(p) if p is not None and will_change else p
         return p
 
     def _with_bad(self, k: int, good: dict, rng: np.random.Generator) -> Pair | None:
@@ -292,8 +440,7 @@ class Sampler:
     def good_candidates(self, pair: Pair, name: str) -> np.ndarray:
         """The rows slot `name`'s good filler may take with every other good filler of the pair kept
         (the slot's own constraints against the slots it refers to)."""
-        spec = self.p.slots[name]
-        return self.candidates(spec, spec.base, pair.good)
+        return self.pool(self.p.slots[name], pair.good)
 
     def refill(self, pair: Pair, name: str, row: int) -> Pair | None:
         """The pair with slot `name`'s good filler changed to `row` and as much of its context kept
@@ -318,7 +465,7 @@ class Sampler:
             ospec = p.slots[other]
             if other == name or ospec.text or not (ospec.references() & changed):
                 continue
-            if not len(self.candidates(ospec, np.array([good[other].row]), good)):
+            if not self._allows(ospec, good[other].row, good):
                 f = self._fill(ospec, good, rng)   # no longer allowed: drawn anew (e.g. the same verb's -ing form)
                 if f is None:
                     return None
@@ -409,21 +556,21 @@ class Sampler:
         control did to it (records.CONTROL_STATES)."""
         p = self.p
         shown = self.shown_critical(pair)
-        return PairRecord(
-            sentence_good=pair.sentence_good,
-            sentence_bad=pair.sentence_bad,
-            field=p.field,
-            linguistics_term=p.linguistics_term,
-            uid=p.uid,
-            pair_id=str(pair_id),
-            lexically_identical=lexically_identical(pair.sentence_good, pair.sentence_bad),
-            critical_good={n: pair.good[n].word for n in shown},
-            critical_bad={n: pair.bad[n].word for n in shown},
-            token_lengths={m: {"good": g, "bad": b} for m, (g, b) in lengths.items()},
-            redraws=pair.redraws,
-            draw=pair.k,
-            control=control,
-            fillers=self.fillers(pair),
+        return PairRecord.of_values(   # (in records.PAIR_FIELDS order)
+            pair.sentence_good,
+            pair.sentence_bad,
+            p.field,
+            p.linguistics_term,
+            p.uid,
+            str(pair_id),
+            lexically_identical(pair.sentence_good, pair.sentence_bad),
+            {n: pair.good[n].word for n in shown},
+            {n: pair.bad[n].word for n in shown},
+            {m: {"good": g, "bad": b} for m, (g, b) in lengths.items()},
+            pair.redraws,
+            pair.k,
+            control,
+            self.fillers(pair),
         )
 
     def row(self, pair: Pair, lengths: dict[str, tuple[int, int]], pair_id: int, control: str = "none") -> dict:

@@ -34,7 +34,12 @@ _SPACES = re.compile(r"\s+")
 _SPACE_PUNCT = re.compile(r"\s+([.,?!;:])")
 
 
+_UNTIDY = re.compile(r"\s\s|[^\S ]|\s[.,?!;:]")    # what the two substitutions would change
+
+
 def finish_sentence(text: str) -> str:
     """Collapse spaces (empty fillers leave doubles), drop spaces before punctuation, capitalise."""
+    if _UNTIDY.search(text) is None:     # (most sentences: only single spaces, none before punctuation)
+        return cap_first(text.strip())
     text = _SPACE_PUNCT.sub(r"\1", _SPACES.sub(" ", text).strip())
     return cap_first(text)
