@@ -28,6 +28,8 @@ MODULES = {
     "en": "fairpairs.generation.languages.en",
     "fr": "fairpairs.generation.languages.fr",
     "de": "fairpairs.generation.languages.de",
+    "ru": "fairpairs.generation.languages.ru",
+    "he": "fairpairs.generation.languages.he",
 }
 ARTICLE_KINDS = ("definite", "indefinite")
 
