@@ -56,9 +56,10 @@ def _mapped() -> list[dict]:
     return out
 
 
-def _reason(exc: Exception) -> str:
-    msg = str(exc)
-    return msg.split(": ", 1)[1] if msg.startswith("tokenizers ") and ": " in msg else msg
+def _reason(exc: FairpairsError) -> str:
+    """Why a name does not resolve: the error's own `reason` field (the message without the
+    parameter and the name it starts with), or its whole message when it has no reason."""
+    return exc.reason if exc.reason is not None else str(exc)
 
 
 def _packaged() -> list[dict]:
@@ -124,8 +125,7 @@ def _presets() -> list[dict]:
                     reasons.setdefault("only from the Hub", []).append(n)
                     status = "missing" if status == "ok" else status
             except FairpairsError as exc:
-                reason = _reason(exc).replace(f"tokenizers {n}: ", "")
-                reasons.setdefault(reason, []).append(n)
+                reasons.setdefault(_reason(exc), []).append(n)
                 status = "missing" if isinstance(exc, NotFoundError) and status != "error" else "error"
         detail = "; ".join(f"{', '.join(ns)}: {r}" if len(ns) < len(names) else r for r, ns in reasons.items())
         out.append(_row(PRESET_PREFIX + key, "preset", ", ".join(names), status, detail))
