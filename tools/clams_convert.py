@@ -41,10 +41,10 @@ FR_ARTICLES = ("le", "la", "l'", "les", "du", "des", "de l'")
 DE_ARTICLES = ("der", "die", "das", "den", "dem")
 # Russian predicates: present verbs, the past ждал and predicative adjectives coordinate only with
 # their own kind ("автор говорит и старый", "автор читает и ждал" are not coordinations of two predicates)
-RU_KIND = {"ждал": "past", "старый": "adj", "маленький": "adj", "молодой": "adj", "большой": "adj",
-           "спал": "past", "молчал": "past", "работал": "past", "высокий": "adj", "добрый": "adj",
-           "умный": "adj", "весёлый": "adj"}
-RU_SCALES = {"старый": "age", "молодой": "age", "маленький": "size", "большой": "size", "высокий": "size"}
+RU_KIND = {**dict.fromkeys(("ждал", "был здесь", "спал", "молчал", "читал", "сидел", "смеялся"), "past"),
+           **dict.fromkeys(("старый", "маленький", "молодой", "большой", "умный", "весёлый", "богатый",
+                            "сильный", "известный", "хороший"), "adj")}
+RU_SCALES = {"старый": "age", "молодой": "age", "маленький": "size", "большой": "size"}
 LANG_NAMES = {"fr": "French", "de": "German", "ru": "Russian", "he": "Hebrew"}
 LANG_RULES = {"fr": ["elision", "contraction"], "de": ["contraction"], "ru": [], "he": ["prefixes"]}
 
@@ -139,8 +139,24 @@ EXTRA: dict[str, list[tuple]] = {
             ("reist jeden Sommer mit der Familie ans Meer", "reisen jeden Sommer mit der Familie ans Meer"))],
     ],
     "ru": [
-        # past verbs, so that CLAMS' ждал has a predicate of its kind to coordinate with
-        *[("VP", s, p, "") for s, p in (("спал", "спали"), ("молчал", "молчали"), ("работал", "работали"))],
+        # present verbs, predicative adjectives and past verbs (so that CLAMS' ждал has predicates of
+        # its kind to coordinate with) whose two numbers are equal under the preset, and long verb
+        # phrases: of CLAMS' predicates only маленький and молодой are equal under all four
+        *[("VP", s, p, "") for s, p in (
+            ("думает", "думают"), ("хороший", "хорошие"), ("был здесь", "были здесь"),
+            ("играет", "играют"), ("отдыхает", "отдыхают"), ("танцует", "танцуют"), ("поёт", "поют"),
+            ("спит", "спят"), ("молчит", "молчат"),
+            ("умный", "умные"), ("весёлый", "весёлые"), ("богатый", "богатые"), ("сильный", "сильные"),
+            ("известный", "известные"),
+            ("спал", "спали"), ("молчал", "молчали"), ("читал", "читали"), ("сидел", "сидели"),
+            ("смеялся", "смеялись"))],
+        ("V1", "видит", "видят", ""),
+        *[("LVP", s, p, "") for s, p in (
+            ("любит читать книги по вечерам", "любят читать книги по вечерам"),
+            ("играет в футбол по выходным", "играют в футбол по выходным"),
+            ("играет на пианино по вечерам", "играют на пианино по вечерам"),
+            ("любит гулять в парке", "любят гулять в парке"),
+            ("любит смотреть старые фильмы", "любят смотреть старые фильмы"))],
     ],
     "he": [],
 }

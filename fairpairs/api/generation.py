@@ -109,7 +109,11 @@ def generate(paradigm: "Paradigm | str | os.PathLike", pairs: int = 1000, models
         paradigm = load_paradigm(paradigm, vocab)
     vocab = _vocabulary(vocab) or paradigm.vocab or default_vocabulary()
     meters = [LengthMeter(m) for m in cfg.models]
-    return generate_paradigm(paradigm, vocab, cfg, meters, sets=sets).records(sets[0])
+    done = generate_paradigm(paradigm, vocab, cfg, meters, sets=sets)
+    short = getattr(done, sets[0]).short
+    if short is not None:     # (one paradigm asked for: fewer pairs than asked is an error here)
+        raise short
+    return done.records(sets[0])
 
 
 def generate_run(out: str | os.PathLike, paradigms: str | Iterable[str] = "all",
@@ -119,13 +123,16 @@ def generate_run(out: str | os.PathLike, paradigms: str | Iterable[str] = "all",
                  grammars: str | os.PathLike | None = None, vocab: "Vocabulary | str | os.PathLike | None" = None,
                  lexicon_from: str | os.PathLike | None = None, min_count: int | None = None,
                  progress: bool | None = None, on_lexicon: Callable[[dict], None] | None = None,
-                 command: str = "", **deprecated) -> "RunResult":
+                 command: str = "", strict: bool = False, **deprecated) -> "RunResult":
     """A whole run folder, as `fairpairs generate` writes it (the command calls this): for every
     selected paradigm ("all": BLiMP's standard set; or UIDs), original/<uid>.jsonl,
     debiased/<uid>.jsonl and manifest.json under `out`, written atomically. `lexicon_from`: keep
     only words seen at least `min_count` (default 1) times in that text file; its per-slot counts
     go to the manifest and to `on_lexicon(table)` before generation. Returns the per-paradigm
-    statistics (`RunResult`). (`tokenizers`: the old name of `models`, deprecated.)"""
+    statistics (`RunResult`). A paradigm whose draw budget ends before `pairs` keeps what it reached
+    and is marked (the manifest's `short` and `verdict`, `RunResult.verdict`); so is a debiased set
+    not comparable with the original one. `strict`: either is an error (ShortSetError,
+    NotComparableError) and nothing is written. (`tokenizers`: the old name of `models`, deprecated.)"""
     from fairpairs.generation.selection import select_paradigms
     from fairpairs.io.files import check_output_folder
     from fairpairs.control.config import RunConfig
@@ -136,6 +143,8 @@ def generate_run(out: str | os.PathLike, paradigms: str | Iterable[str] = "all",
     models = check.renamed("generate_run", deprecated, models=(models, DEFAULT_MODELS))["models"]
 
     check.path(out, "out", exists=False)
+    if not isinstance(strict, bool):
+        raise UsageTypeError(Param("strict"), f": expected True or False, not {type(strict).__name__}", value=strict)
     check.text(phenomenon, "phenomenon", optional=True)
     check.path(grammars, "grammars", error=GrammarError, what="folder of paradigm files", optional=True)
     check.path(lexicon_from, "lexicon_from", error=LexiconError, what="corpus", optional=True)
@@ -182,7 +191,7 @@ def generate_run(out: str | os.PathLike, paradigms: str | Iterable[str] = "all",
                 last[0] = k
             return update
     try:
-        return write_run(chosen, voc, cfg, out, progress_factory=factory)
+        return write_run(chosen, voc, cfg, out, progress_factory=factory, strict=strict)
     finally:
         if bar is not None:
             bar.close()

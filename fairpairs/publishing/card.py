@@ -131,10 +131,15 @@ def render_card(repo_id: str, manifest: RunManifest, configs: list[Config], skip
     """README.md: YAML front matter (configs, licence, language, task, size) and the card body."""
     import jinja2
 
+    from fairpairs.manifest import verdict_text
+
     n_pairs = sum(len(c.rows) for c in configs)
+    from fairpairs.generation.languages import language_of_table
+
+    language = language_of_table((manifest.vocabulary or {}).get("file"))
     front = {
         "license": "cc-by-4.0",
-        "language": ["en"],
+        "language": [language.code],
         "pretty_name": repo_id.split("/")[-1],
         "task_categories": ["text-classification"],
         "task_ids": ["acceptability-classification"],
@@ -167,6 +172,7 @@ def render_card(repo_id: str, manifest: RunManifest, configs: list[Config], skip
         repo_id=repo_id, manifest=manifest, configs=configs, table=table, sets=sets,
         skipped=skipped, prefix=prefix, n_pairs=n_pairs, version=__version__,
         example=configs[0], data_file=DATA_FILE, low_diversity=low_diversity, low_ratio=LOW_DIVERSITY,
-        flagged=flagged, fields=card_fields(), check=check, fmt=lambda x: "" if x is None else f"{x:+.2f}",
+        flagged=flagged, fields=card_fields(), check=check, language=language.name,
+        verdict=verdict_text(manifest.verdict), pair=next((c for c in configs if c.rows), None), fmt=lambda x: "" if x is None else f"{x:+.2f}",
         known=_known, cell=_cell)
     return f"---\n{_dump_yaml(front)}---\n\n{body}"

@@ -132,13 +132,16 @@ def check_run(run_dir: Path, manifest: RunManifest, rows: dict[str, dict[str, li
     if not paradigms:
         raise DatasetError(f"{path}: has no 'paradigms' (the per-paradigm counts and statistics `fairpairs "
                            f"generate` writes); refusing to publish a dataset whose card could not say what it holds")
-    _check_statistics(rows, published, paradigms, where, result)
+    from fairpairs.generation.languages import language_of_table
+
+    language = language_of_table((manifest.vocabulary or {}).get("file")).wordfreq or "en"
+    _check_statistics(rows, published, paradigms, where, result, language)
     _check_tokenizers(run_dir, manifest, rows, published, where, result)
     _check_vocabulary(manifest, where, result)
     return result
 
 
-def _check_statistics(rows, published, paradigms, where, result: RunCheck) -> None:
+def _check_statistics(rows, published, paradigms, where, result: RunCheck, language: str = "en") -> None:
     for uid in sorted({uid for _, uid in published}):
         entry = paradigms.get(uid)
         files = [f"{s}/{uid}.jsonl" for s in SETS if uid in rows.get(s, {})]
@@ -149,7 +152,7 @@ def _check_statistics(rows, published, paradigms, where, result: RunCheck) -> No
         if all(s in have for s in SETS):     # the balance report, recomputed from the rows as `generate` did
             from fairpairs.control.balance_report import paradigm_balance
 
-            have["balance"] = paradigm_balance(have["original"], have["debiased"])
+            have["balance"] = paradigm_balance(have["original"], have["debiased"], language=language)
         for stat, (needed, applies, recount) in RECOUNTED.items():
             keys = stat.split(".")
             claimed = _claimed(entry, keys)

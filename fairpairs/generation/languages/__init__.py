@@ -46,7 +46,9 @@ class Language:
     a finished sentence to a sentence; articles: the article of a noun (None: the language's
     paradigms draw determiners from the table with `det:`); vocabulary: the bundled table the
     paradigms of this language draw from by default (a file in vocab/); wordfreq: the language
-    code wordfreq knows it by (for the balance report's frequencies)."""
+    code wordfreq knows it by (for the balance report's frequencies); tokenizers: tokenizers under
+    which its paradigms' contrasts can be equalised (suggested when a run's are not; `fairpairs
+    languages`)."""
 
     code: str
     name: str
@@ -54,6 +56,7 @@ class Language:
     rules: Mapping[str, Rule] = field(default_factory=dict)
     articles: Articles | None = None
     wordfreq: str = ""
+    tokenizers: tuple[str, ...] = ()
 
     def rule(self, name: str) -> Rule:
         if name not in self.rules:
@@ -97,6 +100,16 @@ def get_language(code: str) -> Language:
                                                          "to add one)", value=code)
         _LOADED[code] = importlib.import_module(MODULES[code]).LANGUAGE
     return _LOADED[code]
+
+
+def language_of_table(table: str | None) -> Language:
+    """The language whose bundled vocabulary table is the file named `table` (a manifest's
+    `vocabulary.file`); English for any other table."""
+    for code in language_codes():
+        lang = get_language(code)
+        if lang.vocabulary == table:
+            return lang
+    return get_language("en")
 
 
 def register(language: Language) -> None:

@@ -60,4 +60,5 @@ def contraction(sentence: str) -> str:
 
 
 LANGUAGE = Language(code="de", name="German", vocabulary="de.csv", rules={"contraction": contraction},
-                    articles=articles, wordfreq="de")
+                    articles=articles, wordfreq="de",
+                    tokenizers=("preset:multilingual",))

@@ -3,4 +3,5 @@ capitalisation every sentence gets."""
 
 from fairpairs.generation.languages import Language
 
-LANGUAGE = Language(code="en", name="English", vocabulary="blimp_vocabulary.csv", wordfreq="en")
+LANGUAGE = Language(code="en", name="English", vocabulary="blimp_vocabulary.csv", wordfreq="en",
+                    tokenizers=("preset:modern",))

@@ -77,4 +77,5 @@ def articles(kind: str, features: Mapping[str, str]) -> str:
 
 
 LANGUAGE = Language(code="fr", name="French", vocabulary="fr.csv",
-                    rules={"elision": elision, "contraction": contraction}, articles=articles, wordfreq="fr")
+                    rules={"elision": elision, "contraction": contraction}, articles=articles, wordfreq="fr",
+                    tokenizers=("preset:multilingual",))

@@ -3,4 +3,5 @@ form: nominative, accusative, instrumental), chosen by the paradigm's `where: {c
 
 from fairpairs.generation.languages import Language
 
-LANGUAGE = Language(code="ru", name="Russian", vocabulary="ru.csv", wordfreq="ru")
+LANGUAGE = Language(code="ru", name="Russian", vocabulary="ru.csv", wordfreq="ru",
+                    tokenizers=("preset:multilingual",))
