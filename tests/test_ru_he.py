@@ -159,3 +159,20 @@ def test_a_run_with_no_balanced_paradigm_is_not_comparable_and_strict_refuses_it
 def test_one_paradigm_asked_of_the_api_still_fails_when_short():
     with pytest.raises(GrammarError, match="length control kept no pair"):
         fp.generate("he_simple_agrmt_n1sg", pairs=5, models=["gpt2"])
+
+
+# ---------------------------------------------------------------- languages a user can find
+def test_languages_and_paradigms_by_language(capsys):
+    rows = {r["code"]: r for r in fp.languages()}
+    assert list(rows)[0] == "en" and set(rows) == {"en", "fr", "de", "ru", "he"}
+    # one paradigm per CLAMS sentence template (S[] line): fr 28, de 22, ru 24, he 22
+    assert {c: rows[c]["paradigms"] for c in ("fr", "de", "ru", "he")} == {"fr": 28, "de": 22, "ru": 24, "he": 22}
+    assert rows["ru"]["licence"] == "Apache-2.0" and "CLAMS" in rows["he"]["source"]
+    assert "meta-llama/Meta-Llama-3-8B" not in rows["he"]["tokenizers"]
+    assert {p["language"] for p in fp.paradigms(language="he")} == {"he"} and len(fp.paradigms(language="he")) == 22
+    code, out = run_cli(["paradigms", "--language", "ru"], capsys)
+    assert code == 0 and len(out.out.splitlines()) == 24 and all(u.startswith("ru_") for u in out.out.split())
+    code, out = run_cli(["paradigms", "--language", "es"], capsys)
+    assert code == 1 and out.err.count("\n") == 1 and "--language" in out.err and "he, ru" in out.err
+    code, out = run_cli(["languages"], capsys)
+    assert code == 0 and "Hebrew" in out.out and "paradigms --language he" in out.out

@@ -44,16 +44,57 @@ def load_paradigm(paradigm: str | os.PathLike, vocab: "Vocabulary | str | os.Pat
     return load(files[str(paradigm)], vocab)
 
 
-def paradigms(grammars: str | os.PathLike | None = None, phenomenon: str | None = None) -> list[dict[str, Any]]:
+def paradigms(grammars: str | os.PathLike | None = None, phenomenon: str | None = None,
+              language: str | None = None) -> list[dict[str, Any]]:
     """Every paradigm of a grammar folder (default: the bundled one), in UID order: one dict per
-    paradigm with uid, phenomenon, field, linguistics_term and standard (in BLiMP's 67)."""
+    paradigm with uid, phenomenon, field, linguistics_term, standard (in BLiMP's 67) and language.
+    `language`: the paradigms of that language ("fr": the folder's fr/ sub-folder; "en" or None:
+    the folder's own files; `languages()` lists them)."""
     from fairpairs.generation.selection import select_paradigms
 
     check.path(grammars, "grammars", error=GrammarError, what="folder of paradigm files", optional=True)
     check.text(phenomenon, "phenomenon", optional=True)
-    _, ps = select_paradigms("all", phenomenon, grammars, standard_only=False)
+    check.text(language, "language", optional=True)
+    _, ps = select_paradigms("all", phenomenon, language_folder(grammars, language), standard_only=False)
     return [{"uid": p.uid, "phenomenon": p.phenomenon, "field": p.field,
-             "linguistics_term": p.linguistics_term, "standard": p.standard} for p in ps]
+             "linguistics_term": p.linguistics_term, "standard": p.standard, "language": p.language} for p in ps]
+
+
+def language_folder(grammars: str | os.PathLike | None, language: str | None) -> "Path | str | os.PathLike | None":
+    """The folder of `language`'s paradigms in a grammar folder (default: the bundled one): the
+    folder itself for English (or no language), else its sub-folder named by the code."""
+    from fairpairs.generation.languages import get_language
+    from fairpairs.generation.selection import language_folders
+    from fairpairs.suggest import did_you_mean
+
+    if language is None or language == "en":
+        return grammars
+    get_language(language)      # (an unknown code: its error, with the known codes)
+    subs = {d.name: d for d in language_folders(grammars)}
+    if language not in subs:
+        raise UsageError(Param("language"), f": no {language} paradigms in "
+                         f"{grammars or 'the bundled grammars'}{did_you_mean(language, subs)} (languages there: "
+                         f"{', '.join(['en', *subs])})", value=language)
+    return subs[language]
+
+
+def languages(grammars: str | os.PathLike | None = None) -> list[dict[str, Any]]:
+    """The languages with paradigms in a grammar folder (default: the bundled one), English first:
+    one dict per language with code, name, paradigms (how many), constructions (linguistics terms),
+    vocabulary (its bundled table), source, licence and tokenizers (those under which its
+    contrasts can be equalised; docs/multilingual.md)."""
+    from fairpairs.generation.languages import get_language
+    from fairpairs.generation.selection import grammar_files, language_folders, paradigm_language
+
+    check.path(grammars, "grammars", error=GrammarError, what="folder of paradigm files", optional=True)
+    out = []
+    for folder in [grammars, *language_folders(grammars)]:
+        files = grammar_files(folder)
+        code = paradigm_language(files[0])
+        lang = get_language(code)
+        out.append({"code": code, "name": lang.name, "paradigms": len(files), "vocabulary": lang.vocabulary,
+                    "source": lang.source, "licence": lang.licence, "tokenizers": list(lang.tokenizers)})
+    return out
 
 
 def validate(paths: Iterable[str | os.PathLike] | None = None, vocab=None):

@@ -166,13 +166,16 @@ def print_table(result, out: Path) -> None:
 @click.command()
 @click.option("--verbose", "-v", is_flag=True, help="Also show phenomenon, field and slots.")
 @click.option("--phenomenon", default=None, help="Only paradigms of this phenomenon.")
+@click.option("--language", default=None, metavar="CODE",
+              help="Only paradigms of this language (en, fr, de, ru, he: `fairpairs languages`) [default: en].")
 @click.option("--grammars", "grammar_dir", default=None, type=click.Path(exists=True, file_okay=False, path_type=Path),
               help="Folder of paradigm files [default: the bundled grammars/].")
-def paradigms(verbose, phenomenon, grammar_dir):
-    """List the paradigms (one UID per line)."""
+def paradigms(verbose, phenomenon, language, grammar_dir):
+    """List the paradigms (one UID per line); `fairpairs languages` lists the other languages'."""
+    from fairpairs.api.generation import language_folder
     from fairpairs.generation.selection import select_paradigms
 
-    _, ps = select_paradigms("all", phenomenon, grammar_dir, standard_only=bool(phenomenon))
+    _, ps = select_paradigms("all", phenomenon, language_folder(grammar_dir, language), standard_only=bool(phenomenon))
     for p in ps:
         if verbose:
             crit = ",".join(p.critical) or "(reorder)"
@@ -180,3 +183,26 @@ def paradigms(verbose, phenomenon, grammar_dir):
             click.echo(f"{p.uid}\t{p.phenomenon}\t{p.field}\tslots={','.join(p.slots)}\tcritical={crit}{std}")
         else:
             click.echo(p.uid)
+
+
+@click.command()
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per language instead of the table.")
+@click.option("--grammars", "grammar_dir", default=None, type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="Folder of paradigm files [default: the bundled grammars/].")
+def languages(as_json, grammar_dir):
+    """List the languages that have paradigms: code, name, how many paradigms, where they come
+    from and their licence, and the tokenizers under which their contrasts can be equalised
+    (`fairpairs paradigms --language CODE` lists a language's paradigms; docs/multilingual.md)."""
+    import json
+
+    from fairpairs.api import languages as listing
+
+    rows = listing(grammar_dir)
+    if as_json:
+        for r in rows:
+            click.echo(json.dumps(r, ensure_ascii=False))
+        return
+    for r in rows:
+        click.echo(f"{r['code']}  {r['name']:<8} {r['paradigms']:>3} paradigms  {r['source']}, {r['licence']}")
+        click.echo(f"{'':14}suit: {', '.join(r['tokenizers']) or '-'}; "
+                   f"paradigms: fairpairs paradigms --language {r['code']}")

@@ -48,7 +48,7 @@ class Language:
     paradigms of this language draw from by default (a file in vocab/); wordfreq: the language
     code wordfreq knows it by (for the balance report's frequencies); tokenizers: tokenizers under
     which its paradigms' contrasts can be equalised (suggested when a run's are not; `fairpairs
-    languages`)."""
+    languages`); source, licence: where its bundled paradigms and table come from."""
 
     code: str
     name: str
@@ -57,6 +57,8 @@ class Language:
     articles: Articles | None = None
     wordfreq: str = ""
     tokenizers: tuple[str, ...] = ()
+    source: str = ""
+    licence: str = ""
 
     def rule(self, name: str) -> Rule:
         if name not in self.rules:

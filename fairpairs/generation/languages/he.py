@@ -44,4 +44,5 @@ def articles(kind: str, features: Mapping[str, str]) -> str:
 # (grammars/he/README.md), so no Hebrew agreement pair has equal counts under it.
 LANGUAGE = Language(code="he", name="Hebrew", vocabulary="he.csv", rules={"prefixes": prefixes},
                     articles=articles, wordfreq="he",
-                    tokenizers=("meta-llama/Llama-4-Scout-17B-16E", "mistralai/Mistral-Nemo-Base-2407", "Qwen/Qwen2.5-7B"))
+                    tokenizers=("meta-llama/Llama-4-Scout-17B-16E", "mistralai/Mistral-Nemo-Base-2407", "Qwen/Qwen2.5-7B"),
+                    source="CLAMS (Mueller et al., ACL 2020), aaronmueller/clams @ 36b5c9a", licence="Apache-2.0")

@@ -4,4 +4,5 @@ form: nominative, accusative, instrumental), chosen by the paradigm's `where: {c
 from fairpairs.generation.languages import Language
 
 LANGUAGE = Language(code="ru", name="Russian", vocabulary="ru.csv", wordfreq="ru",
-                    tokenizers=("preset:multilingual",))
+                    tokenizers=("preset:multilingual",),
+                    source="CLAMS (Mueller et al., ACL 2020), aaronmueller/clams @ 36b5c9a", licence="Apache-2.0")
