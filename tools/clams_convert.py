@@ -575,8 +575,10 @@ def readme(lang: str, files: dict[str, str], rows: list[dict]) -> str:
         "`python tools/clams_convert.py --clams PATH/TO/clams`; do not edit the files by hand (edit the converter).",
         "",
         f"One paradigm file per CLAMS sentence template (`S[]` line): a *cell* of a construction, named by the",
-        "numbers of its noun phrases (n1 = the subject, n2/n3 = the attractor) and, for French prep_anim, by",
-        "the preposition list (`prep`: devant, derrière; `pp`: près, à côté, en face + de). Every cell has the",
+        *(["numbers of its noun phrases (n1 = the subject, n2/n3 = the attractor) and, for French prep_anim, by",
+           "the preposition list (`prep`: devant, derrière; `pp`: près, à côté, en face + de). Every cell has the"]
+          if lang in ("fr", "de") else
+          ["numbers of its noun phrases (n1 = the subject, n2 = the attractor). Every cell has the"]),
         "same number of pairs in a run, so singular and plural subjects are balanced as in CLAMS. The bad",
         "sentence puts the `vary:` verb in the other number (`form: other_number`: the same lemma).",
         "Vocabulary: `vocab/" + lang + ".csv` (columns N1, N2, N3 = CLAMS' noun lists, V1 = transitive verbs,",
@@ -593,14 +595,16 @@ def readme(lang: str, files: dict[str, str], rows: list[dict]) -> str:
         "|---|---|---|",
         *[f"| {a} | {b} | {why} |" for lg, a, b, why in FIXES if lang in lg.split("+")],
         "",
-        "CLAMS' inanimate noun lists (and the German feminine and neuter N_2 lists) are defined but used by no",
-        "template; they are in the table (fixed) with no list flag.",
-        "",
+        *({"fr": INANIMATE, "de": INANIMATE, "ru": ["CLAMS' inanimate noun lists are defined but used by no template;",
+                                                     "they are in the table with no list flag.", ""]}.get(lang, [])),
         "## Words added (source = fairpairs)",
         "",
         "Added so that length control keeps every cell at 100 pairs or more: chosen among candidates whose",
-        "singular and plural have equal token counts in context under Llama-3, Llama-4, Mistral Tekken and",
-        "Qwen (`preset:multilingual`), and so that the debiased set keeps the original set's profile:",
+        *(["singular and plural have equal token counts in context under Llama-3, Llama-4, Mistral Tekken and",
+           "Qwen (`preset:multilingual`), and so that the debiased set keeps the original set's profile:"]
+          if lang != "he" else
+          ["singular and plural have equal token counts in context under Llama-4, Mistral Tekken and Qwen",
+           "(none is equal under Llama-3, above), and so that the debiased set keeps the original set's profile:"]),
         "frequent words where a frequent CLAMS word is never equal (fr parle, de mag), long verb phrases",
         "where CLAMS' long ones are never equal. CLAMS' own words are all kept, including those that are",
         "never equal (they stay in the original set; length control never keeps them).",
@@ -615,6 +619,8 @@ def readme(lang: str, files: dict[str, str], rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
+INANIMATE = ["CLAMS' inanimate noun lists (and the German feminine and neuter N_2 lists) are defined but used by no",
+             "template; they are in the table (fixed) with no list flag.", ""]
 NOTES = {
     "ru": ["",
            "Russian has no article; a noun has a row per case form CLAMS gives (column `case`: nom for the",
@@ -632,7 +638,7 @@ NOTES = {
            "",
            "Under Llama-3's tokenizer (in `preset:multilingual`) no Hebrew agreement pair has equal token counts:",
            "the plural ending of a present-tense verb (-ים; feminine -ות) takes one or two tokens more than the",
-           "singular for every one of the 54 verbs tried, CLAMS' 13 and 41 frequent others. Length control for",
+           "singular for every verb tried: CLAMS' 14 and 54 others (42 frequent verbs, 12 feminine forms). Length control for",
            "Hebrew therefore uses Llama-4, Mistral Tekken and Qwen (`fairpairs languages` lists them as the",
            "tokenizers that suit Hebrew); a run under `preset:multilingual` keeps no pair and says so. The words",
            "added below are equal under those three."],
