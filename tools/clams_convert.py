@@ -166,7 +166,8 @@ EXTRA: dict[str, list[tuple]] = {
         # grammars/he/README.md), so that the simple and long-coordination cells reach their pairs;
         # prefixes written as CLAMS writes them (the rule attaches them)
         *[("VP", s, p, "") for s, p in (("כותב", "כותבים"), ("יושב", "יושבים"), ("צועק", "צועקים"), ("קם", "קמים"),
-                                         ("עוזר", "עוזרים"), ("שותק", "שותקים"))],
+                                         ("עוזר", "עוזרים"), ("שותק", "שותקים"), ("נעלם", "נעלמים"),
+                                         ("נופל", "נופלים"), ("שוכב", "שוכבים"))],
         *[("LVP", s, p, "") for s, p in (
             ("יושב ב בית קפה כל בוקר", "יושבים ב בית קפה כל בוקר"),
             ("כותב מכתבים ל חברים", "כותבים מכתבים ל חברים"),
