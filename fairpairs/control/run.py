@@ -123,6 +123,7 @@ def verdict(entries: dict[str, ParadigmEntry], pairs: int, models: list[str], la
     (the balance report's rule) or a paradigm reached less than half its pairs; with the tokenizers
     that suit the language where the run's are others. None when every paradigm reached its pairs
     and the set is comparable (no key in the manifest)."""
+    from fairpairs.control.sources import expand
     from fairpairs.generation.languages import get_language
 
     n = len(entries)
@@ -137,7 +138,8 @@ def verdict(entries: dict[str, ParadigmEntry], pairs: int, models: list[str], la
     if not short and not reasons:
         return None
     lang = get_language(language)
-    suggest = [t for t in lang.tokenizers if t not in models]
+    suits = set(expand(list(lang.tokenizers)))     # (a run under tokenizers that all suit: nothing to suggest)
+    suggest = list(lang.tokenizers) if not set(models) <= suits else []
     return {"comparable": not reasons, "reasons": reasons, "short": sorted(short),
             "language": lang.code, "suggested_tokenizers": suggest}
 
