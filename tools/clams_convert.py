@@ -293,17 +293,21 @@ def ru_lemma(form: str, lemmas: list[str]) -> str:
     return found[0]
 
 
-def build_table_ru_he(lang: str, common: dict, grammars: dict) -> list[dict]:
-    """The Russian or Hebrew table: nouns (Russian: a row per case form CLAMS gives), the Hebrew
-    article, and the verb lists V1 (transitive), VP (intransitive predicates), LVP (long)."""
-    cols = columns(lang)
-    rows: list[dict] = []
-
+def row_adder(rows: list[dict], cols: list[str]):
+    """add(**columns): a table row (every column, "" where not given) appended unless already there."""
     def add(**kw):
         row = {c: "" for c in cols}
         row.update({k: str(v) for k, v in kw.items()})
         if row not in rows:
             rows.append(row)
+    return add
+
+
+def build_table_ru_he(lang: str, common: dict, grammars: dict) -> list[dict]:
+    """The Russian or Hebrew table: nouns (Russian: a row per case form CLAMS gives), the Hebrew
+    article, and the verb lists V1 (transitive), VP (intransitive predicates), LVP (long)."""
+    rows: list[dict] = []
+    add = row_adder(rows, columns(lang))
 
     np_ = "NP" if lang == "ru" else "N"
     if lang == "he":
@@ -361,12 +365,7 @@ def build_table(lang: str, common: dict, grammars: dict) -> list[dict]:
     if lang in ("ru", "he"):
         return build_table_ru_he(lang, common, grammars)
     rows: list[dict] = []
-
-    def add(**kw):
-        row = {c: "" for c in COLUMNS}
-        row.update({k: str(v) for k, v in kw.items()})
-        if row not in rows:
-            rows.append(row)
+    add = row_adder(rows, COLUMNS)
 
     for art, number, gender, case in (
             [("le", "sg", "m", ""), ("la", "sg", "f", ""), ("les", "pl", "", "")] if lang == "fr" else
