@@ -77,14 +77,23 @@ def subject_number(uid: str) -> str:
     return re.search(r"_n\d(sg|pl)", uid[3 + len(construction(uid)):]).group(1)
 
 
+def models_for(lang: str) -> list[str]:
+    """The tokenizers a language's set is controlled for: those that suit it (fairpairs languages):
+    preset:multilingual for fr, de, ru; Llama-4, Tekken and Qwen for he (no Hebrew pair is equal under Llama-3)."""
+    from fairpairs.generation.languages import get_language
+
+    return list(get_language(lang).tokenizers)
+
+
 def generate(lang: str, pairs: int, out: Path) -> tuple[Path, float]:
     import fairpairs as fp
 
     run = out / f"run_{lang}"
     if not (run / "manifest.json").is_file():
         t = time.time()
-        fp.generate_run(run, f"{lang}/all", ["preset:multilingual"], pairs=pairs, seed=0,
-                        command=f"fairpairs generate --paradigms {lang}/all --models preset:multilingual "
+        models = models_for(lang)
+        fp.generate_run(run, f"{lang}/all", models, pairs=pairs, seed=0,
+                        command=f"fairpairs generate --paradigms {lang}/all --models {','.join(models)} "
                                 f"--pairs {pairs} --seed 0 --out {run}")
         return run, time.time() - t
     return run, float("nan")
@@ -98,7 +107,7 @@ def rows_of(run: Path, which: str) -> dict[str, list[dict]]:
 def report_generated(lang: str, run: Path, clams: Path, pairs: int) -> list[str]:
     from fairpairs.control.sources import expand
 
-    names = expand(["preset:multilingual"])
+    names = expand(models_for(lang))
     manifest = json.loads((run / "manifest.json").read_text(encoding="utf-8"))
     orig, deb = rows_of(run, "original"), rows_of(run, "debiased")
     enumerated = clams_cells(clams, lang)
@@ -109,7 +118,7 @@ def report_generated(lang: str, run: Path, clams: Path, pairs: int) -> list[str]
     n_deb = sum(len(v) for v in deb.values())
     n_orig = sum(len(v) for v in orig.values())
     lines = [f"### {lang}: {len(deb)} cells x {pairs} pairs", "",
-             f"- pairs with unequal token counts under preset:multilingual: original {unequal_orig} of {n_orig} "
+             f"- pairs with unequal token counts under {', '.join(models_for(lang))}: original {unequal_orig} of {n_orig} "
              f"({unequal_orig / n_orig:.1%}), debiased **{unequal} of {n_deb}**",
              ]
     sg = {w: sum(len(v) for u, v in rows.items() if subject_number(u) == "sg") for w, rows in (("original", orig), ("debiased", deb))}
@@ -119,7 +128,7 @@ def report_generated(lang: str, run: Path, clams: Path, pairs: int) -> list[str]
     worst = {k: max(bal, key=lambda u: abs(bal[u][k] or 0)) for k in ("smd_zipf_good", "smd_words_good")}
     from fairpairs.control.balance_report import overall
 
-    pooled = overall(orig, deb, bal, "fr" if lang == "fr" else "de")
+    pooled = overall(orig, deb, bal, lang)
     lines.append(f"- balance, debiased vs original: pooled SMD Zipf {pooled['smd_zipf_good']:+.3f}, words "
                  f"{pooled['smd_words_good']:+.3f}; worst cell SMD Zipf {bal[worst['smd_zipf_good']]['smd_zipf_good']:+.3f} "
                  f"({worst['smd_zipf_good']}), words {bal[worst['smd_words_good']]['smd_words_good']:+.3f} "
@@ -128,7 +137,7 @@ def report_generated(lang: str, run: Path, clams: Path, pairs: int) -> list[str]
     for c in CONSTRUCTIONS:
         o = {u: v for u, v in orig.items() if construction(u) == c}
         d = {u: v for u, v in deb.items() if construction(u) == c}
-        e = overall(o, d, {u: bal[u] for u in o}, "fr" if lang == "fr" else "de")
+        e = overall(o, d, {u: bal[u] for u in o}, lang)
         lines.append(f"| {c} | {e['n_original']} / {e['n_debiased']} | {e['smd_zipf_good']:+.3f} | "
                      f"{e['smd_words_good']:+.3f} | {e['smd_chars_good']:+.3f} |")
     possible = equal_pairs_possible(lang) if POSSIBLE else None
@@ -155,7 +164,7 @@ def equal_pairs_possible(lang: str) -> dict[str, int]:
     from fairpairs.control.sources import expand
     from fairpairs.control.tokenization import LengthMeter
 
-    meters = [LengthMeter(m) for m in expand(["preset:multilingual"])]
+    meters = [LengthMeter(m) for m in expand(models_for(lang))]
     voc, ps = select_paradigms(f"{lang}/all")
     out = {}
     for p in ps:
@@ -261,6 +270,7 @@ def main(argv=None) -> int:
     ap.add_argument("--samples", type=int, default=50)
     ap.add_argument("--smollm2", type=int, default=0, metavar="N")
     ap.add_argument("--skip-audit", action="store_true")
+    ap.add_argument("--languages", default="fr,de", help="comma-separated: fr, de, ru, he")
     ap.add_argument("--possible", action="store_true",
                     help="also count, for cells of at most 6,000 combinations, every distinct pair with equal lengths")
     args = ap.parse_args(argv)
@@ -269,7 +279,7 @@ def main(argv=None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     print(f"commit {commit()}; `python benchmarks/multilingual.py {' '.join(argv or sys.argv[1:])}`\n")
     runs = {}
-    for lang in ("fr", "de"):
+    for lang in args.languages.split(","):
         run, secs = generate(lang, args.pairs, args.out)
         runs[lang] = run
         print("\n".join(report_generated(lang, run, args.clams, args.pairs)))

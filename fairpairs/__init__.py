@@ -18,7 +18,7 @@ __version__ = "0.1.0"
 
 # public name -> module that defines it (imported on first access, PEP 562)
 _EXPORTS = {
-    "load_paradigm": "api", "paradigms": "api", "load_vocabulary": "api", "validate": "api",
+    "load_paradigm": "api", "paradigms": "api", "languages": "api", "load_vocabulary": "api", "validate": "api",
     "generate": "api", "generate_run": "api", "load_sets": "api", "audit": "api", "audit_report": "api", "score_pairs": "api",
     "evaluate": "api", "matched_pairs": "api", "publish": "api", "balance": "control.balance_report",
     "read_sentences": "scoring.tables", "score_sentences": "scoring.tables", "pair_accuracy": "scoring.tables",

@@ -22,6 +22,7 @@ from fairpairs.errors import FairpairsError, FairpairsWarning
 COMMANDS = {
     "generate": "fairpairs.commands.generate:generate",
     "paradigms": "fairpairs.commands.generate:paradigms",
+    "languages": "fairpairs.commands.generate:languages",
     "validate": "fairpairs.commands.grammar:validate",
     "score": "fairpairs.commands.scoring:score",
     "unigrams": "fairpairs.commands.scoring:unigrams",

@@ -161,6 +161,21 @@ class BudgetError(FairpairsError, ValueError):
     """A request the draw budget cannot meet (too many pairs, too few draws); raised before work."""
 
 
+class ShortSetError(GrammarError):
+    """A set of one paradigm ended short of the pairs asked for: its draw budget is spent (or length
+    control kept nothing in a long probe). `short` says so without the file, for manifests and
+    tables (``only 40 of 100 pairs ...``). A run keeps what such a set reached unless it is strict."""
+
+    def __init__(self, *parts, short: str = "", **fields):
+        super().__init__(*parts, **fields)
+        self.short = short
+
+
+class NotComparableError(FairpairsError, ValueError):
+    """A strict run whose debiased set is not comparable with its original set (cells short of
+    their pairs, or most paradigms out of balance)."""
+
+
 class FixTargetError(VocabularyError):
     """A correction of fixes.yaml finds no row it corrects (the table is not the one it was written for)."""
 

@@ -136,6 +136,8 @@ class ParadigmEntry:
     original_stats: ParadigmStats   # how each set was drawn
     debiased_stats: ParadigmStats
     balance: BalanceEntry           # original vs debiased (fairpairs.balance)
+    short: dict[str, str] | None = dataclasses.field(default=None, metadata={"omit_if_none": True})
+    # ^ set -> why it ended short of the pairs asked for (its budget was spent); no key when none did
 
 
 @dataclass(frozen=True)
@@ -161,6 +163,9 @@ class RunManifest:
     paradigms: dict[str, ParadigmEntry]
     lexicon: LexiconInfo | None = dataclasses.field(default=None, metadata={"omit_if_none": True})
     # ^ the corpus restriction (fairpairs.generation.lexicon.Lexicon.manifest); no key without one
+    verdict: dict[str, Any] | None = dataclasses.field(default=None, metadata={"omit_if_none": True})
+    # ^ fairpairs.control.run.verdict: cells short of their pairs, or a debiased set not comparable
+    #   with the original one, and the tokenizers that suit the language; no key when all is well
 
     @classmethod
     def from_dict(cls, doc, where: str) -> "RunManifest":
@@ -224,3 +229,18 @@ def read_manifest(run_dir) -> RunManifest:
     from fairpairs.io.jsonl import load_json
 
     return RunManifest.from_dict(load_json(path, invalid="not valid JSON"), str(path))
+
+
+def verdict_text(v: dict | None) -> str:
+    """One paragraph for the table, the card and a strict run's error: what the verdict says."""
+    if not v:
+        return ""
+    out = []
+    if not v["comparable"]:
+        out.append("the debiased set is NOT comparable with the original set: " + "; ".join(v["reasons"]))
+    if v["short"]:
+        out.append(f"{len(v['short'])} paradigm(s) short of the pairs asked for, kept with what they reached "
+                   f"({', '.join(v['short'])})")
+    if v["suggested_tokenizers"] and not v["comparable"]:
+        out.append(f"tokenizers that suit this language ({v['language']}): {', '.join(v['suggested_tokenizers'])}")
+    return "; ".join(out)

@@ -11,6 +11,10 @@ from __future__ import annotations
 import difflib
 
 
+def _squeeze(text: str) -> str:
+    return "".join(ch for ch in text.lower() if ch.isalnum())
+
+
 def did_you_mean(name: str, candidates, n: int = 3) -> str:
     """" (did you mean X?)" with the candidates closest to `name` (case-insensitive), or ""."""
     shown = {}
@@ -22,5 +26,9 @@ def did_you_mean(name: str, candidates, n: int = 3) -> str:
         best = difflib.SequenceMatcher(None, key, hits[0]).ratio()
         hits = [h for h in hits if difflib.SequenceMatcher(None, key, h).ratio() >= best - 0.03]
     longer = [c for c in shown if c.startswith(key) and c != key]     # "bert-base" -> bert-base-cased, -uncased
-    hits = [shown[h] for h in dict.fromkeys(sorted(longer, key=len)[:n] + hits)][:n]
+    # a name as typed inside a longer one, punctuation and case aside: llama3 / Llama-3 ->
+    # meta-llama/Meta-Llama-3-8B, qwen2.5 -> Qwen/Qwen2.5-7B
+    squeezed = _squeeze(key)
+    within = [c for c in shown if len(squeezed) >= 4 and squeezed in _squeeze(c.rsplit("/", 1)[-1]) and c != key]
+    hits = [shown[h] for h in dict.fromkeys(sorted(longer, key=len)[:n] + sorted(within, key=len)[:n] + hits)][:n]
     return f" (did you mean {' or '.join(hits)}?)" if hits else ""

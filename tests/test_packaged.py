@@ -186,3 +186,17 @@ def test_preset_modern_resolves_offline_from_the_installed_packages(monkeypatch)
     monkeypatch.delenv("FAIRPAIRS_TOKENIZER_MAP", raising=False)
     kinds = {n: resolve_tokenizer(n).kind for n in expand(["preset:modern"])}
     assert "hub" not in kinds.values()
+
+
+def test_a_preset_row_names_each_failing_name_once_and_groups_names_by_reason(tmp_path, monkeypatch):
+    """Issue 37: the listing read the reason back out of the message by an old "tokenizers "
+    prefix, so a preset row read "NAME: models NAME: reason" and two names failing for one reason
+    were two groups. The reason is the error's own field: one group, each name once."""
+    from fairpairs.control import catalogue, sources
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "no-cache"))
+    monkeypatch.setitem(sources.PRESETS, "broken", ("./gone-1.json", "./gone-2.json", "gpt2"))
+    row = next(r for r in catalogue.tokenizers(hub_cache=False) if r["name"] == "preset:broken")
+    assert row["status"] == "missing"
+    assert row["detail"] == "./gone-1.json, ./gone-2.json: no such tokenizer file or folder"

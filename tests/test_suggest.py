@@ -57,3 +57,15 @@ def test_model_typo():
     msg = str(err.value)
     guesses = re.search(r"did you mean (.+?)\?", msg).group(1).split(" or ")
     assert "\n" not in msg and guesses and set(guesses) <= SMOLLM2_ALIASES
+
+
+@pytest.mark.parametrize("typed, meant", [
+    ("llama3", "meta-llama/Meta-Llama-3-8B"), ("Llama-3", "meta-llama/Meta-Llama-3-8B"),
+    ("qwen2.5", "Qwen/Qwen2.5-7B"), ("llama4", "meta-llama/Llama-4-Scout-17B-16E"),
+])
+def test_names_a_user_types_find_the_packaged_tokenizers(typed, meant):
+    """Issue 38: such names were answered with the five bundled names only; the suggestion is taken
+    from every name `fairpairs tokenizers` knows, the pinned package files included."""
+    from fairpairs.control.catalogue import tokenizer_names
+
+    assert meant in did_you_mean(typed, tokenizer_names())

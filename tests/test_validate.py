@@ -88,8 +88,9 @@ def test_cli_lists_one_line_per_broken_file_and_exits_1(tmp_path, capsys):
 def test_cli_ok_summary_for_the_bundled_paradigms(capsys):
     code, out, err = run_cli(["validate"], capsys)
     assert code == 0
-    # BLiMP's 69 English paradigm files and the language folders (grammars/de: 22, grammars/fr: 28)
-    assert out.startswith("OK: 119 paradigm file(s)") and out.count("\n") == 1
+    # BLiMP's 69 English paradigm files and the language folders (de: 22, fr: 28, he: 22, ru: 24:
+    # one per CLAMS S[] line)
+    assert out.startswith("OK: 165 paradigm file(s)") and out.count("\n") == 1
     assert "blimp_vocabulary.csv (4196 rows), de.csv" in out and "fr.csv" in out
 
 

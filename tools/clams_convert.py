@@ -1,15 +1,16 @@
-"""Convert CLAMS' French and German agreement grammars into fairpairs paradigm files and language tables.
+"""Convert CLAMS' French, German, Russian and Hebrew agreement grammars into fairpairs paradigm files and language tables.
 
 Source: CLAMS (Cross-Linguistic Assessment of Models on Syntax; Mueller, Nicolai, Petrou-Zeniou,
 Talmina & Linzen, ACL 2020), github aaronmueller/clams at commit 36b5c9a (2021-12-15), licence
-Apache-2.0: the attribute-varying grammars fr_replication/*.avg and de_replication/*.avg with their
+Apache-2.0: the attribute-varying grammars <lang>_replication/*.avg (fr, de, ru, he) with their
 shared common.avg. The word lists and sentence templates below are read from those files; what this
 script adds is written out here: the articles split off the nouns (the language's article rule
-puts them back), German case forms, the fixes of known defects (`FIXES`, listed in
+puts them back; Hebrew's prefixes are attached by the rule `prefixes`), German case forms, Russian
+case forms aligned with their lemmas, the fixes of known defects (`FIXES`, listed in
 grammars/<lang>/README.md) and the words added so that length control keeps every cell (`EXTRA`).
 
-    python tools/clams_convert.py --clams ../shared/reference/clams     # writes grammars/fr, grammars/de,
-                                                                          # vocab/fr.csv, vocab/de.csv
+    python tools/clams_convert.py --clams ../shared/reference/clams     # writes grammars/<lang>,
+                                                                          # vocab/<lang>.csv (fr, de, ru, he)
 
 A grammar file: `vary: X[]` names the nonterminal whose number flips in the bad sentence; a rule
 `LHS[attrs] a | b | c`; `S[] ...` lines are the sentence templates (one paradigm file each here, a
@@ -27,7 +28,7 @@ from pathlib import Path
 
 SOURCE = "aaronmueller/clams"
 COMMIT = "36b5c9a"
-LANGS = ("fr", "de")
+LANGS = ("fr", "de", "ru", "he")
 CONSTRUCTIONS = ("simple_agrmt", "vp_coord", "long_vp_coord", "subj_rel", "obj_rel_within_anim",
                  "obj_rel_across_anim", "prep_anim")
 COLUMNS = ["expression", "lemma", "category", "person", "number", "gender", "case", "animate",
@@ -38,6 +39,14 @@ SCALES = {"est vieux": "age", "est jeune": "age", "est petit": "size", "est gran
           "ist alt": "age", "ist jung": "age", "ist klein": "size", "ist groß": "size"}
 FR_ARTICLES = ("le", "la", "l'", "les", "du", "des", "de l'")
 DE_ARTICLES = ("der", "die", "das", "den", "dem")
+# Russian predicates: present verbs, the past ждал and predicative adjectives coordinate only with
+# their own kind ("автор говорит и старый", "автор читает и ждал" are not coordinations of two predicates)
+RU_KIND = {**dict.fromkeys(("ждал", "был здесь", "спал", "молчал", "читал", "сидел", "смеялся"), "past"),
+           **dict.fromkeys(("старый", "маленький", "молодой", "большой", "умный", "весёлый", "богатый",
+                            "сильный", "известный", "хороший"), "adj")}
+RU_SCALES = {"старый": "age", "молодой": "age", "маленький": "size", "большой": "size"}
+LANG_NAMES = {"fr": "French", "de": "German", "ru": "Russian", "he": "Hebrew"}
+LANG_RULES = {"fr": ["elision", "contraction"], "de": ["contraction"], "ru": [], "he": ["prefixes"]}
 
 # Known defects of the source, fixed here: (language, what CLAMS has, what is written, why)
 FIXES = [
@@ -62,8 +71,30 @@ FIXES = [
     ("fr+de", "V_2 et V_3 / V_2 und V_3 with the same verb phrase twice, or two on one scale",
      "two different verb phrases, not opposites (column scale)",
      "'l'auteur parle et parle' and 'der Pilot ist alt und ist jung' are not coordinations of two predicates"),
-    ("fr+de", "all lower case, no final punctuation", "first word capitalised, final full stop",
+    ("fr+de+ru", "all lower case, no final punctuation", "first word capitalised, final full stop",
      "fairpairs writes sentences as BLiMP does"),
+    ("ru", "V_2 и V_3 with the same predicate twice (говорит и говорит), two on one scale (старый и молодой), "
+           "a verb with an adjective (говорит и старый) or a present with the past (читает и ждал)",
+     "two different predicates of one kind (columns kind: present, past, adj; scale)",
+     "these are not coordinations of two predicates; ждал coordinates with the added past verbs"),
+    ("ru", "V_2 и V_3 in long_vp_coord from one list", "two different verb phrases (column scale)",
+     "'знает много иностранных языков и знает много иностранных языков' repeats one phrase"),
+    ("ru", "the accusative (subj_rel N_2) and instrumental (prep_anim NP_2) lists are shorter than the "
+           "nominative one (no танцор; no архитектор, танцор, отец after prepositions)",
+     "kept: a row per case form (column case), each list as CLAMS has it",
+     "a noun is drawn only in the cases CLAMS gives it"),
+    ("ru", "V_1 хочет / хотят with an animate object (автор, которого хотят агенты; врач, который хочет министра)",
+     "left out (V1 keeps любит, понимает, ищет and the added видит)",
+     "'to want' a person reads as desire, or as a sentence cut short ('wants the minister to ...')"),
+    ("he", "ה מלצר, ש ה שומר, ו נוסע, ב מרכז ה עיר (prefixes as separate tokens)",
+     "המלצר, שהשומר, ונוסע, במרכז העיר (the rule prefixes of fairpairs.generation.languages.he)",
+     "written Hebrew attaches the article, the conjunction, the relativiser and one-letter prepositions "
+     "to the next word, and ב + ה is written ב"),
+    ("he", "נהג (driver) in both N_1 and N_2", "the attractor is another noun than the subject (distinct_from)",
+     "'הנהג שהנהג אוהב' repeats the subject as its own attractor"),
+    ("he", "vp_coord: V_intr ו V_3 share נוסע, שוחה, חי, צוחק; long_vp_coord: V_2 and V_3 one list",
+     "two different predicates (column scale)", "'נוסע ונוסע' repeats one predicate"),
+    ("he", "no final punctuation", "final full stop", "fairpairs writes sentences as BLiMP does"),
 ]
 
 # Words added so that length control keeps every cell (see grammars/<lang>/README.md): each a
@@ -109,6 +140,42 @@ EXTRA: dict[str, list[tuple]] = {
             ("trinkt jeden Morgen einen starken schwarzen Kaffee",
              "trinken jeden Morgen einen starken schwarzen Kaffee"),
             ("reist jeden Sommer mit der Familie ans Meer", "reisen jeden Sommer mit der Familie ans Meer"))],
+    ],
+    "ru": [
+        # present verbs, predicative adjectives and past verbs (so that CLAMS' ждал has predicates of
+        # its kind to coordinate with) whose two numbers are equal under the preset, and long verb
+        # phrases: of CLAMS' predicates only маленький and молодой are equal under all four
+        *[("VP", s, p, "") for s, p in (
+            ("думает", "думают"), ("хороший", "хорошие"), ("был здесь", "были здесь"),
+            ("играет", "играют"), ("отдыхает", "отдыхают"), ("танцует", "танцуют"), ("поёт", "поют"),
+            ("спит", "спят"), ("молчит", "молчат"),
+            ("умный", "умные"), ("весёлый", "весёлые"), ("богатый", "богатые"), ("сильный", "сильные"),
+            ("известный", "известные"),
+            ("спал", "спали"), ("молчал", "молчали"), ("читал", "читали"), ("сидел", "сидели"),
+            ("смеялся", "смеялись"))],
+        ("V1", "видит", "видят", ""),
+        *[("LVP", s, p, "") for s, p in (
+            ("любит читать книги по вечерам", "любят читать книги по вечерам"),
+            ("играет в футбол по выходным", "играют в футбол по выходным"),
+            ("играет на пианино по вечерам", "играют на пианино по вечерам"),
+            ("любит гулять в парке", "любят гулять в парке"),
+            ("любит смотреть старые фильмы", "любят смотреть старые фильмы"))],
+    ],
+    "he": [
+        # predicates whose two numbers are equal under Llama-4, Tekken and Qwen (under Llama-3 none is:
+        # grammars/he/README.md), so that the simple and long-coordination cells reach their pairs;
+        # prefixes written as CLAMS writes them (the rule attaches them)
+        *[("VP", s, p, "") for s, p in (("כותב", "כותבים"), ("יושב", "יושבים"), ("צועק", "צועקים"), ("קם", "קמים"),
+                                         ("עוזר", "עוזרים"), ("שותק", "שותקים"), ("נעלם", "נעלמים"),
+                                         ("נופל", "נופלים"), ("שוכב", "שוכבים"))],
+        *[("LVP", s, p, "") for s, p in (
+            ("יושב ב בית קפה כל בוקר", "יושבים ב בית קפה כל בוקר"),
+            ("כותב מכתבים ל חברים", "כותבים מכתבים ל חברים"),
+            ("יודע לנגן על גיטרה", "יודעים לנגן על גיטרה"),
+            ("ישן עד מאוחר ב שבת", "ישנים עד מאוחר ב שבת"),
+            ("שוחה ב בריכה כל בוקר", "שוחים ב בריכה כל בוקר"),
+            ("צוחק מ כל בדיחה", "צוחקים מ כל בדיחה"),
+            ("רוקד עם חברים כל ערב", "רוקדים עם חברים כל ערב"))],
     ],
 }
 
@@ -212,14 +279,93 @@ def vp_list(options: list[str]) -> str:
     return "LVP" if any(len(o.split()) > 2 for o in options) else "VP"
 
 
-def build_table(lang: str, common: dict, grammars: dict) -> list[dict]:
-    rows: list[dict] = []
+def columns(lang: str) -> list[str]:
+    return COLUMNS + (["kind"] if lang == "ru" else [])
 
+
+def ru_lemma(form: str, lemmas: list[str]) -> str:
+    """The nominative singular among `lemmas` of which `form` is a case form (агентом -> агент,
+    рабочих -> рабочий, отцов -> отец)."""
+    found = [n for n in lemmas if form.startswith(n) or form.startswith(n[:-2]) and n.endswith("ий")
+             or n.endswith("ец") and form.startswith(n[:-2] + "ц")]
+    if len(found) != 1:
+        raise SystemExit(f"ru: cannot tell the lemma of {form!r} (candidates {found})")
+    return found[0]
+
+
+def row_adder(rows: list[dict], cols: list[str]):
+    """add(**columns): a table row (every column, "" where not given) appended unless already there."""
     def add(**kw):
-        row = {c: "" for c in COLUMNS}
+        row = {c: "" for c in cols}
         row.update({k: str(v) for k, v in kw.items()})
         if row not in rows:
             rows.append(row)
+    return add
+
+
+def build_table_ru_he(lang: str, common: dict, grammars: dict) -> list[dict]:
+    """The Russian or Hebrew table: nouns (Russian: a row per case form CLAMS gives), the Hebrew
+    article, and the verb lists V1 (transitive), VP (intransitive predicates), LVP (long)."""
+    rows: list[dict] = []
+    add = row_adder(rows, columns(lang))
+
+    np_ = "NP" if lang == "ru" else "N"
+    if lang == "he":
+        add(expression="ה", lemma="ה", category="D", source="clams")
+    nouns: dict[str, dict] = {}      # lemma -> {gender, animate, tags, forms {(number, case): form}}
+    for (name, attrs), options in common.items():
+        if name not in (f"{np_}_1", f"{np_}_2") or "s" not in attrs:
+            continue
+        plurals = common[(name, tuple("p" if a == "s" else a for a in attrs))]
+        gender = next(a for a in attrs if a in ("m", "f", "n"))
+        tag = "N1" if name.endswith("_1") and "anim" in attrs else "N2" if name.endswith("_2") else ""
+        for sg, pl in zip(options, plurals):
+            n = nouns.setdefault(sg, {"gender": gender, "animate": "inanim" not in attrs, "tags": set(), "forms": {}})
+            n["tags"] |= {tag} - {""}
+            case = "nom" if lang == "ru" else ""
+            n["forms"][("sg", case)], n["forms"][("pl", case)] = sg, pl
+    if lang == "ru":   # the attractor's other cases: accusative (subj_rel N_2), instrumental (prep_anim NP_2[pa])
+        for c, name, case in (("subj_rel", "N_2", "acc"), ("prep_anim", "NP_2", "ins")):
+            rules = grammars[c][2]
+            sg_key = next(k for k in rules if k[0] == name and "s" in k[1] and (case != "ins" or "pa" in k[1]))
+            pl_key = (name, tuple("p" if a == "s" else a for a in sg_key[1]))
+            lemmas = [n for n, f in nouns.items() if "N2" in f["tags"]]
+            for sg, pl in zip(rules[sg_key], rules[pl_key]):
+                n = nouns[ru_lemma(sg, lemmas)]
+                n["forms"][("sg", case)], n["forms"][("pl", case)] = sg, pl
+    for lemma, n in nouns.items():
+        for (number, case), form in n["forms"].items():
+            add(expression=form, lemma=lemma, category="N", person=3, number=number, gender=n["gender"], case=case,
+                animate=int(n["animate"]), source="clams", **{t: "1" for t in sorted(n["tags"])})
+    verbs: dict[str, list[tuple[str, str]]] = {}
+    transitive = "V_1" if lang == "ru" else "V_tr"
+    for c in CONSTRUCTIONS:
+        rules = grammars[c][2]
+        names = [t.split("[")[0] for tokens in grammars[c][1] for t in tokens if t.startswith(("V", "VP"))]
+        for name in dict.fromkeys(names):
+            lst = "V1" if name == transitive else vp_list(rules[(name, ("3", "s"))])
+            for pair in verb_pairs(rules, name):
+                if pair not in verbs.setdefault(lst, []) and not (lang == "ru" and pair[0] == "хочет"):
+                    verbs[lst].append(pair)
+    clams_verbs = {(lst, sg) for lst, pairs in verbs.items() for sg, _ in pairs}
+    for t, sg, pl, _ in EXTRA[lang]:
+        if (sg, pl) not in verbs.setdefault(t, []):
+            verbs[t].append((sg, pl))
+    for lst in ("V1", "VP", "LVP"):
+        for sg, pl in verbs.get(lst, []):
+            kind = {"kind": RU_KIND.get(sg, "present")} if lang == "ru" and lst != "V1" else {}
+            for number, form in (("sg", sg), ("pl", pl)):
+                add(expression=form, lemma=sg, category="V" if lst == "V1" else lst, person=3, number=number,
+                    scale="" if lst == "V1" else RU_SCALES.get(sg, sg),
+                    source="clams" if (lst, sg) in clams_verbs else "fairpairs", **{lst: "1"}, **kind)
+    return rows
+
+
+def build_table(lang: str, common: dict, grammars: dict) -> list[dict]:
+    if lang in ("ru", "he"):
+        return build_table_ru_he(lang, common, grammars)
+    rows: list[dict] = []
+    add = row_adder(rows, COLUMNS)
 
     for art, number, gender, case in (
             [("le", "sg", "m", ""), ("la", "sg", "f", ""), ("les", "pl", "", "")] if lang == "fr" else
@@ -277,6 +423,9 @@ def build_table(lang: str, common: dict, grammars: dict) -> list[dict]:
 
 
 # ---------------------------------------------------------------------------- templates
+HE_WORDS = {"RelPron": "ש", "Accusative": "את"}   # (the rule prefixes attaches ש to the next word)
+
+
 def slot_name(nonterminal: str) -> str:
     base = nonterminal.split("[")[0]
     return {"Prep": "prep", "PP": "pp", "VP": "vp"}.get(base, base.replace("NP_", "n").replace("N_", "n")
@@ -304,16 +453,24 @@ def convert_template(lang: str, construction: str, vary: str, tokens: list[str],
         if name == "Det":          # Det[3,p] N_k[...]: one noun phrase, article by rule
             i += 1
             continue
+        if name in HE_WORDS:       # Hebrew's relativiser and accusative marker: words of the template
+            parts.append(HE_WORDS[name])
+            i += 1
+            continue
         if name in ("N_1", "N_2", "N_3", "NP_1", "NP_2"):
             slot = slot_name(name)
             number = "sg" if "s" in attrs else "pl"
             case = "acc" if "a" in attrs else "dat" if "d" in attrs else "nom"
+            if lang == "ru":       # the instrumental after a preposition, the accusative object of subj_rel
+                case = "ins" if "pa" in attrs else "acc" if name == "N_2" else "nom"
             where = {f"N{slot[1]}": "1", "number": number}
-            if lang == "de":
+            if lang in ("de", "ru"):
                 where["case"] = case
-            slots[slot] = {"where": where, "article": "definite"}
+            slots[slot] = {"where": where} if lang == "ru" else {"where": where, "article": "definite"}
+            if lang == "he" and slot != "n1":
+                slots[slot]["distinct_from"] = ["n1"]
             subject = subject or number
-            if "pa" in attrs:      # French "du garde" / "des gardes": de + the noun phrase
+            if "pa" in attrs and lang == "fr":      # French "du garde" / "des gardes": de + the noun phrase
                 parts.append("de")
             parts.append(f"{{{{ {slot} }}}}")
             cell.append(f"{slot}{number}")
@@ -330,17 +487,20 @@ def convert_template(lang: str, construction: str, vary: str, tokens: list[str],
             parts.append(f"{{{{ {slot} }}}}")
             if lang == "fr":
                 cell.append(slot)
-        else:                      # V_k[3,n] / VP[3,n]
-            slot = slot_name(name)
+        else:                      # V_k[3,n] / VP[3,n] (Hebrew V_tr, V_intr)
+            slot = {"V_tr": "v1", "V_intr": "vp"}.get(name) or slot_name(name)
             number = "sg" if "s" in attrs else "pl"
-            lst = "V1" if name == "V_1" else vp_list(rules[(name, ("3", "s"))])
+            lst = "V1" if name in ("V_1", "V_tr") else vp_list(rules[(name, ("3", "s"))])
             slots[slot] = {"where": {lst: "1", "number": number}}
             if lst == "LVP" and lang == "de":
                 slots[slot]["where"]["possessor"] = ["", subject]
             parts.append(f"{{{{ {slot} }}}}")
         i += 1
     if construction in ("vp_coord", "long_vp_coord"):
-        slots["v3"]["differ"] = {"v2": ["scale"]}
+        first = "v2" if "v2" in slots else "vp"
+        slots["v3"]["differ"] = {first: ["scale"]}
+        if lang == "ru" and construction == "vp_coord":
+            slots["v3"]["same"] = {first: ["kind"]}
     template = " ".join(parts).replace(" ,", ",") + "."
     return slots, template, "_".join(cell)
 
@@ -375,16 +535,16 @@ def paradigm_files(lang: str, grammars: dict) -> dict[str, str]:
         for tokens in templates:
             slots, template, cell = convert_template(lang, c, vary, tokens, rules)
             uid = f"{lang}_{c}_{cell}"
-            critical = slot_name(vary)
+            critical = {"V_tr": "v1", "V_intr": "vp"}.get(vary) or slot_name(vary)
             assert critical in slots, (uid, vary)
-            rules_line = "[elision, contraction]" if lang == "fr" else "[contraction]"
+            rules_line = "[" + ", ".join(LANG_RULES[lang]) + "]"
             lines = [
                 f"# Converted by tools/clams_convert.py from CLAMS ({SOURCE} @ {COMMIT}, Apache-2.0),",
                 f"# {lang}_replication/{c}.avg, template: S[] {' '.join(tokens)}",
                 f"# (vary: {vary}[]). Fixes and added words: grammars/{lang}/README.md.",
                 f"uid: {uid}",
                 f"language: {lang}",
-                f"rules: {rules_line}",
+                *([f"rules: {rules_line}"] if LANG_RULES[lang] else []),
                 "phenomenon: Subject-verb agreement",
                 "field: morphology",
                 f"linguistics_term: {c}",
@@ -400,7 +560,7 @@ def paradigm_files(lang: str, grammars: dict) -> dict[str, str]:
 
 
 def readme(lang: str, files: dict[str, str], rows: list[dict]) -> str:
-    name = {"fr": "French", "de": "German"}[lang]
+    name = LANG_NAMES[lang]
     cells = {}
     for uid in files:
         c = next(c for c in CONSTRUCTIONS if uid.startswith(f"{lang}_{c}_"))
@@ -415,12 +575,15 @@ def readme(lang: str, files: dict[str, str], rows: list[dict]) -> str:
         "`python tools/clams_convert.py --clams PATH/TO/clams`; do not edit the files by hand (edit the converter).",
         "",
         f"One paradigm file per CLAMS sentence template (`S[]` line): a *cell* of a construction, named by the",
-        "numbers of its noun phrases (n1 = the subject, n2/n3 = the attractor) and, for French prep_anim, by",
-        "the preposition list (`prep`: devant, derrière; `pp`: près, à côté, en face + de). Every cell has the",
+        *(["numbers of its noun phrases (n1 = the subject, n2/n3 = the attractor) and, for French prep_anim, by",
+           "the preposition list (`prep`: devant, derrière; `pp`: près, à côté, en face + de). Every cell has the"]
+          if lang in ("fr", "de") else
+          ["numbers of its noun phrases (n1 = the subject, n2 = the attractor). Every cell has the"]),
         "same number of pairs in a run, so singular and plural subjects are balanced as in CLAMS. The bad",
         "sentence puts the `vary:` verb in the other number (`form: other_number`: the same lemma).",
         "Vocabulary: `vocab/" + lang + ".csv` (columns N1, N2, N3 = CLAMS' noun lists, V1 = transitive verbs,",
         "VP = intransitive predicates, LVP = long verb phrases; `source` = clams or fairpairs).",
+        *NOTES.get(lang, []),
         "",
         "| construction | cells |",
         "|---|---|",
@@ -432,14 +595,16 @@ def readme(lang: str, files: dict[str, str], rows: list[dict]) -> str:
         "|---|---|---|",
         *[f"| {a} | {b} | {why} |" for lg, a, b, why in FIXES if lang in lg.split("+")],
         "",
-        "CLAMS' inanimate noun lists (and the German feminine and neuter N_2 lists) are defined but used by no",
-        "template; they are in the table (fixed) with no list flag.",
-        "",
+        *({"fr": INANIMATE, "de": INANIMATE, "ru": ["CLAMS' inanimate noun lists are defined but used by no template;",
+                                                     "they are in the table with no list flag.", ""]}.get(lang, [])),
         "## Words added (source = fairpairs)",
         "",
         "Added so that length control keeps every cell at 100 pairs or more: chosen among candidates whose",
-        "singular and plural have equal token counts in context under Llama-3, Llama-4, Mistral Tekken and",
-        "Qwen (`preset:multilingual`), and so that the debiased set keeps the original set's profile:",
+        *(["singular and plural have equal token counts in context under Llama-3, Llama-4, Mistral Tekken and",
+           "Qwen (`preset:multilingual`), and so that the debiased set keeps the original set's profile:"]
+          if lang != "he" else
+          ["singular and plural have equal token counts in context under Llama-4, Mistral Tekken and Qwen",
+           "(none is equal under Llama-3, above), and so that the debiased set keeps the original set's profile:"]),
         "frequent words where a frequent CLAMS word is never equal (fr parle, de mag), long verb phrases",
         "where CLAMS' long ones are never equal. CLAMS' own words are all kept, including those that are",
         "never equal (they stay in the original set; length control never keeps them).",
@@ -454,9 +619,35 @@ def readme(lang: str, files: dict[str, str], rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def table_csv(rows: list[dict]) -> str:
+INANIMATE = ["CLAMS' inanimate noun lists (and the German feminine and neuter N_2 lists) are defined but used by no",
+             "template; they are in the table (fixed) with no list flag.", ""]
+NOTES = {
+    "ru": ["",
+           "Russian has no article; a noun has a row per case form CLAMS gives (column `case`: nom for the",
+           "subject and the attractor of an object relative, acc for the object of a subject relative, ins after",
+           "перед, за, рядом с). Predicates carry a column `kind` (present, past, adj): the two predicates of a",
+           "VP coordination are of one kind and differ in `scale` (not two on one scale, not one twice)."],
+    "he": ["",
+           "CLAMS writes Hebrew's one-letter prefixes as words (ה מלצר, ש ה שומר, ו נוסע, ב מרכז ה עיר); the",
+           "paradigms keep the article as the language's article (`article: definite`, the row ה) and the other",
+           "prefixes as template words, and name the rule `prefixes` (fairpairs/generation/languages/he.py),",
+           "which attaches them as written Hebrew does: המלצר שהשומר אוהב רוקד, גר במרכז העיר (ב + ה -> ב).",
+           "What it changes: every noun phrase and every relative clause is one word shorter than in CLAMS'",
+           "evalset, and token counts are those of the written words (CLAMS' spaced prefixes are tokens of",
+           "their own under every tokenizer).",
+           "",
+           "Under Llama-3's tokenizer (in `preset:multilingual`) no Hebrew agreement pair has equal token counts:",
+           "the plural ending of a present-tense verb (-ים; feminine -ות) takes one or two tokens more than the",
+           "singular for every verb tried: CLAMS' 14 and 54 others (42 frequent verbs, 12 feminine forms). Length control for",
+           "Hebrew therefore uses Llama-4, Mistral Tekken and Qwen (`fairpairs languages` lists them as the",
+           "tokenizers that suit Hebrew); a run under `preset:multilingual` keeps no pair and says so. The words",
+           "added below are equal under those three."],
+}
+
+
+def table_csv(rows: list[dict], lang: str = "fr") -> str:
     buf = io.StringIO()
-    w = csv.DictWriter(buf, fieldnames=COLUMNS, lineterminator="\n")
+    w = csv.DictWriter(buf, fieldnames=columns(lang), lineterminator="\n")
     w.writeheader()
     w.writerows(rows)
     return buf.getvalue()
@@ -479,7 +670,7 @@ def main(argv=None) -> int:
         for uid, text in files.items():
             (folder / f"{uid}.yaml").write_text(text, encoding="utf-8")
         rows = build_table(lang, common, grammars)
-        (args.out / "vocab" / f"{lang}.csv").write_text(table_csv(rows), encoding="utf-8")
+        (args.out / "vocab" / f"{lang}.csv").write_text(table_csv(rows, lang), encoding="utf-8")
         (folder / "README.md").write_text(readme(lang, files, rows), encoding="utf-8")
         print(f"{lang}: {len(files)} paradigm files, {len(rows)} vocabulary rows", file=sys.stderr)
     return 0

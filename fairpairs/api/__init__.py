@@ -17,9 +17,9 @@ pandas; they are imported by the calls that need them.
 """
 
 from fairpairs.api.common import DEFAULT_MODELS, DEFAULT_NORMALIZE, load_vocabulary
-from fairpairs.api.generation import load_paradigm, paradigms, validate, tokenizers, generate, generate_run
+from fairpairs.api.generation import load_paradigm, paradigms, languages, validate, tokenizers, generate, generate_run
 from fairpairs.api.datasets import read_pairs, load_sets, to_frame, audit, audit_report
 from fairpairs.api.evaluation import score_pairs, evaluate, matched_pairs, robustness
 from fairpairs.api.publishing import publish
 
-__all__ = ['DEFAULT_MODELS', 'DEFAULT_NORMALIZE', 'load_vocabulary', 'load_paradigm', 'paradigms', 'validate', 'tokenizers', 'generate', 'generate_run', 'read_pairs', 'load_sets', 'to_frame', 'audit', 'audit_report', 'score_pairs', 'evaluate', 'matched_pairs', 'robustness', 'publish']
+__all__ = ['DEFAULT_MODELS', 'DEFAULT_NORMALIZE', 'load_vocabulary', 'load_paradigm', 'paradigms', 'languages', 'validate', 'tokenizers', 'generate', 'generate_run', 'read_pairs', 'load_sets', 'to_frame', 'audit', 'audit_report', 'score_pairs', 'evaluate', 'matched_pairs', 'robustness', 'publish']

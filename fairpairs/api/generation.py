@@ -44,16 +44,57 @@ def load_paradigm(paradigm: str | os.PathLike, vocab: "Vocabulary | str | os.Pat
     return load(files[str(paradigm)], vocab)
 
 
-def paradigms(grammars: str | os.PathLike | None = None, phenomenon: str | None = None) -> list[dict[str, Any]]:
+def paradigms(grammars: str | os.PathLike | None = None, phenomenon: str | None = None,
+              language: str | None = None) -> list[dict[str, Any]]:
     """Every paradigm of a grammar folder (default: the bundled one), in UID order: one dict per
-    paradigm with uid, phenomenon, field, linguistics_term and standard (in BLiMP's 67)."""
+    paradigm with uid, phenomenon, field, linguistics_term, standard (in BLiMP's 67) and language.
+    `language`: the paradigms of that language ("fr": the folder's fr/ sub-folder; "en" or None:
+    the folder's own files; `languages()` lists them)."""
     from fairpairs.generation.selection import select_paradigms
 
     check.path(grammars, "grammars", error=GrammarError, what="folder of paradigm files", optional=True)
     check.text(phenomenon, "phenomenon", optional=True)
-    _, ps = select_paradigms("all", phenomenon, grammars, standard_only=False)
+    check.text(language, "language", optional=True)
+    _, ps = select_paradigms("all", phenomenon, language_folder(grammars, language), standard_only=False)
     return [{"uid": p.uid, "phenomenon": p.phenomenon, "field": p.field,
-             "linguistics_term": p.linguistics_term, "standard": p.standard} for p in ps]
+             "linguistics_term": p.linguistics_term, "standard": p.standard, "language": p.language} for p in ps]
+
+
+def language_folder(grammars: str | os.PathLike | None, language: str | None) -> "Path | str | os.PathLike | None":
+    """The folder of `language`'s paradigms in a grammar folder (default: the bundled one): the
+    folder itself for English (or no language), else its sub-folder named by the code."""
+    from fairpairs.generation.languages import get_language
+    from fairpairs.generation.selection import language_folders
+    from fairpairs.suggest import did_you_mean
+
+    if language is None or language == "en":
+        return grammars
+    get_language(language)      # (an unknown code: its error, with the known codes)
+    subs = {d.name: d for d in language_folders(grammars)}
+    if language not in subs:
+        raise UsageError(Param("language"), f": no {language} paradigms in "
+                         f"{grammars or 'the bundled grammars'}{did_you_mean(language, subs)} (languages there: "
+                         f"{', '.join(['en', *subs])})", value=language)
+    return subs[language]
+
+
+def languages(grammars: str | os.PathLike | None = None) -> list[dict[str, Any]]:
+    """The languages with paradigms in a grammar folder (default: the bundled one), English first:
+    one dict per language with code, name, paradigms (how many), constructions (linguistics terms),
+    vocabulary (its bundled table), source, licence and tokenizers (those under which its
+    contrasts can be equalised; docs/multilingual.md)."""
+    from fairpairs.generation.languages import get_language
+    from fairpairs.generation.selection import grammar_files, language_folders, paradigm_language
+
+    check.path(grammars, "grammars", error=GrammarError, what="folder of paradigm files", optional=True)
+    out = []
+    for folder in [grammars, *language_folders(grammars)]:
+        files = grammar_files(folder)
+        code = paradigm_language(files[0])
+        lang = get_language(code)
+        out.append({"code": code, "name": lang.name, "paradigms": len(files), "vocabulary": lang.vocabulary,
+                    "source": lang.source, "licence": lang.licence, "tokenizers": list(lang.tokenizers)})
+    return out
 
 
 def validate(paths: Iterable[str | os.PathLike] | None = None, vocab=None):
@@ -110,7 +151,11 @@ def generate(paradigm: "Paradigm | str | os.PathLike", pairs: int = 1000, models
         paradigm = load_paradigm(paradigm, vocab)
     vocab = _vocabulary(vocab) or paradigm.vocab or default_vocabulary()
     meters = [LengthMeter(m) for m in cfg.models]
-    return generate_paradigm(paradigm, vocab, cfg, meters, sets=sets).records(sets[0])
+    done = generate_paradigm(paradigm, vocab, cfg, meters, sets=sets)
+    short = getattr(done, sets[0]).short
+    if short is not None:     # (one paradigm asked for: fewer pairs than asked is an error here)
+        raise short
+    return done.records(sets[0])
 
 
 @check.old_names
@@ -121,13 +166,16 @@ def generate_run(out: str | os.PathLike, paradigms: str | Iterable[str] = "all",
                  grammars: str | os.PathLike | None = None, vocab: "Vocabulary | str | os.PathLike | None" = None,
                  lexicon_from: str | os.PathLike | None = None, min_count: int | None = None,
                  progress: bool | None = None, on_lexicon: Callable[[dict], None] | None = None,
-                 command: str = "", **deprecated) -> "RunResult":
+                 command: str = "", strict: bool = False, **deprecated) -> "RunResult":
     """A whole run folder, as `fairpairs generate` writes it (the command calls this): for every
     selected paradigm ("all": BLiMP's standard set; or UIDs), original/<uid>.jsonl,
     debiased/<uid>.jsonl and manifest.json under `out`, written atomically. `lexicon_from`: keep
     only words seen at least `min_count` (default 1) times in that text file; its per-slot counts
     go to the manifest and to `on_lexicon(table)` before generation. Returns the per-paradigm
-    statistics (`RunResult`). (`tokenizers`: the old name of `models`, deprecated.)"""
+    statistics (`RunResult`). A paradigm whose draw budget ends before `pairs` keeps what it reached
+    and is marked (the manifest's `short` and `verdict`, `RunResult.verdict`); so is a debiased set
+    not comparable with the original one. `strict`: either is an error (ShortSetError,
+    NotComparableError) and nothing is written. (`tokenizers`: the old name of `models`, deprecated.)"""
     from fairpairs.generation.selection import select_paradigms
     from fairpairs.io.files import check_output_folder
     from fairpairs.control.config import RunConfig
@@ -138,6 +186,8 @@ def generate_run(out: str | os.PathLike, paradigms: str | Iterable[str] = "all",
     models = check.renamed("generate_run", deprecated, models=(models, DEFAULT_MODELS))["models"]
 
     check.path(out, "out", exists=False)
+    if not isinstance(strict, bool):
+        raise UsageTypeError(Param("strict"), f": expected True or False, not {type(strict).__name__}", value=strict)
     check.text(phenomenon, "phenomenon", optional=True)
     check.path(grammars, "grammars", error=GrammarError, what="folder of paradigm files", optional=True)
     check.path(lexicon_from, "lexicon_from", error=LexiconError, what="corpus", optional=True)
@@ -184,7 +234,7 @@ def generate_run(out: str | os.PathLike, paradigms: str | Iterable[str] = "all",
                 last[0] = k
             return update
     try:
-        return write_run(chosen, voc, cfg, out, progress_factory=factory)
+        return write_run(chosen, voc, cfg, out, progress_factory=factory, strict=strict)
     finally:
         if bar is not None:
             bar.close()

@@ -59,9 +59,13 @@ def _split(value: str) -> list[str]:
                                      "(case-insensitive; docs/vocabulary.md), in both sentences of every pair.")
 @click.option("--min-count", default=None, type=click.IntRange(1), metavar="K",
               help="With --lexicon-from: how often a word must occur in the corpus [default: 1].")
+@click.option("--strict", is_flag=True,
+              help="A paradigm that cannot reach --pairs, or a debiased set not comparable with the original, "
+                   "is an error (exit 1, nothing written) [default: the run keeps what each paradigm reached "
+                   "and marks it in the table, manifest and card].")
 @click.option("--quiet", is_flag=True, help="No progress bar or table.")
 def generate(models, paradigms_spec, phenomenon, pairs, seed, strategy, max_retries, match_frequency, max_draws, out,
-             grammar_dir, vocab_path, lexicon_from, min_count, quiet):
+             grammar_dir, vocab_path, lexicon_from, min_count, strict, quiet):
     """Generate minimal pairs, original and token-length controlled (debiased).
 
     Writes OUT/original/<uid>.jsonl, OUT/debiased/<uid>.jsonl and OUT/manifest.json.
@@ -80,11 +84,15 @@ def generate(models, paradigms_spec, phenomenon, pairs, seed, strategy, max_retr
     result = generate_run(out, paradigms_spec, given, pairs=pairs, seed=seed, strategy=strategy,
                           max_retries=max_retries, match_frequency=match_frequency, max_draws=max_draws,
                           phenomenon=phenomenon, grammars=grammar_dir, vocab=vocab_path,
-                          lexicon_from=lexicon_from, min_count=min_count, progress=not quiet,
+                          lexicon_from=lexicon_from, min_count=min_count, progress=not quiet, strict=strict,
                           on_lexicon=None if quiet else print_lexicon,
                           command=" ".join(["fairpairs", *(shlex.quote(_text(a)) for a in sys.argv[1:])]))
     if not quiet:
         print_table(result, out)
+    elif result.verdict:     # (a short or non-comparable set is never silent)
+        from fairpairs.manifest import verdict_text
+
+        click.echo(f"fairpairs: warning: {verdict_text(result.verdict)}", err=True)
 
 
 def print_lexicon(lexicon: dict) -> None:
@@ -129,7 +137,8 @@ def print_table(result, out: Path) -> None:
         d, b = sets["debiased"], result.balance.get(uid, {})
         ratio = b.get("distinct_ratio")
         tvd = b.get("tvd_slots")
-        t.add_row(uid, str(d.kept), str(d.kept_as_drawn), str(d.kept_redrawn), str(d.replaced), str(d.dropped),
+        kept = f"{d.kept}!" if uid in ((result.verdict or {}).get("short") or ()) else str(d.kept)
+        t.add_row(uid, kept, str(d.kept_as_drawn), str(d.kept_redrawn), str(d.replaced), str(d.dropped),
                   share(d.yield_), share(d.retention), smd(b.get("smd_zipf_good")), smd(b.get("smd_words_good")),
                   "-" if tvd is None else f"{tvd:.2f}" + ("*" if tvd > TVD_LIMIT else ""),
                   "-" if ratio is None else f"{ratio:.0%}" + ("*" if ratio < LOW_DIVERSITY else ""))
@@ -142,23 +151,31 @@ def print_table(result, out: Path) -> None:
     console = Console(stderr=True)
     console.width = max(console.width, 180)   # never truncate figures when stderr is not a terminal
     console.print(t)
-    console.print(f"yield = kept with their own context / contexts drawn; retention = kept with their own "
+    console.print(("! marks a paradigm short of --pairs (its budget ended; the manifest says why). " if result.verdict
+                   and result.verdict["short"] else "") + f"yield = kept with their own context / contexts drawn; retention = kept with their own "
                   f"context / kept. Balance of the debiased set against the original set (`fairpairs balance "
                   f"{out}`): {summary(result.balance.values())}" + (" * marks what is out:" if flagged else ""))
     for uid, flags in flagged:
         console.print(f"  {uid}: " + "; ".join(flags))
+    if result.verdict:
+        from fairpairs.manifest import verdict_text
+
+        console.print(f"Verdict: {verdict_text(result.verdict)}. (--strict makes this an error.)", markup=False)
 
 
 @click.command()
 @click.option("--verbose", "-v", is_flag=True, help="Also show phenomenon, field and slots.")
 @click.option("--phenomenon", default=None, help="Only paradigms of this phenomenon.")
+@click.option("--language", default=None, metavar="CODE",
+              help="Only paradigms of this language (en, fr, de, ru, he: `fairpairs languages`) [default: en].")
 @click.option("--grammars", "grammar_dir", default=None, type=click.Path(exists=True, file_okay=False, path_type=Path),
               help="Folder of paradigm files [default: the bundled grammars/].")
-def paradigms(verbose, phenomenon, grammar_dir):
-    """List the paradigms (one UID per line)."""
+def paradigms(verbose, phenomenon, language, grammar_dir):
+    """List the paradigms (one UID per line); `fairpairs languages` lists the other languages'."""
+    from fairpairs.api.generation import language_folder
     from fairpairs.generation.selection import select_paradigms
 
-    _, ps = select_paradigms("all", phenomenon, grammar_dir, standard_only=bool(phenomenon))
+    _, ps = select_paradigms("all", phenomenon, language_folder(grammar_dir, language), standard_only=bool(phenomenon))
     for p in ps:
         if verbose:
             crit = ",".join(p.critical) or "(reorder)"
@@ -166,3 +183,26 @@ def paradigms(verbose, phenomenon, grammar_dir):
             click.echo(f"{p.uid}\t{p.phenomenon}\t{p.field}\tslots={','.join(p.slots)}\tcritical={crit}{std}")
         else:
             click.echo(p.uid)
+
+
+@click.command()
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per language instead of the table.")
+@click.option("--grammars", "grammar_dir", default=None, type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="Folder of paradigm files [default: the bundled grammars/].")
+def languages(as_json, grammar_dir):
+    """List the languages that have paradigms: code, name, how many paradigms, where they come
+    from and their licence, and the tokenizers under which their contrasts can be equalised
+    (`fairpairs paradigms --language CODE` lists a language's paradigms; docs/multilingual.md)."""
+    import json
+
+    from fairpairs.api import languages as listing
+
+    rows = listing(grammar_dir)
+    if as_json:
+        for r in rows:
+            click.echo(json.dumps(r, ensure_ascii=False))
+        return
+    for r in rows:
+        click.echo(f"{r['code']}  {r['name']:<8} {r['paradigms']:>3} paradigms  {r['source']}, {r['licence']}")
+        click.echo(f"{'':14}suit: {', '.join(r['tokenizers']) or '-'}; "
+                   f"paradigms: fairpairs paradigms --language {r['code']}")

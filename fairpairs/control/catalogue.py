@@ -57,10 +57,10 @@ def _mapped() -> list[dict]:
 
 
 def _reason(exc: Exception) -> str:
-    """Why a tokenizer could not be read, for its row (which names it already)."""
-    if isinstance(exc, FairpairsError) and exc.param == "models" and exc.reason:
-        return exc.reason
-    return str(exc)
+    """Why a name does not resolve: a fairpairs error's own `reason` field (the message without the
+    parameter and the name it starts with), or the whole message when it has none."""
+    reason = getattr(exc, "reason", None) if isinstance(exc, FairpairsError) else None
+    return reason if reason is not None else str(exc)
 
 
 def _packaged() -> list[dict]:
@@ -126,8 +126,7 @@ def _presets() -> list[dict]:
                     reasons.setdefault("only from the Hub", []).append(n)
                     status = "missing" if status == "ok" else status
             except FairpairsError as exc:
-                reason = _reason(exc)
-                reasons.setdefault(reason, []).append(n)
+                reasons.setdefault(_reason(exc), []).append(n)
                 status = "missing" if isinstance(exc, NotFoundError) and status != "error" else "error"
         detail = "; ".join(f"{', '.join(ns)}: {r}" if len(ns) < len(names) else r for r, ns in reasons.items())
         out.append(_row(PRESET_PREFIX + key, "preset", ", ".join(names), status, detail))

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-from fairpairs.errors import Param, GrammarError
+from fairpairs.errors import Param, GrammarError, ShortSetError
 from fairpairs.generation.sampler import Pair, Sampler
 from fairpairs.manifest import ParadigmStats
 from fairpairs.control.config import draws_for, retries_for
@@ -53,6 +53,7 @@ class SetResult:
     lengths: list[dict[str, tuple[int, int]]] = field(default_factory=list)
     control: list[str] = field(default_factory=list)     # per pair: records.CONTROL_STATES
     stats: ParadigmStats = field(default_factory=ParadigmStats)
+    short: ShortSetError | None = None     # the set ended short of its pairs (the budget is spent): why
 
 
 class Budget:
@@ -83,16 +84,20 @@ class Budget:
                 f"{p.path}: {worst[0]}: unsatisfiable: {k} draws gave no valid pair "
                 f"(this slot had no candidate {worst[1]} times)")
         if kept == 0 and valid_so_far and k + redraws >= min(self.limit, 5 * self.probe):
-            raise GrammarError(
+            raise ShortSetError(
                 f"{p.path}: {what}: length control kept no pair in {k} draws and {redraws} redraws; "
                 f"the selected tokenizers may make this contrast impossible to equalise (the good and "
-                f"bad words never have equal token counts under all of them)")
+                f"bad words never have equal token counts under all of them)",
+                short=f"0 of {n_pairs} pairs: length control kept none in {k} draws and {redraws} redraws (the good "
+                      f"and bad words may never have equal token counts under these tokenizers)")
         if self.used >= self.limit:
-            raise GrammarError(
+            raise ShortSetError(
                 f"{p.path}: {what}: only {kept} of {n_pairs} pairs after {k} draws and {redraws} redraws "
                 f"(the draw budget); "
                 f"the paradigm has too few distinct pairs, or length control rarely succeeds - "
-                "ask for fewer pairs or raise ", Param("max_draws", quoted=True))
+                "ask for fewer pairs or raise ", Param("max_draws", quoted=True),
+                short=f"{kept} of {n_pairs} pairs: the draw budget ended after {k} draws and {redraws} redraws (too "
+                      f"few distinct pairs, or length control rarely succeeds)")
 
 
 def generate_original(sampler: Sampler, n_pairs: int, meters: list[LengthMeter], *,
@@ -224,7 +229,11 @@ def _collect(sampler: Sampler, n_pairs: int, meters: list[LengthMeter], *, contr
     valid = 0
     grow = min(chunk, 32)          # small first chunks: an impossible paradigm fails fast
     while len(res.pairs) < n_pairs:
-        budget.check(k, valid, len(res.pairs), n_pairs, what, spent)
+        try:
+            budget.check(k, valid, len(res.pairs), n_pairs, what, spent)
+        except ShortSetError as exc:   # the budget is spent: the set ends with what it reached
+            res.short = exc
+            break
         # (the size of a chunk changes the work done, never the output: pairs are accepted in draw order)
         size = max(1, min(grow, chunk, (n_pairs - len(res.pairs)) * 5 // 4 + 8, budget.left()))
         grow *= 2

@@ -15,14 +15,14 @@ from pathlib import Path
 from fairpairs import __version__
 from fairpairs.control.config import RunConfig
 from fairpairs.control.loop import SetResult, generate_debiased, generate_original
-from fairpairs.errors import Param, UsageError
+from fairpairs.errors import NotComparableError, Param, UsageError
 from fairpairs.generation.sampler import Sampler
 from fairpairs.manifest import BalanceEntry, ParadigmStats
 from fairpairs.generation.grammar import Paradigm
 from fairpairs.generation.selection import one_language
 from fairpairs.io.files import OutputFolder
 from fairpairs.records import PairRecord, row_json
-from fairpairs.manifest import ParadigmEntry, RunManifest, TokenizerInfo, VocabularyInfo
+from fairpairs.manifest import ParadigmEntry, RunManifest, TokenizerInfo, VocabularyInfo, verdict_text
 from fairpairs.control.sources import BUNDLED, bundled_path, resolve_tokenizer
 from fairpairs.control.tokenization import LengthMeter
 from fairpairs.generation.vocab import Vocabulary
@@ -33,6 +33,7 @@ class RunResult:
     stats: dict[str, dict[str, ParadigmStats]] = field(default_factory=dict)   # uid -> set -> stats
     strategy: str = "search"
     balance: dict[str, dict] = field(default_factory=dict)    # uid -> records.BalanceEntry
+    verdict: dict | None = None     # the manifest's verdict (short paradigms, comparability), None: all well
 
     def table(self, balance: bool = False):
         """A pandas DataFrame, one row per paradigm and set (uid, set, then length control's account
@@ -113,7 +114,35 @@ def paradigm_manifest(sets: ParadigmSets, original: list[dict], debiased: list[d
         grammar_file=p.path.name, reorder=p.reorder,
         original=len(original), debiased=len(debiased),
         original_stats=sets.original.stats, debiased_stats=sets.debiased.stats, balance=entry,
+        short={w: getattr(sets, w).short.short for w in ("original", "debiased") if getattr(sets, w).short} or None,
     )
+
+
+def verdict(entries: dict[str, ParadigmEntry], pairs: int, models: list[str], language: str) -> dict | None:
+    """Whether a run's debiased set can stand for its original set: the paradigms short of `pairs`
+    (their budget was spent), and "comparable" false when fewer than half the paradigms are balanced
+    (the balance report's rule) or a paradigm reached less than half its pairs; with the tokenizers
+    that suit the language where the run's are others. None when every paradigm reached its pairs
+    and the set is comparable (no key in the manifest)."""
+    from fairpairs.control.sources import expand
+    from fairpairs.generation.languages import get_language
+
+    n = len(entries)
+    short = {uid: e.short for uid, e in entries.items() if e.short}
+    n_bal = sum(bool(e.balance.get("balanced")) for e in entries.values())
+    low = [uid for uid, e in entries.items() if e.debiased * 2 < pairs]
+    reasons = []
+    if n_bal * 2 < n:
+        reasons.append(f"{n_bal} of {n} paradigm(s) balanced against the original set")
+    if low:
+        reasons.append(f"{len(low)} paradigm(s) below half of {pairs} pairs ({', '.join(low)})")
+    if not short and not reasons:
+        return None
+    lang = get_language(language)
+    suits = set(expand(list(lang.tokenizers)))     # (a run under tokenizers that all suit: nothing to suggest)
+    suggest = list(lang.tokenizers) if not set(models) <= suits else []
+    return {"comparable": not reasons, "reasons": reasons, "short": sorted(short),
+            "language": lang.code, "suggested_tokenizers": suggest}
 
 
 def diversity_causes(p: Paradigm, vocab: Vocabulary, meters: list[LengthMeter]) -> list[str]:
@@ -169,8 +198,11 @@ def tokenizer_info(meter: LengthMeter) -> TokenizerInfo:
 
 
 def generate_run(paradigms: list[Paradigm], vocab: Vocabulary, cfg: RunConfig, out: Path,
-                 progress_factory=None) -> RunResult:
-    """Generate every paradigm and write the run folder `out` atomically."""
+                 progress_factory=None, strict: bool = False) -> RunResult:
+    """Generate every paradigm and write the run folder `out` atomically. A set that ends short of
+    its pairs (its budget spent) keeps what it reached and is marked (manifest `short`, `verdict`);
+    `strict`: such a set, or a debiased set not comparable with the original, is an error and
+    nothing is written."""
     if not paradigms:
         raise UsageError(Param("paradigms"), ": none selected")
     language = one_language(p.language for p in paradigms)    # (before any work)
@@ -184,6 +216,9 @@ def generate_run(paradigms: list[Paradigm], vocab: Vocabulary, cfg: RunConfig, o
         for p in paradigms:
             bar = progress_factory(p.uid, 2 * cfg.pairs) if progress_factory else None
             sets = generate_paradigm(p, vocab, cfg, meters, progress=bar)
+            for which in ("original", "debiased"):
+                if strict and getattr(sets, which).short is not None:
+                    raise getattr(sets, which).short
             rows = {}
             for which in ("original", "debiased"):
                 rows[which] = [r.to_dict() for r in sets.records(which)]
@@ -207,7 +242,11 @@ def generate_run(paradigms: list[Paradigm], vocab: Vocabulary, cfg: RunConfig, o
             language=language,
             paradigms=manifest_paradigms,
             lexicon=cfg.lexicon,
+            verdict=verdict(manifest_paradigms, cfg.pairs, list(cfg.models), paradigms[0].language),
         )
+        result.verdict = manifest.verdict
+        if strict and manifest.verdict and not manifest.verdict["comparable"]:
+            raise NotComparableError(Param("strict"), f": {verdict_text(manifest.verdict)}")
         (tmp / "manifest.json").write_text(manifest.to_json(), encoding="utf-8")
     return result
 

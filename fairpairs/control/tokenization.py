@@ -25,7 +25,7 @@ from pathlib import Path
 
 from fairpairs.errors import Param, NetworkError, TokenizerError
 from fairpairs.io.network import network_deadline
-from fairpairs.control.sources import BUNDLED, TokenizerSource, resolve_tokenizer
+from fairpairs.control.sources import TokenizerSource, resolve_tokenizer
 from fairpairs.control.tokenizer_map import MAP_ENV
 from fairpairs.control.tokenizer_files import _sentencepiece, check_file
 
@@ -62,8 +62,8 @@ def _load(src: TokenizerSource):
             from fairpairs.suggest import did_you_mean
 
             raise TokenizerError(
-                Param("models"), f": cannot load tokenizer {name!r}{did_you_mean(name, tokenizer_names())}: not a bundled tokenizer "
-                f"({', '.join(sorted(set(BUNDLED.values())))}), not a local folder or file, and not "
+                Param("models"), f": cannot load tokenizer {name!r}{did_you_mean(name, tokenizer_names())}: not a name "
+                f"fairpairs knows offline (`fairpairs tokenizers` lists them: bundled, packaged, presets), not a local folder or file, and not "
                 f"loadable from the Hub ({_first_line(exc)}); offline, point it at local files with "
                 f"${MAP_ENV} (docs/tokenizers.md)"
             ) from None

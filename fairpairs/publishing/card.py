@@ -133,6 +133,7 @@ def render_card(repo_id: str, manifest: RunManifest, configs: list[Config], skip
 
     from fairpairs.generation.languages import get_language
     from fairpairs.generation.selection import run_language
+    from fairpairs.manifest import verdict_text
 
     n_pairs = sum(len(c.rows) for c in configs)
     language = get_language(run_language(manifest))
@@ -171,6 +172,7 @@ def render_card(repo_id: str, manifest: RunManifest, configs: list[Config], skip
         repo_id=repo_id, manifest=manifest, language=language.name, configs=configs, table=table, sets=sets,
         skipped=skipped, prefix=prefix, n_pairs=n_pairs, version=__version__,
         example=configs[0], data_file=DATA_FILE, low_diversity=low_diversity, low_ratio=LOW_DIVERSITY,
-        flagged=flagged, fields=card_fields(), check=check, fmt=lambda x: "" if x is None else f"{x:+.2f}",
+        flagged=flagged, fields=card_fields(), check=check,
+        verdict=verdict_text(manifest.verdict), pair=next((c for c in configs if c.rows), None), fmt=lambda x: "" if x is None else f"{x:+.2f}",
         known=_known, cell=_cell)
     return f"---\n{_dump_yaml(front)}---\n\n{body}"

@@ -28,6 +28,8 @@ MODULES = {
     "en": "fairpairs.generation.languages.en",
     "fr": "fairpairs.generation.languages.fr",
     "de": "fairpairs.generation.languages.de",
+    "ru": "fairpairs.generation.languages.ru",
+    "he": "fairpairs.generation.languages.he",
 }
 ARTICLE_KINDS = ("definite", "indefinite")
 
@@ -44,7 +46,9 @@ class Language:
     a finished sentence to a sentence; articles: the article of a noun (None: the language's
     paradigms draw determiners from the table with `det:`); vocabulary: the bundled table the
     paradigms of this language draw from by default (a file in vocab/); wordfreq: the language
-    code wordfreq knows it by (for the balance report's frequencies)."""
+    code wordfreq knows it by (for the balance report's frequencies); tokenizers: tokenizers under
+    which its paradigms' contrasts can be equalised (suggested when a run's are not; `fairpairs
+    languages`); source, licence: where its bundled paradigms and table come from."""
 
     code: str
     name: str
@@ -52,6 +56,9 @@ class Language:
     rules: Mapping[str, Rule] = field(default_factory=dict)
     articles: Articles | None = None
     wordfreq: str = ""
+    tokenizers: tuple[str, ...] = ()
+    source: str = ""
+    licence: str = ""
 
     def rule(self, name: str) -> Rule:
         if name not in self.rules:

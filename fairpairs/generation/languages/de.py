@@ -60,4 +60,6 @@ def contraction(sentence: str) -> str:
 
 
 LANGUAGE = Language(code="de", name="German", vocabulary="de.csv", rules={"contraction": contraction},
-                    articles=articles, wordfreq="de")
+                    articles=articles, wordfreq="de",
+                    tokenizers=("preset:multilingual",),
+                    source="CLAMS (Mueller et al., ACL 2020), aaronmueller/clams @ 36b5c9a", licence="Apache-2.0")

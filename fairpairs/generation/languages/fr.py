@@ -77,4 +77,6 @@ def articles(kind: str, features: Mapping[str, str]) -> str:
 
 
 LANGUAGE = Language(code="fr", name="French", vocabulary="fr.csv",
-                    rules={"elision": elision, "contraction": contraction}, articles=articles, wordfreq="fr")
+                    rules={"elision": elision, "contraction": contraction}, articles=articles, wordfreq="fr",
+                    tokenizers=("preset:multilingual",),
+                    source="CLAMS (Mueller et al., ACL 2020), aaronmueller/clams @ 36b5c9a", licence="Apache-2.0")
