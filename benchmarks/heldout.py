@@ -57,7 +57,7 @@ def parse_args(argv=None):
     ap.add_argument("--held-to", type=int, default=150)
     ap.add_argument("--chunk", type=int, default=25, help="held-out pairs scored per step")
     ap.add_argument("--fit-sentences", type=int, default=300, help="WikiText sentences tcs_lp is fitted on")
-    ap.add_argument("--run-pairs", type=int, default=0, help="pairs per paradigm of the fresh run (0: no run, "
+    ap.add_argument("--run-pairs", type=int, default=10, help="pairs per paradigm of the fresh run (0: no run, "
                     "no direction effects)")
     ap.add_argument("--work", type=Path, default=Path("/tmp/heldout"))
     ap.add_argument("--out", type=Path, default=None)
