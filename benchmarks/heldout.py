@@ -403,6 +403,10 @@ Chosen on the development half: **{chosen or 'none'}**{'' if chosen else ' (no c
     if args.out:
         from fairpairs.io.files import atomic_write
 
+        before = args.out.read_text() if args.out.is_file() else ""
+        mark = "# Length robustness of acceptability scores (issue 25)"
+        if mark in before:    # (the earlier measurement, on the data the scores were developed on, stays below)
+            text += "\n---\n\n" + before[before.index(mark):]
         atomic_write(args.out, text)
     print(text)
 
