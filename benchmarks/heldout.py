@@ -54,7 +54,7 @@ def parse_args(argv=None):
     ap.add_argument("--blimp", type=Path, default=SHARED / "reference" / "blimp")
     ap.add_argument("--dev-pairs", type=int, default=20, help="development pairs 0..N-1 of each paradigm")
     ap.add_argument("--held-from", type=int, default=100)
-    ap.add_argument("--held-to", type=int, default=150)
+    ap.add_argument("--held-to", type=int, default=125)
     ap.add_argument("--chunk", type=int, default=25, help="held-out pairs scored per step")
     ap.add_argument("--fit-sentences", type=int, default=300, help="WikiText sentences tcs_lp is fitted on")
     ap.add_argument("--run-pairs", type=int, default=10, help="pairs per paradigm of the fresh run (0: no run, "
