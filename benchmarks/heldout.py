@@ -8,7 +8,7 @@
 
 The split (fixed before anything was measured; `split()` below): BLiMP's 67 UIDs sorted, even
 positions = development (34), odd = held-out (33); development pairs 0-99, held-out pairs
---held-from to --held-to (100-399 by default: what two shared CPU cores score in the time there was;
+--held-from to --held-to (100-124 by default: what two shared CPU cores score in the time there was;
 BLiMP has 100-999). Direction effects come from one fresh run of all 67 paradigms (gpt2 +
 smollm2-135m, --run-pairs pairs per paradigm and set, seed 0), split by paradigm the same way.
 
