@@ -203,7 +203,7 @@ def sentence_scores(args, sentences, which) -> pd.DataFrame:
 
     raw = raw_scores(args, sentences)
     lp, n = raw["sum_logprob"].to_numpy(float), raw["n_tokens"].to_numpy(float)
-    u = raw["unigram_logprob"].to_numpy(float)
+    u = lp - n * raw["slor"].to_numpy(float)    # U = LP - n SLOR (the cache keeps the score columns)
     w = np.array([len(s.split()) for s in raw.index], dtype=float)
     out = pd.DataFrame({"n_tokens": n, "lp": lp}, index=raw.index)
     if "tcf_lp" in which or "lp_then_tcf" in which:
