@@ -173,10 +173,15 @@ def fit_length(model, kind, pll, device, dtype, device_map, batch_tokens, progre
     text (docs/robustness.md); the entry records the model's content fingerprint and tokenizer and
     is used for that model only (`score`, `evaluate`, `robustness --length-params OUT`)."""
     from fairpairs.io.files import check_output_file
-    from fairpairs.scoring.length import CORPUS, add_entry, check_params_out, fit_length_params
+    from fairpairs.scoring.length import CORPUS, add_entry, check_params_out, corpus_sentences, fit_length_params
+
+    import warnings
 
     check_output_file(out, "--out", inputs=corpus)
     check_params_out(out)       # (an existing file is one of ours, before the model loads)
+    with warnings.catch_warnings():     # (the corpus too; its warning comes with the fit)
+        warnings.simplefilter("ignore")
+        corpus_sentences(list(corpus) or None, n, seed)
     scorer = _scorer(model, kind, pll, device, dtype, device_map, batch_tokens, progress)
     entry = fit_length_params(scorer, list(corpus) or None, n=n, seed=seed, model=name or model)
     from fairpairs.scoring.launch import is_main
