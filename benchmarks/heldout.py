@@ -377,8 +377,8 @@ def stage_report(args) -> None:
 commit {commit}; {versions()}; 2 CPU cores shared with five other jobs.
 
 ```
-python benchmarks/heldout.py score
-python benchmarks/heldout.py report --out benchmarks/results/robustness.md
+python benchmarks/heldout.py score         # (run with --held-to 150; stopped once pairs 100-124 were scored)
+python benchmarks/heldout.py {' '.join(args.argv)}
 ```
 
 Model: SmolLM2-135M (`smollm2-135m`, the Q4_1 GGUF de-quantised to float32), LP = summed
@@ -389,17 +389,20 @@ SmolLM2's own tokenizer.
 
 - BLiMP's 67 UIDs sorted; **development** = even positions ({len(dev_uids)} paradigms: {', '.join(dev_uids)});
   **held-out** = odd positions ({len(held_uids)}: {', '.join(held_uids)}).
-- Development pairs 0-99; held-out pairs {args.held_from}-{args.held_to - 1} (a subset of 100-999 that
+- Development pairs 0-{args.dev_pairs - 1} (of 0-99); held-out pairs {args.held_from}-{args.held_to - 1} (a subset of 100-999 that
   finishes on the shared CPU: {len(held_uids) * (args.held_to - args.held_from):,} pairs).
 - Direction effects (debiased minus original accuracy on matched contexts, by the direction of the
   original pair; paired bootstrap interval): one fresh run, `fp.generate_run(all, models=[gpt2,
   smollm2-135m], pairs={args.run_pairs}, seed=0)`, split by paradigm the same way.
 - Candidates and the rule that chooses between them were fixed in benchmarks/heldout.py before
   the development figures were seen: `tcf_lp` (bundled parameters), `tcs_lp` (frequency term on
-  split words only, fitted on the same WikiText sentences), `lp_then_tcf` (pair rule). The
-  held-out half was computed once, for the chosen candidate and LP.
+  split words only, fitted on {args.fit_sentences} of the WikiText sentences tcf_lp was fitted on),
+  `lp_then_tcf` (pair rule). The held-out half was computed once, for LP and the candidates named
+  below, after the development decision.
+- Effects on formerly-A=U contexts are 0 with a zero-width interval: those matched contexts are the
+  same pair in both sets (the run changes only unequal pairs), not an estimate.
 
-## Development half (pairs 0-99 of {len(dev_uids)} paradigms): the choice
+## Development half (pairs 0-{args.dev_pairs - 1} of {len(dev_uids)} paradigms): the choice
 
 {table(dev_rows)}
 {criteria_table(dev_rows)}
