@@ -207,3 +207,16 @@ def test_replaced_weights_with_restored_times_are_scored_afresh(twins, tmp_path)
     expect = fp.evaluate(data, [b]).pairs
     assert np.allclose(again.pairs["score_good"], expect["score_good"])
     assert not np.allclose(again.pairs["score_good"], first["score_good"])
+
+
+def test_fit_length_is_offline_by_default_on_the_bundled_excerpt(twins, tmp_path, capsys):
+    from fairpairs.scoring.length import CORPUS, read_params_file
+
+    assert "CC BY-SA 3.0" in (CORPUS.parent / "README.md").read_text()
+    assert len(CORPUS.read_text().splitlines()) == 1452
+    out = tmp_path / "len.json"
+    code, _, err = run_cli(["fit-length", "--model", twins[0], "--sentences", 20, "--out", out, "--no-progress"], capsys)
+    assert code == 0, err
+    assert "fitted on 20 sentences of wikitext2-sentences.txt" in err and "warning" not in err
+    entry = read_params_file(out)[twins[0]]
+    assert list(entry["fitted_on"]["files"]) == ["fairpairs:wikitext2-sentences.txt"]
