@@ -7,6 +7,9 @@ with the entries already there). The bundled fairpairs/assets/length_params.json
         --n 1000 --seed 0 --out fairpairs/assets/length_params.json
 
 (reads /work/shared (the ../shared of a plain checkout): a benchmark, never the product). No minimal pair is used.
+`fairpairs fit-length --model smollm2-135m --out FILE` fits the same 1,000 sentences (the bundled excerpt,
+fairpairs/assets/corpus, holds them; seed 0). The bundled entry's `model_sha256` (the GGUF's content
+fingerprint, `fairpairs.scoring.fingerprint`) was added after the fit, without refitting.
 """
 
 from __future__ import annotations

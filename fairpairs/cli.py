@@ -27,6 +27,7 @@ COMMANDS = {
     "score": "fairpairs.commands.scoring:score",
     "unigrams": "fairpairs.commands.scoring:unigrams",
     "morcela": "fairpairs.commands.scoring:morcela",
+    "fit-length": "fairpairs.commands.scoring:fit_length",
     "publish": "fairpairs.commands.publish:publish",
     "audit": "fairpairs.commands.analysis:audit",
     "evaluate": "fairpairs.commands.analysis:evaluate",

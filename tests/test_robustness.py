@@ -125,9 +125,12 @@ def test_robustness_cli(tiny_models, tmp_path, capsys):
     from test_audit import run_cli
 
     data = write_pairs(tmp_path / "p.jsonl", PAIRS)
+    from fairpairs.scoring.length import model_identity
+
     params = tmp_path / "len.json"
     params.write_text(json.dumps({"format": "fairpairs-length/1", "models": {"x": {
-        "intercept": 0, "delta_token": -1, "delta_word": 0, "beta_unigram": 0.5, "slln_alpha": 0.8}}}))
+        "intercept": 0, "delta_token": -1, "delta_word": 0, "beta_unigram": 0.5, "slln_alpha": 0.8,
+        **model_identity(tiny_models["gpt2"])}}}))
     out = tmp_path / "rep"
     code, stdout, err = run_cli(["robustness", "--models", tiny_models["gpt2"], "--data", data, "--length-params",
                                  params, "--out", out, "--cache-dir", tmp_path / "cache"], capsys)
@@ -188,7 +191,7 @@ def test_evaluate_offers_tcf_lp_only_where_length_parameters_exist(tiny_models, 
     def no_loading(model, settings):
         raise AssertionError("the model was loaded before the arguments were checked")
 
-    with pytest.raises(ModelError, match="normalize tcf_lp: no length parameters for model"):
+    with pytest.raises(ModelError, match="fitted for model '.*' .*, not for model .*tiny-gpt2"):
         fp.evaluate(data, [tiny_models["gpt2"]], normalize="lp,tcf_lp", load_scorer=no_loading)
 
 

@@ -233,9 +233,10 @@ def test_bundled_params_are_smollm2_s_and_checked():
     assert entry["delta_token"] < 0 and 0 < entry["slln_alpha"] < 2
     assert "wikitext" in entry["command"] and entry["fitted_on"]["sentences"] >= 500
     gpt2 = types.SimpleNamespace(name="gpt2", tokenizer=load_tokenizer("gpt2"))
-    with pytest.raises(ModelError, match="no parameters for model 'gpt2'"):
+    with pytest.raises(ModelError, match=f"fitted for model '{name}' .*, not for model 'gpt2'"):
         load_length_params(None, gpt2)
-    disguised = types.SimpleNamespace(name=name, tokenizer=load_tokenizer("gpt2"))   # (not its tokenizer)
+    # the model's own weights (its fingerprint) with another tokenizer
+    disguised = types.SimpleNamespace(name=name, tokenizer=load_tokenizer("gpt2"), fingerprint=entry["model_sha256"])
     with pytest.raises(ModelError, match="another tokenizer"):
         load_length_params(None, disguised)
     with pytest.raises(DatasetError, match="'delta_token' must be a finite number"):

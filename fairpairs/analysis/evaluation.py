@@ -259,7 +259,7 @@ def evaluate(sets: dict[str, pd.DataFrame], models: list, settings: Settings, ca
     """Score every sentence of `sets` with each model (through the cache) and analyse (`analyse`;
     `balance`: the balance report of the run folder the sets come from, if any). A model is a name
     (loaded with `load_scorer` when its scores are not cached) or a loaded `Scorer` (used as it is;
-    cached under its name and its own settings, `scorer_settings`; not cached without a name).
+    cached under its content fingerprint and its own settings, `scorer_settings`; not cached without a name).
 
     Under a multi-process launch (torchrun, accelerate launch) every rank calls this; the ranks
     share the scoring and rank 0 alone analyses and returns the report (the others return None).
@@ -294,8 +294,11 @@ def evaluate(sets: dict[str, pd.DataFrame], models: list, settings: Settings, ca
         if isinstance(model, str):
             scores, hits[label] = cached_scores(model, sentences, settings, cache_dir, timed_load)
         else:   # a loaded Scorer: no loading, its own settings
+            from fairpairs.scoring.fingerprint import model_fingerprint
+
             scores, hits[label] = cached_scores(key, sentences, scorer_settings(model, settings),
-                                                cache_dir if key else None, lambda m, s, obj=model: obj)
+                                                cache_dir if key else None, lambda m, s, obj=model: obj,
+                                                fingerprint=model_fingerprint(model) if key and cache_dir else None)
         seconds[label] = time.perf_counter() - start - loading.get(key, 0.0)
         frames.append(pair_scores(pairs, scores, label, settings.normalize, lengths))
     if not is_main():

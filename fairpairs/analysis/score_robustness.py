@@ -202,22 +202,16 @@ def robustness_table(pairs: pd.DataFrame, scores: pd.DataFrame, raw: pd.DataFram
 
 
 def length_params_for(model: str, spec) -> tuple[dict | None, str]:
-    """The length parameters for `model` (None and the reason when there are none)."""
+    """The length parameters for `model` (None and the reason when the bundled ones have none for
+    it). Parameters given (`spec` not None) that are not `model`'s are an error, not a note."""
     from fairpairs.errors import ModelError
     from fairpairs.scoring.length import load_length_params
-    from fairpairs.control.tokenization import load_tokenizer
 
-    class Holder:   # (the tokenizer is loaded only when the entry's tokenizer hash is to be checked)
-        name = model
-
-        @property
-        def tokenizer(self):
-            return load_tokenizer(model)
-
-    holder = Holder()
     try:
-        return load_length_params(spec, holder), ""
+        return load_length_params(spec, model), ""
     except ModelError as exc:
+        if spec is not None:
+            raise
         return None, str(exc)
 
 

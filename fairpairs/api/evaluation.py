@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Mapping
 
 from fairpairs import arguments as check
-from fairpairs.errors import Param, DatasetError, UsageError
+from fairpairs.errors import Param, UsageError, UsageTypeError
 from fairpairs.api.common import DEFAULT_NORMALIZE, _is_scorer, _items, _load_sets, _normalize, _read_paths, _resolve_models
 from fairpairs.api.datasets import load_sets
 from fairpairs.api.generation import generate_run
@@ -19,34 +20,43 @@ if TYPE_CHECKING:   # (for readers and type checkers only: nothing heavy is impo
 
 
 def score_pairs(scorer: "Scorer", pairs, normalize: Iterable[str] | str = DEFAULT_NORMALIZE, *,
-                columns=None, unigrams=None, cache_dir: str | os.PathLike | None = None) -> "pd.DataFrame":
+                columns=None, unigrams=None, cache_dir: str | os.PathLike | None = None,
+                length_params=None) -> "pd.DataFrame":
     """Score both sentences of every pair with `scorer` (`Scorer.from_pretrained(...)`): one row per
     pair, in input order, with set, uid, pair_id, the sentences, len_good/len_bad (the scorer's
     tokens), split (A=U, A>U, A<U), <norm>_good and <norm>_bad for each normalisation (lp: the
     summed natural-log probability), and correct (the first normalisation's good score is strictly
     higher). With `cache_dir`, scores are read from and written to the score cache `evaluate` uses
-    (keyed by the scorer's name and settings): sentences scored before are not scored again."""
+    (keyed by the model's content and the settings): sentences scored before are not scored again.
+    `length_params` (for tcf_lp): a `fairpairs fit-length` file or a dict (default: the bundled
+    ones); only the entry fitted for this scorer's model is used."""
     import pandas as pd
 
     from fairpairs.analysis.evaluation import Settings, cached_scores, pair_scores, scorer_settings
+    from fairpairs.scoring.fingerprint import model_fingerprint
     from fairpairs.scoring.morcela import check_scorer
+    from fairpairs.scoring.normalize import needing
     from fairpairs.scoring.unigrams import load_unigrams
 
     check_scorer(scorer)
     norms = _normalize(normalize)
     if "slor" in norms:
         load_unigrams(unigrams)            # (checked before anything is scored)
+    lkey = _length_settings(norms, length_params, [scorer])
     sets = _load_sets(pairs, columns, "pairs", "pairs")
     frame = pd.concat([df.assign(set=name) for name, df in sets.items()], ignore_index=True)
     sentences = sorted(set(frame["sentence_good"]) | set(frame["sentence_bad"]))
-    settings = scorer_settings(scorer, Settings(normalize=norms, unigrams=unigrams))
+    settings = scorer_settings(scorer, Settings(normalize=norms, unigrams=unigrams, length_params=lkey))
     if cache_dir is not None:
         if not getattr(scorer, "name", ""):
             raise UsageError(Param("cache_dir"), ": the scorer has no name to key its cached scores by")
         cache = _claim_cache(cache_dir, pairs)
-        scores, _ = cached_scores(scorer.name, sentences, settings, Path(cache), lambda m, s: scorer)
+        scores, _ = cached_scores(scorer.name, sentences, settings, Path(cache), lambda m, s: scorer,
+                                  fingerprint=model_fingerprint(scorer))
     else:
-        kwargs = {"unigrams": unigrams} if "slor" in norms else {}
+        kwargs = {"unigrams": unigrams} if needing(norms, "unigrams") else {}
+        if needing(norms, "length_params"):
+            kwargs["length_params"] = settings.length_spec()
         scores = scorer.score(sentences, normalize=settings.scorer_normalize(), **kwargs)
     ps = pair_scores(frame, scores, getattr(scorer, "name", ""), norms)
     first = ps[ps["normalization"] == norms[0]].reset_index(drop=True)
@@ -67,11 +77,15 @@ def evaluate(data=None, models: "Iterable[str | Scorer] | str | Scorer | None" =
              device_map: str | None = None, batch_tokens: int | None = None, progress: bool | None = None, columns=None,
              load_scorer: Callable | None = None, on_load: Callable[[str], None] | None = None,
              paradigms: str | Iterable[str] = "all", phenomenon: str | None = None, pairs: int | None = None,
-             seed: int = 0, strategy: str = "search", run_dir: str | os.PathLike | None = None) -> "Report | None":
+             seed: int = 0, strategy: str = "search", run_dir: str | os.PathLike | None = None,
+             length_params=None) -> "Report | None":
     """Score every set of `data` (e.g. ``{"original": orig, "debiased": pairs}``, or a run folder)
     with each model and analyse how token-length bias changes accuracy and rankings: the
     `fairpairs.analysis.evaluation.Report` that `fp.write_report` saves (`fairpairs evaluate` calls this). A
-    model is a name or a `Scorer` already loaded (used as it is, never loaded again). Scores are
+    model is a name or a `Scorer` already loaded (used as it is, never loaded again); a model is
+    known by its content (`scoring.fingerprint`), so one given twice (a Scorer and its name, or two
+    aliases) is scored once, with a `FairpairsWarning`. `length_params` (for tcf_lp): a `fairpairs
+    fit-length` file or a dict (default: the bundled ones); each model uses only its own entry. Scores are
     cached under `cache_dir` when given, in the cache `score_pairs` uses; `on_load(model)` is called before
     a model is loaded (a model whose scores are cached is not loaded). `device_map` spreads each
     model over the visible GPUs. Under a multi-process launch (torchrun, accelerate launch; see
@@ -98,6 +112,8 @@ def evaluate(data=None, models: "Iterable[str | Scorer] | str | Scorer | None" =
     names = list(dict.fromkeys(given))
     settings = _evaluate_settings([n for n in names if isinstance(n, str)], normalize, pll, unigrams, dtype,
                                   split_tokenizer, device, device_map, batch_tokens)
+    names = _distinct_models(names)
+    settings = replace(settings, length_params=_length_settings(settings.normalize, length_params, names))
     from fairpairs.analysis.fresh import evaluation_data
 
     tokenizers = [n if isinstance(n, str) else str(getattr(n, "name", "") or "") for n in names]
@@ -144,7 +160,6 @@ def matched_pairs(data, *, columns=None) -> "pd.DataFrame":
 
 def _evaluate_settings(models, normalize, pll, unigrams, dtype, split_tokenizer, device, device_map, batch_tokens):
     """evaluate's settings, every argument checked before any work (errors name the parameter)."""
-    from fairpairs.errors import ModelError
     from fairpairs.analysis.evaluation import Settings
     from fairpairs.scoring import check_pll
     from fairpairs.scoring.unigrams import load_unigrams
@@ -158,14 +173,54 @@ def _evaluate_settings(models, normalize, pll, unigrams, dtype, split_tokenizer,
     if "slor" in norms:
         load_unigrams(unigrams)
     _resolve_models(models)
-    if "tcf_lp" in norms:    # length parameters for every model (bundled), before any model is loaded
-        from fairpairs.analysis.score_robustness import length_params_for
-
-        for model in models:
-            if length_params_for(model, None)[0] is None:
-                raise ModelError(Param("normalize"), f" tcf_lp: no length parameters for model {model!r} (bundled for "
-                                 f"smollm2-135m; see docs/robustness.md to fit them for another model)")
     return Settings(pll=pll, normalize=norms, dtype=dtype, unigrams=unigrams)
+
+
+def _length_settings(norms, spec, models) -> str | None:
+    """Before any model is loaded or anything scored: when `norms` need length parameters, the
+    entry of `spec` (a file, a dict, or None for the bundled file) for every one of `models` (names
+    or Scorers; an error naming both models when one has none); and what the score cache keys the
+    parameters by (the parameters' JSON; None for the bundled file, or when no score needs them)."""
+    import json
+
+    from fairpairs.scoring.length import load_length_params, params_document
+    from fairpairs.scoring.normalize import needing
+
+    if spec is not None and not isinstance(spec, (str, os.PathLike, Mapping)):
+        raise UsageTypeError(Param("length_params"), f": expected a file path or a dict, not {type(spec).__name__}")
+    if not needing(norms, "length_params"):
+        return None
+    for model in models:
+        load_length_params(spec if isinstance(spec, (str, os.PathLike)) or spec is None else dict(spec), model)
+    return None if spec is None else json.dumps(params_document(spec), sort_keys=True)
+
+
+def _distinct_models(models: list) -> list:
+    """`models` with each model once, by content (`scoring.fingerprint.model_fingerprint`): a
+    Scorer and its model's name, or two aliases of one model, are one model (the first given is
+    kept, with a FairpairsWarning naming both). Scorers built by hand without a known fingerprint
+    are told apart by object."""
+    import warnings
+
+    from fairpairs.errors import FairpairsWarning
+    from fairpairs.scoring.fingerprint import model_fingerprint, short
+
+    seen: dict[str, object] = {}
+    out = []
+    for m in models:
+        key = model_fingerprint(m)
+        if key.startswith("name:"):
+            key = f"object:{id(m)}"
+        if key in seen:
+            def shown(x):
+                return repr(x) if isinstance(x, str) else f"Scorer {getattr(x, 'name', '') or '(unnamed)'!r}"
+
+            warnings.warn(FairpairsWarning(Param("models"), f": {shown(m)} is the same model as {shown(seen[key])} "
+                                           f"(config and weights {short(key)}); scoring it once"), stacklevel=3)
+            continue
+        seen[key] = m
+        out.append(m)
+    return out
 
 
 def robustness(data, models: Iterable[str] | str, *, cache_dir: str | os.PathLike | None = None,
@@ -177,8 +232,9 @@ def robustness(data, models: Iterable[str] | str, *, cache_dir: str | os.PathLik
     of its A=U / A>U / A<U splits (by the model's own tokenizer; Wilson intervals), the length gap
     (A>U - A<U accuracy, unpaired bootstrap interval), the A=U fidelity (the score's A=U accuracy
     minus LP's, paired) and, for a run folder, the score's accuracy on the original set minus LP's
-    on the matched debiased contexts. `length_params`: a file or dict (default: the bundled
-    parameters, for smollm2-135m); `morcela_params`: as for `Scorer.score` (MORCELA is left out
+    on the matched debiased contexts. `length_params`: a `fairpairs fit-length` file or a dict
+    (default: the bundled parameters, for smollm2-135m; a file's entry is used only for the model
+    it was fitted for, and a model it has none for is an error); `morcela_params`: as for `Scorer.score` (MORCELA is left out
     without them). Scores are cached under `cache_dir` when given."""
     from fairpairs.analysis.evaluation import default_loader
     from fairpairs.analysis.score_robustness import run
@@ -199,10 +255,13 @@ def robustness(data, models: Iterable[str] | str, *, cache_dir: str | os.PathLik
         from fairpairs.scoring.morcela import load_params
 
         morcela_params = load_params(morcela_params)
-    if length_params is not None and not isinstance(length_params, Mapping):
-        from fairpairs.scoring.length import read_params_file
+    if length_params is not None:     # every model's entry, before anything is scored
+        from fairpairs.scoring.length import load_length_params, params_document
 
-        read_params_file(check.path(length_params, "length_params", error=DatasetError, what="parameters file"))
+        spec = params_document(length_params)     # (read and checked once; named by its path in errors)
+        for name in names:
+            load_length_params(length_params if isinstance(length_params, (str, os.PathLike)) else spec, name)
+        length_params = length_params if isinstance(length_params, (str, os.PathLike)) else spec
     from fairpairs.analysis.effects import attach_draws
 
     sets = attach_draws(load_sets(data, columns), data)   # contexts matched as evaluate matches them
@@ -212,7 +271,7 @@ def robustness(data, models: Iterable[str] | str, *, cache_dir: str | os.PathLik
         def load_scorer(model, s):
             return default_loader(model, s, device=device, batch_tokens=batch_tokens, progress=progress)
     return run(sets, names, None if cache_dir is None else Path(cache_dir), load_scorer,
-               length_params=dict(length_params) if isinstance(length_params, Mapping) else length_params,
+               length_params=length_params,
                morcela_params=morcela_params, pll=pll, seed=seed)
 
 

@@ -103,10 +103,13 @@ def audit(dataset, models, out, fmt, select_dir, language, good_col, bad_col, gr
               help="Without --data: length control strategy [default: search] (see `fairpairs generate`).")
 @click.option("--pll", default="word_l2r", show_default=True, help="Pseudo-log-likelihood variant for masked LMs.")
 @click.option("--normalize", "-n", default="lp,mean_lp,pen_lp", show_default=True,
-              help="Comma-separated scores to report: lp, mean_lp, pen_lp, slor, tcf_lp (length-robust, "
-                   "smollm2-135m; docs/robustness.md). The first is the headline one.")
+              help="Comma-separated scores to report: lp, mean_lp, pen_lp, slor, tcf_lp (length-robust: bundled "
+                   "for smollm2-135m, --length-params for others; docs/robustness.md). The first is the headline one.")
 @click.option("--unigrams", default=None,
               help="Unigram table for slor: 'wordfreq' (default) or a file written by `fairpairs unigrams`.")
+@click.option("--length-params", type=click.Path(path_type=Path), default=None,
+              help="Length parameters for tcf_lp written by `fairpairs fit-length` (default: the bundled ones, for "
+                   "smollm2-135m); each model uses only the entry fitted for it.")
 @click.option("--out", "-o", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Report folder (default: ./evaluation-<dataset name>; without --data, ./evaluation-<models>-s<seed>).")
 @click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
@@ -123,8 +126,8 @@ def audit(dataset, models, out, fmt, select_dir, language, good_col, bad_col, gr
               help="Comma-separated figure formats: png, pdf, svg (vector, for papers). report.md shows the first.")
 @click.option("--dpi", type=int, default=200, show_default=True, help="Resolution of the PNG figures (50-1200).")
 @_column_options
-def evaluate(models, data, paradigms, phenomenon, pairs, seed, strategy, pll, normalize, unigrams, out, cache_dir,
-             no_cache, split_tokenizer, device, dtype, device_map, batch_tokens, figures, dpi, good_col, bad_col,
+def evaluate(models, data, paradigms, phenomenon, pairs, seed, strategy, pll, normalize, unigrams, length_params, out,
+             cache_dir, no_cache, split_tokenizer, device, dtype, device_map, batch_tokens, figures, dpi, good_col, bad_col,
              group_col):
     """Score the original and debiased sets with each model and report how token-length bias
     changes accuracy and rankings (CSV, markdown and figures under OUT; report.md links them all).
@@ -179,7 +182,8 @@ def evaluate(models, data, paradigms, phenomenon, pairs, seed, strategy, pll, no
             click.echo(f"scoring with {model} ...", err=True)
 
     # before any work: OUT is new, empty or a report folder of ours, and not in what --data reads
-    reads = (dataset_paths(data) if data is not None else []) + [Path(u) for u in [unigrams] if u and Path(u).exists()]
+    reads = (dataset_paths(data) if data is not None else []) + [Path(u) for u in [unigrams, length_params]
+                                                                  if u and Path(u).exists()]
     check_output_folder(out, "--out", inputs=reads, reads=reads, kind="evaluation")
     if cache is not None:   # (a report folder is not a score cache, nor the reverse)
         if Path(os.path.abspath(cache)) == Path(os.path.abspath(out)):
@@ -196,7 +200,7 @@ def evaluate(models, data, paradigms, phenomenon, pairs, seed, strategy, pll, no
         report = run(data, names, normalize=norms, pll=pll, unigrams=unigrams, cache_dir=cache,
                      split_tokenizer=split_tokenizer, device=device, dtype=dtype, device_map=device_map,
                      batch_tokens=batch_tokens, progress=progress, columns=Columns(good_col, bad_col, group_col),
-                     on_load=announce, **extra)
+                     on_load=announce, length_params=length_params, **extra)
         if report is None:  # not rank 0 of a multi-process launch: rank 0 writes OUT
             return
         write_report(report, out, figures=formats, dpi=dpi)

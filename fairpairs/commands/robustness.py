@@ -17,7 +17,8 @@ import click
 @click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Score cache (shared with reruns; default: none).")
 @click.option("--length-params", default=None,
-              help="Length parameters of slln_lp/tc_lp/tcf_lp (default: the bundled ones, for smollm2-135m).")
+              help="Length parameters of slln_lp/tc_lp/tcf_lp written by `fairpairs fit-length` (default: the bundled "
+                   "ones, for smollm2-135m); each model uses only the entry fitted for it.")
 @click.option("--morcela-params", default=None, help="MORCELA parameters (`fairpairs morcela fit`); without them MORCELA is left out.")
 @click.option("--pll", default="word_l2r", show_default=True, help="Pseudo-log-likelihood variant for masked LMs.")
 @click.option("--device", default="auto", show_default=True, help="cpu, cuda, mps or auto.")

@@ -58,8 +58,11 @@ def _scorer(model, kind, pll, device, dtype, device_map, batch_tokens, progress)
               help="Unigram table from `fairpairs unigrams` for slor/morcela (default: wordfreq).")
 @click.option("--morcela-params", type=click.Path(path_type=Path), default=None,
               help="Parameters written by `fairpairs morcela fit` (needed for morcela).")
+@click.option("--length-params", type=click.Path(path_type=Path), default=None,
+              help="Length parameters written by `fairpairs fit-length` for slln_lp/tc_lp/tcf_lp (default: the "
+                   "bundled ones, for smollm2-135m); only the entry fitted for --model is used.")
 def score(model, kind, pll, device, dtype, device_map, batch_tokens, progress, input_path, out, normalize,
-          alpha, unigrams, morcela_params):
+          alpha, unigrams, morcela_params, length_params):
     """Score sentences (or good/bad pairs) with a causal or masked LM.
 
     Started by torchrun or accelerate launch, the processes share the sentences out and rank 0
@@ -76,12 +79,14 @@ def score(model, kind, pll, device, dtype, device_map, batch_tokens, progress, i
     )
 
     check_scores_path(out)
-    check_output_file(out, "--out", inputs=[input_path, morcela_params, unigrams])
-    names = check_score_arguments(normalize, unigrams, alpha, morcela_params)   # (before the model loads)
+    check_output_file(out, "--out", inputs=[input_path, morcela_params, unigrams, length_params])
+    names = check_score_arguments(normalize, unigrams, alpha, morcela_params,    # (before the model loads)
+                                  length_params, model)
     rows, pairs = read_sentences(input_path)       # (a bad input fails before the model loads)
     scorer = _scorer(model, kind, pll, device, dtype, device_map, batch_tokens, progress)
     t0 = time.perf_counter()
-    df = score_sentences(scorer, rows, names, unigrams=unigrams, alpha=alpha, morcela_params=morcela_params)
+    df = score_sentences(scorer, rows, names, unigrams=unigrams, alpha=alpha, morcela_params=morcela_params,
+                         length_params=length_params)
     secs = time.perf_counter() - t0
     if not is_main():
         return
@@ -150,3 +155,43 @@ def fit(model, kind, pll, device, dtype, device_map, batch_tokens, progress, jud
     click.echo(f"MORCELA on {result.n} sentences: beta = {result.beta:.4f}, gamma = {result.gamma:.4f}\n"
                f"{folds}-fold CV Pearson r: MORCELA {cv['morcela']:.3f}, SLOR {cv['slor']:.3f}, "
                f"LP {cv['lp']:.3f}\nparameters -> {out}")
+
+
+@click.command("fit-length")
+@_model_options
+@click.option("--corpus", "corpus", multiple=True, type=click.Path(path_type=Path),
+              help="Unlabelled text: WikiText-style files or one sentence a line; repeat for several "
+                   "[default: the bundled WikiText-2 excerpt, 1,452 sentences, CC BY-SA 3.0].")
+@click.option("--sentences", "n", type=click.IntRange(min=10), default=1000, show_default=True,
+              help="Sentences to fit on (a seeded sample of the corpus's usable 4-14 word sentences).")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed of the sample.")
+@click.option("--name", default=None, help="Name of the entry in OUT [default: --model].")
+@click.option("--out", type=click.Path(path_type=Path), required=True,
+              help="Parameters file (.json; an existing one written by fit-length gets this model added).")
+def fit_length(model, kind, pll, device, dtype, device_map, batch_tokens, progress, corpus, n, seed, name, out):
+    """Fit the length (and frequency) terms of slln_lp, tc_lp and tcf_lp for MODEL on unlabelled
+    text (docs/robustness.md); the entry records the model's content fingerprint and tokenizer and
+    is used for that model only (`score`, `evaluate`, `robustness --length-params OUT`)."""
+    from fairpairs.io.files import check_output_file
+    from fairpairs.scoring.length import CORPUS, add_entry, check_params_out, corpus_sentences, fit_length_params
+
+    import warnings
+
+    check_output_file(out, "--out", inputs=corpus)
+    check_params_out(out)       # (an existing file is one of ours, before the model loads)
+    with warnings.catch_warnings():     # (the corpus too; its warning comes with the fit)
+        warnings.simplefilter("ignore")
+        corpus_sentences(list(corpus) or None, n, seed)
+    scorer = _scorer(model, kind, pll, device, dtype, device_map, batch_tokens, progress)
+    entry = fit_length_params(scorer, list(corpus) or None, n=n, seed=seed, model=name or model)
+    from fairpairs.scoring.launch import is_main
+
+    if not is_main():      # (under torchrun the ranks share the scoring; rank 0 writes OUT)
+        return
+    replaced = add_entry(out, name or model, entry)
+    used = entry["fitted_on"]["sentences"]
+    click.echo(f"fitted on {used} sentence{'s' if used != 1 else ''} of {', '.join(map(str, corpus)) or CORPUS.name}: "
+               f"delta_token {entry['delta_token']:+.3f} (s.e. {entry['std_errors']['delta_token']:.3f}), "
+               f"delta_word {entry['delta_word']:+.3f}, beta_unigram {entry['beta_unigram']:+.3f}, slln_alpha "
+               f"{entry['slln_alpha']:.3f}, R^2 {entry['r2']:.2f}\n"
+               f"{'replaced' if replaced else 'wrote'} the entry {name or model!r} -> {out}", err=True)

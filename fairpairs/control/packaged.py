@@ -17,7 +17,6 @@ code) and list their names in a preset in `fairpairs.control.sources.PRESETS` --
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -128,20 +127,11 @@ def lookup(name: str) -> PackagedTokenizer | None:
     return PACKAGED.get(name.lower())
 
 
-_HASHES: dict[tuple[str, int, int], str] = {}
-
-
 def sha256(path: Path) -> str:
-    """The file's sha256 (remembered for the process while its size and time stay the same)."""
-    st = path.stat()
-    key = (str(path), st.st_size, st.st_mtime_ns)
-    if key not in _HASHES:
-        h = hashlib.sha256()
-        with open(path, "rb") as fh:
-            for block in iter(lambda: fh.read(1 << 20), b""):
-                h.update(block)
-        _HASHES[key] = h.hexdigest()
-    return _HASHES[key]
+    """The file's sha256 (read once per process: `fairpairs.io.hashing.file_sha256`)."""
+    from fairpairs.io.hashing import file_sha256
+
+    return file_sha256(path)
 
 
 def installed_version(package: str) -> str | None:

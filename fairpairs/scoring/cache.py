@@ -4,8 +4,8 @@ loaded `Scorer`), scorer settings and sentence set, as parquet files in a cache 
 A cache file's name is ``<model>-<model and settings key>-<sentences key>.parquet``. A new set of
 sentences reuses the scores of every earlier file of the same model and settings (the sentences they
 share) and scores only the others: `score_pairs` on the debiased set, then `evaluate` on the run,
-scores each sentence once. The key covers the model (its name; for a local folder also its files'
-sizes and times), the settings that change scores (`Settings`), and the versions of fairpairs, torch
+scores each sentence once. The key covers the model (its content fingerprint: config and weights,
+`scoring.fingerprint`; never its files' sizes or times), the settings that change scores (`Settings`), and the versions of fairpairs, torch
 and transformers.
 """
 
@@ -36,6 +36,11 @@ class Settings:
     normalize: tuple[str, ...] = ("lp", "mean_lp", "pen_lp")
     dtype: str | None = None
     unigrams: str | None = None  # for slor: None/"wordfreq" or a unigram table file
+    length_params: str | None = None  # for slln_lp/tc_lp/tcf_lp: None (bundled) or the JSON of the parameters given
+
+    def length_spec(self):
+        """The `length_params` to score with: None (the bundled ones) or the parameters given."""
+        return None if self.length_params is None else json.loads(self.length_params)
 
     def scorer_normalize(self) -> tuple[str, ...]:
         return tuple(n for n in self.normalize if n != "lp")
@@ -49,17 +54,6 @@ def score_column(norm: str) -> str:
 def sentences_hash(sentences: list[str]) -> str:
     """sha256 of a list of sentences (order matters; callers pass them sorted)."""
     return hashlib.sha256(json.dumps(sentences, ensure_ascii=False).encode("utf-8")).hexdigest()
-
-
-def model_fingerprint(model: str) -> str:
-    """The model name, plus size and mtime of each file when it is a local folder (so that a
-    rebuilt model in the same place is scored afresh)."""
-    p = Path(model).expanduser()
-    if not p.is_dir():
-        return model
-    files = sorted(f for f in p.rglob("*") if f.is_file())
-    parts = [f"{f.relative_to(p)}:{f.stat().st_size}:{f.stat().st_mtime_ns}" for f in files]
-    return f"{p.resolve()}|" + "|".join(parts)
 
 
 def _versions() -> dict[str, str]:
@@ -77,10 +71,15 @@ def _versions() -> dict[str, str]:
     return out
 
 
-def cache_file(cache_dir: Path, model: str, settings: Settings, sentences: list[str]) -> Path:
-    """Where the scores of `sentences` by `model` under `settings` are cached."""
-    key = json.dumps({"v": CACHE_VERSION, "model": model_fingerprint(model), "settings": asdict(settings),
-                      "versions": _versions()}, sort_keys=True)
+def cache_file(cache_dir: Path, model: str, settings: Settings, sentences: list[str],
+               fingerprint: str | None = None) -> Path:
+    """Where the scores of `sentences` by `model` under `settings` are cached. The model is keyed by
+    its content (`fingerprint`, default `scoring.fingerprint.model_fingerprint(model)`), not by its
+    name or its files' sizes and times."""
+    from fairpairs.scoring.fingerprint import model_fingerprint
+
+    key = json.dumps({"v": CACHE_VERSION, "model": fingerprint or model_fingerprint(model),
+                      "settings": asdict(settings), "versions": _versions()}, sort_keys=True)
     slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", Path(model).name or model)[:60]
     return (Path(cache_dir) / f"{slug}-{hashlib.sha256(key.encode()).hexdigest()[:12]}-"
                               f"{sentences_hash(sentences)[:16]}.parquet")
@@ -138,9 +137,11 @@ def read_cache(path: Path | None, sentences: list[str], needed: list[str]) -> pd
 
 
 def cached_scores(model: str, sentences: list[str], settings: Settings, cache_dir: Path | None,
-                  load_scorer: Callable[[str, Settings], object]) -> tuple[pd.DataFrame, bool]:
+                  load_scorer: Callable[[str, Settings], object],
+                  fingerprint: str | None = None) -> tuple[pd.DataFrame, bool]:
     """Scores of `sentences` (sorted, unique) by `model`: read from the cache when present, else
-    scored with ``load_scorer(model, settings)`` and cached; sentences that earlier cache files of
+    scored with ``load_scorer(model, settings)`` and cached (keyed by the model's content,
+    `fingerprint`: that of a loaded Scorer's when one is given); sentences that earlier cache files of
     the same model and settings hold are taken from them, and the model is loaded only when some
     are left to score. Returns (scores, cache_hit: nothing was scored).
 
@@ -150,10 +151,11 @@ def cached_scores(model: str, sentences: list[str], settings: Settings, cache_di
     across the ranks, and every rank returns the same scores.
     """
     from fairpairs.scoring import launch
+    from fairpairs.scoring.normalize import needing
     from fairpairs.scoring.resume import remove_parts, remove_stale
 
     group = launch.init()
-    path = cache_file(cache_dir, model, settings, sentences) if cache_dir is not None else None
+    path = cache_file(cache_dir, model, settings, sentences, fingerprint) if cache_dir is not None else None
     if path is not None and (group is None or group.is_main):
         remove_stale(cache_dir, model, keep=resume_folder(path))   # what a killed earlier run left
     needed = ["sentence", "n_tokens"] + [score_column(n) for n in settings.normalize]
@@ -168,7 +170,9 @@ def cached_scores(model: str, sentences: list[str], settings: Settings, cache_di
     todo = sentences if known is None else sorted(set(sentences) - set(known["sentence"]))
     if todo:
         scorer = load_scorer(model, settings)
-        kwargs = {"unigrams": settings.unigrams} if "slor" in settings.normalize else {}
+        kwargs = {"unigrams": settings.unigrams} if needing(settings.normalize, "unigrams") else {}
+        if needing(settings.normalize, "length_params"):
+            kwargs["length_params"] = settings.length_spec()
         if path is not None and "resume_dir" in inspect.signature(scorer.score).parameters:
             kwargs["resume_dir"] = resume_folder(path)
         df = scorer.score(list(todo), normalize=settings.scorer_normalize(), **kwargs)

@@ -13,16 +13,18 @@ terms, `tcf_lp` the frequency term too. The exponent of `slln_lp` is the slope o
 log(-LP) on log(n_tokens) on the same sentences: the power of the length that -LP grows with, so
 LP / n_tokens ** alpha does not grow or shrink with length on that text.
 
-Parameters are kept per model in a JSON file (format `fairpairs-length/1`); those for
-`smollm2-135m` ship in fairpairs/assets/length_params.json with the command that fitted them. They
-are valid only for the model (and tokenizer) they were fitted with.
+Parameters are kept per model in a JSON file (format `fairpairs-length/1`, several models a file;
+`fairpairs fit-length` writes them); those for `smollm2-135m` ship in
+fairpairs/assets/length_params.json with the command that fitted them. Each entry records the
+model's identity (content fingerprint of config and weights, and tokenizer sha256) and is used
+for that model only.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import re
+import os
 from pathlib import Path
 
 import numpy as np
@@ -66,74 +68,32 @@ def fit(lp, n_tokens, words, u) -> dict:
     return out
 
 
-# ---------------------------------------------------------------------------- corpus sentences
-
-_DETOK = [(" @-@ ", "-"), (" @,@ ", ","), (" @.@ ", "."), (" n't", "n't"), (" 's", "'s"), (" 're", "'re"),
-          (" 've", "'ve"), (" 'm", "'m"), (" 'd", "'d"), (" 'll", "'ll"), (" ,", ","), (" ;", ";"), (" :", ":")]
+from fairpairs.scoring.corpus import CORPUS, corpus_sentences, wikitext_sentences  # noqa: F401  (re-exported)
 
 
-def wikitext_sentences(path, n: int = 1000, seed: int = 0, min_words: int = 4, max_words: int = 14) -> list[str]:
-    """Up to `n` plain sentences from WikiText files (`path`: one or a list; word-tokenised, `= heading =` lines, `<unk>`):
-    split at " . ", detokenised (" @-@ " -> "-", " , " -> ", ", " 's" -> "'s", ...), kept when they
-    have no <unk>, quotes, brackets or other sentence-internal full stops, start with a capital
-    letter and have `min_words` to `max_words` words; a seeded sample, in corpus order."""
-    paths = [path] if isinstance(path, (str, Path)) else list(path)
-    lines = [ln for p in paths for ln in Path(p).read_text(encoding="utf-8").splitlines()]
-    found = []
-    for line in lines:
-        line = line.strip()
-        if not line or line.startswith("="):
-            continue
-        for part in line.split(" . "):
-            part = part.strip().rstrip(" .").strip()
-            if not part or "<unk>" in part:
-                continue
-            for a, b in _DETOK:
-                part = part.replace(a, b)
-            if re.search(r"[\"()\[\]{}?!@=|$%&]", part):
-                continue
-            sent = part + "."
-            words = sent.split()
-            if not (min_words <= len(words) <= max_words) or not sent[0].isupper() or " ." in sent[:-1] \
-                    or re.search(r"\s'|'\s", sent):
-                continue
-            found.append(sent)
-    found = list(dict.fromkeys(found))
-    if len(found) > n:
-        keep = np.sort(np.random.default_rng(seed).choice(len(found), size=n, replace=False))
-        found = [found[i] for i in keep]
-    return found
-
-
-def fit_length_params(scorer, corpus, n: int = 1000, seed: int = 0, min_words: int = 4, max_words: int = 14,
+def fit_length_params(scorer, corpus=None, n: int = 1000, seed: int = 0, min_words: int = 4, max_words: int = 14,
                       model: str | None = None) -> dict:
-    """Fit the parameters for `scorer`'s model on sentences of the WikiText file(s) `corpus` (see
-    `wikitext_sentences`); returns the entry to store under the model's name, with what it was
-    fitted on (file names and sha256, selection) and the tokenizer's sha256."""
-    from fairpairs.arguments import count, path
+    """Fit the parameters for `scorer`'s model on sentences of the WikiText-style or plain (one
+    sentence a line) file(s) `corpus` (default: the bundled excerpt of WikiText-2, `CORPUS`; see
+    `wikitext_sentences`); returns the entry to store under the model's name (`model`, default the
+    scorer's), with what it was fitted on (file names and sha256, selection, sentences used) and
+    the model's identity: its content fingerprint (`model_sha256`, `scoring.fingerprint`) and
+    its tokenizer's sha256. Warns (FairpairsWarning) when the corpus gives fewer than `n` usable
+    sentences; fewer than 10 is an error."""
+    from fairpairs.scoring.fingerprint import model_fingerprint
     from fairpairs.scoring.morcela import check_scorer
     from fairpairs.scoring.unigrams import WordfreqUnigrams, tokenizer_fingerprint
 
     check_scorer(scorer)
-    for value, name, least in ((n, "n", 10), (seed, "seed", 0), (min_words, "min_words", 1),
-                               (max_words, "max_words", 1)):
-        count(value, name, least)
-    if isinstance(corpus, (bytes, int, float)) or corpus is None or not (isinstance(corpus, (str, Path))
-                                                                         or hasattr(corpus, "__iter__")):
-        raise UsageTypeError(Param("corpus"), f": expected a file path or a list of them, not {type(corpus).__name__}")
-    for f in ([corpus] if isinstance(corpus, (str, Path)) else list(corpus)):
-        path(f, "corpus", what="file", error=DatasetError)
-    sents = wikitext_sentences(corpus, n, seed, min_words, max_words)
-    if len(sents) < 10:
-        raise DatasetError(Param("corpus"), f": {len(sents)} usable sentences (WikiText-style text with 4-14 word "
-                           f"sentences expected); need at least 10")
+    files, sents = corpus_sentences(corpus, n, seed, min_words, max_words)
     df = scorer.score(sents, normalize=("slor",), unigrams=WordfreqUnigrams())
     entry = fit(df["sum_logprob"], df["n_tokens"], n_words(sents), df["unigram_logprob"])
-    files = [corpus] if isinstance(corpus, (str, Path)) else list(corpus)
-    entry["fitted_on"] = {"files": {Path(f).name: hashlib.sha256(Path(f).read_bytes()).hexdigest() for f in files},
-                          "sentences": len(sents), "selection": f"wikitext_sentences(n={n}, seed={seed}, "
+    names = ["fairpairs:" + CORPUS.name if Path(f).resolve() == CORPUS else Path(f).name for f in files]
+    entry["fitted_on"] = {"files": {k: hashlib.sha256(Path(f).read_bytes()).hexdigest() for k, f in zip(names, files)},
+                          "sentences": len(sents), "asked": n, "selection": f"wikitext_sentences(n={n}, seed={seed}, "
                           f"min_words={min_words}, max_words={max_words})", "unigrams": "wordfreq"}
     entry["model"] = model or scorer.name
+    entry["model_sha256"] = model_fingerprint(scorer)
     entry["tokenizer_sha256"] = tokenizer_fingerprint(scorer.tokenizer)
     return entry
 
@@ -141,19 +101,40 @@ def fit_length_params(scorer, corpus, n: int = 1000, seed: int = 0, min_words: i
 # ---------------------------------------------------------------------------- loading
 
 
-def _canonical(name: str) -> str:
-    from fairpairs.control.sources import SMOLLM2_ALIASES
-
-    return "smollm2-135m" if name.lower() in SMOLLM2_ALIASES else name
-
-
 def read_params_file(path) -> dict:
     """{model name: entry} from a `fairpairs-length/1` JSON file."""
     from fairpairs.scoring.unigrams import read_json
 
     doc = read_json(path, (Param("length_params"), f" {path}"))
+    return _models_of(doc, (Param("length_params"), f" {path}"), path)
+
+
+def params_document(spec) -> dict:
+    """`spec` read and checked, as a plain dict: a `fairpairs-length/1` file (a path) or document
+    (a dict with `format` and `models`), or one entry of parameters (any other dict)."""
+    from collections.abc import Mapping
+
+    from fairpairs.arguments import path
+
+    if isinstance(spec, Mapping):
+        spec = json.loads(json.dumps(dict(spec), default=str))
+        if isinstance(spec.get("models"), dict):
+            _models_of(spec, (Param("length_params"),))
+            return spec
+        return _checked(spec, (Param("length_params"),))
+    if isinstance(spec, (str, Path)) or hasattr(spec, "__fspath__"):
+        from fairpairs.scoring.unigrams import read_json
+
+        file = path(spec, "length_params", error=DatasetError, what="parameters file")
+        doc = read_json(file, (Param("length_params"), f" {file}"))
+        _models_of(doc, (Param("length_params"), f" {file}"), file)
+        return doc
+    raise UsageTypeError(Param("length_params"), f": expected a file path or a dict, not {type(spec).__name__}")
+
+
+def _models_of(doc, where: tuple, value=None) -> dict:
     if not isinstance(doc, dict) or doc.get("format") != FORMAT or not isinstance(doc.get("models"), dict):
-        raise DatasetError(Param("length_params"), f" {path}", value=path, reason=f"not a {FORMAT} file (fields 'format', 'models')")
+        raise DatasetError(*where, value=value, reason=f"not a {FORMAT} file (fields 'format', 'models')")
     return doc["models"]
 
 
@@ -167,36 +148,112 @@ def _checked(entry, where: tuple) -> dict:
     return entry
 
 
-def load_length_params(spec, scorer=None) -> dict:
-    """The parameters for `scorer`'s model: `spec` None -> the bundled file's entry for the model's
-    name; a dict -> itself (checked); a path -> that file's entry for the model (or its only entry).
-    An entry that records a tokenizer hash is refused for another tokenizer."""
-    name = _canonical(getattr(scorer, "name", "") or "")
-    if isinstance(spec, dict) and not isinstance(spec.get("models"), dict):
-        entry, where = spec, (Param("length_params"),)
-    else:
-        if spec is None:
-            models, where = read_params_file(ASSET), (f"bundled length parameters ({ASSET.name})",)
-        elif isinstance(spec, (str, Path)):
-            models, where = read_params_file(spec), (Param("length_params"), f" {spec}")
-        else:
-            raise UsageTypeError(Param("length_params"), f": expected a file path or a dict, not {type(spec).__name__}")
-        if name in models:
-            entry = models[name]
-        elif spec is not None and len(models) == 1:
-            entry = next(iter(models.values()))
-        else:
-            raise ModelError(*where, f": no parameters for model {name!r} (fitted: {', '.join(models) or 'none'}); "
-                             f"fit them on unlabelled text with fairpairs.scoring.length.fit_length_params")
-        where = (*where, f", model {name!r}")
-    entry = _checked(entry, where)
-    want = entry.get("tokenizer_sha256")
-    if want and scorer is not None:
-        from fairpairs.scoring.unigrams import tokenizer_fingerprint
+def model_identity(model) -> dict:
+    """What a length-parameter entry must record to be used for `model` (a name or path, or a
+    loaded Scorer): its name, content fingerprint (`scoring.fingerprint.model_fingerprint`) and
+    tokenizer sha256. For a name nothing is loaded but its tokenizer (the weights are hashed)."""
+    from fairpairs.errors import FairpairsError
+    from fairpairs.scoring.fingerprint import model_fingerprint
+    from fairpairs.scoring.unigrams import tokenizer_fingerprint
 
-        if tokenizer_fingerprint(scorer.tokenizer) != want:
-            raise ModelError(*where, f": fitted with another tokenizer than model {name!r} has")
-    return entry
+    if isinstance(model, (str, Path)):
+        from fairpairs.control.tokenization import load_tokenizer
+
+        name, fingerprint = str(model), model_fingerprint(model)
+        tokenizer = load_tokenizer(name)
+    else:
+        name = str(getattr(model, "name", "") or type(model).__name__)
+        if getattr(model, "model", None) is None and getattr(model, "fingerprint", None) is None and name:
+            try:     # (a stand-in without weights, e.g. a tokenizer holder: the model its name names)
+                fingerprint = model_fingerprint(name)
+            except FairpairsError:
+                fingerprint = f"name:{name}"
+        else:
+            fingerprint = model_fingerprint(model)
+        tokenizer = model.tokenizer
+    return {"model": name, "model_sha256": fingerprint, "tokenizer_sha256": tokenizer_fingerprint(tokenizer)}
+
+
+def load_length_params(spec, model=None) -> dict:
+    """The parameters for `model` (a name or path, or a loaded Scorer). `spec`: None -> the bundled
+    file; a path -> that `fairpairs-length/1` file; a dict holding `format` and `models` -> the same
+    document in memory; any other dict -> parameters given as they are (when it records a
+    `model_sha256`, it must be `model`'s).
+
+    An entry of a file is used only for the model it was fitted for: the one whose recorded
+    `model_sha256` is `model`'s content fingerprint and whose `tokenizer_sha256` (when recorded)
+    is its tokenizer's. Any other model gets one error naming both (no entry is taken by its name
+    alone, nor because it is the only one)."""
+    from fairpairs.scoring.fingerprint import short
+
+    if isinstance(spec, dict) and not isinstance(spec.get("models"), dict):
+        entry, where = _checked(spec, (Param("length_params"),)), (Param("length_params"),)
+        if model is not None and entry.get("model_sha256"):
+            _check_identity(entry, model_identity(model), where)
+        return entry
+    if spec is None:
+        models, where = read_params_file(ASSET), (f"bundled length parameters ({ASSET.name})",)
+    elif isinstance(spec, (str, os.PathLike)):
+        models, where = read_params_file(spec), (Param("length_params"), f" {spec}")
+    elif isinstance(spec, dict):
+        models, where = _models_of(spec, (Param("length_params"),)), (Param("length_params"),)
+    else:
+        raise UsageTypeError(Param("length_params"), f": expected a file path or a dict, not {type(spec).__name__}")
+    if model is None:
+        raise UsageTypeError(Param("model"), ": length parameters of a file are chosen by the model they were fitted for; "
+                             "give the model")
+    me = model_identity(model)
+    for key in sorted(models):
+        entry = models[key]
+        if isinstance(entry, dict) and entry.get("model_sha256") == me["model_sha256"]:
+            entry = _checked(entry, (*where, f", model {key!r}"))
+            _check_identity(entry, me, (*where, f", model {key!r}"))
+            return entry
+    fitted = [f"{k!r} ({short(str(e['model_sha256']))})" if isinstance(e, dict) and e.get("model_sha256")
+              else f"{k!r} (no model fingerprint recorded: refit it)" for k, e in sorted(models.items())]
+    raise ModelError(*where, f": fitted for model {', '.join(fitted) or '(none)'}, not for model {me['model']!r} "
+                     f"({short(me['model_sha256'])}); fit them for it with `fairpairs fit-length --model "
+                     f"{me['model']} --out FILE`")
+
+
+def _check_identity(entry: dict, me: dict, where: tuple) -> None:
+    from fairpairs.scoring.fingerprint import short
+
+    want = entry.get("model_sha256")
+    if want and want != me["model_sha256"]:
+        raise ModelError(*where, f": fitted for model {entry.get('model', '?')!r} ({short(str(want))}), not for model "
+                         f"{me['model']!r} ({short(me['model_sha256'])}); fit them for it with `fairpairs fit-length`")
+    tok = entry.get("tokenizer_sha256")
+    if tok and tok != me["tokenizer_sha256"]:
+        raise ModelError(*where, f": fitted for model {entry.get('model', '?')!r} with another tokenizer than model "
+                         f"{me['model']!r} has")
+
+
+def check_params_out(path) -> dict:
+    """The entries of `path` that a new entry is added to: none when it does not exist; an
+    existing file must be a `fairpairs-length/1` file (never overwrite a file fairpairs did not
+    write)."""
+    from fairpairs.errors import OutputError
+    from fairpairs.scoring.unigrams import read_json
+
+    p = Path(path)
+    if not p.exists():
+        return {}
+    try:
+        return _models_of(read_json(p, (Param("out"), f" {p}")), (Param("out"), f" {p}"), p)
+    except DatasetError:
+        raise OutputError(Param("out"), f" {p}", value=p, reason=f"exists and is not a {FORMAT} file; refusing to "
+                          "overwrite it") from None
+
+
+def add_entry(path, name: str, entry: dict) -> bool:
+    """Add (or replace) the entry `name` of the parameters file `path` (atomically); True when it
+    replaced one."""
+    models = check_params_out(path)
+    replaced = name in models
+    models[name] = entry
+    save_params_file(path, models)
+    return replaced
 
 
 def save_params_file(path, models: dict) -> None:

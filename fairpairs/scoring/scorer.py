@@ -13,6 +13,7 @@ from fairpairs.scoring.heads import Forward
 from fairpairs.io.progress import announce
 from fairpairs.errors import Param
 from fairpairs.scoring.models import ModelError, load_model, model_identity, resolve_model_name
+from fairpairs.scoring.fingerprint import model_fingerprint
 from fairpairs.scoring.normalize import needing, parse_normalize
 from fairpairs.scoring.unigrams import WordfreqUnigrams, load_unigrams
 from fairpairs.scoring import normalize as nz
@@ -86,6 +87,7 @@ class Scorer:
             scorer = cls(model, tok, k, str(name_or_path), dev, pll, batch_tokens,
                          progress if launch.is_main() else False)
             scorer.source = _resolved(str(name_or_path))
+            scorer.fingerprint = model_fingerprint(str(name_or_path))   # (its files, by content: once per load)
             scorer.info = model_identity(str(name_or_path), str(scorer.dtype).replace("torch.", ""), k,
                                          parameters=sum(p.numel() for p in model.parameters()))
             announce(f"model {name_or_path}: {scorer.info['description']}; {k} LM, "
@@ -288,8 +290,8 @@ class Scorer:
         """What this scorer would score and how, as the ranks of a launch compare it
         (`launch.agree`): the input (count and sha256 of the unique sentences), the settings
         that change scores, the tokenizer (sha256 of its serialised form) and the model (its
-        name, resolved folder and GGUF file, Hub revision, sha256 of its config and of a sample of
-        every weight tensor: 257 evenly spaced values, read exactly)."""
+        name, resolved folder and GGUF file, Hub revision, sha256 of its config, and its content
+        fingerprint, `scoring.fingerprint.model_fingerprint`)."""
         import hashlib
         import json
 
@@ -310,22 +312,12 @@ class Scorer:
         import hashlib
         import json
 
-        import torch
-
         cfg = {k: v for k, v in self.model.config.to_dict().items()
                if not k.startswith("_") and k not in ("transformers_version", "name_or_path")}
-        h = hashlib.sha256()
-        for pname, p in sorted(self.model.named_parameters(), key=lambda t: t[0]):
-            h.update(f"{pname}{tuple(p.shape)}".encode())
-            if p.device.type == "meta" or p.numel() == 0:   # (offloaded by a device map: not in memory)
-                continue
-            flat = p.detach().reshape(-1)
-            idx = torch.linspace(0, flat.numel() - 1, steps=min(flat.numel(), 257)).long().to(flat.device)
-            h.update(flat.index_select(0, idx).to("cpu", torch.float64).numpy().tobytes())
         where = getattr(self, "source", None) or self.name    # (a scorer built by hand: its name is all there is)
         return {"name": self.name, "path": where, "revision": getattr(self.model.config, "_commit_hash", None),
                 "config": hashlib.sha256(json.dumps(cfg, sort_keys=True, default=str).encode()).hexdigest(),
-                "weights": h.hexdigest()}
+                "weights": model_fingerprint(self)}
 
     def __repr__(self) -> str:
         extra = f", pll={self.pll!r}" if self.kind == "masked" else ""

@@ -90,22 +90,25 @@ def score_normalize(normalize, morcela_params=None) -> tuple[str, ...]:
 
 
 def score_sentences(scorer, sentences, normalize=("mean_lp", "pen_lp", "slor"), *, unigrams=None,
-                    alpha: float = 0.8, morcela_params=None):
+                    alpha: float = 0.8, morcela_params=None, length_params=None):
     """Score every sentence (or both sentences of every pair) with `scorer`: the table `fairpairs
     score` writes. One row per sentence, in input order, with the columns of `Scorer.score`; pairs
     give a good and a bad row each, led by `pair_index`, `which` and (when every row has them)
     `uid` and `pair_id`. `sentences`: a path or a list (see `read_sentences`). Every argument is
-    checked before anything is scored (`check_score_arguments`)."""
+    checked before anything is scored (`check_score_arguments`); `length_params` (slln_lp, tc_lp,
+    tcf_lp): a `fairpairs fit-length` file or a dict, default the bundled ones, used only for the
+    model it was fitted for."""
     from fairpairs.scoring.morcela import check_scorer
 
     check_scorer(scorer)
-    names = check_score_arguments(normalize, unigrams, alpha, morcela_params)
+    names = check_score_arguments(normalize, unigrams, alpha, morcela_params, length_params, scorer)
     rows, pairs = read_sentences(sentences)
     if pairs:
         texts = [s for r in rows for s in (r["sentence_good"], r["sentence_bad"])]
     else:
         texts = [r["sentence"] for r in rows]
-    df = scorer.score(texts, normalize=names, unigrams=unigrams, alpha=alpha, morcela_params=morcela_params)
+    extra = {"length_params": length_params} if length_params is not None else {}
+    df = scorer.score(texts, normalize=names, unigrams=unigrams, alpha=alpha, morcela_params=morcela_params, **extra)
     if not pairs:
         return df
     import pandas as pd
@@ -117,10 +120,14 @@ def score_sentences(scorer, sentences, normalize=("mean_lp", "pen_lp", "slor"), 
     return pd.concat([pd.DataFrame(lead), df], axis=1)
 
 
-def check_score_arguments(normalize, unigrams=None, alpha: float = 0.8, morcela_params=None) -> tuple[str, ...]:
+def check_score_arguments(normalize, unigrams=None, alpha: float = 0.8, morcela_params=None, length_params=None,
+                          model=None) -> tuple[str, ...]:
     """Before a model is loaded or anything scored: the normalisations `normalize` names (see
     `score_normalize`), a finite `alpha`, and the `unigrams` table and `morcela_params` file they
-    need, read and checked (a table that counts no tokens is an error). Returns the names."""
+    need, read and checked (a table that counts no tokens is an error); with `model` (a name or a
+    Scorer), the length parameters the length-robust scores need for it (`length_params`, default
+    the bundled ones: an error naming both models when they were fitted for another). Returns the
+    names."""
     from fairpairs.arguments import number
     from fairpairs.scoring.morcela import load_params
     from fairpairs.scoring.normalize import needing
@@ -132,6 +139,10 @@ def check_score_arguments(normalize, unigrams=None, alpha: float = 0.8, morcela_
         load_unigrams(unigrams)
     if "morcela" in names:
         load_params(morcela_params)
+    if needing(names, "length_params") and model is not None:
+        from fairpairs.scoring.length import load_length_params, params_document
+
+        load_length_params(None if length_params is None else params_document(length_params), model)
     return names
 
 
