@@ -328,6 +328,8 @@ def error_rule_cases(scorer, pairs_file, model, missing: Path):
         ("fit_length_params", lambda: fp.fit_length_params(S, 5), "type", TypeError, "corpus"),
         ("fit_length_params", lambda: fp.fit_length_params(S, P, n=3), "value", ValueError, "n"),
         ("tokenizers", lambda: fp.tokenizers(hub_cache="no"), "type", TypeError, "hub_cache"),
+        ("languages", lambda: fp.languages(5), "type", TypeError, "grammars"),
+        ("languages", lambda: fp.languages(M / "g"), "missing", FileNotFoundError, "grammars"),
         ("to_frame", lambda: fp.to_frame(M / "d.jsonl"), "missing", FileNotFoundError, "data"),
         ("to_frame", lambda: fp.to_frame(5), "type", TypeError, "data"),
         ("to_frame", lambda: fp.to_frame({}), "value", ValueError, "data"),
