@@ -80,10 +80,7 @@ def scorer_fingerprint(scorer) -> str:
     model = getattr(scorer, "model", None)
     if model is None or not hasattr(model, "named_parameters"):   # (a stand-in without weights: its name)
         return f"name:{getattr(scorer, 'name', '') or type(scorer).__name__}"
-    cfg = getattr(model, "config", None)
-    cfg = {k: v for k, v in (cfg.to_dict() if cfg is not None else {}).items()
-           if not k.startswith("_") and k not in ("transformers_version", "name_or_path")}
-    h = hashlib.sha256(json.dumps(cfg, sort_keys=True, default=str).encode())
+    h = hashlib.sha256(config_json(getattr(model, "config", None)))
     for pname, p in sorted(model.named_parameters(), key=lambda t: t[0]):
         h.update(f"{pname}{tuple(p.shape)}{p.dtype}".encode())
         if p.device.type != "meta":
@@ -94,6 +91,14 @@ def scorer_fingerprint(scorer) -> str:
     except AttributeError:
         pass
     return out
+
+
+def config_json(config) -> bytes:
+    """A model config's settings as canonical JSON bytes (private keys, the transformers version
+    and the path it was read from left out): what both fingerprints hash of a config."""
+    cfg = {k: v for k, v in (config.to_dict() if config is not None else {}).items()
+           if not k.startswith("_") and k not in ("transformers_version", "name_or_path")}
+    return json.dumps(cfg, sort_keys=True, default=str).encode()
 
 
 def _bytes_dtype():

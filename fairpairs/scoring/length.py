@@ -22,7 +22,6 @@ for that model only.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from pathlib import Path
@@ -30,6 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from fairpairs.errors import Param, DatasetError, ModelError, UsageTypeError
+from fairpairs.io.hashing import file_sha256
 
 FORMAT = "fairpairs-length/1"
 ASSET = Path(__file__).resolve().parents[1] / "assets" / "length_params.json"
@@ -89,7 +89,7 @@ def fit_length_params(scorer, corpus=None, n: int = 1000, seed: int = 0, min_wor
     df = scorer.score(sents, normalize=("slor",), unigrams=WordfreqUnigrams())
     entry = fit(df["sum_logprob"], df["n_tokens"], n_words(sents), df["unigram_logprob"])
     names = ["fairpairs:" + CORPUS.name if Path(f).resolve() == CORPUS else Path(f).name for f in files]
-    entry["fitted_on"] = {"files": {k: hashlib.sha256(Path(f).read_bytes()).hexdigest() for k, f in zip(names, files)},
+    entry["fitted_on"] = {"files": {k: file_sha256(f) for k, f in zip(names, files)},
                           "sentences": len(sents), "asked": n, "selection": f"wikitext_sentences(n={n}, seed={seed}, "
                           f"min_words={min_words}, max_words={max_words})", "unigrams": "wordfreq"}
     entry["model"] = model or scorer.name

@@ -13,7 +13,7 @@ from fairpairs.scoring.heads import Forward
 from fairpairs.io.progress import announce
 from fairpairs.errors import Param
 from fairpairs.scoring.models import ModelError, load_model, model_identity, resolve_model_name
-from fairpairs.scoring.fingerprint import model_fingerprint
+from fairpairs.scoring.fingerprint import config_json, model_fingerprint
 from fairpairs.scoring.normalize import needing, parse_normalize
 from fairpairs.scoring.unigrams import WordfreqUnigrams, load_unigrams
 from fairpairs.scoring import normalize as nz
@@ -310,13 +310,10 @@ class Scorer:
 
     def _model_digest(self) -> dict:
         import hashlib
-        import json
 
-        cfg = {k: v for k, v in self.model.config.to_dict().items()
-               if not k.startswith("_") and k not in ("transformers_version", "name_or_path")}
         where = getattr(self, "source", None) or self.name    # (a scorer built by hand: its name is all there is)
         return {"name": self.name, "path": where, "revision": getattr(self.model.config, "_commit_hash", None),
-                "config": hashlib.sha256(json.dumps(cfg, sort_keys=True, default=str).encode()).hexdigest(),
+                "config": hashlib.sha256(config_json(self.model.config)).hexdigest(),
                 "weights": model_fingerprint(self)}
 
     def __repr__(self) -> str:
