@@ -106,8 +106,8 @@ def main() -> None:
     from fairpairs.control.loop import generate_debiased, generate_original
     from fairpairs.generation.sampler import Sampler
     from fairpairs.generation.selection import select_paradigms
-    from fairpairs.control.sources import expand
-    from fairpairs.control.tokenization import LengthMeter
+    from fairpairs.tokenizers.sources import expand
+    from fairpairs.tokenizers.lengths import LengthMeter
 
     if args.real_map:
         import tempfile

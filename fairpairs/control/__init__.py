@@ -1,1 +1,2 @@
-"""Length control: tokenizer sources and length meters, the control strategies, run folders."""
+"""Length control: the control strategies, the run and its folder, the balance report (tokenizers and
+length meters live in fairpairs.tokenizers)."""

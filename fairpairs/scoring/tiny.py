@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fairpairs.control.sources import ASSETS
+from fairpairs.tokenizers.sources import ASSETS
 
 ARCHES = ("gpt2", "bert-base-cased", "bert-base-uncased", "roberta-base", "electra-base-generator",
           "llama-like")
