@@ -106,8 +106,8 @@ def main() -> None:
     from fairpairs.control.loop import generate_debiased, generate_original
     from fairpairs.generation.sampler import Sampler
     from fairpairs.generation.selection import select_paradigms
-    from fairpairs.tokenizers.sources import expand
-    from fairpairs.tokenizers.lengths import LengthMeter
+    from fairpairs.tokenization.sources import expand
+    from fairpairs.tokenization.lengths import LengthMeter
 
     if args.real_map:
         import tempfile

@@ -32,8 +32,8 @@ def run_once(args) -> dict:
     """Run the job with the fairpairs on sys.path; its figures as a dict."""
     from fairpairs.generation.selection import select_paradigms
     from fairpairs.control.run import RunConfig, generate_run
-    from fairpairs.tokenizers.sources import expand
-    from fairpairs.tokenizers.lengths import LengthMeter
+    from fairpairs.tokenization.sources import expand
+    from fairpairs.tokenization.lengths import LengthMeter
 
     if args.real_map:
         sys.path.insert(0, str(Path(__file__).resolve().parent))

@@ -162,7 +162,7 @@ def split_unigram(sentences) -> pd.Series:
     """U_split: the wordfreq log-frequency of the white-space words that the model's tokenizer
     splits into two or more content tokens (a token belongs to the word holding its last
     character, as `WordfreqUnigrams` spreads them)."""
-    from fairpairs.tokenizers.lengths import load_tokenizer
+    from fairpairs.tokenization.lengths import load_tokenizer
     from fairpairs.scoring.unigrams import WordfreqUnigrams
 
     tok = load_tokenizer(MODEL)

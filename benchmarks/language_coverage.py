@@ -37,8 +37,8 @@ def predicates(lang: str) -> list[tuple[str, str]]:
 
 
 def main() -> int:
-    from fairpairs.tokenizers.sources import expand
-    from fairpairs.tokenizers.lengths import LengthMeter
+    from fairpairs.tokenization.sources import expand
+    from fairpairs.tokenization.lengths import LengthMeter
     from fairpairs.generation.languages import get_language
 
     commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,

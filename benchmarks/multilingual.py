@@ -105,7 +105,7 @@ def rows_of(run: Path, which: str) -> dict[str, list[dict]]:
 
 
 def report_generated(lang: str, run: Path, clams: Path, pairs: int) -> list[str]:
-    from fairpairs.tokenizers.sources import expand
+    from fairpairs.tokenization.sources import expand
 
     names = expand(models_for(lang))
     manifest = json.loads((run / "manifest.json").read_text(encoding="utf-8"))
@@ -161,8 +161,8 @@ def equal_pairs_possible(lang: str) -> dict[str, int]:
 
     from fairpairs.generation.sampler import Filler, Sampler
     from fairpairs.generation.selection import select_paradigms
-    from fairpairs.tokenizers.sources import expand
-    from fairpairs.tokenizers.lengths import LengthMeter
+    from fairpairs.tokenization.sources import expand
+    from fairpairs.tokenization.lengths import LengthMeter
 
     meters = [LengthMeter(m) for m in expand(models_for(lang))]
     voc, ps = select_paradigms(f"{lang}/all")

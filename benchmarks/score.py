@@ -106,7 +106,7 @@ def full_size_bert(out_dir: Path) -> Path:
     import torch
     from transformers import AutoTokenizer, BertConfig, BertForMaskedLM
 
-    from fairpairs.tokenizers.sources import ASSETS
+    from fairpairs.tokenization.sources import ASSETS
 
     tok = AutoTokenizer.from_pretrained(str(ASSETS / "bert-base-cased"))
     torch.manual_seed(0)

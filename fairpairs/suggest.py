@@ -1,7 +1,7 @@
 """"Did you mean ...?" for names a user types: tokenizers, models, paradigms (difflib).
 
 Only the standard library is imported here; the candidate lists are built by the stage that knows
-them (`fairpairs.tokenizers.catalogue.tokenizer_names`, `model_names`;
+them (`fairpairs.tokenization.catalogue.tokenizer_names`, `model_names`;
 `fairpairs.generation.selection.check_paradigm_names`) when an error is being reported, never on the
 normal path.
 """

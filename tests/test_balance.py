@@ -22,7 +22,7 @@ from fairpairs.control.balance_measures import SlotFeatures
 from fairpairs.control.loop import generate_debiased
 from fairpairs.generation.sampler import Sampler
 from fairpairs.generation.grammar import load_paradigm
-from fairpairs.tokenizers.lengths import LengthMeter
+from fairpairs.tokenization.lengths import LengthMeter
 from fairpairs.generation.vocab import Vocabulary
 
 

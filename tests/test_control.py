@@ -21,8 +21,8 @@ from fairpairs.generation.sampler import Sampler
 from fairpairs.generation.grammar import load_paradigm
 from fairpairs.generation.selection import grammar_files
 from fairpairs.control.search import Searcher
-from fairpairs.tokenizers.lengths import LengthMeter
-from fairpairs.tokenizers.zoo import train_zoo
+from fairpairs.tokenization.lengths import LengthMeter
+from fairpairs.tokenization.zoo import train_zoo
 from fairpairs.generation.vocab import Vocabulary, default_vocabulary
 from references import BLIMP_SAMPLE, WIKITEXT_SAMPLE, blimp_files, reference_tokenizer, reference_tokenizer_file
 

@@ -12,7 +12,7 @@ from fairpairs.control.loop import generate_debiased, generate_original
 from fairpairs.generation.sampler import Sampler
 from fairpairs.generation.grammar import load_paradigm
 from fairpairs.generation.selection import grammar_files
-from fairpairs.tokenizers.lengths import LengthMeter
+from fairpairs.tokenization.lengths import LengthMeter
 from fairpairs.generation.vocab import default_vocabulary
 from references import reference_tokenizer
 
@@ -216,7 +216,7 @@ def test_cli_generate_reproducible_and_complete(tmp_path, independent):
     assert d["yield"] == round((d["kept_as_drawn"] + d["kept_redrawn"]) / d["drawn"], 4)
     assert sum(r["control"] == "replaced" for r in rows) == d["replaced"]
     import hashlib
-    from fairpairs.tokenizers.sources import ASSETS
+    from fairpairs.tokenization.sources import ASSETS
     assert man["tokenizers"]["gpt2"]["files"]["tokenizer.json"] == hashlib.sha256(
         (ASSETS / "gpt2" / "tokenizer.json").read_bytes()).hexdigest()
     assert "out-in-the-open-predicative-only" in man["vocabulary"]["fixes"]

@@ -361,7 +361,7 @@ def test_draw_budget_fails_fast_and_max_draws_is_a_hard_limit(tmp_path, capsys):
     from fairpairs.generation.sampler import Sampler
     from fairpairs.generation.grammar import load_paradigm
     from fairpairs.generation.selection import grammar_files
-    from fairpairs.tokenizers.lengths import LengthMeter
+    from fairpairs.tokenization.lengths import LengthMeter
     from fairpairs.generation.vocab import default_vocabulary
 
     vocab = default_vocabulary()

@@ -47,7 +47,7 @@ class LawScorer:
     name = "law"
 
     def __init__(self, law: dict, noise: float = 0.05):
-        from fairpairs.tokenizers.lengths import load_tokenizer
+        from fairpairs.tokenization.lengths import load_tokenizer
 
         self.tokenizer, self.law, self.noise = load_tokenizer("gpt2"), law, noise
 

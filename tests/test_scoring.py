@@ -16,7 +16,7 @@ from fairpairs.errors import FairpairsError
 from fairpairs.scoring import Scorer, build_tiny_model
 from fairpairs.scoring.encoding import mask_sets
 from fairpairs.scoring.models import ModelError, resolve_device
-from fairpairs.tokenizers.lengths import LengthMeter, load_tokenizer
+from fairpairs.tokenization.lengths import LengthMeter, load_tokenizer
 from references import blimp_rows
 
 SENTENCES = [

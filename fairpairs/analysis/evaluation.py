@@ -270,7 +270,7 @@ def evaluate(sets: dict[str, pd.DataFrame], models: list, settings: Settings, ca
     sentences = sorted(set(pairs["sentence_good"]) | set(pairs["sentence_bad"]))
     lengths = None
     if split_tokenizer:
-        from fairpairs.tokenizers.lengths import LengthMeter
+        from fairpairs.tokenization.lengths import LengthMeter
 
         try:
             meter = LengthMeter(split_tokenizer)

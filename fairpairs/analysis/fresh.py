@@ -13,7 +13,7 @@ is not.
 generates; its sets (with the draw of every pair where the data says); its balance report.
 
 A model's tokenizer is found the way scoring finds it: the model's name resolves to the same files
-for `fairpairs.tokenizers.lengths.LengthMeter` as for `Scorer.from_pretrained` (a bundled or Hub name, a
+for `fairpairs.tokenization.lengths.LengthMeter` as for `Scorer.from_pretrained` (a bundled or Hub name, a
 model folder's tokenizer files, the tokenizer inside a GGUF file, `smollm2-135m`).
 """
 
@@ -75,7 +75,7 @@ def control_check(run_dir, models: list[str], debiased) -> list[str]:
 
     from fairpairs.errors import Param, FairpairsError, FairpairsWarning
     from fairpairs.manifest import read_manifest
-    from fairpairs.tokenizers.lengths import LengthMeter
+    from fairpairs.tokenization.lengths import LengthMeter
 
     manifest = read_manifest(run_dir)
     named = manifest.models

@@ -11,7 +11,7 @@ Accepted inputs (`load_sets`):
 Every pair needs a good and a bad sentence (``sentence_good`` / ``sentence_bad`` unless other
 column names are given) and is grouped by ``UID`` (or ``--group-col``; without either, by the
 file's name). Token length is the generator's: content tokens of the string as written, special
-tokens excluded (`fairpairs.tokenizers.lengths.LengthMeter`).
+tokens excluded (`fairpairs.tokenization.lengths.LengthMeter`).
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ def split_label(len_good: int, len_bad: int) -> str:
 
 def token_lengths(pairs: pd.DataFrame, tokenizer: str) -> pd.DataFrame:
     """`pairs` plus `len_good`, `len_bad` and `len_diff` (= bad - good) under `tokenizer`."""
-    from fairpairs.tokenizers.lengths import LengthMeter
+    from fairpairs.tokenization.lengths import LengthMeter
 
     meter = LengthMeter(tokenizer)
     out = pairs.copy()
@@ -61,7 +61,7 @@ def _counts(diff: pd.Series) -> dict:
 def pair_lengths(sets: dict[str, pd.DataFrame], tokenizers: list[str]) -> dict[str, dict[str, pd.DataFrame]]:
     """{set: {tokenizer: the set's pairs with len_good, len_bad, len_diff}}: every sentence measured
     once per tokenizer (what `length_bias`, `equal_under_all` and `select_balanced` read)."""
-    from fairpairs.tokenizers.sources import expand
+    from fairpairs.tokenization.sources import expand
 
     return {set_name: {tok: token_lengths(pairs, tok) for tok in expand(tokenizers)}
             for set_name, pairs in sets.items()}
@@ -73,7 +73,7 @@ def length_bias(sets: dict[str, pd.DataFrame], tokenizers: list[str],
     len(bad) - len(good). Returns (summary, distribution); the summary has one extra row per set
     and tokenizer with uid ``ALL`` that pools every group. `lengths`: `pair_lengths(sets,
     tokenizers)`, when already measured."""
-    from fairpairs.tokenizers.sources import expand
+    from fairpairs.tokenization.sources import expand
 
     rows, dist = [], []
     for tok in expand(tokenizers):

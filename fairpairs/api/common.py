@@ -39,7 +39,7 @@ def _resolve_models(models) -> None:
     """Resolve every model name now, so that a path that is not there fails before any other model
     is loaded; errors name the parameter `models`."""
     from fairpairs.errors import ModelError
-    from fairpairs.tokenizers.sources import resolve_model_name
+    from fairpairs.tokenization.sources import resolve_model_name
 
     for model in models:
         try:

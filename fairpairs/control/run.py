@@ -23,8 +23,8 @@ from fairpairs.generation.selection import one_language
 from fairpairs.io.files import OutputFolder
 from fairpairs.records import PairRecord, row_json
 from fairpairs.manifest import ParadigmEntry, RunManifest, TokenizerInfo, VocabularyInfo, verdict_text
-from fairpairs.tokenizers.sources import BUNDLED, bundled_path, resolve_tokenizer
-from fairpairs.tokenizers.lengths import LengthMeter
+from fairpairs.tokenization.sources import BUNDLED, bundled_path, resolve_tokenizer
+from fairpairs.tokenization.lengths import LengthMeter
 from fairpairs.generation.vocab import Vocabulary
 
 
@@ -124,7 +124,7 @@ def verdict(entries: dict[str, ParadigmEntry], pairs: int, models: list[str], la
     (the balance report's rule) or a paradigm reached less than half its pairs; with the tokenizers
     that suit the language where the run's are others. None when every paradigm reached its pairs
     and the set is comparable (no key in the manifest)."""
-    from fairpairs.tokenizers.sources import expand
+    from fairpairs.tokenization.sources import expand
     from fairpairs.generation.languages import get_language
 
     n = len(entries)

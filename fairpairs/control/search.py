@@ -28,7 +28,7 @@ import numpy as np
 
 from fairpairs.generation.sampler import Filler, Pair, Sampler, words
 from fairpairs.generation.templates import cap_first, finish_sentence
-from fairpairs.tokenizers.lengths import LengthMeter
+from fairpairs.tokenization.lengths import LengthMeter
 
 SENTINEL = "\x01"
 MAX_DEPENDENT_CHECKS = 24        # equalising candidates tried for a slot other critical slots depend on

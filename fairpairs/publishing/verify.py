@@ -185,7 +185,7 @@ def _check_statistics(rows, published, paradigms, where, result: RunCheck, langu
 
 
 def _check_tokenizers(run_dir, manifest, rows, published, where, result: RunCheck) -> None:
-    from fairpairs.tokenizers.lengths import LengthMeter
+    from fairpairs.tokenization.lengths import LengthMeter
 
     infos = manifest.tokenizers or {}
     names = list(dict.fromkeys([*(manifest.models or []), *infos]))

@@ -4,7 +4,7 @@ Causal: the sentence string as written is tokenised with no special tokens, and 
 (`prefix_token_id`: the BOS id, else EOS) is prepended by us, never by the tokenizer, so there is
 exactly one and the first word is scored. Masked: the tokenizer's own template adds [CLS]/[SEP] (<s>/</s>); special tokens are
 never masked or scored. Either way the content tokens are exactly those counted by
-`fairpairs.tokenizers.lengths.LengthMeter`.
+`fairpairs.tokenization.lengths.LengthMeter`.
 """
 
 from __future__ import annotations

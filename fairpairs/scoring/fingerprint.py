@@ -59,7 +59,7 @@ def model_fingerprint(model) -> str:
     """The content fingerprint of `model`: a name or path (see the module docstring) or a Scorer."""
     if not isinstance(model, (str, os.PathLike)):
         return scorer_fingerprint(model)
-    from fairpairs.tokenizers.sources import resolve_model_name
+    from fairpairs.tokenization.sources import resolve_model_name
 
     src = resolve_model_name(os.fspath(model))
     if src.gguf_file:

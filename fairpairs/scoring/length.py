@@ -157,7 +157,7 @@ def model_identity(model) -> dict:
     from fairpairs.scoring.unigrams import tokenizer_fingerprint
 
     if isinstance(model, (str, Path)):
-        from fairpairs.tokenizers.lengths import load_tokenizer
+        from fairpairs.tokenization.lengths import load_tokenizer
 
         name, fingerprint = str(model), model_fingerprint(model)
         tokenizer = load_tokenizer(name)

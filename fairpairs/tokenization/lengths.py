@@ -10,7 +10,7 @@ sentencepiece (and transformers' Llama/Mistral tokenizers) put the dummy prefix 
 first word by design, exactly as the model saw every text in training and as the scorer encodes the
 sentence, so it is part of the count (`sp.encode(sentence)`), not an added space.
 
-Which files a name stands for is decided in `fairpairs.tokenizers.sources` (bundled copies, GGUF, folders,
+Which files a name stands for is decided in `fairpairs.tokenization.sources` (bundled copies, GGUF, folders,
 tokenizer.json, sentencepiece, tiktoken, Tekken, presets, the local tokenizer map, Hub names);
 `load_tokenizer` is the one loader built on it; failure is a one-line `TokenizerError`.
 """
@@ -25,14 +25,14 @@ from pathlib import Path
 
 from fairpairs.errors import Param, NetworkError, TokenizerError
 from fairpairs.io.network import network_deadline
-from fairpairs.tokenizers.sources import TokenizerSource, resolve_tokenizer
-from fairpairs.tokenizers.names import MAP_ENV
-from fairpairs.tokenizers.files import _sentencepiece, check_file
+from fairpairs.tokenization.sources import TokenizerSource, resolve_tokenizer
+from fairpairs.tokenization.names import MAP_ENV
+from fairpairs.tokenization.files import _sentencepiece, check_file
 
 
 def load_tokenizer(name: str):
     """The transformers fast tokenizer for `name` -- the one loader, for length control and scoring
-    alike (see `fairpairs.tokenizers.sources` for the names accepted). Errors are one-line `TokenizerError`s."""
+    alike (see `fairpairs.tokenization.sources` for the names accepted). Errors are one-line `TokenizerError`s."""
     return _load(resolve_tokenizer(name))
 
 
@@ -45,7 +45,7 @@ def _load(src: TokenizerSource):
     except NetworkError as exc:
         if src.kind != "hub":
             raise
-        from fairpairs.tokenizers.catalogue import tokenizer_names
+        from fairpairs.tokenization.catalogue import tokenizer_names
         from fairpairs.suggest import did_you_mean
 
         raise exc.appended(did_you_mean(name, tokenizer_names())) from None
@@ -58,7 +58,7 @@ def _load(src: TokenizerSource):
                              f"{_first_line(exc)}{hint}") from None
     except Exception as exc:  # transformers raises OSError, ValueError, HTTP errors ...
         if src.kind == "hub":
-            from fairpairs.tokenizers.catalogue import tokenizer_names
+            from fairpairs.tokenization.catalogue import tokenizer_names
             from fairpairs.suggest import did_you_mean
 
             raise TokenizerError(

