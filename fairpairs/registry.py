@@ -120,9 +120,9 @@ class Registry:
                 return self._names[self._fold(name)]
         known = [*also, *(self.names() if among is None else among)]
         hint = f"; {self.hint}" if self.hint else ""
-        raise self.error(Param(self.param), value=name,
-                         reason=f"unknown {self.kind} {name!r}{self._did_you_mean(name, known)} "
-                                f"(known: {', '.join(known)}{hint})")
+        what = f"{self.kind} {name!r} is not one of those taken here" if among is not None and name in self else \
+            f"unknown {self.kind} {name!r}{self._did_you_mean(name, known)}"
+        raise self.error(Param(self.param), value=name, reason=f"{what} (known: {', '.join(known)}{hint})")
 
     def _key(self, name: str) -> str:
         return self._fold(self.check(name))
@@ -245,7 +245,7 @@ READERS = Registry("dataset format", "format", {
     "zhoblimp": "fairpairs.analysis.readers:read_zhoblimp",
 }, group="fairpairs.readers")
 LANGUAGES = Registry("language", "language", {
-    code: f"fairpairs.generation.languages.{code}:LANGUAGE" for code in ("en", "fr", "de", "ru", "he")
+    code: f"fairpairs.generation.languages.{code}:LANGUAGE" for code in ("de", "en", "fr", "he", "ru")
 }, group="fairpairs.languages", expects="fairpairs.generation.languages:Language", error=GrammarError,
     hint="docs/multilingual.md says how to add one", named_by="code")
 # (packaged tokenizer files: fairpairs.tokenizers.packaged.PACKAGED, a Registry of its TABLE's rows)

@@ -172,7 +172,7 @@ def test_library_checks_normalize_once_with_each_allowed_set():
     from fairpairs.scoring.normalize import parse_normalize
 
     assert parse_normalize("morcela") == ("morcela",)
-    with pytest.raises(ValueError, match="^normalize: unknown normalisation 'morcela'"):
+    with pytest.raises(ValueError, match="^normalize: normalisation 'morcela' is not one of those taken here"):
         evaluate_parse("morcela")     # evaluate reports no MORCELA (it needs fitted parameters)
     with pytest.raises(ValueError, match=r"\(none\)"):
         evaluate_parse("")

@@ -145,8 +145,10 @@ def test_an_unknown_name_is_one_error_with_a_did_you_mean():
     # values the parameter takes beside the names, and a subset a caller allows, are in the list
     with pytest.raises(ValueError, match=r"^colour: unknown colour 'aut' \(did you mean auto\?\) \(known: auto, red, blue\)$"):
         r.check("aut", also=("auto",))
-    with pytest.raises(ValueError, match=r"^colour: unknown colour 'red' \(known: blue\)$"):
+    with pytest.raises(ValueError, match=r"^colour: colour 'red' is not one of those taken here \(known: blue\)$"):
         r.check("red", among=("blue",))
+    with pytest.raises(ValueError, match=r"^colour: unknown colour 'bleu' \(did you mean blue\?\) \(known: blue\)$"):
+        r.check("bleu", among=("blue",))
     with pytest.raises(ValueError, match=r"^colour: unknown colour 3 \(known: red, blue\)$"):
         r.check(3)
 
