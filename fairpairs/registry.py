@@ -42,7 +42,7 @@ class Registry:
     kind: the kind as messages call it ("strategy"); param: the parameter that takes a name (named
     in the unknown-name error); entries: the built-in names (objects or ``"module:attr"`` strings);
     group: the entry-point group plugins register under; expects: the type every object must be an
-    instance (or subclass) of, as a type or a ``"module:attr"`` string (None: any callable);
+    instance of (the loops call its methods), as a type or a ``"module:attr"`` string (None: any callable);
     error: the error class of an unknown name; fold: how names compare (`str.lower`: case-insensitive);
     hint: words added to the unknown-name error (where to read how to add one); named_by: the
     attribute of an object that must be its name (a language's `code`)."""
@@ -171,7 +171,7 @@ class Registry:
         expected = self.expects()
         if expected is None:
             return None if callable(obj) else f"expected a callable, not {type(obj).__name__}"
-        if not (isinstance(obj, expected) or (isinstance(obj, type) and issubclass(obj, expected))):
+        if not isinstance(obj, expected):
             return f"expected a {expected.__module__}.{expected.__qualname__}, not {type(obj).__name__}"
         own = getattr(obj, self._named_by, name) if self._named_by else name
         if self._fold(own) != self._fold(name):

@@ -100,13 +100,18 @@ def test_a_taken_name_is_refused_unless_replace_is_asked():
     dark = r.register("green", Colour((0, 128, 0)), replace=True)
     assert r.get("green") is dark and r.names() == ("red", "blue", "green")
 
-    @r.register("cyan")           # the decorator form follows the same rule
-    class Cyan(Colour):
-        pass
-    with pytest.raises(ValueError, match="already registered"):
-        r.register("cyan")(Cyan)
-    r.unregister("cyan")
-    assert "cyan" not in r
+    readers = Registry("reader", "format", {})
+
+    @readers.register("tsv")           # the decorator form follows the same rule
+    def read_tsv(path, columns=None):
+        return {}
+    assert readers.get("tsv") is read_tsv
+    with pytest.raises(ValueError, match="reader 'tsv' is already registered"):
+        readers.register("tsv")(read_tsv)
+    readers.unregister("tsv")
+    assert "tsv" not in readers
+    with pytest.raises(TypeError, match=r"colour 'cyan': expected a .*Colour, not type"):   # a class is not one
+        r.register("cyan", Colour)
 
 
 def test_the_kind_is_checked_when_registered_and_a_lazy_entry_when_first_loaded():
