@@ -39,7 +39,7 @@ EXTRA = {row.name: row for row in (
 
 
 def row(name: str) -> PackagedTokenizer:
-    return EXTRA.get(name) or PACKAGED[name.lower()]
+    return EXTRA.get(name) or PACKAGED.get(name)
 
 
 def package_file(name: str) -> Path:

@@ -204,6 +204,11 @@ class UsageTypeError(FairpairsError, TypeError):
     """A library call got an argument of the wrong type (a bool for a count, a number for a path)."""
 
 
+class PluginError(FairpairsError, ImportError):
+    """An installed plugin package's entry point cannot be loaded, is not of its group's kind, or
+    takes a name that is already registered (`fairpairs.registry`)."""
+
+
 class GrammarNotFoundError(GrammarError, NotFoundError):
     """A paradigm file or grammar folder does not exist."""
 

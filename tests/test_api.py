@@ -255,7 +255,7 @@ def test_errors_are_builtins_naming_parameters(tmp_path):
         fp.load_paradigm("no_such")
     with pytest.raises(ValueError, match=r"^pairs: expected a whole number >= 1"):
         fp.generate("causative", pairs=0)
-    with pytest.raises(ValueError, match=r"^strategy: expected one of search, resample"):
+    with pytest.raises(ValueError, match=r"^strategy: unknown strategy 'best' \(known: search, resample\)"):
         fp.generate("causative", pairs=5, models=["gpt2"], strategy="best")
     with pytest.raises(ValueError, match=r"^models: gpt2 named twice"):
         fp.generate("causative", pairs=5, models=["gpt2", "gpt2"])

@@ -57,9 +57,9 @@ def test_library_errors_name_parameters_and_the_cli_renders_its_options():
     with pytest.raises(ValueError) as info:
         check_pll("left_to_right")
     exc = info.value
-    assert str(exc).startswith("pll left_to_right: expected one of")
+    assert str(exc).startswith("pll: unknown pseudo-log-likelihood variant 'left_to_right' (known: original")
     assert (exc.param, exc.value) == ("pll", "left_to_right")
-    assert cli_message(exc, "score").startswith("--pll left_to_right: expected one of")
+    assert cli_message(exc, "score").startswith("--pll: unknown pseudo-log-likelihood variant")
     # a parameter inside the text, quoted in the API's rendering and an option in the CLI's
     err = errors.UsageError(errors.Param("normalize"), " morcela needs ", errors.Param("morcela_params", quoted=True),
                             " (from `fairpairs morcela fit`)")
@@ -172,7 +172,7 @@ def test_library_checks_normalize_once_with_each_allowed_set():
     from fairpairs.scoring.normalize import parse_normalize
 
     assert parse_normalize("morcela") == ("morcela",)
-    with pytest.raises(ValueError, match="^normalize: unknown value"):
+    with pytest.raises(ValueError, match="^normalize: normalisation 'morcela' is not one of those taken here"):
         evaluate_parse("morcela")     # evaluate reports no MORCELA (it needs fitted parameters)
     with pytest.raises(ValueError, match=r"\(none\)"):
         evaluate_parse("")

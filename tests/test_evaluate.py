@@ -214,5 +214,5 @@ def test_scorer_without_requested_column_is_an_error(tmp_path):
 
 def test_parse_normalize():
     assert parse_normalize("lp, slor,lp") == ("lp", "slor")
-    with pytest.raises(ValueError, match="^normalize: unknown value.*mean"):  # a library error names the parameter
+    with pytest.raises(ValueError, match="^normalize: unknown normalisation 'mean' .*known: lp, mean_lp, pen_lp, slor, tcf_lp"):  # a library error names the parameter
         parse_normalize("lp,mean")

@@ -30,7 +30,7 @@ TINY = {"version": "1.0", "truncation": None, "padding": None, "added_tokens": [
 
 
 @pytest.fixture
-def fake_site(tmp_path, monkeypatch):
+def fake_site(tmp_path, monkeypatch, request):
     """A folder on sys.path holding an installed distribution `fairpairs-fake-tok` 1.0 whose package
     ships tokenizer.json, and a table row for it (the sha256 computed here with hashlib)."""
     site = tmp_path / "site"
@@ -45,7 +45,8 @@ def fake_site(tmp_path, monkeypatch):
     row = PackagedTokenizer("fake-org/Fake-Tok", "fairpairs-fake-tok", "1.0", "fake_tok/tokenizer.json",
                             hashlib.sha256(tok.read_bytes()).hexdigest(), "a tiny word-level tokenizer",
                             extra="fake")
-    monkeypatch.setitem(PACKAGED, row.name.lower(), row)
+    PACKAGED.register(row.name, row)
+    request.addfinalizer(lambda: PACKAGED.unregister(row.name))
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")]))
     return site, tok, row
 
@@ -78,10 +79,11 @@ def test_another_release_of_the_package_without_the_file(fake_site):
         resolve_tokenizer("fake-org/Fake-Tok")
 
 
-def test_a_missing_package_is_one_line_with_the_install(monkeypatch):
+def test_a_missing_package_is_one_line_with_the_install(request):
     row = PackagedTokenizer("fake-org/Absent", "fairpairs-no-such-dist", "2.0", "x/tokenizer.json", "0" * 64,
                             "nothing", extra="modern")
-    monkeypatch.setitem(PACKAGED, row.name.lower(), row)
+    PACKAGED.register(row.name, row)
+    request.addfinalizer(lambda: PACKAGED.unregister(row.name))
     with pytest.raises(TokenizerNotFoundError) as err:
         resolve_tokenizer("fake-org/Absent")
     msg = str(err.value)

@@ -29,7 +29,7 @@ def test_linking_functions_by_hand():
 def test_parse_normalize():
     assert parse_normalize("mean_lp, pen_lp,mean_lp") == ("mean_lp", "pen_lp")
     assert parse_normalize("") == ()
-    with pytest.raises(FairpairsError, match=r"^normalize: unknown value\(s\) slorr"):
+    with pytest.raises(FairpairsError, match=r"^normalize: unknown normalisation 'slorr' \(did you mean slor\?\) \(known: lp, "):
         parse_normalize("slorr")
 
 

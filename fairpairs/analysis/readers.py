@@ -174,13 +174,12 @@ def read(path: str | os.PathLike, format: str = "auto", columns=None) -> dict[st
     its own."""
     from fairpairs.registry import READERS
 
+    READERS.check(format, also=("auto",))
     p = Path(path)
     if not p.exists():
         raise DatasetNotFoundError(f"{p}: no such file or folder")
     if format == "auto":
         format = detect(p)
-    if format not in READERS:
-        raise DatasetError(Param("format"), f": unknown dataset format {format!r} (one of auto, {', '.join(READERS)})")
     if format != "blimp" and columns is not None and columns != _default_columns():
         raise DatasetError(Param("format"), f": {format} has fixed columns; ", Param("columns", quoted=True),
                            " applies to BLiMP-format files only")

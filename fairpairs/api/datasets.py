@@ -74,8 +74,7 @@ def audit_report(data, models: Iterable[str] | str = DEFAULT_MODELS, *, columns=
     from fairpairs.registry import READERS
 
     check.text(format, "format")
-    if format != "auto" and format not in READERS:
-        raise UsageError(Param("format"), f": unknown dataset format {format!r} (one of auto, {', '.join(READERS)})")
+    READERS.check(format, also=("auto",))
     if language is not None:
         check.text(language, "language")
     if select:    # (before any work)

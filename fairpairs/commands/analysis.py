@@ -8,7 +8,8 @@ from pathlib import Path
 import click
 
 from fairpairs.errors import Param, FairpairsError
-from fairpairs.registry import READERS, STRATEGIES
+from fairpairs.commands.choices import RegistryChoice
+from fairpairs.registry import PLL_VARIANTS, READERS, STRATEGIES
 
 
 def _names(value: str, option: str) -> list[str]:
@@ -33,7 +34,7 @@ def _column_options(f):
 @click.option("--out", "-o", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Folder for length_bias.csv, length_diff.csv and equal_all.csv (default: print only).")
 @click.option("--format", "fmt", default="auto", show_default=True,
-              type=click.Choice(["auto", *READERS]),
+              type=RegistryChoice(READERS, also=("auto",)),
               help="The dataset's format: BLiMP's fields, CLAMS evalsets (True/False lines), MultiBLiMP's "
                    "data.tsv, ZhoBLiMP-style jsonl (docs/multilingual.md).")
 @click.option("--select", "select_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
@@ -99,9 +100,9 @@ def audit(dataset, models, out, fmt, select_dir, language, good_col, bad_col, gr
               help="Without --data: pairs per paradigm in each set [default: 20: at most 5,360 sentences per model "
                    "for all 67 paradigms, minutes on a CPU for a 135M-parameter model].")
 @click.option("--seed", type=click.IntRange(min=0), default=None, help="Without --data: random seed [default: 0].")
-@click.option("--strategy", type=click.Choice(list(STRATEGIES)), default=None,
+@click.option("--strategy", type=RegistryChoice(STRATEGIES), default=None,
               help="Without --data: length control strategy [default: search] (see `fairpairs generate`).")
-@click.option("--pll", default="word_l2r", show_default=True, help="Pseudo-log-likelihood variant for masked LMs.")
+@click.option("--pll", type=RegistryChoice(PLL_VARIANTS), default="word_l2r", show_default=True, help="Pseudo-log-likelihood variant for masked LMs.")
 @click.option("--normalize", "-n", default="lp,mean_lp,pen_lp", show_default=True,
               help="Comma-separated scores to report: lp, mean_lp, pen_lp, slor, tcf_lp (length-robust: bundled "
                    "for smollm2-135m, --length-params for others; docs/robustness.md). The first is the headline one.")

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import click
 
-from fairpairs.registry import STRATEGIES
+from fairpairs.commands.choices import RegistryChoice
+from fairpairs.registry import LANGUAGES, STRATEGIES
 
 
 DEFAULT_MODELS = "gpt2,bert-base-cased"
@@ -36,7 +37,7 @@ def _split(value: str) -> list[str]:
 @click.option("--pairs", default=1000, show_default=True, type=click.IntRange(1),
               help="Pairs per paradigm in each of original/ and debiased/.")
 @click.option("--seed", default=0, show_default=True, type=click.IntRange(0), help="Random seed; same seed -> identical files.")
-@click.option("--strategy", default="search", show_default=True, type=click.Choice(list(STRATEGIES)),
+@click.option("--strategy", default="search", show_default=True, type=RegistryChoice(STRATEGIES),
               help="Length control: 'search' draws the bad word among the candidates that equalise every "
                    "length (else redraws the pair); 'resample' is Algorithm 1 (random redraws of the bad word).")
 @click.option("--max-retries", default=None, type=click.IntRange(0),
@@ -166,8 +167,8 @@ def print_table(result, out: Path) -> None:
 @click.command()
 @click.option("--verbose", "-v", is_flag=True, help="Also show phenomenon, field and slots.")
 @click.option("--phenomenon", default=None, help="Only paradigms of this phenomenon.")
-@click.option("--language", default=None, metavar="CODE",
-              help="Only paradigms of this language (en, fr, de, ru, he: `fairpairs languages`) [default: en].")
+@click.option("--language", default=None, type=RegistryChoice(LANGUAGES),
+              help="Only paradigms of this language (`fairpairs languages` describes each) [default: en].")
 @click.option("--grammars", "grammar_dir", default=None, type=click.Path(exists=True, file_okay=False, path_type=Path),
               help="Folder of paradigm files [default: the bundled grammars/].")
 def paradigms(verbose, phenomenon, language, grammar_dir):

@@ -7,6 +7,9 @@ from pathlib import Path
 
 import click
 
+from fairpairs.commands.choices import RegistryChoice
+from fairpairs.registry import PLL_VARIANTS
+
 
 @click.command()
 @click.option("--models", "-m", required=True, help="Comma-separated models: Hub names, local folders or aliases such as smollm2-135m.")
@@ -20,7 +23,7 @@ import click
               help="Length parameters of slln_lp/tc_lp/tcf_lp written by `fairpairs fit-length` (default: the bundled "
                    "ones, for smollm2-135m); each model uses only the entry fitted for it.")
 @click.option("--morcela-params", default=None, help="MORCELA parameters (`fairpairs morcela fit`); without them MORCELA is left out.")
-@click.option("--pll", default="word_l2r", show_default=True, help="Pseudo-log-likelihood variant for masked LMs.")
+@click.option("--pll", type=RegistryChoice(PLL_VARIANTS), default="word_l2r", show_default=True, help="Pseudo-log-likelihood variant for masked LMs.")
 @click.option("--device", default="auto", show_default=True, help="cpu, cuda, mps or auto.")
 @click.option("--batch-tokens", type=click.IntRange(min=1), default=None, help="Tokens per scoring batch.")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed of the bootstrap intervals.")

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from fairpairs.errors import FairpairsError
+from fairpairs.commands.choices import RegistryChoice
 from fairpairs.registry import PLL_VARIANTS
 
 
@@ -18,7 +19,7 @@ def _model_options(f):
                      help="HF name, local folder, .gguf file, or smollm2-135m."),
         click.option("--kind", type=click.Choice(["causal", "masked"]), default=None,
                      help="Override the kind read from the model config."),
-        click.option("--pll", type=click.Choice(list(PLL_VARIANTS)), default="word_l2r", show_default=True,
+        click.option("--pll", type=RegistryChoice(PLL_VARIANTS), default="word_l2r", show_default=True,
                      help="Pseudo-log-likelihood variant for masked LMs."),
         click.option("--device", default="auto", show_default=True, help="auto, cpu, cuda or cuda:N."),
         click.option("--dtype", type=click.Choice(["float32", "bfloat16", "float16"]), default=None,

@@ -81,8 +81,7 @@ class RunConfig:
                                   f"(every pair takes at least one draw)")
         count(self.seed, "seed", 0)
         text(self.strategy, "strategy")
-        if self.strategy not in STRATEGIES:
-            raise UsageError(Param("strategy"), f": expected one of {', '.join(STRATEGIES)}, not {self.strategy!r}")
+        STRATEGIES.check(self.strategy)
         number(self.match_frequency, "match_frequency", minimum=0, optional=True)   # (Zipf units)
         count(self.max_retries, "max_retries", 0, optional=True)
         text(self.command, "command")

@@ -26,11 +26,7 @@ def check_pll(pll: str) -> str:
         from fairpairs.errors import Param, UsageTypeError
 
         raise UsageTypeError(Param("pll"), f": expected one of {', '.join(PLL_VARIANTS)}, not {type(pll).__name__}")
-    if pll not in PLL_VARIANTS:
-        from fairpairs.errors import Param, ModelError
-
-        raise ModelError(Param("pll"), f" {pll}", value=pll, reason=f"expected one of {', '.join(PLL_VARIANTS)}")
-    return pll
+    return PLL_VARIANTS.check(pll)
 
 
 def __getattr__(name):

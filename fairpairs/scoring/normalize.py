@@ -177,9 +177,10 @@ def parse_normalize(value, allowed=NORMALIZATIONS, *, at_least_one: bool = False
 
         items = name_list(value, "normalize")
     names = tuple(dict.fromkeys(i.strip().lower() for i in items if i and i.strip()))
-    bad = [n for n in names if n not in allowed]
-    if bad or (at_least_one and not names):
-        raise UsageError(Param("normalize"), f": unknown value(s) {', '.join(bad) or '(none)'} (choose from {', '.join(allowed)})")
+    for name in names:
+        NORMALIZATIONS.check(name, among=None if allowed is NORMALIZATIONS else allowed)
+    if at_least_one and not names:
+        raise UsageError(Param("normalize"), f": unknown value(s) (none) (choose from {', '.join(allowed)})")
     return names
 
 

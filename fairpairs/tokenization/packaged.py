@@ -22,6 +22,7 @@ from importlib import metadata
 from pathlib import Path
 
 from fairpairs.errors import Param, TokenizerError, TokenizerNotFoundError
+from fairpairs.registry import Registry
 
 
 @dataclass(frozen=True)
@@ -107,24 +108,21 @@ TABLE: tuple[PackagedTokenizer, ...] = (
         extra="multilingual"),
 )
 
-PACKAGED: dict[str, PackagedTokenizer] = {}
+# name (case-insensitive) -> row; plugins add rows with entry points of group fairpairs.tokenizers
+PACKAGED = Registry("packaged tokenizer", "models", {row.name: row for row in TABLE}, group="fairpairs.tokenizers",
+                    expects=PackagedTokenizer, fold=str.lower, named_by="name")
 
 
-def register(*rows: PackagedTokenizer) -> None:
-    """Make `rows` resolvable by name (case-insensitive); a name registered twice is a mistake."""
+def register(*rows: PackagedTokenizer, replace: bool = False) -> None:
+    """Make `rows` resolvable by name (case-insensitive); a name registered twice is an error
+    unless `replace`."""
     for row in rows:
-        key = row.name.lower()
-        if key in PACKAGED and PACKAGED[key] != row:
-            raise ValueError(f"packaged tokenizer {row.name!r} is registered twice")
-        PACKAGED[key] = row
-
-
-register(*TABLE)
+        PACKAGED.register(row.name, row, replace=replace)
 
 
 def lookup(name: str) -> PackagedTokenizer | None:
     """The row for tokenizer `name`, or None."""
-    return PACKAGED.get(name.lower())
+    return PACKAGED.find(name)
 
 
 def sha256(path: Path) -> str:

@@ -11,26 +11,18 @@ number and case. Each language lives in its own module, imported on first use:
     fr.apply(["elision", "contraction"], "Le auteur près de le garde parle.")
     # "L'auteur près du garde parle."
 
-Adding a language: a module `fairpairs/generation/languages/<code>.py` defining `LANGUAGE` (a `Language`),
-and its code in `MODULES` (docs/multilingual.md).
+Adding a language: a module `fairpairs/generation/languages/<code>.py` defining `LANGUAGE` (a `Language`)
+and its code in `fairpairs.registry.LANGUAGES`, or `register(language)` from one's own code, or an
+entry point of group `fairpairs.languages` in a plugin package (docs/multilingual.md).
 """
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass, field
 from typing import Callable, Mapping
 
 from fairpairs.errors import Param, GrammarError
 
-# language code -> module that defines LANGUAGE (imported on first use)
-MODULES = {
-    "en": "fairpairs.generation.languages.en",
-    "fr": "fairpairs.generation.languages.fr",
-    "de": "fairpairs.generation.languages.de",
-    "ru": "fairpairs.generation.languages.ru",
-    "he": "fairpairs.generation.languages.he",
-}
 ARTICLE_KINDS = ("definite", "indefinite")
 
 Rule = Callable[[str], str]
@@ -83,25 +75,20 @@ class Language:
         return self.articles(kind, features)
 
 
-_LOADED: dict[str, Language] = {}
-
-
 def language_codes() -> list[str]:
-    """The codes of every known language."""
-    return sorted(set(MODULES) | set(_LOADED))
+    """The codes of every known language (`fairpairs.registry.LANGUAGES`)."""
+    from fairpairs.registry import LANGUAGES
+
+    return sorted(LANGUAGES)
 
 
 def get_language(code: str) -> Language:
     """The `Language` of a code (GrammarError naming `language` for an unknown one)."""
+    from fairpairs.registry import LANGUAGES
+
     if not isinstance(code, str) or not code.strip():
         raise GrammarError(Param("language"), reason=f"expected a language code such as 'fr', not {code!r}", value=code)
-    if code not in _LOADED:
-        if code not in MODULES:
-            raise GrammarError(Param("language"), reason=f"unknown language {code!r} (known: "
-                                                         f"{', '.join(language_codes())}; docs/multilingual.md says how "
-                                                         "to add one)", value=code)
-        _LOADED[code] = importlib.import_module(MODULES[code]).LANGUAGE
-    return _LOADED[code]
+    return LANGUAGES.get(code)
 
 
 def wordfreq_code(code: str) -> str:
@@ -110,8 +97,11 @@ def wordfreq_code(code: str) -> str:
     return get_language(code).wordfreq or "en"
 
 
-def register(language: Language) -> None:
-    """Make a language known (a module of one's own, without editing `MODULES`)."""
+def register(language: Language, *, replace: bool = False) -> None:
+    """Make a language known under its code (a module of one's own, without editing the registry);
+    a code already known is an error unless `replace`."""
+    from fairpairs.registry import LANGUAGES
+
     if not isinstance(language, Language):
         raise TypeError(f"register: expected a Language, not {type(language).__name__}")
-    _LOADED[language.code] = language
+    LANGUAGES.register(language.code, language, replace=replace)
