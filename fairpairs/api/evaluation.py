@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Mapping
 
 from fairpairs import arguments as check
 from fairpairs.errors import Param, UsageError, UsageTypeError
-from fairpairs.api.common import DEFAULT_NORMALIZE, _is_scorer, _items, _load_sets, _normalize, _read_paths, _resolve_models
+from fairpairs.api.common import DEFAULT_NORMALIZE, is_scorer, items, load_frames, normalize_names, read_paths, resolve_models
 from fairpairs.api.datasets import load_sets
 from fairpairs.api.generation import generate_run
 
@@ -39,11 +39,11 @@ def score_pairs(scorer: "Scorer", pairs, normalize: Iterable[str] | str = DEFAUL
     from fairpairs.scoring.unigrams import load_unigrams
 
     check_scorer(scorer)
-    norms = _normalize(normalize)
+    norms = normalize_names(normalize)
     if "slor" in norms:
         load_unigrams(unigrams)            # (checked before anything is scored)
     lkey = _length_settings(norms, length_params, [scorer])
-    sets = _load_sets(pairs, columns, "pairs", "pairs")
+    sets = load_frames(pairs, columns, "pairs", "pairs")
     frame = pd.concat([df.assign(set=name) for name, df in sets.items()], ignore_index=True)
     sentences = sorted(set(frame["sentence_good"]) | set(frame["sentence_bad"]))
     settings = scorer_settings(scorer, Settings(normalize=norms, unigrams=unigrams, length_params=lkey))
@@ -103,11 +103,11 @@ def evaluate(data=None, models: "Iterable[str | Scorer] | str | Scorer | None" =
 
     if models is None:
         raise UsageError(Param("models"), ": give at least one model")
-    given = [models] if isinstance(models, (str, os.PathLike)) or _is_scorer(models) else \
-        _items(models, "models", "a model name, a Scorer or a list of them")
+    given = [models] if isinstance(models, (str, os.PathLike)) or is_scorer(models) else \
+        items(models, "models", "a model name, a Scorer or a list of them")
     given = [os.fspath(m) if isinstance(m, os.PathLike) else m for m in given]   # (names, or loaded Scorers)
-    check.names([m for m in given if not _is_scorer(m)], "models")
-    if not given or not all(_is_scorer(n) or n.strip() for n in given):
+    check.names([m for m in given if not is_scorer(m)], "models")
+    if not given or not all(is_scorer(n) or n.strip() for n in given):
         raise UsageError(Param("models"), ": give at least one model")
     names = list(dict.fromkeys(given))
     settings = _evaluate_settings([n for n in names if isinstance(n, str)], normalize, pll, unigrams, dtype,
@@ -169,10 +169,10 @@ def _evaluate_settings(models, normalize, pll, unigrams, dtype, split_tokenizer,
         check.text(value, param, optional=True)
     check.count(batch_tokens, "batch_tokens", 1, optional=True)
     check_pll(pll)
-    norms = _normalize(normalize)
+    norms = normalize_names(normalize)
     if "slor" in norms:
         load_unigrams(unigrams)
-    _resolve_models(models)
+    resolve_models(models)
     return Settings(pll=pll, normalize=norms, dtype=dtype, unigrams=unigrams)
 
 
@@ -241,7 +241,7 @@ def robustness(data, models: Iterable[str] | str, *, cache_dir: str | os.PathLik
     from fairpairs.scoring import check_pll
 
     given = [models] if isinstance(models, (str, os.PathLike)) else \
-        _items(models, "models", "a model name or a list of them")
+        items(models, "models", "a model name or a list of them")
     names = check.names([os.fspath(m) if isinstance(m, os.PathLike) else m for m in given], "models")
     if not names or not all(n.strip() for n in names):
         raise UsageError(Param("models"), ": give at least one model")
@@ -250,7 +250,7 @@ def robustness(data, models: Iterable[str] | str, *, cache_dir: str | os.PathLik
     check.count(batch_tokens, "batch_tokens", 1, optional=True)
     check.count(seed, "seed", 0)
     check_pll(pll)
-    _resolve_models(names)
+    resolve_models(names)
     if morcela_params is not None:
         from fairpairs.scoring.morcela import load_params
 
@@ -280,6 +280,6 @@ def _claim_cache(cache_dir, data) -> Path:
     cache fairpairs wrote, never in or over what `data` reads."""
     from fairpairs.io.files import claim_folder
 
-    reads = _read_paths(data)
+    reads = read_paths(data)
     return claim_folder(check.path(cache_dir, "cache_dir", exists=False), "cache_dir", inputs=reads, reads=reads,
                         kind="cache")
