@@ -43,8 +43,11 @@ COMMANDS = {
 RENAMES = {
     "generate": {"grammars": "--grammars", "vocab": "--vocab"},
     "validate": {"paths": "FILES", "vocab": "--vocab"},
-    "score": {"sentences": "--input", "input": "--input"},
-    "audit": {"data": "DATASET", "format": "--format", "columns": "--good-col/--bad-col/--group-col"},
+    "score": {"sentences": "--input", "input": "--input", "model": "--models"},
+    "unigrams": {"model": "--models"},
+    "morcela": {"model": "--models"},
+    "fit-length": {"model": "--models"},
+    "audit": {"data": "DATASET", "format": "--format", "columns": "--good-col/--bad-col/--group-col", "select": "--select"},
     "evaluate": {"model": "--models"},
     "balance": {"data": "RUN", "grammars": "--grammars", "vocab": "--vocab"},
     "robustness": {"model": "--models"},

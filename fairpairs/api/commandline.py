@@ -34,6 +34,11 @@ LAZY = {
     "summary_markdown": ("fairpairs.analysis.report", "summary_markdown"),
     "robustness_markdown": ("fairpairs.analysis.score_robustness", "markdown"),
     "PATH_KINDS": ("fairpairs.tokenizers.catalogue", "PATH_KINDS"),
+    "Columns": ("fairpairs.pairsets", "Columns"),
+    "FIT_CORPUS": ("fairpairs.scoring.length", "CORPUS"),
+    "read_vocabulary": ("fairpairs.generation.vocab", "load_vocabulary"),   # (its own not-found message, as validate's)
+    "is_main": ("fairpairs.scoring.launch", "is_main"),
+    "parse_normalize": ("fairpairs.analysis.evaluation", "parse_normalize"),
 }
 
 __all__ = ["setting", "DEFAULT_MODELS", "RunConfig", "FairpairsError", "Param", "SettingsError", "UsageError",

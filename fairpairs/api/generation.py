@@ -61,6 +61,14 @@ def paradigms(grammars: str | os.PathLike | None = None, phenomenon: str | None 
              "linguistics_term": p.linguistics_term, "standard": p.standard, "language": p.language} for p in ps]
 
 
+def listed_paradigms(grammars, phenomenon: str | None, language: str | None) -> list["Paradigm"]:
+    """The paradigms `fairpairs paradigms` lists, loaded: every paradigm of `language`'s folder,
+    or with `phenomenon` the standard ones of that phenomenon."""
+    from fairpairs.generation.selection import select_paradigms
+
+    return select_paradigms("all", phenomenon, language_folder(grammars, language), standard_only=bool(phenomenon))[1]
+
+
 def language_folder(grammars: str | os.PathLike | None, language: str | None) -> "Path | str | os.PathLike | None":
     """The folder of `language`'s paradigms in a grammar folder (default: the bundled one): the
     folder itself for English (or no language), else its sub-folder named by the code."""

@@ -149,10 +149,9 @@ def print_table(result, out: Path) -> None:
               help="Folder of paradigm files [default: the bundled grammars/].")
 def paradigms(verbose, phenomenon, language, grammar_dir):
     """List the paradigms (one UID per line); `fairpairs languages` lists the other languages'."""
-    from fairpairs.api.generation import language_folder
-    from fairpairs.generation.selection import select_paradigms
+    from fairpairs.api.generation import listed_paradigms
 
-    _, ps = select_paradigms("all", phenomenon, language_folder(grammar_dir, language), standard_only=bool(phenomenon))
+    ps = listed_paradigms(grammar_dir, phenomenon, language)
     for p in ps:
         if verbose:
             crit = ",".join(p.critical) or "(reorder)"

@@ -22,4 +22,4 @@ def option(settings: type, name: str, *decls, given: bool = True, **kwargs):
     if given:
         kwargs.setdefault("show_default", True)
         return click.option(*decls, default=shown(default), help=text, **kwargs)
-    return click.option(*decls, default=None, help=kwargs.pop("help").format(default=shown(default)), **kwargs)
+    return click.option(*decls, default=None, help=kwargs.pop("help", text).format(default=shown(default)), **kwargs)
