@@ -1,4 +1,4 @@
-"""The `fairpairs` command line: a thin click layer over the pipeline modules.
+"""The `fairpairs` command line: a thin click layer over `fairpairs.api` (docs/cli.md).
 
 Sub-commands live in `fairpairs.commands.*` and are imported only when invoked, so
 `fairpairs --help` starts fast and never imports torch.
