@@ -406,7 +406,7 @@ def test_cli_messages_name_the_options_of_the_command(run_dir, tmp_path, capsys)
     corpus.write_text("The cat sat.\n")
     code, _, err = cli("unigrams", "--models", tmp_path / "no-tok", "--corpus", corpus, "--out", tmp_path / "u.json",
                        capsys=capsys)
-    assert code == 1 and error_line(err).startswith(f"fairpairs: error: --model {tmp_path / 'no-tok'}: ")
+    assert code == 1 and error_line(err).startswith(f"fairpairs: error: --models {tmp_path / 'no-tok'}: ")
     code, _, err = cli(*evaluate_args("gpt2", run_dir, tmp_path / "ev"), "--split-tokenizer", tmp_path / "no-tok",
                        capsys=capsys)
     line = error_line(err)
