@@ -32,7 +32,8 @@ def _model_options(f):
         click.option("--model", "model", default=None, hidden=True, is_eager=True,
                      help="Deprecated: the old name of --models."),
         click.option("--models", "models", default=None, callback=_models,
-                     help="Comma-separated models: HF names, local folders, .gguf files, or smollm2-135m."),
+                     help="HF name, local folder, .gguf file, or smollm2-135m; score takes several, "
+                          "comma-separated.  [required]"),
         click.option("--kind", type=click.Choice(["causal", "masked"]), default=None,
                      help="Override the kind read from the model config."),
         option(ScoringSettings, "pll", "--pll", type=click.Choice(list(PLL_VARIANTS))),
@@ -94,7 +95,7 @@ def score(models, kind, pll, device, dtype, device_map, batch_tokens, progress, 
 
 @click.command()
 @click.option("--model", "model", default=None, hidden=True, is_eager=True, help="Deprecated: the old name of --models.")
-@click.option("--models", "models", default=None, callback=_models, help="Model (or tokenizer) whose tokens are counted.")
+@click.option("--models", "models", default=None, callback=_models, help="Model (or tokenizer) whose tokens are counted.  [required]")
 @click.option("--corpus", "corpus", multiple=True, required=True, type=click.Path(path_type=Path),
               help="Plain-text file(s), UTF-8; repeat for several.")
 @click.option("--out", type=click.Path(path_type=Path), required=True, help="Table file (.json).")
