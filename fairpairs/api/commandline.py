@@ -8,7 +8,7 @@ from fairpairs.arguments import setting
 from fairpairs.control.config import DEFAULT_MODELS, RunConfig
 from fairpairs.errors import FairpairsError, Param, SettingsError, UsageError
 from fairpairs.registry import PLL_VARIANTS, READERS, STRATEGIES
-from fairpairs.scoring.settings import SCORING, ScoringSettings
+from fairpairs.scoring.settings import DEVICE_MAPS, SCORING, ScoringSettings
 from fairpairs.manifest import ParadigmStats, verdict_text
 
 
@@ -42,5 +42,5 @@ LAZY = {
 }
 
 __all__ = ["setting", "DEFAULT_MODELS", "RunConfig", "FairpairsError", "Param", "SettingsError", "UsageError",
-           "PLL_VARIANTS", "READERS", "STRATEGIES", "SCORING", "ScoringSettings", "ParadigmStats", "verdict_text",
+           "PLL_VARIANTS", "READERS", "STRATEGIES", "SCORING", "ScoringSettings", "DEVICE_MAPS", "ParadigmStats", "verdict_text",
            *LAZY]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from fairpairs.api.commandline import DEFAULT_MODELS, READERS, STRATEGIES, FairpairsError, Param, RunConfig, ScoringSettings
+from fairpairs.api.commandline import DEFAULT_MODELS, DEVICE_MAPS, READERS, STRATEGIES, FairpairsError, Param, RunConfig, ScoringSettings
 from fairpairs.commands.options import option, shown
 
 
@@ -99,7 +99,7 @@ def audit(dataset, models, out, fmt, select_dir, language, good_col, bad_col, gr
               help="Tokenizer deciding A=U/A>U/A<U for every model (default: each model's own tokenizer).")
 @option(ScoringSettings, "device", "--device")
 @click.option("--dtype", default=None, help="Model dtype, e.g. float32 or bfloat16 (default: the scorer's).")
-@click.option("--device-map", type=click.Choice(["auto", "balanced", "balanced_low_0", "sequential"]), default=None,
+@click.option("--device-map", type=click.Choice(list(DEVICE_MAPS)), default=None,
               help="Spread each model over the visible GPUs (accelerate), for models larger than one GPU.")
 @click.option("--batch-tokens", type=click.IntRange(min=1), default=None, help="Tokens per scoring batch (default: the scorer's).")
 @click.option("--figures", default="png", show_default=True,

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from fairpairs.api.commandline import PLL_VARIANTS, ScoringSettings
+from fairpairs.api.commandline import DEVICE_MAPS, PLL_VARIANTS, ScoringSettings
 from fairpairs.commands.options import option
 
 
@@ -40,7 +40,7 @@ def _model_options(f):
         option(ScoringSettings, "device", "--device"),
         click.option("--dtype", type=click.Choice(["float32", "bfloat16", "float16"]), default=None,
                      help="Weights/activations dtype on a GPU (always float32 on the CPU)."),
-        click.option("--device-map", type=click.Choice(["auto", "balanced", "balanced_low_0", "sequential"]),
+        click.option("--device-map", type=click.Choice(list(DEVICE_MAPS)),
                      default=None, help="Spread one model over the visible GPUs (accelerate), for a model "
                      "larger than one GPU; see docs/scaling.md."),
         click.option("--batch-tokens", type=click.IntRange(min=1), default=None,

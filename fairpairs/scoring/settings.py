@@ -39,3 +39,4 @@ class ScoringSettings:
 
 
 SCORING = ScoringSettings()     # the defaults
+DEVICE_MAPS = ("auto", "balanced", "balanced_low_0", "sequential")    # how one model may be spread over GPUs
