@@ -35,7 +35,7 @@ def parse_args(argv=None) -> argparse.Namespace:
                          "instead of generating")
     ap.add_argument("--blimp", type=Path, default=DEFAULT_BLIMP, help="folder of BLiMP <uid>.jsonl files")
     ap.add_argument("--score", action="store_true", help="also compare LM accuracy (loads the model)")
-    ap.add_argument("--model", default="smollm2-135m", help="causal LM for --score")
+    ap.add_argument("--models", default="smollm2-135m", help="causal LM for --score")
     ap.add_argument("--device", default="cpu", help="device for --score")
     ap.add_argument("--score-pairs", type=int, default=100, help="pairs per file scored")
     ap.add_argument("--threshold", type=float, default=10.0, help="flag |accuracy diff| above this (points)")

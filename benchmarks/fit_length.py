@@ -26,7 +26,7 @@ from fairpairs.scoring.length import fit_length_params, read_params_file, save_p
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--model", required=True)
+    ap.add_argument("--models", required=True)
     ap.add_argument("--name", default=None, help="key to store the entry under (default: the model)")
     ap.add_argument("--corpus", action="append", required=True)
     ap.add_argument("--n", type=int, default=1000)

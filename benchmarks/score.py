@@ -319,7 +319,7 @@ def api_speed(args) -> None:
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--model", action="append", help="model folder / name (repeatable); default: tiny "
+    ap.add_argument("--models", action="append", help="model folder / name (repeatable); default: tiny "
                     "random gpt2 and bert-base-cased built on the fly")
     ap.add_argument("--full-size-bert", action="store_true", help="add a random full-size bert-base-cased")
     ap.add_argument("--blimp-dir", type=Path, default=DEFAULT_BLIMP, help="folder of BLiMP *.jsonl")

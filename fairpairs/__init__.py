@@ -16,18 +16,13 @@ with `io` (reading, writing, signals) under all of them.
 
 __version__ = "0.1.0"
 
-# public name -> module that defines it (imported on first access, PEP 562)
-_EXPORTS = {
-    "load_paradigm": "api", "paradigms": "api", "languages": "api", "load_vocabulary": "api", "validate": "api",
-    "generate": "api", "generate_run": "api", "load_sets": "api", "audit": "api", "audit_report": "api", "score_pairs": "api",
-    "evaluate": "api", "matched_pairs": "api", "publish": "api", "balance": "control.balance_report",
-    "read_sentences": "scoring.tables", "score_sentences": "scoring.tables", "pair_accuracy": "scoring.tables",
-    "write_scores": "scoring.tables", "count_unigrams": "scoring.unigrams", "load_judgments": "scoring.morcela",
-    "fit_morcela": "scoring.morcela",
-    "PairRecord": "records", "read_pairs": "api", "Scorer": "scoring", "write_report": "analysis.report", "Report": "analysis.evaluation",
-    "tokenizers": "api", "to_frame": "api",
-    "robustness": "api", "fit_length_params": "scoring.length",
-}
+# every public name is defined or re-exported by `fairpairs.api` (imported on first access, PEP 562)
+_EXPORTS = {name: "api" for name in (
+    "load_paradigm", "paradigms", "languages", "load_vocabulary", "validate", "generate", "generate_run", "load_sets",
+    "audit", "audit_report", "score_pairs", "evaluate", "matched_pairs", "publish", "balance", "read_sentences",
+    "score_sentences", "pair_accuracy", "write_scores", "count_unigrams", "load_judgments", "fit_morcela",
+    "PairRecord", "read_pairs", "Scorer", "write_report", "Report", "tokenizers", "to_frame", "robustness",
+    "fit_length_params")}
 
 __all__ = ["__version__", *_EXPORTS]
 

@@ -145,3 +145,11 @@ def old_names(call):
                 raise
             raise exc.with_param(exc.param, old[exc.param]) from None
     return wrapper
+
+
+def setting(settings: type, name: str) -> tuple:
+    """(default, help text) of field `name` of a settings dataclass (`control.config.RunConfig`,
+    `scoring.settings.ScoringSettings`): the one home of both, which the CLI's options and the
+    API's signatures are built from or checked against."""
+    f = settings.__dataclass_fields__[name]
+    return f.default, f.metadata.get("help", "")

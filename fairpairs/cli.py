@@ -1,4 +1,4 @@
-"""The `fairpairs` command line: a thin click layer over the pipeline modules.
+"""The `fairpairs` command line: a thin click layer over `fairpairs.api` (docs/cli.md).
 
 Sub-commands live in `fairpairs.commands.*` and are imported only when invoked, so
 `fairpairs --help` starts fast and never imports torch.
@@ -16,7 +16,7 @@ import warnings
 import click
 
 from fairpairs import __version__
-from fairpairs.errors import FairpairsError, FairpairsWarning
+from fairpairs.errors import FairpairsError, FairpairsWarning, SettingsError
 
 # command name -> "module:attribute"
 COMMANDS = {
@@ -43,8 +43,11 @@ COMMANDS = {
 RENAMES = {
     "generate": {"grammars": "--grammars", "vocab": "--vocab"},
     "validate": {"paths": "FILES", "vocab": "--vocab"},
-    "score": {"sentences": "--input", "input": "--input"},
-    "audit": {"data": "DATASET", "format": "--format", "columns": "--good-col/--bad-col/--group-col"},
+    "score": {"sentences": "--input", "input": "--input", "model": "--models"},
+    "unigrams": {"model": "--models"},
+    "morcela": {"model": "--models"},
+    "fit-length": {"model": "--models"},
+    "audit": {"data": "DATASET", "format": "--format", "columns": "--good-col/--bad-col/--group-col", "select": "--select"},
     "evaluate": {"model": "--models"},
     "balance": {"data": "RUN", "grammars": "--grammars", "vocab": "--vocab"},
     "robustness": {"model": "--models"},
@@ -130,6 +133,8 @@ def main(argv=None):
     warnings.showwarning = _one_line_warnings(warnings.showwarning, command)
     try:
         cli.main(args=argv, prog_name="fairpairs", standalone_mode=False)
+    except SettingsError as exc:     # settings that cannot go together: a usage error, as click's own
+        _usage_error(exc, command)
     except FairpairsError as exc:
         if getattr(exc, "quiet", False):  # a multi-process failure is told once, by rank 0
             sys.exit(1)
@@ -148,6 +153,16 @@ def main(argv=None):
     except MemoryError:
         _fail("error: out of memory; ask for less work (fewer pairs, smaller batches)", 1)
     sys.exit(0)
+
+
+def _usage_error(exc: SettingsError, command: str | None) -> None:
+    """A `SettingsError` as click shows a usage error of `command`: its usage, then the line, exit 2."""
+    target = cli.get_command(None, command) if command else None
+    parent = click.Context(cli, info_name="fairpairs")
+    ctx = click.Context(target, info_name=command, parent=parent) if target is not None else parent
+    error = click.UsageError(_printable(exc.usage_line(option_names(command))), ctx)
+    error.show()
+    sys.exit(error.exit_code)
 
 
 def _one_line_warnings(show, command: str | None = None):

@@ -200,6 +200,19 @@ class UsageError(FairpairsError, ValueError):
     """A library call got an argument whose value it cannot use (unknown name, out of range)."""
 
 
+class SettingsError(UsageError):
+    """Settings that cannot go together, or a value the command line's own type check would refuse
+    (`control.config.RunConfig`): the CLI shows it as a usage error (exit 2), worded by `usage`
+    (parts as a message's; default: the message's own)."""
+
+    def __init__(self, *parts, usage=(), **fields):
+        super().__init__(*parts, **fields)
+        self.usage = tuple(usage) or tuple(parts)
+
+    def usage_line(self, names: Mapping[str, str] | None = None) -> str:
+        return render_parts(self.usage, names)
+
+
 class UsageTypeError(FairpairsError, TypeError):
     """A library call got an argument of the wrong type (a bool for a count, a number for a path)."""
 

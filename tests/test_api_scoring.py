@@ -50,7 +50,7 @@ def test_score_sentences_writes_the_file_the_cli_writes(MODEL, scorer, tmp_path,
     f, rows = blimp_pairs(tmp_path)
     for ext in ("jsonl", "csv"):
         by_cli = tmp_path / f"cli.{ext}"
-        code, _, err = cli(["score", "--model", MODEL, "--input", f, "--out", by_cli, "--normalize",
+        code, _, err = cli(["score", "--models", MODEL, "--input", f, "--out", by_cli, "--normalize",
                             "lp,mean_lp,pen_lp", "--no-progress"], capsys)
         assert code == 0, err
         df = fp.score_sentences(scorer, f, "lp,mean_lp,pen_lp")
@@ -112,7 +112,7 @@ def test_count_unigrams_counts_like_the_tokenizers_library(tmp_path, capsys):
     assert len(table.counts) == ref.get_vocab_size() == 50257
     # the table a file of it gives, and the one `fairpairs unigrams` writes, are the same
     table.save(tmp_path / "api.json")
-    code, _, err = cli(["unigrams", "--model", "gpt2", "--corpus", a, "--corpus", b, "--out", tmp_path / "cli.json"],
+    code, _, err = cli(["unigrams", "--models", "gpt2", "--corpus", a, "--corpus", b, "--out", tmp_path / "cli.json"],
                        capsys)
     assert code == 0, err
     assert (tmp_path / "api.json").read_bytes() == (tmp_path / "cli.json").read_bytes()
@@ -159,7 +159,7 @@ def test_fit_morcela_is_a_least_squares_fit_and_writes_the_cli_file(MODEL, score
     assert res.beta == pytest.approx(-b / a, rel=1e-9) and res.gamma == pytest.approx(c / a, rel=1e-9)
     assert res.cv["folds"] == 3 and res.meta["judgments"] == "judgments.csv"
     out = tmp_path / "cli.json"
-    code, _, err = cli(["morcela", "fit", "--model", MODEL, "--judgments", f, "--folds", 3, "--seed", 1,
+    code, _, err = cli(["morcela", "fit", "--models", MODEL, "--judgments", f, "--folds", 3, "--seed", 1,
                         "--out", out, "--no-progress"], capsys)
     assert code == 0, err
     assert out.read_text() == res.to_json()
@@ -208,11 +208,11 @@ def error_cases(MODEL, scorer, tmp: Path):
     score = ["score", "--input", good, "--out", tmp / "o.jsonl", "--no-progress"]
     return [
         ("model", lambda: fp.Scorer.from_pretrained(str(tmp / "nope"), progress=False),
-         ["score", "--model", tmp / "nope", "--input", good, "--out", tmp / "o.jsonl"], "--model"),
+         ["score", "--models", tmp / "nope", "--input", good, "--out", tmp / "o.jsonl"], "--models"),
         ("device", lambda: fp.Scorer.from_pretrained(MODEL, device="tpu"),
-         [*score, "--model", MODEL, "--device", "tpu"], "--device"),
+         [*score, "--models", MODEL, "--device", "tpu"], "--device"),
         ("device_map", lambda: fp.Scorer.from_pretrained(MODEL, device="cpu", device_map="auto"),
-         [*score, "--model", MODEL, "--device", "cpu", "--device-map", "auto"], "--device-map"),
+         [*score, "--models", MODEL, "--device", "cpu", "--device-map", "auto"], "--device-map"),
         ("models", lambda: fp.generate("causative", pairs=5, models=["preset:nope"]),
          ["generate", "--paradigms", "causative", "--pairs", "5", "--models", "preset:nope", "--out", tmp / "run"],
          "--models"),
@@ -221,21 +221,21 @@ def error_cases(MODEL, scorer, tmp: Path):
          ["generate", "--paradigms", "causative", "--pairs", "5", "--models", tmp / "t.gguf", "--out", tmp / "run"],
          "--models"),
         ("corpus", lambda: fp.count_unigrams("gpt2", [tmp]),
-         ["unigrams", "--model", "gpt2", "--corpus", tmp, "--out", tmp / "u.json"], "--corpus"),
+         ["unigrams", "--models", "gpt2", "--corpus", tmp, "--out", tmp / "u.json"], "--corpus"),
         ("judgments", lambda: fp.load_judgments(tmp / "nope.csv"),
-         ["morcela", "fit", "--model", MODEL, "--judgments", tmp / "nope.csv", "--out", tmp / "m.json"],
+         ["morcela", "fit", "--models", MODEL, "--judgments", tmp / "nope.csv", "--out", tmp / "m.json"],
          "--judgments"),
         ("folds", lambda: fp.fit_morcela(scorer, judgments, folds=8),
-         ["morcela", "fit", "--model", MODEL, "--judgments", judgments, "--folds", 8, "--out", tmp / "m.json",
+         ["morcela", "fit", "--models", MODEL, "--judgments", judgments, "--folds", 8, "--out", tmp / "m.json",
           "--no-progress"], "--folds"),
         ("unigrams", lambda: fp.score_sentences(scorer, good, "slor", unigrams=bad_json),
-         [*score, "--model", MODEL, "--normalize", "slor", "--unigrams", bad_json], "--unigrams"),
+         [*score, "--models", MODEL, "--normalize", "slor", "--unigrams", bad_json], "--unigrams"),
         ("morcela_params", lambda: fp.score_sentences(scorer, good, "morcela", morcela_params=bad_json),
-         [*score, "--model", MODEL, "--normalize", "morcela", "--morcela-params", bad_json], "--morcela-params"),
+         [*score, "--models", MODEL, "--normalize", "morcela", "--morcela-params", bad_json], "--morcela-params"),
         ("repo_id", lambda: fp.publish(tmp, "no-slash", dry_run=True),
          ["publish", tmp, "--repo-id", "no-slash", "--dry-run"], "--repo-id"),
         ("sentences", lambda: fp.score_sentences(scorer, tmp / "nope.txt"),
-         ["score", "--model", MODEL, "--input", tmp / "nope.txt", "--out", tmp / "o.jsonl"], "--input"),
+         ["score", "--models", MODEL, "--input", tmp / "nope.txt", "--out", tmp / "o.jsonl"], "--input"),
     ]
 
 
@@ -258,7 +258,7 @@ def test_warnings_name_parameters_and_the_cli_shows_them_as_one_line(MODEL, tmp_
 
     good = tmp_path / "in.txt"
     good.write_text("The cat sat.\n", encoding="utf-8")
-    code, _, err = cli(["score", "--model", MODEL, "--input", good, "--out", tmp_path / "o.jsonl", "--no-progress",
+    code, _, err = cli(["score", "--models", MODEL, "--input", good, "--out", tmp_path / "o.jsonl", "--no-progress",
                         "--device", "cpu", "--dtype", "bfloat16"], capsys)
     assert code == 0
     assert "fairpairs: warning: --dtype bfloat16 is ignored on the CPU; scoring in float32\n" in err

@@ -79,3 +79,66 @@ def test_the_layering_check_can_fail(tmp_path):
     tree = ast.parse("from fairpairs.analysis.effects import decompose\n")
     targets = [t for _, ts in _imports(tree) for t in ts]
     assert targets == ["fairpairs.analysis.effects"] and _part(targets[0]) not in MAY_IMPORT["control"]
+
+
+# issue 37: the CLI is a thin client of the API. A command module imports only `fairpairs.api` (its
+# public calls, and `fairpairs.api.commandline`: the settings objects its options are built from
+# and the renderers of the tables it prints) and the other command modules; never a stage.
+def _command_imports_outside_the_api(tree: ast.AST) -> list[tuple[int, str]]:
+    return [(line, t) for line, targets in _imports(tree) for t in targets
+            if not (t == "fairpairs.api" or t.startswith(("fairpairs.api.", "fairpairs.commands")))]
+
+
+def test_commands_import_only_the_api():
+    wrong = [f"{path.relative_to(PACKAGE.parent)}:{line}: imports {target}"
+             for path in sorted((PACKAGE / "commands").glob("*.py"))
+             for line, target in _command_imports_outside_the_api(ast.parse(path.read_text()))]
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_thin_cli_check_can_fail():
+    tree = ast.parse("def f():\n    from fairpairs.io.files import claim_folder\n    from fairpairs.api import evaluate\n")
+    assert _command_imports_outside_the_api(tree) == [(2, "fairpairs.io.files")]
+
+
+def test_every_public_name_comes_from_the_api():
+    """`import fairpairs as fp`: each public name is defined or re-exported by `fairpairs.api`."""
+    import fairpairs
+    import fairpairs.api
+
+    assert set(fairpairs._EXPORTS.values()) == {"api"}
+    missing = [n for n in fairpairs._EXPORTS if n not in fairpairs.api.__all__]
+    assert not missing, f"not exported by fairpairs.api: {missing}"
+    assert all(getattr(fairpairs, n) is getattr(fairpairs.api, n) for n in ("generate", "Scorer", "balance"))
+
+
+# issue 37: the modules of the CLI and the API, the run's settings and the evaluation's data: no
+# function over 60 lines, no private name imported from another module
+THIN = [*sorted((PACKAGE / "commands").glob("*.py")), *sorted((PACKAGE / "api").glob("*.py")),
+        PACKAGE / "control" / "config.py", PACKAGE / "analysis" / "fresh.py"]
+FUNCTION_LINES = 60
+
+
+def _long_functions(tree: ast.AST) -> list[tuple[str, int]]:
+    return [(n.name, n.end_lineno - n.lineno + 1) for n in ast.walk(tree)
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.end_lineno - n.lineno + 1 > FUNCTION_LINES]
+
+
+def _private_imports(tree: ast.AST) -> list[tuple[int, str]]:
+    return [(n.lineno, a.name) for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)
+            and (n.module or "").startswith("fairpairs") for a in n.names if a.name.startswith("_")
+            and a.name != "__version__"]
+
+
+def test_the_cli_and_api_have_short_functions_and_no_private_imports():
+    long = [f"{p.relative_to(PACKAGE.parent)}: {name} ({n} lines)" for p in THIN
+            for name, n in _long_functions(ast.parse(p.read_text()))]
+    private = [f"{p.relative_to(PACKAGE.parent)}:{line}: imports {name}" for p in THIN
+               for line, name in _private_imports(ast.parse(p.read_text()))]
+    assert not long and not private, "\n".join(long + private)
+
+
+def test_the_function_and_private_name_checks_can_fail():
+    body = "\n".join(f"    x{i} = {i}" for i in range(FUNCTION_LINES))
+    tree = ast.parse(f"from fairpairs.api.common import _items\ndef f():\n{body}\n")
+    assert _long_functions(tree) == [("f", FUNCTION_LINES + 1)] and _private_imports(tree) == [(1, "_items")]

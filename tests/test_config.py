@@ -140,3 +140,146 @@ def test_an_old_name_next_to_its_new_one_is_an_error(call, message, tmp_path):
         with pytest.raises(ValueError, match=message):
             call(tmp_path)
     assert not (tmp_path / "r").exists() and not (tmp_path / "h").exists()
+
+
+# ---------------------------------------------------------------- one home per default (issue 37)
+
+from fairpairs.control.config import DEFAULT_MODELS  # noqa: E402
+from fairpairs.scoring.settings import SCORING, ScoringSettings  # noqa: E402
+
+RUN_FIELDS = {f.name for f in dataclasses.fields(RunConfig)}
+SCORING_FIELDS = {f.name for f in dataclasses.fields(ScoringSettings)}
+
+# command -> click parameter -> (settings class, field); every option of these commands that sets
+# a setting is here (test_every_setting_option_is_listed)
+OPTIONS = {
+    "generate": {"models": (RunConfig, "models"), "paradigms_spec": (RunConfig, "paradigms"),
+                 **{k: (RunConfig, k) for k in ("phenomenon", "pairs", "seed", "strategy", "max_retries",
+                                                "match_frequency", "max_draws", "lexicon_from", "min_count")},
+                 "grammar_dir": (RunConfig, "grammars")},
+    "evaluate": {**{k: (RunConfig, k) for k in ("paradigms", "phenomenon", "seed", "strategy")},
+                 "pairs": (ScoringSettings, "one_step_pairs"), "pll": (ScoringSettings, "pll"),
+                 "normalize": (ScoringSettings, "normalize"), "device": (ScoringSettings, "device")},
+    "robustness": {"pll": (ScoringSettings, "pll"), "device": (ScoringSettings, "device")},
+    "score": {"pll": (ScoringSettings, "pll"), "device": (ScoringSettings, "device"),
+              "normalize": (ScoringSettings, "score_normalize"), "alpha": (ScoringSettings, "alpha")},
+    "fit-length": {"pll": (ScoringSettings, "pll"), "device": (ScoringSettings, "device")},
+}
+
+
+def _shown(value):
+    return ",".join(value) if isinstance(value, tuple) else value
+
+
+def _option_drift(option, settings, name) -> str | None:
+    """What is wrong with a click option of setting `name` (None: default and help are the
+    setting's). An option with no default of its own names the setting's default in its help."""
+    f = next(f for f in dataclasses.fields(settings) if f.name == name)
+    text = f.metadata.get("help", "")
+    if option.default is None and f.default is not None:
+        if f"[default: {_shown(f.default)}" not in (option.help or ""):
+            return f"{option.name}: help does not name the default {f.default!r}: {option.help!r}"
+        return None
+    if option.default != _shown(f.default):
+        return f"{option.name}: default {option.default!r}, the setting's is {f.default!r}"
+    if text and option.help != text and not (option.help or "").startswith("Without --data: "):
+        return f"{option.name}: help {option.help!r} is not the setting's {text!r}"   # (evaluate's own, else)
+    return None
+
+
+def test_click_options_take_default_and_help_from_the_settings():
+    from fairpairs.cli import cli
+
+    drift = []
+    for command, options in OPTIONS.items():
+        params = {p.name: p for p in cli.get_command(None, command).params}
+        for param, (settings, name) in options.items():
+            problem = _option_drift(params[param], settings, name)
+            if problem:
+                drift.append(f"fairpairs {command} {problem}")
+    assert not drift, "\n".join(drift)
+
+
+def test_the_option_drift_check_can_fail():
+    import click
+
+    @click.command()
+    @click.option("--pairs", default=999, help="Pairs per paradigm in each of original/ and debiased/.")
+    @click.option("--pll", default="word_l2r", help="another text")
+    @click.option("--seed", default=None, help="Without --data: random seed.")
+    def cmd(pairs, pll, seed):
+        pass
+
+    p = {x.name: x for x in cmd.params}
+    assert "default 999" in _option_drift(p["pairs"], RunConfig, "pairs")
+    assert "is not the setting's" in _option_drift(p["pll"], ScoringSettings, "pll")
+    assert "does not name the default" in _option_drift(p["seed"], RunConfig, "seed")
+
+
+def _api_defaults():
+    """(call, parameter, its default, the settings' default) for every API parameter that is a setting."""
+    import inspect
+
+    from fairpairs.scoring.tables import score_sentences
+
+    run = {"pairs": RunConfig.pairs, "seed": RunConfig.seed, "strategy": RunConfig.strategy,
+           "paradigms": RunConfig.paradigms}
+    scoring = {"pll": SCORING.pll, "device": SCORING.device, "alpha": SCORING.alpha}
+    calls = {fp.generate: {**run, "models": None}, fp.generate_run: {**run, "models": DEFAULT_MODELS},
+             fp.evaluate: {**run, **scoring, "normalize": SCORING.normalize, "pairs": None},   # (None: one_step_pairs)
+             fp.robustness: scoring,
+             fp.audit: {"models": DEFAULT_MODELS}, fp.audit_report: {"models": DEFAULT_MODELS},
+             fp.score_pairs: {"normalize": SCORING.normalize}, fp.Scorer.from_pretrained: scoring,
+             fp.Scorer.score: {**scoring, "pll": None, "normalize": SCORING.score_normalize},   # (None: the scorer's)
+             score_sentences: {**scoring, "normalize": SCORING.score_normalize}}
+    for call, expected in calls.items():
+        params = inspect.signature(inspect.unwrap(call)).parameters
+        for name, param in params.items():
+            if name in expected:
+                yield call.__qualname__, name, param.default, expected[name]
+
+
+def test_api_signatures_take_their_defaults_from_the_settings():
+    checked = list(_api_defaults())
+    drift = [f"{call}({name}={got!r}): the setting's is {want!r}" for call, name, got, want in checked if got != want]
+    assert not drift, "\n".join(drift)
+    assert len(checked) >= 25      # (the calls above still take these parameters)
+
+
+def test_every_setting_has_help_and_one_literal_default():
+    """Each setting the CLI shows has a help text; the defaults that issue 37 found written in many
+    places are now written once in the package's source (their settings)."""
+    import re
+    from pathlib import Path
+
+    shown = {n for opts in OPTIONS.values() for s, n in opts.values()}
+    for settings in (RunConfig, ScoringSettings):
+        for f in dataclasses.fields(settings):
+            if f.name in shown:
+                assert f.metadata.get("help"), f"{settings.__name__}.{f.name} has no help text"
+    import ast
+    from pathlib import Path
+
+    root = Path(fp.__file__).parent
+    found = {"search": [], "word_l2r": []}      # issue 37: written in 11 and 10 places
+    for path in root.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in found:
+                found[node.value].append(str(path.relative_to(root)))
+    assert sorted(found["search"]) == ["control/config.py", "registry.py"]      # the setting; the registry's name
+    assert sorted(found["word_l2r"]) == ["registry.py", "scoring/settings.py"]
+
+
+def test_no_control_is_explicit():
+    """fp.generate(strategy=None): the uncontrolled pairs (original/), recorded as no strategy; a run
+    (which always controls its debiased set) refuses it."""
+    cfg = RunConfig(models=("gpt2",), pairs=5, strategy=None, need_models=False)
+    assert cfg.strategy is None and cfg.retries == 0
+    with pytest.raises(TypeError, match="^strategy: expected a string"):
+        RunConfig(models=("gpt2",), pairs=5, strategy=None)
+    def sentences(records):
+        return [(r.sentence_good, r.sentence_bad) for r in records]
+
+    uncontrolled = fp.generate("causative", pairs=5, models=["gpt2"], seed=0, strategy=None)
+    assert sentences(uncontrolled) == sentences(fp.generate("causative", pairs=5, seed=0))   # the original pairs
+    assert all(r.token_lengths["gpt2"] for r in uncontrolled)                                 # measured

@@ -152,7 +152,7 @@ def test_evaluate_two_ranks_equals_one_process(models, run_dir, tmp_path):
 
 
 def test_score_two_ranks_equals_one_process(models, run_dir, tmp_path):
-    args = ["-m", "fairpairs.cli", "score", "--model", models["bert"], "--input", run_dir / "original" / "causative.jsonl",
+    args = ["-m", "fairpairs.cli", "score", "--models", models["bert"], "--input", run_dir / "original" / "causative.jsonl",
             "--normalize", "mean_lp", "--no-progress"]
     one = single(args + ["--out", tmp_path / "one.csv"])
     assert one.returncode == 0, one.stderr

@@ -65,11 +65,11 @@ def test_library_errors_name_parameters_and_the_cli_renders_its_options():
                             " (from `fairpairs morcela fit`)")
     assert str(err) == "normalize morcela needs `morcela_params` (from `fairpairs morcela fit`)"
     assert cli_message(err, "score") == "--normalize morcela needs --morcela-params (from `fairpairs morcela fit`)"
-    # each command's own map: evaluate takes its models from --models, score from --model;
-    # audit's data is its DATASET argument, evaluate's its --data option
+    # each command's own map: every command takes its models from --models (issue 37: score's
+    # --model is only a deprecated alias); audit's data is its DATASET argument, evaluate's its --data option
     model = errors.ModelError(errors.Param("model"), " x: cannot load it")
     assert cli_message(model, "evaluate") == "--models x: cannot load it"
-    assert cli_message(model, "score") == "--model x: cannot load it"
+    assert cli_message(model, "score") == "--models x: cannot load it"
     data = errors.DatasetNotFoundError(errors.Param("data"), " d.jsonl: no such file or folder")
     assert cli_message(data, "audit").startswith("DATASET d.jsonl") and cli_message(data, "evaluate").startswith("--data")
     # text that only looks like a parameter is text: a message is never searched for names

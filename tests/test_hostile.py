@@ -139,7 +139,7 @@ def test_only_fairpairs_folders_are_replaced_and_user_files_survive(tmp_path, ca
     # score never writes over its input, and nothing is loaded before that is checked
     data = tmp_path / "s.jsonl"
     data.write_text('{"sentence": "The cat sat."}\n')
-    code, _, err = cli("score", "--model", "gpt2", "--input", data, "--out", tmp_path / "." / "s.jsonl", capsys=capsys)
+    code, _, err = cli("score", "--models", "gpt2", "--input", data, "--out", tmp_path / "." / "s.jsonl", capsys=capsys)
     assert code == 1 and "is also an input" in one_error_line(err)
     assert data.read_text() == '{"sentence": "The cat sat."}\n'
 
@@ -175,7 +175,7 @@ def test_tokenizers_that_cannot_tokenize_are_errors_everywhere(tmp_path, capsys,
     for tok in broken_tokenizers:
         for args in ([*GEN, "--models", tok, "--out", tmp_path / "o"],
                      ["audit", pairs, "--models", tok],
-                     ["unigrams", "--model", tok, "--corpus", corpus, "--out", tmp_path / "u.json"]):
+                     ["unigrams", "--models", tok, "--corpus", corpus, "--out", tmp_path / "u.json"]):
             code, out, err = cli(*args, capsys=capsys)
             line = one_error_line(err)
             assert code == 1 and str(tok.name) in line, (args, err)
@@ -224,19 +224,19 @@ def test_morcela_counts_dropped_rows_and_refuses_degenerate_fits(tmp_path):
 def test_unigrams_refuses_empty_corpus_folders_and_non_json_out(tmp_path, capsys):
     empty = tmp_path / "empty.txt"
     empty.write_text("\n  \n")
-    code, _, err = cli("unigrams", "--model", "gpt2", "--corpus", empty, "--out", tmp_path / "u.json", capsys=capsys)
+    code, _, err = cli("unigrams", "--models", "gpt2", "--corpus", empty, "--out", tmp_path / "u.json", capsys=capsys)
     assert code == 1 and "empty corpus" in one_error_line(err) and not (tmp_path / "u.json").exists()
-    code, _, err = cli("unigrams", "--model", "gpt2", "--corpus", tmp_path, "--out", tmp_path / "u.json", capsys=capsys)
+    code, _, err = cli("unigrams", "--models", "gpt2", "--corpus", tmp_path, "--out", tmp_path / "u.json", capsys=capsys)
     assert code == 1 and "is a folder" in one_error_line(err)
     text = tmp_path / "c.txt"
     text.write_text("The cat sat on the mat.\n")
-    code, _, err = cli("unigrams", "--model", "gpt2", "--corpus", text, "--out", tmp_path / "u.csv", capsys=capsys)
+    code, _, err = cli("unigrams", "--models", "gpt2", "--corpus", text, "--out", tmp_path / "u.csv", capsys=capsys)
     assert code == 1 and ".json" in one_error_line(err) and not (tmp_path / "u.csv").exists()
     # a BOM is not a token of the corpus: same counts with and without it
     bom = tmp_path / "bom.txt"
     bom.write_bytes("\ufeffThe cat sat on the mat.\n".encode("utf-8"))
-    assert cli("unigrams", "--model", "gpt2", "--corpus", text, "--out", tmp_path / "a.json", capsys=capsys)[0] == 0
-    assert cli("unigrams", "--model", "gpt2", "--corpus", bom, "--out", tmp_path / "b.json", capsys=capsys)[0] == 0
+    assert cli("unigrams", "--models", "gpt2", "--corpus", text, "--out", tmp_path / "a.json", capsys=capsys)[0] == 0
+    assert cli("unigrams", "--models", "gpt2", "--corpus", bom, "--out", tmp_path / "b.json", capsys=capsys)[0] == 0
     a, b = (json.loads((tmp_path / n).read_text()) for n in ("a.json", "b.json"))
     assert a["counts"] == b["counts"] and a["total_tokens"] == 7   # The| cat| sat| on| the| mat|.
 
@@ -341,7 +341,7 @@ def test_an_unreachable_hub_is_one_line_without_the_hubs_retry_chatter(tmp_path)
            "FAIRPAIRS_HUB_TIMEOUT": "4", "HF_HOME": str(tmp_path / "hf")}
     (tmp_path / "in.txt").write_text("The cat sat.\n", encoding="utf-8")
     for argv in ([*GEN, "--models", "some-org/some-model", "--out", str(tmp_path / "o")],
-                 ["score", "--model", "some-org/some-model", "--input", str(tmp_path / "in.txt"), "--out", str(tmp_path / "s.jsonl")]):
+                 ["score", "--models", "some-org/some-model", "--input", str(tmp_path / "in.txt"), "--out", str(tmp_path / "s.jsonl")]):
         r = run(argv, env=env, timeout=90)
         lines = r.stderr.decode().strip().splitlines()
         # huggingface_hub retries refused requests, logging two warnings per retry, unless told not to
@@ -462,7 +462,7 @@ def test_bad_inputs_end_in_one_line_never_a_traceback(tmp_path, capsys):
         Vocabulary.load(empty)
 
     # path bytes that are not UTF-8: the message shows them escaped
-    r = run(["score", "--model", "gpt2", "--input", os.fsencode(tmp_path) + b"/in\xff.txt", "--out",
+    r = run(["score", "--models", "gpt2", "--input", os.fsencode(tmp_path) + b"/in\xff.txt", "--out",
              os.fsencode(tmp_path) + b"/o.csv"])
     assert r.returncode == 1 and "in\\xff.txt" in one_error_line(r.stderr)
     r = run([*GEN, "--out", os.fsencode(tmp_path) + b"/r\xfe"])
@@ -493,7 +493,7 @@ def test_messages_say_what_is_wrong(tmp_path, capsys, broken_tokenizers):
     code, _, err = cli(*GEN, "--phenomenon", "Island effects", capsys=capsys)
     assert code == 1 and "--paradigms" in one_error_line(err)
 
-    code, _, err = cli("unigrams", "--model", "gpt2", "--corpus", tmp_path, "--out", tmp_path / "u.json", capsys=capsys)
+    code, _, err = cli("unigrams", "--models", "gpt2", "--corpus", tmp_path, "--out", tmp_path / "u.json", capsys=capsys)
     assert "is a folder" in one_error_line(err)
 
     bad = tmp_path / "bad.jsonl"

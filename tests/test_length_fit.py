@@ -82,7 +82,7 @@ def test_fit_warns_when_the_corpus_has_fewer_sentences_than_asked(twins, tmp_pat
     from fairpairs.scoring.length import read_params_file
 
     out = tmp_path / "len.json"
-    code, _, err = run_cli(["fit-length", "--model", twins[0], "--corpus", CORPUS, "--sentences", 300,
+    code, _, err = run_cli(["fit-length", "--models", twins[0], "--corpus", CORPUS, "--sentences", 300,
                             "--out", out, "--no-progress"], capsys)
     assert code == 0, err
     assert "only 105 usable sentences of the 300 asked for" in err and "--corpus" in err
@@ -94,12 +94,12 @@ def test_fit_warns_when_the_corpus_has_fewer_sentences_than_asked(twins, tmp_pat
 def test_fit_length_refuses_a_corpus_without_usable_sentences_and_a_foreign_out_file(twins, tmp_path, capsys):
     few = tmp_path / "few.txt"
     few.write_text("Short.\nAlso short.\n")
-    code, _, err = run_cli(["fit-length", "--model", twins[0], "--corpus", few, "--out", tmp_path / "o.json"], capsys)
+    code, _, err = run_cli(["fit-length", "--models", twins[0], "--corpus", few, "--out", tmp_path / "o.json"], capsys)
     assert code == 1 and err.count("\n") == 1 and "0 usable sentences" in err and "--corpus" in err
     assert not (tmp_path / "o.json").exists()
     mine = tmp_path / "mine.json"
     mine.write_text('{"something": "else"}')
-    code, _, err = run_cli(["fit-length", "--model", twins[0], "--corpus", CORPUS, "--out", mine], capsys)
+    code, _, err = run_cli(["fit-length", "--models", twins[0], "--corpus", CORPUS, "--out", mine], capsys)
     assert code == 1 and "not a fairpairs-length/1 file" in err and "--out" in err
     assert mine.read_text() == '{"something": "else"}'
 
@@ -108,11 +108,11 @@ def test_a_file_fitted_for_one_model_is_refused_for_its_twin(twins, tmp_path, ca
     """Same tokenizer, other weights: one error naming both, before the model is loaded."""
     a, b = twins
     params = tmp_path / "len.json"
-    code, _, err = run_cli(["fit-length", "--model", a, "--corpus", CORPUS, "--sentences", 60, "--out", params,
+    code, _, err = run_cli(["fit-length", "--models", a, "--corpus", CORPUS, "--sentences", 60, "--out", params,
                             "--no-progress"], capsys)
     assert code == 0, err
     data = write_pairs(tmp_path / "p.jsonl", PAIRS)
-    code, _, err = run_cli(["score", "--model", b, "--input", data, "--out", tmp_path / "s.jsonl",
+    code, _, err = run_cli(["score", "--models", b, "--input", data, "--out", tmp_path / "s.jsonl",
                             "--normalize", "tcf_lp", "--length-params", params], capsys)
     assert code == 1 and err.count("\n") == 1, err
     assert f"fitted for model '{a}'" in err and f"not for model '{b}'" in err and "--length-params" in err
@@ -125,10 +125,10 @@ def test_a_file_fitted_for_one_model_is_refused_for_its_twin(twins, tmp_path, ca
         with pytest.raises(ModelError, match="not for model .*/b'"):
             call()
     # the model it was fitted for is accepted, also as a second entry of a file of several models
-    code, _, err = run_cli(["fit-length", "--model", b, "--corpus", CORPUS, "--sentences", 60, "--out", params,
+    code, _, err = run_cli(["fit-length", "--models", b, "--corpus", CORPUS, "--sentences", 60, "--out", params,
                             "--no-progress"], capsys)
     assert code == 0 and set(json.loads(params.read_text())["models"]) == {a, b}
-    code, _, err = run_cli(["score", "--model", b, "--input", data, "--out", tmp_path / "s.jsonl",
+    code, _, err = run_cli(["score", "--models", b, "--input", data, "--out", tmp_path / "s.jsonl",
                             "--normalize", "tcf_lp", "--length-params", params], capsys)
     assert code == 0, err
 
@@ -142,7 +142,7 @@ def test_cli_and_api_give_the_python_fit_s_scores(twins, tmp_path, capsys):
     scorer = Scorer.from_pretrained(a, device="cpu", progress=False)
     entry = fit_length_params(scorer, CORPUS, n=80, seed=0)
     params = tmp_path / "len.json"
-    code, _, err = run_cli(["fit-length", "--model", a, "--corpus", CORPUS, "--sentences", 80, "--out", params,
+    code, _, err = run_cli(["fit-length", "--models", a, "--corpus", CORPUS, "--sentences", 80, "--out", params,
                             "--no-progress"], capsys)
     assert code == 0, err
     cli_entry = read_params_file(params)[a]
@@ -152,7 +152,7 @@ def test_cli_and_api_give_the_python_fit_s_scores(twins, tmp_path, capsys):
             cli_entry[key] == entry[key], key
     data = write_pairs(tmp_path / "p.jsonl", PAIRS)
     out = tmp_path / "s.jsonl"
-    code, _, err = run_cli(["score", "--model", a, "--input", data, "--out", out, "--normalize", "lp,slor,tcf_lp",
+    code, _, err = run_cli(["score", "--models", a, "--input", data, "--out", out, "--normalize", "lp,slor,tcf_lp",
                             "--length-params", params], capsys)
     assert code == 0, err
     rows = pd.DataFrame([json.loads(x) for x in out.read_text().splitlines()])
@@ -215,7 +215,7 @@ def test_fit_length_is_offline_by_default_on_the_bundled_excerpt(twins, tmp_path
     assert "CC BY-SA 3.0" in (CORPUS.parent / "README.md").read_text()
     assert len(CORPUS.read_text().splitlines()) == 1452
     out = tmp_path / "len.json"
-    code, _, err = run_cli(["fit-length", "--model", twins[0], "--sentences", 20, "--out", out, "--no-progress"], capsys)
+    code, _, err = run_cli(["fit-length", "--models", twins[0], "--sentences", 20, "--out", out, "--no-progress"], capsys)
     assert code == 0, err
     assert "fitted on 20 sentences of wikitext2-sentences.txt" in err and "warning" not in err
     entry = read_params_file(out)[twins[0]]

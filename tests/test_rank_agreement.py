@@ -99,7 +99,7 @@ def node(root: Path, checkpoint: Path, sentences: list[str]) -> Path:
     return root
 
 
-SCORE = ["score", "--model", "model", "--input", "pairs.txt", "--out", "scores.csv", "--normalize", "lp",
+SCORE = ["score", "--models", "model", "--input", "pairs.txt", "--out", "scores.csv", "--normalize", "lp",
          "--no-progress"]
 
 

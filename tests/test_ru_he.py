@@ -140,7 +140,7 @@ def test_a_paradigm_short_of_pairs_keeps_the_rest_of_the_run(tmp_path, capsys):
     assert "short" not in manifest["paradigms"]["fr_subj_rel_n1sg_n2sg"]
     assert manifest["verdict"]["short"] == ["fr_simple_agrmt_n1pl"]
     assert manifest["verdict"]["suggested_tokenizers"] == ["preset:multilingual"]
-    assert "30!" in out.err and "Verdict:" in out.err
+    assert "30!" in out.out and "Verdict:" in out.out      # (the table: on stdout, issue 37)
 
     strict = tmp_path / "strict"
     code, out = run_cli(["generate", "--paradigms", "fr_simple_agrmt_n1pl,fr_subj_rel_n1sg_n2sg", "--models",

@@ -42,7 +42,7 @@ def blimp_pairs(tmp_path, n=5):
 def test_score_pairs_jsonl(models, tmp_path, capsys):
     f, rows = blimp_pairs(tmp_path)
     out = tmp_path / "scores.jsonl"
-    code, _, err = run(["score", "--model", models["bert"], "--input", str(f), "--out", str(out),
+    code, _, err = run(["score", "--models", models["bert"], "--input", str(f), "--out", str(out),
                         "--pll", "whole_word", "--normalize", "mean_lp", "--no-progress"], capsys)
     assert code == 0, err
     got = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
@@ -60,14 +60,14 @@ def test_score_pairs_jsonl(models, tmp_path, capsys):
 def test_score_text_csv_and_unigram_table(models, tmp_path, capsys):
     corpus = WIKITEXT_SAMPLE
     table_path = tmp_path / "uni.json"
-    code, _, err = run(["unigrams", "--model", models["gpt2"], "--corpus", str(corpus), "--out", str(table_path)],
+    code, _, err = run(["unigrams", "--models", models["gpt2"], "--corpus", str(corpus), "--out", str(table_path)],
                        capsys)
     assert code == 0, err
     table = UnigramTable.load(table_path)
     text = tmp_path / "s.txt"
     text.write_text("The cat sat on the mat.\n\nA souvenir didn't arrive.\n", encoding="utf-8")
     out = tmp_path / "s.csv"
-    code, _, err = run(["score", "--model", models["gpt2"], "--input", str(text), "--out", str(out),
+    code, _, err = run(["score", "--models", models["gpt2"], "--input", str(text), "--out", str(out),
                         "--normalize", "slor,pen_lp", "--unigrams", str(table_path), "--no-progress"], capsys)
     assert code == 0, err
     df = pd.read_csv(out)
@@ -84,17 +84,17 @@ def test_score_bad_inputs_leave_no_output(models, tmp_path, capsys):
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"sentence_good": "A b.", "sentence_bad": "B a."}\n{oops\n', encoding="utf-8")
     out = tmp_path / "o.jsonl"
-    code, _, err = run(["score", "--model", models["gpt2"], "--input", str(bad), "--out", str(out)], capsys)
+    code, _, err = run(["score", "--models", models["gpt2"], "--input", str(bad), "--out", str(out)], capsys)
     assert code == 1 and "bad.jsonl:2: invalid JSON" in err and not out.exists()
     bad.write_text('{"sentence_good": "A b."}\n', encoding="utf-8")
-    code, _, err = run(["score", "--model", models["gpt2"], "--input", str(bad), "--out", str(out)], capsys)
+    code, _, err = run(["score", "--models", models["gpt2"], "--input", str(bad), "--out", str(out)], capsys)
     assert code == 1 and "bad.jsonl:1: missing field 'sentence_bad'" in err
-    code, _, err = run(["score", "--model", models["gpt2"], "--input", str(bad), "--out", str(tmp_path / "o.txt")],
+    code, _, err = run(["score", "--models", models["gpt2"], "--input", str(bad), "--out", str(tmp_path / "o.txt")],
                        capsys)
     assert code == 1 and "must be .jsonl or .csv" in err
     good = tmp_path / "good.txt"
     good.write_text("A b.\n", encoding="utf-8")
-    code, _, err = run(["score", "--model", str(tmp_path / "nope"), "--input", str(good), "--out", str(out)], capsys)
+    code, _, err = run(["score", "--models", str(tmp_path / "nope"), "--input", str(good), "--out", str(out)], capsys)
     assert code == 1 and "no such model folder" in err
     assert list(tmp_path.glob("o*")) == []
 
@@ -102,7 +102,7 @@ def test_score_bad_inputs_leave_no_output(models, tmp_path, capsys):
 def test_morcela_fit_then_score(models, tmp_path, capsys):
     small = JUDGMENTS_SAMPLE          # the first 40 pairs of the Linguistic Inquiry judgments
     params = tmp_path / "morcela.json"
-    code, out, err = run(["morcela", "fit", "--model", models["gpt2"], "--judgments", str(small),
+    code, out, err = run(["morcela", "fit", "--models", models["gpt2"], "--judgments", str(small),
                           "--out", str(params), "--no-progress"], capsys)
     assert code == 0, err
     doc = json.loads(params.read_text())
@@ -112,7 +112,7 @@ def test_morcela_fit_then_score(models, tmp_path, capsys):
     sentences = tmp_path / "s.txt"
     sentences.write_text("It seems to him that Kim solved the problem.\n", encoding="utf-8")
     scored = tmp_path / "s.jsonl"
-    code, _, err = run(["score", "--model", models["gpt2"], "--input", str(sentences), "--out", str(scored),
+    code, _, err = run(["score", "--models", models["gpt2"], "--input", str(sentences), "--out", str(scored),
                         "--normalize", "morcela", "--morcela-params", str(params), "--no-progress"], capsys)
     assert code == 0, err
     row = json.loads(scored.read_text())

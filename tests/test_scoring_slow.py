@@ -34,7 +34,7 @@ def test_smollm2_blimp_accuracy(shared, smollm2):
 def test_morcela_fit_on_sprouse_judgments(shared, tmp_path, capsys):
     out = tmp_path / "smollm2-morcela.json"
     with pytest.raises(SystemExit) as exc:
-        main(["morcela", "fit", "--model", "smollm2-135m", "--judgments",
+        main(["morcela", "fit", "--models", "smollm2-135m", "--judgments",
               str(shared / "reference" / "linguistic_inquiry_judgments.csv"), "--out", str(out), "--no-progress"])
     assert exc.value.code == 0, capsys.readouterr().err
     doc = json.loads(out.read_text())

@@ -151,7 +151,7 @@ def test_score_refuses_a_non_finite_alpha(model, tmp_path, capsys):
     data.write_text("The cat sat.\nThe cats sat.\n")
     for alpha in ("nan", "inf", "-inf"):
         out = tmp_path / f"{alpha}.jsonl"
-        code, _, err = cli("score", "--model", model, "--input", data, "--out", out, "--normalize", "pen_lp",
+        code, _, err = cli("score", "--models", model, "--input", data, "--out", out, "--normalize", "pen_lp",
                            "--alpha", alpha, "--no-progress", capsys=capsys)
         assert code == 1 and error_line(err).startswith("fairpairs: error: --alpha: expected a finite number")
         assert not out.exists()
@@ -168,7 +168,7 @@ def test_a_unigram_table_counting_no_tokens_is_refused_for_slor(run_dir, tmp_pat
     data.write_text("The cat sat.\n")
     broken = tmp_path / "broken-model"   # refused before the model is loaded
     broken.mkdir()
-    code, _, err = cli("score", "--model", broken, "--input", data, "--out", tmp_path / "o.jsonl",
+    code, _, err = cli("score", "--models", broken, "--input", data, "--out", tmp_path / "o.jsonl",
                        "--normalize", "slor", "--unigrams", table, capsys=capsys)
     assert code == 1 and error_line(err).startswith(f"fairpairs: error: --unigrams {table}: the table counts no tokens")
     code, _, err = cli(*evaluate_args(broken, run_dir, tmp_path / "ev"), "--normalize", "lp,slor", "--unigrams",
@@ -404,9 +404,9 @@ def test_tokenizer_files_that_are_not_what_they_seem(tmp_path, capsys):
 def test_cli_messages_name_the_options_of_the_command(run_dir, tmp_path, capsys):
     corpus = tmp_path / "c.txt"
     corpus.write_text("The cat sat.\n")
-    code, _, err = cli("unigrams", "--model", tmp_path / "no-tok", "--corpus", corpus, "--out", tmp_path / "u.json",
+    code, _, err = cli("unigrams", "--models", tmp_path / "no-tok", "--corpus", corpus, "--out", tmp_path / "u.json",
                        capsys=capsys)
-    assert code == 1 and error_line(err).startswith(f"fairpairs: error: --model {tmp_path / 'no-tok'}: ")
+    assert code == 1 and error_line(err).startswith(f"fairpairs: error: --models {tmp_path / 'no-tok'}: ")
     code, _, err = cli(*evaluate_args("gpt2", run_dir, tmp_path / "ev"), "--split-tokenizer", tmp_path / "no-tok",
                        capsys=capsys)
     line = error_line(err)

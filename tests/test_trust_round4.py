@@ -189,7 +189,7 @@ def test_a_lone_surrogate_given_to_score_is_one_line_with_file_and_line(row, tin
     src = tmp_path / "s.jsonl"
     first = {"sentence_good": "A dog barks.", "sentence_bad": "A dog bark."} if "sentence_good" in row else {"sentence": "A cat."}
     src.write_text(json.dumps(first) + "\n" + json.dumps(row) + "\n", encoding="utf-8")   # (ascii JSON: \ud800 escaped)
-    rc, _, err = cli("score", "--model", tiny_gpt2, "--input", src, "--out", tmp_path / "o.csv", capsys=capsys)
+    rc, _, err = cli("score", "--models", tiny_gpt2, "--input", src, "--out", tmp_path / "o.csv", capsys=capsys)
     assert rc == 1
     line = error_line(err)
     assert f"{src}:2" in line and "surrogate" in line

@@ -1,16 +1,17 @@
-"""Evaluating models on pairs controlled for exactly their tokenizers (issue 26).
+"""Evaluating models on pairs controlled for exactly their tokenizers (issue 26): what the analysis
+says about the data of an evaluation. (Generating those pairs is the API's: `fp.evaluate` calls
+`fp.generate_run` itself and hands the run folder here.)
 
-`generate_for(models, run_dir, ...)`: the original and debiased sets of `fairpairs generate`,
-length-controlled for the tokenizer of every model to be evaluated (`fp.generate_run`, the same code
-path as the command), and the report's first lines: which tokenizers, the seed, and the
-`fairpairs generate` command that writes the same pairs byte for byte.
+`regenerate_command(...)` and `generated_notes(...)`: for a run generated for the evaluation, the
+report's first lines: which tokenizers, the seed, and the `fairpairs generate` command that writes
+the same pairs byte for byte.
 
 `control_check(run_dir, models, debiased)`: for data given as a run folder, whether its debiased set
 is length-controlled for each model's tokenizer; a `FairpairsWarning` (one line per model) where it
 is not.
 
-`evaluation_data(data, models, ...)`: what `fp.evaluate` evaluates: the data given, or the run it
-generates; its sets (with the draw of every pair where the data says); its balance report.
+`prepare(data, models, sets, lines)`: what the report needs about the data: its balance report (a
+run folder) and its first lines.
 
 A model's tokenizer is found the way scoring finds it: the model's name resolves to the same files
 for `fairpairs.tokenization.lengths.LengthMeter` as for `Scorer.from_pretrained` (a bundled or Hub name, a
@@ -26,11 +27,9 @@ from pathlib import Path
 
 from fairpairs.manifest import RunManifest
 
-ONE_STEP_PAIRS = 20   # pairs per paradigm and set when evaluate generates: minutes on a CPU for all 67
 
-
-def regenerate_command(models: list[str], run_dir, paradigms="all", phenomenon: str | None = None,
-                       pairs: int = ONE_STEP_PAIRS, seed: int = 0, strategy: str = "search") -> str:
+def regenerate_command(models: list[str], run_dir, paradigms, phenomenon: str | None, pairs: int, seed: int,
+                       strategy: str) -> str:
     """The `fairpairs generate` command that writes these pairs (same files, byte for byte)."""
     spec = paradigms if isinstance(paradigms, str) else ",".join(paradigms)
     args = ["fairpairs", "generate", "--models", ",".join(models), "--paradigms", spec]
@@ -40,17 +39,11 @@ def regenerate_command(models: list[str], run_dir, paradigms="all", phenomenon: 
     return " ".join(shlex.quote(a) for a in args)
 
 
-def generate_for(generate_run, models: list[str], run_dir, *, paradigms="all", phenomenon: str | None = None,
-                 pairs: int = ONE_STEP_PAIRS, seed: int = 0, strategy: str = "search",
-                 progress: bool = False) -> list[str]:
-    """Write the run folder `run_dir` for `models` with `generate_run` (`fp.generate_run`, each
-    model's name as its tokenizer) and return the report's first lines."""
-    command = regenerate_command(models, run_dir, paradigms, phenomenon, pairs, seed, strategy)
-    result = generate_run(run_dir, paradigms, models, pairs=pairs, seed=seed, strategy=strategy,
-                          phenomenon=phenomenon, progress=progress, command=command)
-    n = len(result.stats)
+def generated_notes(models: list[str], run_dir, paradigms: int, pairs: int, seed: int, strategy: str,
+                    command: str) -> list[str]:
+    """The report's first lines for a run generated for the evaluation (`paradigms`: how many)."""
     return [f"Pairs generated for this evaluation, length-controlled for the tokenizers of the models evaluated: "
-            f"{', '.join(models)}; run folder `{os.fspath(run_dir)}` ({n} paradigm(s) x {pairs} pairs per set).",
+            f"{', '.join(models)}; run folder `{os.fspath(run_dir)}` ({paradigms} paradigm(s) x {pairs} pairs per set).",
             f"Seed {seed}, strategy {strategy}. The same pairs, byte for byte: `{command}`"]
 
 
@@ -109,14 +102,6 @@ def control_check(run_dir, models: list[str], debiased) -> list[str]:
     return notes
 
 
-def default_run_dir() -> Path:
-    """A new folder for a generated run when the caller names none (kept: it can be published or
-    re-evaluated)."""
-    import tempfile
-
-    return Path(tempfile.mkdtemp(prefix="fairpairs-run-")) / "run"
-
-
 def is_run_folder(data) -> bool:
     from fairpairs.pairsets import RUN_SETS
 
@@ -125,7 +110,7 @@ def is_run_folder(data) -> bool:
 
 @dataclass
 class Prepared:
-    """What `evaluation_data` found out about the data, for the report."""
+    """What `prepare` found out about the data, for the report."""
 
     data: object
     models: list[str]
@@ -141,31 +126,13 @@ class Prepared:
         return head + self.lines
 
 
-def evaluation_data(data, models: list[str], load_sets, generate_run, *, run_dir=None, paradigms="all",
-                    phenomenon: str | None = None, pairs: int | None = None, seed: int = 0, strategy: str = "search",
-                    progress: bool = False):
-    """(data, sets, Prepared): without `data`, a run generated for `models` into `run_dir` (default:
-    a new temporary folder) by `generate_run` (`fp.generate_run`); the sets `load_sets(data)` reads
-    (`fp.load_sets`), with each pair's draw where known; the balance report of a run folder (its
-    distinct-word ratio is in the headline)."""
-    from fairpairs import arguments as check
-    from fairpairs.analysis.effects import attach_draws
-    from fairpairs.errors import Param, FairpairsError, UsageError
+def prepare(data, models: list[str], sets: dict, lines: list[str]) -> Prepared:
+    """What the report needs about `data` (read into `sets`): for a run folder, its balance report
+    (its distinct-word ratio is in the headline) and, unless it was generated for this evaluation
+    (`lines` are then its provenance), the check of its length control."""
+    from fairpairs.errors import FairpairsError
 
-    lines = []
-    if data is None and int(os.environ.get("WORLD_SIZE") or 1) > 1:
-        raise UsageError(Param("data"), ": under a multi-process launch, generate the pairs first (`fairpairs generate`) and "
-                         "give the run folder")
-    if data is None:                     # one step: pairs controlled for these models' tokenizers
-        run_dir = default_run_dir() if run_dir is None else check.path(run_dir, "run_dir", exists=False)
-        lines = generate_for(generate_run, models, run_dir, paradigms=paradigms, phenomenon=phenomenon,
-                             pairs=ONE_STEP_PAIRS if pairs is None else pairs, seed=seed, strategy=strategy,
-                             progress=progress)
-        data = run_dir
-    elif pairs is not None or run_dir is not None:
-        raise UsageError(f"{'pairs' if pairs is not None else 'run_dir'}: only without data (the pairs are then "
-                         f"generated)")
-    sets = attach_draws(load_sets(data), data)   # matched contexts by draw where the data says which
+    lines = list(lines)
     prepared = Prepared(data, models, sets, check=not lines and is_run_folder(data))
     if is_run_folder(data):
         from fairpairs.control.balance_report import balance
@@ -175,4 +142,4 @@ def evaluation_data(data, models: list[str], load_sets, generate_run, *, run_dir
         except FairpairsError as exc:
             lines.append(f"distinct-word ratio n/a: the balance report of {data} failed ({exc})")
     prepared.lines = lines
-    return data, sets, prepared
+    return prepared

@@ -33,6 +33,7 @@ import pandas as pd
 from fairpairs.analysis.length_audit import SPLITS, split_label
 from fairpairs.analysis.evaluation import Settings, cached_scores
 from fairpairs.scoring import normalize as nz
+from fairpairs.scoring.settings import SCORING
 from fairpairs.stats import paired, wilson
 
 SCORES = ("lp", "mean_lp", "pen_lp", "slor", "morcela", "slln_lp", "tc_lp", "tcf_lp", "word_lp", "word_mean_lp",
@@ -55,7 +56,7 @@ class _Masked(Exception):
         self.scorer = scorer
 
 
-def model_scores(model: str, sentences: list[str], cache_dir, load_scorer, pll: str = "word_l2r") -> tuple[pd.DataFrame, str]:
+def model_scores(model: str, sentences: list[str], cache_dir, load_scorer, pll: str = SCORING.pll) -> tuple[pd.DataFrame, str]:
     """The raw columns of every sentence (sum_logprob, n_tokens, unigram_logprob and, for a causal
     LM, word_correction and entropy_sum), through the score cache; and the model's kind."""
     loaded = {}
@@ -216,7 +217,7 @@ def length_params_for(model: str, spec) -> tuple[dict | None, str]:
 
 
 def run(sets: dict[str, pd.DataFrame], models: list[str], cache_dir=None, load_scorer=None,
-        length_params=None, morcela_params=None, pll: str = "word_l2r", seed: int = 0) -> pd.DataFrame:
+        length_params=None, morcela_params=None, pll: str = SCORING.pll, seed: int = 0) -> pd.DataFrame:
     """The test bed over `models` (see `fairpairs.api.robustness`, which checks the arguments)."""
     from fairpairs.analysis.evaluation import default_loader, display_name
 

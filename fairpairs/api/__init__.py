@@ -22,4 +22,29 @@ from fairpairs.api.datasets import read_pairs, load_sets, to_frame, audit, audit
 from fairpairs.api.evaluation import score_pairs, evaluate, matched_pairs, robustness
 from fairpairs.api.publishing import publish
 
-__all__ = ['DEFAULT_MODELS', 'DEFAULT_NORMALIZE', 'load_vocabulary', 'load_paradigm', 'paradigms', 'languages', 'validate', 'tokenizers', 'generate', 'generate_run', 'read_pairs', 'load_sets', 'to_frame', 'audit', 'audit_report', 'score_pairs', 'evaluate', 'matched_pairs', 'robustness', 'publish']
+# public names defined by a stage and re-exported here as they are, imported on first use (PEP 562:
+# `import fairpairs.api` imports neither torch nor pandas): name -> its module
+REEXPORTS = {
+    "balance": "fairpairs.control.balance_report", "read_sentences": "fairpairs.scoring.tables",
+    "score_sentences": "fairpairs.scoring.tables", "pair_accuracy": "fairpairs.scoring.tables",
+    "write_scores": "fairpairs.scoring.tables", "count_unigrams": "fairpairs.scoring.unigrams",
+    "load_judgments": "fairpairs.scoring.morcela", "fit_morcela": "fairpairs.scoring.morcela",
+    "PairRecord": "fairpairs.records", "Scorer": "fairpairs.scoring", "write_report": "fairpairs.analysis.report",
+    "Report": "fairpairs.analysis.evaluation", "fit_length_params": "fairpairs.scoring.length",
+}
+
+
+def __getattr__(name):
+    module = REEXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+__all__ = ['DEFAULT_MODELS', 'DEFAULT_NORMALIZE', 'load_vocabulary', 'load_paradigm', 'paradigms', 'languages', 'validate',
+           'tokenizers', 'generate', 'generate_run', 'read_pairs', 'load_sets', 'to_frame', 'audit', 'audit_report',
+           'score_pairs', 'evaluate', 'matched_pairs', 'robustness', 'publish', *REEXPORTS]

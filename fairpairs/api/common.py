@@ -8,7 +8,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Mapping
 
 from fairpairs import arguments as check
+from fairpairs.control.config import DEFAULT_MODELS as RUN_DEFAULT_MODELS
 from fairpairs.errors import Param, DatasetError, UsageError, UsageTypeError, VocabularyError
+from fairpairs.scoring.settings import SCORING
 
 if TYPE_CHECKING:   # (for readers and type checkers only: nothing heavy is imported at run time)
     import pandas as pd
@@ -16,18 +18,18 @@ if TYPE_CHECKING:   # (for readers and type checkers only: nothing heavy is impo
     from fairpairs.pairsets import PairSets
 
 
-DEFAULT_MODELS = ("gpt2", "bert-base-cased")    # the tokenizers length control equalises by default
-DEFAULT_NORMALIZE = ("lp", "mean_lp", "pen_lp")
+DEFAULT_MODELS = RUN_DEFAULT_MODELS     # the tokenizers length control equalises by default (control.config)
+DEFAULT_NORMALIZE = SCORING.normalize   # what evaluation reports by default (scoring.settings)
 
 
-def _items(value, name: str, what: str = "a list") -> list:
+def items(value, name: str, what: str = "a list") -> list:
     """The items of a list-like argument (a TypeError naming `name` for anything else)."""
     if isinstance(value, (str, bytes, os.PathLike, Mapping)) or not hasattr(value, "__iter__"):
         raise UsageTypeError(Param(name), f": expected {what}, not {type(value).__name__}")
     return list(value)
 
 
-def _vocabulary(vocab):
+def vocabulary(vocab):
     if vocab is None or hasattr(vocab, "expressions"):
         return vocab
     if isinstance(vocab, (str, os.PathLike)):
@@ -35,7 +37,7 @@ def _vocabulary(vocab):
     raise UsageTypeError(Param("vocab"), f": expected a Vocabulary or a table path, not {type(vocab).__name__}")
 
 
-def _resolve_models(models) -> None:
+def resolve_models(models) -> None:
     """Resolve every model name now, so that a path that is not there fails before any other model
     is loaded; errors name the parameter `models`."""
     from fairpairs.errors import ModelError
@@ -48,7 +50,7 @@ def _resolve_models(models) -> None:
             raise exc.with_param("model", "models") from None
 
 
-def _read_paths(data) -> list[Path]:
+def read_paths(data) -> list[Path]:
     """The files and folders that reading `data` reads (a path, or a dict of them), which no
     output may be written into."""
     from fairpairs.pairsets import dataset_paths
@@ -56,13 +58,13 @@ def _read_paths(data) -> list[Path]:
     if isinstance(data, (str, os.PathLike)):
         return dataset_paths(data)
     if isinstance(data, Mapping):
-        return [p for v in data.values() for p in _read_paths(v)]
+        return [p for v in data.values() for p in read_paths(v)]
     return []
 
 
 
 
-def _read_sets(data, columns, name: str, param: str) -> "PairSets":
+def read_sets(data, columns, name: str, param: str) -> "PairSets":
     """`fairpairs.pairsets.read_pairs` of `data` (a path, in-memory pairs, or a dict of set name ->
     either), with errors naming the call's parameter `param` (data, pairs)."""
     from fairpairs.pairsets import Columns, PairSets, read_pairs
@@ -75,7 +77,7 @@ def _read_sets(data, columns, name: str, param: str) -> "PairSets":
             raise UsageError(Param(param), ": no sets given")
         out = {}
         for key, value in data.items():
-            sub = _read_sets(value, columns, str(key), f"{param}[{key!r}]")
+            sub = read_sets(value, columns, str(key), f"{param}[{key!r}]")
             if len(sub) != 1:
                 raise UsageError(Param(param), f"[{key!r}]: holds {len(sub)} sets ({', '.join(sub)}); give one set per name")
             out[str(key)] = next(iter(sub.values()))
@@ -87,18 +89,18 @@ def _read_sets(data, columns, name: str, param: str) -> "PairSets":
     return read_pairs(data, columns, name=name)
 
 
-def _load_sets(data, columns, name: str, param: str) -> dict[str, "pd.DataFrame"]:
-    """The four columns of each set `_read_sets` reads."""
-    return _read_sets(data, columns, name, param).frames()
+def load_frames(data, columns, name: str, param: str) -> dict[str, "pd.DataFrame"]:
+    """The four columns of each set `read_sets` reads."""
+    return read_sets(data, columns, name, param).frames()
 
 
-def _normalize(value) -> tuple[str, ...]:
+def normalize_names(value) -> tuple[str, ...]:
     from fairpairs.analysis.evaluation import parse_normalize
 
     return parse_normalize(value)
 
 
-def _is_scorer(model) -> bool:
+def is_scorer(model) -> bool:
     """A loaded `Scorer` (or anything that scores sentences like one), not a name."""
     return not isinstance(model, (str, bytes, os.PathLike)) and callable(getattr(model, "score", None))
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Iterable
 
 from fairpairs import arguments as check
 from fairpairs.errors import Param, DatasetError, UsageError, UsageTypeError
-from fairpairs.api.common import DEFAULT_MODELS, _read_sets
+from fairpairs.api.common import DEFAULT_MODELS, read_sets
 
 if TYPE_CHECKING:   # (for readers and type checkers only: nothing heavy is imported at run time)
     import pandas as pd
@@ -22,7 +22,7 @@ def read_pairs(source, columns=None, name: str = "pairs") -> "PairSets":
     sentence_bad, then every other field), `.pairs` (the four), `.origin` (each row's file and line)
     and `.records()` (PairRecords, for a run folder's sets); a run folder's sets also carry its typed
     `.manifest` (`fairpairs.manifest.RunManifest`). In-memory data is one set named `name`."""
-    return _read_sets(source, columns, name, "source")
+    return read_sets(source, columns, name, "source")
 
 
 def load_sets(data, columns=None, name: str = "pairs") -> dict[str, "pd.DataFrame"]:
@@ -32,7 +32,7 @@ def load_sets(data, columns=None, name: str = "pairs") -> dict[str, "pd.DataFram
     of set name -> any of these. Each set is a DataFrame with uid, pair_id, sentence_good and
     sentence_bad first, then every other column of the input as read (field, linguistics_term,
     critical_good, token_lengths, draw, control, ... for fairpairs' pairs)."""
-    return {k: s.frame for k, s in _read_sets(data, columns, name, "data").items()}
+    return {k: s.frame for k, s in read_sets(data, columns, name, "data").items()}
 
 
 def to_frame(data, columns=None) -> "pd.DataFrame":

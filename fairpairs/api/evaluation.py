@@ -9,9 +9,10 @@ from typing import TYPE_CHECKING, Callable, Iterable, Mapping
 
 from fairpairs import arguments as check
 from fairpairs.errors import Param, UsageError, UsageTypeError
-from fairpairs.api.common import DEFAULT_NORMALIZE, _is_scorer, _items, _load_sets, _normalize, _read_paths, _resolve_models
+from fairpairs.api.common import DEFAULT_NORMALIZE, is_scorer, items, load_frames, normalize_names, read_paths, resolve_models
 from fairpairs.api.datasets import load_sets
-from fairpairs.api.generation import generate_run
+from fairpairs.control.config import RunConfig
+from fairpairs.scoring.settings import SCORING
 
 if TYPE_CHECKING:   # (for readers and type checkers only: nothing heavy is imported at run time)
     import pandas as pd
@@ -39,11 +40,11 @@ def score_pairs(scorer: "Scorer", pairs, normalize: Iterable[str] | str = DEFAUL
     from fairpairs.scoring.unigrams import load_unigrams
 
     check_scorer(scorer)
-    norms = _normalize(normalize)
+    norms = normalize_names(normalize)
     if "slor" in norms:
         load_unigrams(unigrams)            # (checked before anything is scored)
     lkey = _length_settings(norms, length_params, [scorer])
-    sets = _load_sets(pairs, columns, "pairs", "pairs")
+    sets = load_frames(pairs, columns, "pairs", "pairs")
     frame = pd.concat([df.assign(set=name) for name, df in sets.items()], ignore_index=True)
     sentences = sorted(set(frame["sentence_good"]) | set(frame["sentence_bad"]))
     settings = scorer_settings(scorer, Settings(normalize=norms, unigrams=unigrams, length_params=lkey))
@@ -72,12 +73,13 @@ def score_pairs(scorer: "Scorer", pairs, normalize: Iterable[str] | str = DEFAUL
 
 def evaluate(data=None, models: "Iterable[str | Scorer] | str | Scorer | None" = None, *,
              normalize: Iterable[str] | str = DEFAULT_NORMALIZE,
-             pll: str = "word_l2r", unigrams: str | None = None, cache_dir: str | os.PathLike | None = None,
-             split_tokenizer: str | None = None, device: str = "auto", dtype: str | None = None,
+             pll: str = SCORING.pll, unigrams: str | None = None, cache_dir: str | os.PathLike | None = None,
+             split_tokenizer: str | None = None, device: str = SCORING.device, dtype: str | None = None,
              device_map: str | None = None, batch_tokens: int | None = None, progress: bool | None = None, columns=None,
              load_scorer: Callable | None = None, on_load: Callable[[str], None] | None = None,
-             paradigms: str | Iterable[str] = "all", phenomenon: str | None = None, pairs: int | None = None,
-             seed: int = 0, strategy: str = "search", run_dir: str | os.PathLike | None = None,
+             paradigms: str | Iterable[str] = RunConfig.paradigms, phenomenon: str | None = None,
+             pairs: int | None = None, seed: int = RunConfig.seed, strategy: str = RunConfig.strategy,
+             run_dir: str | os.PathLike | None = None,
              length_params=None) -> "Report | None":
     """Score every set of `data` (e.g. ``{"original": orig, "debiased": pairs}``, or a run folder)
     with each model and analyse how token-length bias changes accuracy and rankings: the
@@ -93,41 +95,25 @@ def evaluate(data=None, models: "Iterable[str | Scorer] | str | Scorer | None" =
     report (the others get None).
 
     Without `data`, the pairs are generated first (`generate_run`), length-controlled for the
-    tokenizer of every model in `models`, with `paradigms`, `phenomenon`, `pairs` (default 20 per
-    paradigm and set), `seed` and `strategy`, into `run_dir` (default: a new temporary folder, kept),
+    tokenizer of every model in `models`, with `paradigms`, `phenomenon`, `pairs` (per paradigm and
+    set; default `scoring.settings.SCORING.one_step_pairs`), `seed` and `strategy`, into `run_dir` (default: a new temporary folder, kept),
     and evaluated as that run folder would be; the report's first lines (`Report.notes`) say for
     which tokenizers, the seed and the `fairpairs generate` command that writes the same pairs. With
     a run folder as `data`, a model whose tokenizer its debiased set is not controlled for gets a
     `FairpairsWarning` and a line in the report."""
     from fairpairs.analysis.evaluation import default_loader, evaluate as run
+    from fairpairs.api.inputs import evaluation_data
+    from fairpairs.scoring.models import model_notes, remembering
 
-    if models is None:
-        raise UsageError(Param("models"), ": give at least one model")
-    given = [models] if isinstance(models, (str, os.PathLike)) or _is_scorer(models) else \
-        _items(models, "models", "a model name, a Scorer or a list of them")
-    given = [os.fspath(m) if isinstance(m, os.PathLike) else m for m in given]   # (names, or loaded Scorers)
-    check.names([m for m in given if not _is_scorer(m)], "models")
-    if not given or not all(_is_scorer(n) or n.strip() for n in given):
-        raise UsageError(Param("models"), ": give at least one model")
-    names = list(dict.fromkeys(given))
+    names = _model_list(models)
     settings = _evaluate_settings([n for n in names if isinstance(n, str)], normalize, pll, unigrams, dtype,
                                   split_tokenizer, device, device_map, batch_tokens)
     names = _distinct_models(names)
     settings = replace(settings, length_params=_length_settings(settings.normalize, length_params, names))
-    from fairpairs.analysis.fresh import evaluation_data
-
-    tokenizers = [n if isinstance(n, str) else str(getattr(n, "name", "") or "") for n in names]
-    if data is None and not all(tokenizers):
-        raise UsageError(Param("models"), ": a Scorer without a name has no tokenizer to generate pairs for; give data")
-    if cache_dir is not None and data is None:    # (before the pairs are generated: a folder that cannot be the cache)
-        from fairpairs.io.files import check_output_folder
-
-        check_output_folder(check.path(cache_dir, "cache_dir", exists=False), "cache_dir", kind="cache",
-                            action="write into")
-    data, sets, prepared = evaluation_data(data, tokenizers, lambda d: load_sets(d, columns), generate_run,
-                                           run_dir=run_dir,
-                                           paradigms=paradigms, phenomenon=phenomenon, pairs=pairs, seed=seed,
-                                           strategy=strategy, progress=progress)
+    tokenizers = _tokenizers(names, data, cache_dir)
+    data, sets, prepared = evaluation_data(data, tokenizers, columns, run_dir=run_dir, paradigms=paradigms,
+                                           phenomenon=phenomenon, pairs=pairs, seed=seed, strategy=strategy,
+                                           progress=progress)
     if cache_dir is not None:   # a score cache of ours (its marker), never inside what `data` reads
         _claim_cache(cache_dir, data)
     if load_scorer is None:
@@ -136,8 +122,6 @@ def evaluate(data=None, models: "Iterable[str | Scorer] | str | Scorer | None" =
                 on_load(model)
             return default_loader(model, s, device=device, batch_tokens=batch_tokens, progress=progress,
                                   device_map=device_map)
-    from fairpairs.scoring.models import model_notes, remembering
-
     load_scorer, identities = remembering(load_scorer)
     report = run(sets, names, settings, None if cache_dir is None else Path(cache_dir),
                  split_tokenizer=split_tokenizer, load_scorer=load_scorer, balance=prepared.balance)
@@ -145,6 +129,33 @@ def evaluate(data=None, models: "Iterable[str | Scorer] | str | Scorer | None" =
         report.notes += prepared.notes()
         report.notes += model_notes(names, identities, settings.dtype)
     return report
+
+
+def _tokenizers(names: list, data, cache_dir) -> list[str]:
+    """The tokenizer name of each model (a Scorer's name); without `data` (the pairs are generated
+    for them), every model must have one, and `cache_dir` is checked before anything is generated."""
+    tokenizers = [n if isinstance(n, str) else str(getattr(n, "name", "") or "") for n in names]
+    if data is None and not all(tokenizers):
+        raise UsageError(Param("models"), ": a Scorer without a name has no tokenizer to generate pairs for; give data")
+    if cache_dir is not None and data is None:    # (before the pairs are generated: a folder that cannot be the cache)
+        from fairpairs.io.files import check_output_folder
+
+        check_output_folder(check.path(cache_dir, "cache_dir", exists=False), "cache_dir", kind="cache",
+                            action="write into")
+    return tokenizers
+
+
+def _model_list(models) -> list:
+    """evaluate's models (names or loaded Scorers), each once, checked."""
+    if models is None:
+        raise UsageError(Param("models"), ": give at least one model")
+    given = [models] if isinstance(models, (str, os.PathLike)) or is_scorer(models) else \
+        items(models, "models", "a model name, a Scorer or a list of them")
+    given = [os.fspath(m) if isinstance(m, os.PathLike) else m for m in given]   # (names, or loaded Scorers)
+    check.names([m for m in given if not is_scorer(m)], "models")
+    if not given or not all(is_scorer(n) or n.strip() for n in given):
+        raise UsageError(Param("models"), ": give at least one model")
+    return list(dict.fromkeys(given))
 
 
 def matched_pairs(data, *, columns=None) -> "pd.DataFrame":
@@ -169,10 +180,10 @@ def _evaluate_settings(models, normalize, pll, unigrams, dtype, split_tokenizer,
         check.text(value, param, optional=True)
     check.count(batch_tokens, "batch_tokens", 1, optional=True)
     check_pll(pll)
-    norms = _normalize(normalize)
+    norms = normalize_names(normalize)
     if "slor" in norms:
         load_unigrams(unigrams)
-    _resolve_models(models)
+    resolve_models(models)
     return Settings(pll=pll, normalize=norms, dtype=dtype, unigrams=unigrams)
 
 
@@ -224,7 +235,7 @@ def _distinct_models(models: list) -> list:
 
 
 def robustness(data, models: Iterable[str] | str, *, cache_dir: str | os.PathLike | None = None,
-               length_params=None, morcela_params=None, pll: str = "word_l2r", device: str = "auto",
+               length_params=None, morcela_params=None, pll: str = SCORING.pll, device: str = SCORING.device,
                batch_tokens: int | None = None, progress: bool = False, columns=None, seed: int = 0,
                load_scorer: Callable | None = None) -> "pd.DataFrame":
     """How far each acceptability score depends on token length (`fairpairs robustness`;
@@ -241,7 +252,7 @@ def robustness(data, models: Iterable[str] | str, *, cache_dir: str | os.PathLik
     from fairpairs.scoring import check_pll
 
     given = [models] if isinstance(models, (str, os.PathLike)) else \
-        _items(models, "models", "a model name or a list of them")
+        items(models, "models", "a model name or a list of them")
     names = check.names([os.fspath(m) if isinstance(m, os.PathLike) else m for m in given], "models")
     if not names or not all(n.strip() for n in names):
         raise UsageError(Param("models"), ": give at least one model")
@@ -250,7 +261,7 @@ def robustness(data, models: Iterable[str] | str, *, cache_dir: str | os.PathLik
     check.count(batch_tokens, "batch_tokens", 1, optional=True)
     check.count(seed, "seed", 0)
     check_pll(pll)
-    _resolve_models(names)
+    resolve_models(names)
     if morcela_params is not None:
         from fairpairs.scoring.morcela import load_params
 
@@ -280,6 +291,6 @@ def _claim_cache(cache_dir, data) -> Path:
     cache fairpairs wrote, never in or over what `data` reads."""
     from fairpairs.io.files import claim_folder
 
-    reads = _read_paths(data)
+    reads = read_paths(data)
     return claim_folder(check.path(cache_dir, "cache_dir", exists=False), "cache_dir", inputs=reads, reads=reads,
                         kind="cache")

@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 from fairpairs import arguments as check
 from fairpairs.errors import Param, GrammarError, UsageError, UsageTypeError
 from fairpairs.records import PairRecord
-from fairpairs.api.common import DEFAULT_MODELS, _items, _vocabulary
+from fairpairs.api.common import DEFAULT_MODELS, items, vocabulary
+from fairpairs.control.config import RunConfig
 
 if TYPE_CHECKING:   # (for readers and type checkers only: nothing heavy is imported at run time)
     from fairpairs.generation.grammar import Paradigm
@@ -26,7 +27,7 @@ def load_paradigm(paradigm: str | os.PathLike, vocab: "Vocabulary | str | os.Pat
     from fairpairs.generation.grammar import load_paradigm as load
     from fairpairs.generation.selection import paradigm_index
 
-    vocab = _vocabulary(vocab)
+    vocab = vocabulary(vocab)
     if not isinstance(paradigm, (str, os.PathLike)):
         raise UsageTypeError(Param("paradigm"), f": expected a UID or a file path, not {type(paradigm).__name__}")
     path = Path(paradigm)
@@ -58,6 +59,14 @@ def paradigms(grammars: str | os.PathLike | None = None, phenomenon: str | None 
     _, ps = select_paradigms("all", phenomenon, language_folder(grammars, language), standard_only=False)
     return [{"uid": p.uid, "phenomenon": p.phenomenon, "field": p.field,
              "linguistics_term": p.linguistics_term, "standard": p.standard, "language": p.language} for p in ps]
+
+
+def listed_paradigms(grammars, phenomenon: str | None, language: str | None) -> list["Paradigm"]:
+    """The paradigms `fairpairs paradigms` lists, loaded: every paradigm of `language`'s folder,
+    or with `phenomenon` the standard ones of that phenomenon."""
+    from fairpairs.generation.selection import select_paradigms
+
+    return select_paradigms("all", phenomenon, language_folder(grammars, language), standard_only=bool(phenomenon))[1]
 
 
 def language_folder(grammars: str | os.PathLike | None, language: str | None) -> "Path | str | os.PathLike | None":
@@ -104,9 +113,9 @@ def validate(paths: Iterable[str | os.PathLike] | None = None, vocab=None):
 
     if paths is not None:
         given = [paths] if isinstance(paths, (str, os.PathLike)) else \
-            _items(paths, "paths", "a path or a list of paths")
+            items(paths, "paths", "a path or a list of paths")
         paths = [check.path(p, "paths", exists=False) for p in given]
-    return run(paths, _vocabulary(vocab))
+    return run(paths, vocabulary(vocab))
 
 
 def tokenizers(hub_cache: bool = True) -> list[dict[str, Any]]:
@@ -122,8 +131,9 @@ def tokenizers(hub_cache: bool = True) -> list[dict[str, Any]]:
 
 
 @check.old_names
-def generate(paradigm: "Paradigm | str | os.PathLike", pairs: int = 1000, models: Iterable[str] | str | None = None,
-             seed: int = 0, strategy: str | None = "search", *, max_retries: int | None = None,
+def generate(paradigm: "Paradigm | str | os.PathLike", pairs: int = RunConfig.pairs,
+             models: Iterable[str] | str | None = None, seed: int = RunConfig.seed,
+             strategy: str | None = RunConfig.strategy, *, max_retries: int | None = None,
              match_frequency: float | None = None, max_draws: int | None = None,
              vocab: "Vocabulary | str | os.PathLike | None" = None, **deprecated) -> list[PairRecord]:
     """`pairs` minimal pairs of `paradigm` (a `Paradigm`, bundled UID or YAML path) as `PairRecord`s.
@@ -131,25 +141,24 @@ def generate(paradigm: "Paradigm | str | os.PathLike", pairs: int = 1000, models
     With `models` (the models whose tokenizers to equalise lengths for), the pairs are
     length-controlled: both sentences have equal token counts under every tokenizer (`strategy`
     "search" or "resample"); these are the pairs `fairpairs generate --seed SEED` writes to
-    debiased/<uid>.jsonl. With `strategy=None` they are the uncontrolled pairs measured under the
-    tokenizers (original/<uid>.jsonl); without models, the uncontrolled pairs with no lengths. Same
-    seed, same pairs, in the same order. (`n` and `tokenizers`: the old names of `pairs` and
-    `models`, deprecated.)
+    debiased/<uid>.jsonl. `strategy=None` means no length control: the uncontrolled pairs, measured
+    under the tokenizers (original/<uid>.jsonl); without models, the uncontrolled pairs with no
+    lengths (whatever the strategy). Same seed, same pairs, in the same order. (`n` and
+    `tokenizers`: the old names of `pairs` and `models`, deprecated.)
     """
-    from fairpairs.control.config import RunConfig
     from fairpairs.control.run import generate_paradigm
     from fairpairs.tokenization.lengths import LengthMeter
     from fairpairs.generation.grammar import Paradigm
     from fairpairs.generation.vocab import default_vocabulary
 
-    given = check.renamed("generate", deprecated, pairs=(pairs, 1000), models=(models, None))
-    check.text(strategy, "strategy", optional=True)     # (None: no length control)
-    cfg = RunConfig(models=() if given["models"] is None else given["models"], pairs=given["pairs"], seed=seed, strategy=strategy or "search",
-                    max_retries=max_retries, match_frequency=match_frequency, max_draws=max_draws, need_models=False)
-    sets = ("debiased",) if cfg.models and strategy is not None else ("original",)
+    given = check.renamed("generate", deprecated, pairs=(pairs, RunConfig.pairs), models=(models, None))
+    cfg = RunConfig(models=() if given["models"] is None else given["models"], pairs=given["pairs"], seed=seed,
+                    strategy=strategy, max_retries=max_retries, match_frequency=match_frequency,
+                    max_draws=max_draws, need_models=False)
+    sets = ("debiased",) if cfg.models and cfg.strategy is not None else ("original",)
     if not isinstance(paradigm, Paradigm):
         paradigm = load_paradigm(paradigm, vocab)
-    vocab = _vocabulary(vocab) or paradigm.vocab or default_vocabulary()
+    vocab = vocabulary(vocab) or paradigm.vocab or defaultvocabulary()
     meters = [LengthMeter(m) for m in cfg.models]
     done = generate_paradigm(paradigm, vocab, cfg, meters, sets=sets)
     short = getattr(done, sets[0]).short
@@ -159,10 +168,10 @@ def generate(paradigm: "Paradigm | str | os.PathLike", pairs: int = 1000, models
 
 
 @check.old_names
-def generate_run(out: str | os.PathLike, paradigms: str | Iterable[str] = "all",
-                 models: Iterable[str] | str = DEFAULT_MODELS, pairs: int = 1000, seed: int = 0,
-                 strategy: str = "search", *, max_retries: int | None = None, match_frequency: float | None = None,
-                 max_draws: int | None = None, phenomenon: str | None = None,
+def generate_run(out: str | os.PathLike, paradigms: str | Iterable[str] = RunConfig.paradigms,
+                 models: Iterable[str] | str = DEFAULT_MODELS, pairs: int = RunConfig.pairs,
+                 seed: int = RunConfig.seed, strategy: str = RunConfig.strategy, *, max_retries: int | None = None,
+                 match_frequency: float | None = None, max_draws: int | None = None, phenomenon: str | None = None,
                  grammars: str | os.PathLike | None = None, vocab: "Vocabulary | str | os.PathLike | None" = None,
                  lexicon_from: str | os.PathLike | None = None, min_count: int | None = None,
                  progress: bool | None = None, on_lexicon: Callable[[dict], None] | None = None,
@@ -176,45 +185,23 @@ def generate_run(out: str | os.PathLike, paradigms: str | Iterable[str] = "all",
     and is marked (the manifest's `short` and `verdict`, `RunResult.verdict`); so is a debiased set
     not comparable with the original one. `strict`: either is an error (ShortSetError,
     NotComparableError) and nothing is written. (`tokenizers`: the old name of `models`, deprecated.)"""
-    from fairpairs.generation.selection import select_paradigms
     from fairpairs.io.files import check_output_folder
-    from fairpairs.control.config import RunConfig
     from fairpairs.control.run import generate_run as write_run
     from fairpairs.tokenization.lengths import LengthMeter
-    from fairpairs.errors import LexiconError
 
     models = check.renamed("generate_run", deprecated, models=(models, DEFAULT_MODELS))["models"]
-
     check.path(out, "out", exists=False)
     if not isinstance(strict, bool):
         raise UsageTypeError(Param("strict"), f": expected True or False, not {type(strict).__name__}", value=strict)
-    check.text(phenomenon, "phenomenon", optional=True)
-    check.path(grammars, "grammars", error=GrammarError, what="folder of paradigm files", optional=True)
-    check.path(lexicon_from, "lexicon_from", error=LexiconError, what="corpus", optional=True)
-    check.count(min_count, "min_count", 1, optional=True)
-    if not isinstance(paradigms, str):
-        check.names(paradigms, "paradigms")
-    if min_count is not None and lexicon_from is None:
-        raise UsageError(Param("min_count"), ": needs ", Param("lexicon_from"), " (a corpus)")
     cfg = RunConfig(models=models, pairs=pairs, seed=seed, strategy=strategy, max_retries=max_retries,
-                    match_frequency=match_frequency, max_draws=max_draws, command=command)   # checked: fails fast
+                    match_frequency=match_frequency, max_draws=max_draws, command=command, paradigms=paradigms,
+                    phenomenon=phenomenon, grammars=grammars, lexicon_from=lexicon_from,
+                    min_count=min_count)   # every setting checked: fails fast
     out = Path(out)
     check_output_folder(out, "out", kind="run")
     for m in cfg.models:                    # an unknown tokenizer fails before any work
         LengthMeter(m)
-    vocab = _vocabulary(vocab)      # (None: the paradigms' language's bundled table)
-    from fairpairs.generation.selection import check_paradigm_names
-
-    check_paradigm_names(paradigms, grammars)
-    voc, chosen = select_paradigms(paradigms, phenomenon, grammars, vocab=vocab)
-    if lexicon_from is not None:
-        from fairpairs.generation.lexicon import load_lexicon, restrict_to_lexicon
-
-        lex = load_lexicon(lexicon_from, 1 if min_count is None else min_count)
-        voc, chosen, kept = restrict_to_lexicon(chosen, voc, lex)
-        cfg = dataclasses.replace(cfg, lexicon=lex.manifest(kept))
-        if on_lexicon is not None:
-            on_lexicon(cfg.lexicon)
+    cfg, voc, chosen = _selection(cfg, vocabulary(vocab), on_lexicon)   # (vocab None: the language's table)
     from fairpairs.io.progress import bar as progress_bar, wanted
 
     bar = factory = None
@@ -238,3 +225,21 @@ def generate_run(out: str | os.PathLike, paradigms: str | Iterable[str] = "all",
     finally:
         if bar is not None:
             bar.close()
+
+
+def _selection(cfg: RunConfig, vocab, on_lexicon):
+    """The run's vocabulary and paradigms (restricted to the corpus of `cfg.lexicon_from`, whose
+    per-slot counts go to the config's `lexicon` and to `on_lexicon`)."""
+    from fairpairs.generation.selection import check_paradigm_names, select_paradigms
+
+    check_paradigm_names(cfg.paradigms, cfg.grammars)
+    voc, chosen = select_paradigms(cfg.paradigms, cfg.phenomenon, cfg.grammars, vocab=vocab)
+    if cfg.lexicon_from is not None:
+        from fairpairs.generation.lexicon import load_lexicon, restrict_to_lexicon
+
+        lex = load_lexicon(cfg.lexicon_from, 1 if cfg.min_count is None else cfg.min_count)
+        voc, chosen, kept = restrict_to_lexicon(chosen, voc, lex)
+        cfg = dataclasses.replace(cfg, lexicon=lex.manifest(kept))
+        if on_lexicon is not None:
+            on_lexicon(cfg.lexicon)
+    return cfg, voc, chosen

@@ -25,19 +25,9 @@ def balance(run_dir, out, grammar_dir, vocab_path):
     (TVD) of a slot feature and of the template variants; the distinct-word ratio and context
     retention. |SMD| or TVD above 0.1 and a distinct-word ratio below 0.7 are flagged (*).
     """
-    from fairpairs.control.balance_report import balance as report
-    from fairpairs.errors import Param, OutputError
-    from fairpairs.io.files import atomic_write, check_output_file
+    from fairpairs.api.reports import balance_into
 
-    if out is not None:
-        if out.suffix.lower() != ".csv":     # (a CSV table in x.jsonl would be read as broken JSON lines)
-            raise click.UsageError(f"--out {out}: balance writes a CSV table; give a file name ending in .csv")
-        check_output_file(out, "out", inputs=[run_dir])
-        if out.resolve().is_relative_to(run_dir.resolve()):   # (a run folder is the data: add nothing to it)
-            raise OutputError(Param("out"), f" {out}", value=out, reason=f"is inside the run folder {run_dir}; write it elsewhere")
-    table = report(run_dir, grammars=grammar_dir, vocab=vocab_path)
-    if out is not None:
-        atomic_write(out, table.to_csv(index=False, lineterminator="\n"))
+    table = balance_into(run_dir, out=out, grammars=grammar_dir, vocab=vocab_path)
     print_balance(table, run_dir)
 
 
@@ -45,8 +35,7 @@ def print_balance(table, title) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from fairpairs.control.balance_report import summary
-    from fairpairs.control.balance_measures import ALL, LOW_DIVERSITY, SMD_LIMIT, TVD_LIMIT
+    from fairpairs.api.commandline import ALL, LOW_DIVERSITY, SMD_LIMIT, TVD_LIMIT, balance_summary as summary
 
     def smd(v):
         return "-" if v is None or v != v else f"{v:+.2f}" + ("*" if abs(v) > SMD_LIMIT else "")

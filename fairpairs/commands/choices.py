@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import click
 
-from fairpairs.errors import FairpairsError
+from fairpairs.api.commandline import FairpairsError
 
 
 class RegistryChoice(click.ParamType):

@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import math
 import shlex
 import sys
 from pathlib import Path
 
 import click
 
+from fairpairs.api.commandline import LANGUAGES, STRATEGIES, RunConfig
 from fairpairs.commands.choices import RegistryChoice
-from fairpairs.registry import LANGUAGES, STRATEGIES
-
-
-DEFAULT_MODELS = "gpt2,bert-base-cased"
+from fairpairs.commands.options import option
 
 
 def _text(arg: str) -> str:
@@ -26,40 +23,26 @@ def _split(value: str) -> list[str]:
 
 
 @click.command()
-@click.option("--models", default=DEFAULT_MODELS, show_default=True,
-              help="Comma-separated tokenizers to control lengths for: HF names, local folders, tokenizer.json, "
-                   "sentencepiece .model, tiktoken FILE@PATTERN, Tekken json, or preset:modern. "
-                   "gpt2, roberta-base, bert-base-cased, bert-base-uncased and "
-                   "google/electra-base-generator are bundled and work offline (docs/tokenizers.md).")
-@click.option("--paradigms", "paradigms_spec", default="all", show_default=True,
-              help="Comma-separated paradigm UIDs, or 'all' (the standard BLiMP set).")
-@click.option("--phenomenon", default=None, help="Only paradigms of this phenomenon (e.g. 'Island effects').")
-@click.option("--pairs", default=1000, show_default=True, type=click.IntRange(1),
-              help="Pairs per paradigm in each of original/ and debiased/.")
-@click.option("--seed", default=0, show_default=True, type=click.IntRange(0), help="Random seed; same seed -> identical files.")
-@click.option("--strategy", default="search", show_default=True, type=RegistryChoice(STRATEGIES),
-              help="Length control: 'search' draws the bad word among the candidates that equalise every "
-                   "length (else redraws the pair); 'resample' is Algorithm 1 (random redraws of the bad word).")
-@click.option("--max-retries", default=None, type=click.IntRange(0),
-              help="Attempts per pair before it is dropped [default: 10 for resample (Algorithm 1's N), "
-                   "100 for search].")
-@click.option("--match-frequency", "match_frequency", default=None, type=click.FloatRange(0),
-              metavar="TOL", help="Also require the good and bad critical words' Zipf frequencies "
-                                  "(wordfreq) to differ by at most TOL.")
-@click.option("--max-draws", default=None, type=click.IntRange(1),
-              help="Work budget per paradigm and set: pairs drawn plus redraws (default: 50 x --pairs, at least 2000).")
+@option(RunConfig, "models", "--models")
+@option(RunConfig, "paradigms", "--paradigms", "paradigms_spec")
+@option(RunConfig, "phenomenon", "--phenomenon", show_default=False)
+@option(RunConfig, "pairs", "--pairs", type=click.IntRange(1))
+@option(RunConfig, "seed", "--seed", type=click.IntRange(0))
+@option(RunConfig, "strategy", "--strategy", type=RegistryChoice(STRATEGIES))
+@option(RunConfig, "max_retries", "--max-retries", type=click.IntRange(0), show_default=False)
+@option(RunConfig, "match_frequency", "--match-frequency", "match_frequency", type=click.FloatRange(0),
+        metavar="TOL", show_default=False)
+@option(RunConfig, "max_draws", "--max-draws", type=click.IntRange(1), show_default=False)
 @click.option("--out", "out", default=None, type=click.Path(file_okay=False, path_type=Path),
               help="Output folder [default: outputs/<models>-s<seed>].")
-@click.option("--grammars", "grammar_dir", default=None, type=click.Path(exists=True, file_okay=False, path_type=Path),
-              help="Folder of paradigm files [default: the bundled grammars/].")
+@option(RunConfig, "grammars", "--grammars", "grammar_dir", type=click.Path(exists=True, file_okay=False, path_type=Path),
+        show_default=False)
 @click.option("--vocab", "vocab_path", default=None, type=click.Path(dir_okay=False, path_type=Path),
               help="A vocabulary table of your own (CSV with the bundled table's columns; docs/vocabulary.md) "
                    "[default: the bundled, fixed BLiMP table].")
-@click.option("--lexicon-from", "lexicon_from", default=None, type=click.Path(dir_okay=False, path_type=Path),
-              metavar="CORPUS", help="Draw only words seen at least --min-count times in this UTF-8 text file "
-                                     "(case-insensitive; docs/vocabulary.md), in both sentences of every pair.")
-@click.option("--min-count", default=None, type=click.IntRange(1), metavar="K",
-              help="With --lexicon-from: how often a word must occur in the corpus [default: 1].")
+@option(RunConfig, "lexicon_from", "--lexicon-from", "lexicon_from", type=click.Path(dir_okay=False, path_type=Path),
+        metavar="CORPUS", show_default=False)
+@option(RunConfig, "min_count", "--min-count", type=click.IntRange(1), metavar="K", show_default=False)
 @click.option("--strict", is_flag=True,
               help="A paradigm that cannot reach --pairs, or a debiased set not comparable with the original, "
                    "is an error (exit 1, nothing written) [default: the run keeps what each paradigm reached "
@@ -74,14 +57,10 @@ def generate(models, paradigms_spec, phenomenon, pairs, seed, strategy, max_retr
     """
     from fairpairs.api import generate_run
 
-    if min_count is not None and lexicon_from is None:
-        raise click.UsageError("--min-count needs --lexicon-from CORPUS")
     given = _split(models)
     if out is None:
         slug = "+".join(m.replace("/", "_").replace(":", "_") for m in given)
         out = Path("outputs") / f"{slug}-s{seed}"
-    if match_frequency is not None and not math.isfinite(match_frequency):
-        raise click.BadParameter(f"{match_frequency} is not a finite number", param_hint="'--match-frequency'")
     result = generate_run(out, paradigms_spec, given, pairs=pairs, seed=seed, strategy=strategy,
                           max_retries=max_retries, match_frequency=match_frequency, max_draws=max_draws,
                           phenomenon=phenomenon, grammars=grammar_dir, vocab=vocab_path,
@@ -91,7 +70,7 @@ def generate(models, paradigms_spec, phenomenon, pairs, seed, strategy, max_retr
     if not quiet:
         print_table(result, out)
     elif result.verdict:     # (a short or non-comparable set is never silent)
-        from fairpairs.manifest import verdict_text
+        from fairpairs.api.commandline import verdict_text
 
         click.echo(f"fairpairs: warning: {verdict_text(result.verdict)}", err=True)
 
@@ -106,7 +85,7 @@ def print_lexicon(lexicon: dict) -> None:
     t.add_column("slots: kept/candidates")
     for uid, slots in lexicon["paradigms"].items():
         t.add_row(uid, ", ".join(f"{k.removeprefix('slots.')} {c['kept']}/{c['candidates']}" for k, c in slots.items()))
-    console = Console(stderr=True)
+    console = Console()      # (a table: on stdout, as every command's)
     console.width = max(console.width, 160)
     console.print(t)
 
@@ -117,9 +96,7 @@ def print_table(result, out: Path) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from fairpairs.control.balance_measures import LOW_DIVERSITY, SMD_LIMIT, TVD_LIMIT
-    from fairpairs.control.balance_report import summary
-    from fairpairs.manifest import ParadigmStats
+    from fairpairs.api.commandline import LOW_DIVERSITY, SMD_LIMIT, TVD_LIMIT, ParadigmStats, balance_summary as summary
 
     t = Table(title=f"Length control per paradigm ({result.strategy}) -> {out}")
     cols = ("paradigm", "kept", "as drawn", "bad redrawn", "replaced", "dropped", "yield", "retention",
@@ -149,8 +126,8 @@ def print_table(result, out: Path) -> None:
         tot = ParadigmStats.pooled(sets["debiased"] for sets in result.stats.values())
         t.add_row("total", str(tot.kept), str(tot.kept_as_drawn), str(tot.kept_redrawn), str(tot.replaced),
                   str(tot.dropped), share(tot.yield_), share(tot.retention), "", "", "", "", style="bold")
-    console = Console(stderr=True)
-    console.width = max(console.width, 180)   # never truncate figures when stderr is not a terminal
+    console = Console()      # (a table: on stdout, as every command's; progress and warnings go to stderr)
+    console.width = max(console.width, 180)   # never truncate figures when stdout is not a terminal
     console.print(t)
     console.print(("! marks a paradigm short of --pairs (its budget ended; the manifest says why). " if result.verdict
                    and result.verdict["short"] else "") + f"yield = kept with their own context / contexts drawn; retention = kept with their own "
@@ -159,7 +136,7 @@ def print_table(result, out: Path) -> None:
     for uid, flags in flagged:
         console.print(f"  {uid}: " + "; ".join(flags))
     if result.verdict:
-        from fairpairs.manifest import verdict_text
+        from fairpairs.api.commandline import verdict_text
 
         console.print(f"Verdict: {verdict_text(result.verdict)}. (--strict makes this an error.)", markup=False)
 
@@ -173,10 +150,9 @@ def print_table(result, out: Path) -> None:
               help="Folder of paradigm files [default: the bundled grammars/].")
 def paradigms(verbose, phenomenon, language, grammar_dir):
     """List the paradigms (one UID per line); `fairpairs languages` lists the other languages'."""
-    from fairpairs.api.generation import language_folder
-    from fairpairs.generation.selection import select_paradigms
+    from fairpairs.api.generation import listed_paradigms
 
-    _, ps = select_paradigms("all", phenomenon, language_folder(grammar_dir, language), standard_only=bool(phenomenon))
+    ps = listed_paradigms(grammar_dir, phenomenon, language)
     for p in ps:
         if verbose:
             crit = ",".join(p.critical) or "(reorder)"

@@ -17,10 +17,10 @@ def validate(files, vocab_path):
     With no FILES: the bundled paradigms. Prints one line per broken file (file: field: problem)
     and exits 1, or a one-line OK summary.
     """
-    from fairpairs.generation.selection import validate as validate_files
-    from fairpairs.generation.vocab import load_vocabulary
+    from fairpairs.api import validate as validate_files
+    from fairpairs.api.commandline import read_vocabulary
 
-    vocab = load_vocabulary(vocab_path) if vocab_path else None   # None: each paradigm's language's table
+    vocab = read_vocabulary(vocab_path) if vocab_path else None   # None: each paradigm's language's table
     results = validate_files(list(files) or None, vocab)
     broken = [(f, r) for f, r in results if isinstance(r, Exception)]
     for _, err in broken:

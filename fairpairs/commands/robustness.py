@@ -7,8 +7,9 @@ from pathlib import Path
 
 import click
 
+from fairpairs.api.commandline import PLL_VARIANTS, ScoringSettings
 from fairpairs.commands.choices import RegistryChoice
-from fairpairs.registry import PLL_VARIANTS
+from fairpairs.commands.options import option
 
 
 @click.command()
@@ -23,8 +24,8 @@ from fairpairs.registry import PLL_VARIANTS
               help="Length parameters of slln_lp/tc_lp/tcf_lp written by `fairpairs fit-length` (default: the bundled "
                    "ones, for smollm2-135m); each model uses only the entry fitted for it.")
 @click.option("--morcela-params", default=None, help="MORCELA parameters (`fairpairs morcela fit`); without them MORCELA is left out.")
-@click.option("--pll", type=RegistryChoice(PLL_VARIANTS), default="word_l2r", show_default=True, help="Pseudo-log-likelihood variant for masked LMs.")
-@click.option("--device", default="auto", show_default=True, help="cpu, cuda, mps or auto.")
+@option(ScoringSettings, "pll", "--pll", type=RegistryChoice(PLL_VARIANTS))
+@option(ScoringSettings, "device", "--device")
 @click.option("--batch-tokens", type=click.IntRange(min=1), default=None, help="Tokens per scoring batch.")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed of the bootstrap intervals.")
 def robustness(models, data, out, cache_dir, length_params, morcela_params, pll, device, batch_tokens, seed):
@@ -35,24 +36,12 @@ def robustness(models, data, out, cache_dir, length_params, morcela_params, pll,
     debiased contexts; 95% intervals throughout."""
     import sys
 
-    from fairpairs.api import robustness as run
-    from fairpairs.analysis.length_audit import write_csv
-    from fairpairs.pairsets import dataset_paths
-    from fairpairs.io.files import OutputFolder, atomic_write, check_output_folder
-    from fairpairs.analysis.score_robustness import markdown
-    from fairpairs.commands.analysis import _names
+    from fairpairs.api.reports import robustness_into
+    from fairpairs.commands.analysis import names_option
 
-    names = _names(models, "--models")
-    reads = dataset_paths(data)
-    if out is not None:      # before any work: never over what the dataset holds, never inside it
-        check_output_folder(out, "--out", inputs=reads, reads=reads, kind="robustness")
-    table = run(data, names, cache_dir=cache_dir, length_params=length_params, morcela_params=morcela_params,
-                pll=pll, device=device, batch_tokens=batch_tokens, progress=sys.stderr.isatty(), seed=seed)
-    text = markdown(table)
-    if out is not None:
-        with OutputFolder(out, "--out", inputs=reads, reads=reads, kind="robustness") as tmp:
-            write_csv(table, tmp / "robustness.csv")
-            atomic_write(tmp / "robustness.md", "# fairpairs length-robustness report\n\n" + text)
+    _, text = robustness_into(data, names_option(models, "--models"), out=out, cache_dir=cache_dir,
+                              length_params=length_params, morcela_params=morcela_params, pll=pll, device=device,
+                              batch_tokens=batch_tokens, progress=sys.stderr.isatty(), seed=seed)
     click.echo(text)
     if out is not None:
         click.echo(f"wrote {out}/robustness.csv and {out}/robustness.md", err=True)

@@ -23,7 +23,7 @@ from typing import Callable
 from fairpairs.errors import Param, GrammarError, ShortSetError
 from fairpairs.generation.sampler import Pair, Sampler
 from fairpairs.manifest import ParadigmStats
-from fairpairs.control.config import draws_for, retries_for
+from fairpairs.control.config import RunConfig, draws_for, retries_for
 from fairpairs.control.search import Searcher, SearchOptions
 from fairpairs.tokenization.lengths import LengthMeter
 
@@ -107,7 +107,7 @@ def generate_original(sampler: Sampler, n_pairs: int, meters: list[LengthMeter],
                     progress=progress, what="original")
 
 
-def generate_debiased(sampler: Sampler, n_pairs: int, meters: list[LengthMeter], *, strategy: str = "search",
+def generate_debiased(sampler: Sampler, n_pairs: int, meters: list[LengthMeter], *, strategy: str = RunConfig.strategy,
                       max_retries: int | None = None, match_frequency: float | None = None,
                       max_draws: int | None = None, chunk: int = 256, progress=None,
                       search_options: SearchOptions | None = None) -> SetResult:

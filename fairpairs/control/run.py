@@ -31,7 +31,7 @@ from fairpairs.generation.vocab import Vocabulary
 @dataclass
 class RunResult:
     stats: dict[str, dict[str, ParadigmStats]] = field(default_factory=dict)   # uid -> set -> stats
-    strategy: str = "search"
+    strategy: str = RunConfig.strategy
     balance: dict[str, dict] = field(default_factory=dict)    # uid -> records.BalanceEntry
     verdict: dict | None = None     # the manifest's verdict (short paradigms, comparability), None: all well
 

@@ -24,6 +24,7 @@ import pandas as pd
 
 from fairpairs.errors import Param, ModelError
 from fairpairs.io.files import atomic_write
+from fairpairs.scoring.settings import SCORING
 
 CACHE_VERSION = 2
 
@@ -32,8 +33,8 @@ CACHE_VERSION = 2
 class Settings:
     """Scorer settings that change scores (and so are part of the cache key)."""
 
-    pll: str = "word_l2r"
-    normalize: tuple[str, ...] = ("lp", "mean_lp", "pen_lp")
+    pll: str = SCORING.pll
+    normalize: tuple[str, ...] = SCORING.normalize
     dtype: str | None = None
     unigrams: str | None = None  # for slor: None/"wordfreq" or a unigram table file
     length_params: str | None = None  # for slln_lp/tc_lp/tcf_lp: None (bundled) or the JSON of the parameters given

@@ -16,6 +16,7 @@ from fairpairs.scoring.models import ModelError, load_model, model_identity, res
 from fairpairs.scoring.fingerprint import config_json, model_fingerprint
 from fairpairs.scoring.normalize import needing, parse_normalize
 from fairpairs.scoring.unigrams import WordfreqUnigrams, load_unigrams
+from fairpairs.scoring.settings import SCORING
 from fairpairs.scoring import normalize as nz
 
 PROBE = ["The quick brown fox jumps over the lazy dog.", "A souvenir."]
@@ -25,7 +26,7 @@ class Scorer:
     """Scores sentences with one LM. Build it with `Scorer.from_pretrained`."""
 
     def __init__(self, model, tokenizer, kind: str, name: str = "", device: str = "cpu",
-                 pll: str = "word_l2r", batch_tokens: int | None = None, progress: bool | None = None):
+                 pll: str = SCORING.pll, batch_tokens: int | None = None, progress: bool | None = None):
         import torch
 
         check_pll(pll)
@@ -56,7 +57,7 @@ class Scorer:
 
     @classmethod
     def from_pretrained(cls, name_or_path: str, kind: str | None = None, device: str = "auto",
-                        dtype=None, pll: str = "word_l2r", batch_tokens: int | None = None,
+                        dtype=None, pll: str = SCORING.pll, batch_tokens: int | None = None,
                         progress: bool | None = None, device_map: str | None = None) -> Scorer:
         """Load a model by Hub name, folder, `.gguf` file or alias (`smollm2-135m`).
 

@@ -1,0 +1,42 @@
+"""The settings of scoring and evaluation, their defaults and help texts in one place (issue 37).
+
+`ScoringSettings` is frozen and only holds values: the `fairpairs score`, `evaluate` and
+`robustness` options and the API's signatures (`fp.evaluate`, `fp.robustness`, `fp.score_pairs`,
+`Scorer.from_pretrained`) take their defaults from `SCORING` (tests/test_config.py fails when one
+drifts). `scoring.cache.Settings` is the part of them that changes scores (the cache key).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+def _setting(default, help: str):
+    return field(default=default, metadata={"help": help})
+
+
+@dataclass(frozen=True)
+class ScoringSettings:
+    """How sentences are scored and what evaluation reports (every default of scoring)."""
+
+    pll: str = _setting("word_l2r", "Pseudo-log-likelihood variant for masked LMs.")
+    normalize: tuple[str, ...] = _setting(
+        ("lp", "mean_lp", "pen_lp"), "Comma-separated scores to report: lp, mean_lp, pen_lp, slor, tcf_lp "
+        "(length-robust: bundled for smollm2-135m, --length-params for others; docs/robustness.md). The first is "
+        "the headline one.")
+    score_normalize: tuple[str, ...] = _setting(
+        ("mean_lp", "pen_lp", "slor"), "Comma-separated: lp, mean_lp, pen_lp, slor, morcela, and the length-robust "
+        "slln_lp, tc_lp, tcf_lp, word_lp, word_mean_lp, centered_lp, entropy_lp (docs/robustness.md; '' for none).")
+    device: str = _setting("auto", "cpu, cuda, cuda:N, mps or auto.")
+    dtype: str | None = None
+    device_map: str | None = None
+    batch_tokens: int | None = None
+    unigrams: str | None = None      # for slor: None ("wordfreq") or a unigram table file
+    alpha: float = _setting(0.8, "PenLP exponent.")
+    one_step_pairs: int = _setting(      # fp.evaluate / fairpairs evaluate without data: the pairs it generates
+        20, "Without --data: pairs per paradigm in each set [default: {default}: at most 5,360 sentences per model "
+        "for all 67 paradigms, minutes on a CPU for a 135M-parameter model].")
+
+
+SCORING = ScoringSettings()     # the defaults
+DEVICE_MAPS = ("auto", "balanced", "balanced_low_0", "sequential")    # how one model may be spread over GPUs
