@@ -21,6 +21,7 @@ import functools
 import json
 import typing
 from dataclasses import dataclass, fields
+from collections.abc import Mapping
 from typing import Any, TypedDict
 
 
@@ -191,6 +192,24 @@ def check_row(row, where: str | tuple, *, good: str = "sentence_good", bad: str 
             raise DatasetError(*at, f": field {key!r} must {describe(hints[new], _KEYS.get(new))}")
         out[new] = value
     return out
+
+
+def pair_fields(first: Mapping[str, Any]) -> tuple[str, ...]:
+    """The fields every row of a set of `PairRecord`s (a run folder's file) has: the fields every
+    pair of `fairpairs generate` has, then the optional ones the set's first row `first` has."""
+    optional = {f.name for f in fields(PairRecord) if f.metadata["optional"]}
+    return tuple(n for n in PAIR_FIELDS if n not in optional) + tuple(n for n in PAIR_FIELDS if n in optional
+                                                                      and n in first)
+
+
+def check_fields(row: Mapping[str, Any], keys: tuple[str, ...], where: str, file: str | None = None) -> None:
+    """A checked row has every field of `keys` (`pair_fields`), else a DatasetError naming `where`
+    (its file and line) and the first missing field."""
+    from fairpairs.errors import DatasetError
+
+    for key in keys:
+        if key not in row:
+            raise DatasetError(f"{where}: missing field {key!r}", file=file)
 
 
 def _text(value, at: tuple, field: str) -> str:
