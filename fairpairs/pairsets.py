@@ -21,10 +21,11 @@ import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from fairpairs.errors import DatasetError, DatasetNotFoundError, Param, UsageError
 from fairpairs.io.jsonl import iter_objects, load_json
+from fairpairs.io.reading import plain_row
 from fairpairs.records import PAIR_COLUMNS, PAIR_FIELDS, PairRecord, check_row
 
 if TYPE_CHECKING:
@@ -157,7 +158,7 @@ def _check_run_folder(p: Path, subsets: list[str]):
     missing = [s for s in RUN_SETS if s not in subsets]
     if missing:
         raise DatasetError(f"{p}: a run folder without {' and '.join(m + '/' for m in missing)} "
-                           f"(an incomplete `fairpairs generate` output?)")
+                           f"(an incomplete `fairpairs generate` output?)", file=str(p))
     return read_manifest(p)
 
 
@@ -283,29 +284,8 @@ def _frame_rows(frame: "pd.DataFrame", path: Path | str, columns: Columns, *, ty
             raise DatasetError(f"{path}: missing column {field!r} (columns: {shown})",
                                file=str(path) if isinstance(path, Path) else None)
     records = frame.to_dict(orient="records")
-    return _check_rows(((i + 1, _present(r)) for i, r in enumerate(records)), path, columns, unit="row", typed=typed,
+    return _check_rows(((i + 1, plain_row(r)) for i, r in enumerate(records)), path, columns, unit="row", typed=typed,
                        seen=seen)
-
-
-def _present(row: dict[str, Any]) -> dict[str, Any]:
-    """A table row without its missing cells (None or NaN: a column other rows have), with numpy
-    values as plain Python ones (a parquet struct of lengths comes back as nested numpy values)."""
-    out = {}
-    for k, v in row.items():
-        if v is None or (isinstance(v, float) and v != v):
-            continue
-        out[k] = _plain(v)
-    return out
-
-
-def _plain(v):
-    if isinstance(v, dict):
-        return {k: _plain(x) for k, x in v.items() if x is not None}
-    if hasattr(v, "item") and not hasattr(v, "__len__"):
-        return v.item()          # numpy scalar
-    if hasattr(v, "tolist"):
-        return v.tolist()        # numpy array
-    return v
 
 
 def _load_hf_disk(folder: Path, columns: Columns) -> dict[str, PairSet]:
@@ -314,20 +294,19 @@ def _load_hf_disk(folder: Path, columns: Columns) -> dict[str, PairSet]:
     try:
         ds = datasets.load_from_disk(str(folder))
     except (OSError, ValueError, FileNotFoundError) as exc:
-        raise DatasetError(f"{folder}: cannot load the saved HF dataset ({str(exc).splitlines()[0]})") from None
+        raise DatasetError(f"{folder}: cannot load the saved HF dataset ({str(exc).splitlines()[0]})",
+                           file=str(folder)) from None
     parts = dict(ds) if isinstance(ds, datasets.DatasetDict) else {folder.name: ds}
     return {name: _set(name, *_frame_rows(part.to_pandas(), folder / name, columns), where=folder / name)
             for name, part in parts.items()}
 
 
-def from_rows(name: str, items, path: Path | str, *, unit: str = "line", place=None,
-              empty: bool = False) -> PairSet:
+def from_rows(name: str, items, path: Path | str, *, unit: str = "line", place=None) -> PairSet:
     """A set from a reader of another format (fairpairs.analysis.readers, the sentence tables of
     `fairpairs.scoring.tables`): `items` are ((file, line), row) with the row's fields under this
     schema's names, checked as every row is, with the one key check; `place(position)`: the parts of
-    a message naming a row, where the caller words it (then `items` are (position, row)); `empty`: no
-    items give a set of none."""
-    return _set(name, *_check_rows(items, path, Columns(), unit, place=place), where=path, empty=empty)
+    a message naming a row, where the caller words it (then `items` are (position, row))."""
+    return _set(name, *_check_rows(items, path, Columns(), unit, place=place), where=path)
 
 
 def _in_memory(data, name: str, columns: Columns, empty: bool = False) -> PairSet:

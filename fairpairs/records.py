@@ -5,7 +5,8 @@ hold.
 ``original/<uid>.jsonl`` or ``debiased/<uid>.jsonl``) and as `fp.generate` returns it; its
 fields, in order, are the jsonl keys (`PAIR_FIELDS`), and the same names are the columns of every
 frame, score table and published parquet file (one pair schema; `uid` and `pair_id` are BLiMP's
-`UID` and `pairID`, still read under those names). `check_row` checks one row of any source once.
+`UID` and `pairID`, still read under those names). `check_row` checks one row of any source once
+(read back, pairs come as `fairpairs.pairsets.PairSet`s: `read_pairs(rows)[name].records()`).
 Each field's metadata also says how `fairpairs publish` shows it (its place among the parquet
 columns and the dataset card's description), so the card's field table and the parquet schema are
 derived from this class (`published_fields`).
@@ -88,23 +89,6 @@ class PairRecord:
     def to_json(self) -> str:
         """The line `fairpairs generate` writes for this pair (without the newline)."""
         return row_json(self.to_dict())
-
-    @classmethod
-    def from_dict(cls, row: dict[str, Any]) -> "PairRecord":
-        """A record from a jsonl row of `fairpairs generate`, checked by `check_row` (today's keys
-        or the old `UID` / `pairID`); a field missing or unknown is an error."""
-        from collections.abc import Mapping
-
-        from fairpairs.errors import Param, DatasetError, UsageTypeError
-
-        if not isinstance(row, Mapping):
-            raise UsageTypeError(Param("row"), f": expected a dict (one jsonl row), not {type(row).__name__}")
-        row = check_row(row, "row")
-        extra = sorted(set(row) - set(PAIR_FIELDS))
-        missing = [n for n in PAIR_FIELDS if n not in row]
-        if extra or missing:
-            raise DatasetError(Param("row"), f": missing field(s) {missing} / unknown field(s) {extra}")
-        return cls(**{n: row[n] for n in PAIR_FIELDS})
 
     @property
     def UID(self) -> str:   # noqa: N802 - the old name, kept for one release

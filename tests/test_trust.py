@@ -306,8 +306,6 @@ def error_rule_cases(scorer, pairs_file, model, missing: Path):
         ("Scorer", lambda: fp.Scorer.from_pretrained(model, batch_tokens=0), "value", ValueError, "batch_tokens"),
         ("Scorer", lambda: fp.Scorer.from_pretrained(model, pll="bogus"), "value", ValueError, "pll"),
         ("Scorer", lambda: S.score(["A cat."], normalize="pen_lp", alpha=math.nan), "value", ValueError, "alpha"),
-        ("PairRecord", lambda: fp.PairRecord.from_dict(5), "type", TypeError, "row"),
-        ("PairRecord", lambda: fp.PairRecord.from_dict({"sentence_good": "A."}), "value", ValueError, "row"),
         ("write_report", lambda: fp.write_report(5, M / "r"), "type", TypeError, "report"),
         ("balance", lambda: fp.balance(M / "run"), "missing", FileNotFoundError, "data"),
         ("balance", lambda: fp.balance(5), "type", TypeError, "data"),
