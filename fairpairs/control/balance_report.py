@@ -189,7 +189,7 @@ def _rows_of(value, where: str) -> list[dict]:
         raise UsageTypeError(f"{where}: expected PairRecords, dicts or a DataFrame, not {type(value).__name__}")
     if hasattr(value, "__len__") and len(value) == 0:
         return []        # a set of no pairs (a paradigm that kept none; an empty DataFrame may have no columns)
-    return list(read_pairs(value, name=where)[where].rows)
+    return list(read_pairs(value, name=where, empty=True)[where].rows)
 
 
 def _by_uid(rows: list[dict]) -> dict[str, list[dict]]:
