@@ -16,14 +16,16 @@ result and never check a row again. A pair has one schema everywhere (`records.P
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from fairpairs.errors import DatasetError, DatasetNotFoundError, Param, UsageError
 from fairpairs.io.jsonl import iter_objects, load_json
+from fairpairs.io.reading import plain_row
 from fairpairs.records import PAIR_COLUMNS, PAIR_FIELDS, PairRecord, check_row
 
 if TYPE_CHECKING:
@@ -47,17 +49,29 @@ class Columns:
 
 @dataclass(frozen=True, eq=False)
 class PairSet:
-    """One set of pairs, every row checked: `frame` has the columns `PAIR_COLUMNS` (uid, pair_id,
-    sentence_good, sentence_bad; all strings) and then every other field of the input, in the
-    input's order; `origin` says where each row came from ((file, line) for jsonl, (file, item) for
-    json and in-memory data, (file, row) for tables), for messages."""
+    """One set of pairs, every row checked: the typed currency between stages. `rows` are the
+    checked pairs (`check_row`'s dicts: uid, pair_id, sentence_good, sentence_bad, then every other
+    field of the input, in the input's order); `frame` is the same set as columns (a DataFrame with
+    `PAIR_COLUMNS` first, built on first use); `records()` the same as `PairRecord`s; `origin` says
+    where each row came from ((file, line) for jsonl, (file, item) for json and in-memory data,
+    (file, row) for tables), for messages."""
 
     name: str
-    frame: "pd.DataFrame"
+    rows: tuple[dict, ...]
     origin: tuple[tuple[str, int], ...] = ()
 
     def __len__(self) -> int:
-        return len(self.frame)
+        return len(self.rows)
+
+    @functools.cached_property
+    def frame(self) -> "pd.DataFrame":
+        """The set as one table: the columns `PAIR_COLUMNS` (all strings), then every other field."""
+        import pandas as pd
+
+        if not self.rows:
+            return pd.DataFrame(columns=list(PAIR_COLUMNS), dtype=str)
+        frame = pd.DataFrame.from_records(list(self.rows))
+        return frame[list(PAIR_COLUMNS) + [c for c in frame.columns if c not in PAIR_COLUMNS]]
 
     @property
     def pairs(self) -> "pd.DataFrame":
@@ -66,10 +80,10 @@ class PairSet:
 
     def records(self) -> list[PairRecord]:
         """The pairs as `PairRecord`s (a set whose rows have every field of one: a run folder's)."""
-        missing = [f for f in PAIR_FIELDS if f not in self.frame.columns]
+        missing = [f for f in PAIR_FIELDS if any(f not in row for row in self.rows)]
         if missing:
             raise DatasetError(f"{self.name}: not pairs of fairpairs generate (no field {', '.join(missing)})")
-        return [PairRecord(**{f: row[f] for f in PAIR_FIELDS}) for row in self.frame.to_dict(orient="records")]
+        return [PairRecord.of_values(*(row[f] for f in PAIR_FIELDS)) for row in self.rows]
 
 
 class PairSets(Mapping):
@@ -97,17 +111,19 @@ class PairSets(Mapping):
 # ---------------------------------------------------------------------------- the one reader
 
 
-def read_pairs(source, columns: Columns = Columns(), *, name: str = "pairs") -> PairSets:
+def read_pairs(source, columns: Columns = Columns(), *, name: str = "pairs", empty: bool = False) -> PairSets:
     """`source` (a path, or in memory a DataFrame, PairRecords or dicts) as checked sets of pairs.
-    In-memory data is one set called `name`, and messages name it as the caller's parameter."""
+    In-memory data is one set called `name`, and messages name it as the caller's parameter.
+    `empty`: a file or in-memory set of no pairs is a set of none (a run folder's paradigm that
+    kept no pair), not an error."""
     if isinstance(source, (str, os.PathLike)):
-        return _read_path(Path(source), columns)
-    return PairSets({name: _in_memory(source, name, columns)})
+        return _read_path(Path(source), columns, empty)
+    return PairSets({name: _in_memory(source, name, columns, empty)})
 
 
-def _read_path(p: Path, columns: Columns) -> PairSets:
+def _read_path(p: Path, columns: Columns, empty: bool = False) -> PairSets:
     if not p.exists():
-        raise DatasetNotFoundError(f"{p}: no such file or folder")
+        raise DatasetNotFoundError(f"{p}: no such file or folder", file=str(p))
     if p.is_dir():
         if _is_hf_disk(p):
             return PairSets(_load_hf_disk(p, columns))
@@ -116,7 +132,7 @@ def _read_path(p: Path, columns: Columns) -> PairSets:
             manifest = _check_run_folder(p, subsets)
             return PairSets({s: _folder_set(p / s, s, columns) for s in subsets}, manifest)
         return PairSets({p.name: _folder_set(p, p.name, columns)})
-    return PairSets({p.stem: _set(p.stem, *_read_file(p, columns), where=p)})
+    return PairSets({p.stem: _set(p.stem, *_read_file(p, columns), where=p, empty=empty)})
 
 
 def dataset_paths(path: str | os.PathLike) -> list[Path]:
@@ -142,7 +158,7 @@ def _check_run_folder(p: Path, subsets: list[str]):
     missing = [s for s in RUN_SETS if s not in subsets]
     if missing:
         raise DatasetError(f"{p}: a run folder without {' and '.join(m + '/' for m in missing)} "
-                           f"(an incomplete `fairpairs generate` output?)")
+                           f"(an incomplete `fairpairs generate` output?)", file=str(p))
     return read_manifest(p)
 
 
@@ -156,10 +172,10 @@ def data_files(folder: Path) -> list[Path]:
 def _folder_set(folder: Path, name: str, columns: Columns) -> PairSet:
     files = data_files(folder)
     if not files:
-        raise DatasetError(f"{folder}: no dataset files ({', '.join(SUFFIXES)}) in this folder")
+        raise DatasetError(f"{folder}: no dataset files ({', '.join(SUFFIXES)}) in this folder", file=str(folder))
     rows: list[dict] = []
     origin: list[tuple[str, int]] = []
-    seen: dict[tuple[str, str], str] = {}      # one key check for the whole folder: a pair is read once
+    seen: dict[tuple[str, str], tuple] = {}     # one key check for the whole folder: a pair is read once
     for f in files:
         got, where = _read_file(f, columns, seen)
         rows += got
@@ -167,31 +183,30 @@ def _folder_set(folder: Path, name: str, columns: Columns) -> PairSet:
     return _set(name, rows, origin, where=folder)
 
 
-def _set(name: str, rows: list[dict], origin: list[tuple[str, int]], *, where: Path | str) -> PairSet:
-    import pandas as pd
-
-    if not rows:
-        raise DatasetError(f"{where}: the dataset holds no pairs")
-    frame = pd.DataFrame.from_records(rows)
-    keep = list(PAIR_COLUMNS) + [c for c in frame.columns if c not in PAIR_COLUMNS]
-    return PairSet(name, frame[keep], tuple(origin))
+def _set(name: str, rows: list[dict], origin: list[tuple[str, int]], *, where: Path | str,
+         empty: bool = False) -> PairSet:
+    if not rows and not empty:
+        raise DatasetError(f"{where}: the dataset holds no pairs", file=str(where) if isinstance(where, Path) else None)
+    return PairSet(name, tuple(rows), tuple(origin))
 
 
-def read_rows(path: Path, columns: Columns = Columns()) -> tuple[list[dict], list[tuple[str, int]]]:
-    """The checked rows of one file (`check_row`'s schema) and where each came from; a file of no
-    rows gives none (a run folder's paradigm that kept no pair)."""
-    return _read_file(Path(path), columns)
+def read_run_file(path: Path) -> PairSet:
+    """One `<uid>.jsonl` of a run folder (`read_pairs` of the file; no rows: a paradigm that kept
+    no pair). Its rows are `PairRecord`s: every row has the fields every pair of `fairpairs
+    generate` has and the optional ones the file's first row has, and its uid is the paradigm the
+    file is named after (a row of another paradigm would be counted in the wrong one)."""
+    from fairpairs.records import check_fields, pair_fields
 
-
-def read_run_file(path: Path) -> tuple[list[dict], list[tuple[str, int]]]:
-    """`read_rows` of a run folder's `<uid>.jsonl`: every row's uid is the paradigm the file is
-    named after (a row of another paradigm would be counted in the wrong one)."""
     path = Path(path)
-    rows, origin = read_rows(path)
-    for row, (_, line) in zip(rows, origin):
+    pairs = read_pairs(path, empty=True)[path.stem]
+    for row, (_, line) in zip(pairs.rows, pairs.origin):
         if row["uid"] != path.stem:
-            raise DatasetError(f"{path}:{line}: field 'uid' is {row['uid']!r} but the file is named {path.name}")
-    return rows, origin
+            raise DatasetError(f"{path}:{line}: field 'uid' is {row['uid']!r} but the file is named {path.name}",
+                               file=str(path))
+    keys = pair_fields(pairs.rows[0]) if pairs.rows else ()
+    for row, (_, line) in zip(pairs.rows, pairs.origin):
+        check_fields(row, keys, f"{path}:{line}", file=str(path))
+    return pairs
 
 
 def _read_file(path: Path, columns: Columns, seen: dict | None = None) -> tuple[list[dict], list[tuple[str, int]]]:
@@ -205,7 +220,7 @@ def _read_file(path: Path, columns: Columns, seen: dict | None = None) -> tuple[
         if isinstance(data, dict) and isinstance(data.get("data"), list):
             data = data["data"]
         if not isinstance(data, list):
-            raise DatasetError(f"{path}: expected a JSON list of pair objects")
+            raise DatasetError(f"{path}: expected a JSON list of pair objects", file=str(path))
         return _check_rows(((i + 1, r) for i, r in enumerate(data)), path, columns, unit="item", seen=seen)
     if suffix in (".csv", ".tsv"):
         import pandas as pd
@@ -213,7 +228,7 @@ def _read_file(path: Path, columns: Columns, seen: dict | None = None) -> tuple[
         try:
             frame = pd.read_csv(path, sep="\t" if suffix == ".tsv" else ",", dtype=str, keep_default_na=False)
         except (pd.errors.ParserError, UnicodeDecodeError, pd.errors.EmptyDataError) as exc:
-            raise DatasetError(f"{path}: cannot parse ({str(exc).splitlines()[0]})") from None
+            raise DatasetError(f"{path}: cannot parse ({str(exc).splitlines()[0]})", file=str(path)) from None
         return _frame_rows(frame, path, columns, typed=False, seen=seen)
     if suffix == ".parquet":
         import pandas as pd
@@ -221,33 +236,39 @@ def _read_file(path: Path, columns: Columns, seen: dict | None = None) -> tuple[
         try:
             frame = pd.read_parquet(path)
         except (OSError, ValueError) as exc:
-            raise DatasetError(f"{path}: cannot read parquet ({str(exc).splitlines()[0]})") from None
+            raise DatasetError(f"{path}: cannot read parquet ({str(exc).splitlines()[0]})", file=str(path)) from None
         return _frame_rows(frame, path, columns, seen=seen)
-    raise DatasetError(f"{path}: unsupported file type {suffix!r} (use one of {', '.join(SUFFIXES)})")
+    raise DatasetError(f"{path}: unsupported file type {suffix!r} (use one of {', '.join(SUFFIXES)})", file=str(path))
 
 
 def _check_rows(items, path: Path | str, columns: Columns, unit: str, *, typed: bool = True,
-                seen: dict | None = None) -> tuple[list[dict], list[tuple[str, int]]]:
+                seen: dict | None = None, place=None) -> tuple[list[dict], list[tuple[str, int]]]:
     """Every (position, row) of one file or one in-memory set (`path`; a position may also be a
     (file, line) pair, for readers of several files) checked by `check_row`; a pair (uid,
-    pair_id) repeated within the set is an error naming both places. `seen`: the keys of the
-    pairs read before and where (the other files of one folder), updated."""
+    pair_id) repeated within the set is an error naming both places: the one key check of every
+    reader. `seen`: the keys of the pairs read before and where (the other files of one folder),
+    updated. `place(position)`: the parts of a message naming a row, where the caller words it
+    (default "file:line", "file: item n")."""
     rows, origin = [], []
     seen = {} if seen is None else seen
     stem = path.stem if isinstance(path, Path) else str(path)
     for n, (pos, rec) in enumerate(items):
-        file, pos = pos if isinstance(pos, tuple) else (path, pos)
-        where = f"{file}:{pos}" if unit == "line" else f"{file}: {unit} {pos}"
-        row = check_row(rec, where, good=columns.good, bad=columns.bad, group=columns.group, default_uid=stem,
-                        index=n, typed=typed)
+        file, pos = pos if isinstance(pos, tuple) and place is None else (path, pos)
+        at = place(pos) if place else (f"{file}:{pos}" if unit == "line" else f"{file}: {unit} {pos}",)
+        try:
+            row = check_row(rec, at, good=columns.good, bad=columns.bad, group=columns.group, default_uid=stem,
+                            index=n, typed=typed)
+        except DatasetError as exc:
+            exc.file = exc.file or (str(file) if isinstance(file, Path) else None)   # the file, as a field
+            raise
         key = (row["uid"], row["pair_id"])
         if key in seen:
             field = "pairID" if "pairID" in rec and "pair_id" not in rec else "pair_id"   # as the file names it
             given = f"field {field!r} {row['pair_id']!r}" if field in rec else \
                 f"pair {row['pair_id']!r} (no pair id given: its place in the file)"
-            raise DatasetError(f"{where}: {given} repeats an earlier pair of {row['uid']} ({seen[key]}); a pair is "
-                               f"counted once")
-        seen[key] = where
+            raise DatasetError(*at, f": {given} repeats an earlier pair of {row['uid']} (", *seen[key],
+                               "); a pair is counted once", file=str(file) if isinstance(file, Path) else None)
+        seen[key] = at
         rows.append(row)
         origin.append((str(file), pos))
     return rows, origin
@@ -260,31 +281,11 @@ def _frame_rows(frame: "pd.DataFrame", path: Path | str, columns: Columns, *, ty
     for field in (columns.good, columns.bad) + ((columns.group,) if columns.group else ()):
         if field not in frame.columns:
             shown = ", ".join(map(str, frame.columns[:12]))
-            raise DatasetError(f"{path}: missing column {field!r} (columns: {shown})")
+            raise DatasetError(f"{path}: missing column {field!r} (columns: {shown})",
+                               file=str(path) if isinstance(path, Path) else None)
     records = frame.to_dict(orient="records")
-    return _check_rows(((i + 1, _present(r)) for i, r in enumerate(records)), path, columns, unit="row", typed=typed,
+    return _check_rows(((i + 1, plain_row(r)) for i, r in enumerate(records)), path, columns, unit="row", typed=typed,
                        seen=seen)
-
-
-def _present(row: dict[str, Any]) -> dict[str, Any]:
-    """A table row without its missing cells (None or NaN: a column other rows have), with numpy
-    values as plain Python ones (a parquet struct of lengths comes back as nested numpy values)."""
-    out = {}
-    for k, v in row.items():
-        if v is None or (isinstance(v, float) and v != v):
-            continue
-        out[k] = _plain(v)
-    return out
-
-
-def _plain(v):
-    if isinstance(v, dict):
-        return {k: _plain(x) for k, x in v.items() if x is not None}
-    if hasattr(v, "item") and not hasattr(v, "__len__"):
-        return v.item()          # numpy scalar
-    if hasattr(v, "tolist"):
-        return v.tolist()        # numpy array
-    return v
 
 
 def _load_hf_disk(folder: Path, columns: Columns) -> dict[str, PairSet]:
@@ -293,35 +294,32 @@ def _load_hf_disk(folder: Path, columns: Columns) -> dict[str, PairSet]:
     try:
         ds = datasets.load_from_disk(str(folder))
     except (OSError, ValueError, FileNotFoundError) as exc:
-        raise DatasetError(f"{folder}: cannot load the saved HF dataset ({str(exc).splitlines()[0]})") from None
+        raise DatasetError(f"{folder}: cannot load the saved HF dataset ({str(exc).splitlines()[0]})",
+                           file=str(folder)) from None
     parts = dict(ds) if isinstance(ds, datasets.DatasetDict) else {folder.name: ds}
     return {name: _set(name, *_frame_rows(part.to_pandas(), folder / name, columns), where=folder / name)
             for name, part in parts.items()}
 
 
-def from_rows(name: str, items, path: Path, *, unit: str = "line") -> PairSet:
-    """A set from a reader of another format (fairpairs.analysis.readers): `items` are ((file,
-    line), row) with the row's fields under this schema's names, checked as every row is."""
-    return _set(name, *_check_rows(items, path, Columns(), unit), where=path)
+def from_rows(name: str, items, path: Path | str, *, unit: str = "line", place=None) -> PairSet:
+    """A set from a reader of another format (fairpairs.analysis.readers, the sentence tables of
+    `fairpairs.scoring.tables`): `items` are ((file, line), row) with the row's fields under this
+    schema's names, checked as every row is, with the one key check; `place(position)`: the parts of
+    a message naming a row, where the caller words it (then `items` are (position, row))."""
+    return _set(name, *_check_rows(items, path, Columns(), unit, place=place), where=path)
 
 
-def _in_memory(data, name: str, columns: Columns) -> PairSet:
-    """One set from a DataFrame, PairRecords or dicts (see `memory_rows`)."""
-    return _set(name, *memory_rows(data, name, columns), where=name)
-
-
-def memory_rows(data, name: str, columns: Columns = Columns()) -> tuple[list[dict], list[tuple[str, int]]]:
-    """The checked rows of in-memory pairs (a DataFrame, PairRecords or dicts) and where each came
-    from, checked row by row as a file's rows are (messages name `name`, the caller's parameter,
-    and the item); no rows give none, as `read_rows` of an empty file does."""
+def _in_memory(data, name: str, columns: Columns, empty: bool = False) -> PairSet:
+    """One set from a DataFrame, PairRecords or dicts, checked row by row as a file's rows are
+    (messages name `name`, the caller's parameter, and the item)."""
     import pandas as pd
 
     if isinstance(data, pd.DataFrame):
-        return _frame_rows(data, name, columns)
+        return _set(name, *_frame_rows(data, name, columns), where=name, empty=empty)
     rows = list(data)
     if rows and all(isinstance(r, PairRecord) for r in rows):
         rows = [r.to_dict() for r in rows]
     if not all(isinstance(r, Mapping) for r in rows):
         raise UsageError(Param(name), ": expected PairRecords, dicts, a DataFrame or a dataset path")
-    return _check_rows(((i + 1, r) for i, r in enumerate(rows)), name, columns, unit="item")
-
+    return _set(name, *_check_rows(((i + 1, r) for i, r in enumerate(rows)), name, columns, unit="item"), where=name,
+                empty=empty)

@@ -5,7 +5,8 @@ hold.
 ``original/<uid>.jsonl`` or ``debiased/<uid>.jsonl``) and as `fp.generate` returns it; its
 fields, in order, are the jsonl keys (`PAIR_FIELDS`), and the same names are the columns of every
 frame, score table and published parquet file (one pair schema; `uid` and `pair_id` are BLiMP's
-`UID` and `pairID`, still read under those names). `check_row` checks one row of any source once.
+`UID` and `pairID`, still read under those names). `check_row` checks one row of any source once
+(read back, pairs come as `fairpairs.pairsets.PairSet`s: `read_pairs(rows)[name].records()`).
 Each field's metadata also says how `fairpairs publish` shows it (its place among the parquet
 columns and the dataset card's description), so the card's field table and the parquet schema are
 derived from this class (`published_fields`).
@@ -21,6 +22,7 @@ import functools
 import json
 import typing
 from dataclasses import dataclass, fields
+from collections.abc import Mapping
 from typing import Any, TypedDict
 
 
@@ -87,23 +89,6 @@ class PairRecord:
     def to_json(self) -> str:
         """The line `fairpairs generate` writes for this pair (without the newline)."""
         return row_json(self.to_dict())
-
-    @classmethod
-    def from_dict(cls, row: dict[str, Any]) -> "PairRecord":
-        """A record from a jsonl row of `fairpairs generate`, checked by `check_row` (today's keys
-        or the old `UID` / `pairID`); a field missing or unknown is an error."""
-        from collections.abc import Mapping
-
-        from fairpairs.errors import Param, DatasetError, UsageTypeError
-
-        if not isinstance(row, Mapping):
-            raise UsageTypeError(Param("row"), f": expected a dict (one jsonl row), not {type(row).__name__}")
-        row = check_row(row, "row")
-        extra = sorted(set(row) - set(PAIR_FIELDS))
-        missing = [n for n in PAIR_FIELDS if n not in row]
-        if extra or missing:
-            raise DatasetError(Param("row"), f": missing field(s) {missing} / unknown field(s) {extra}")
-        return cls(**{n: row[n] for n in PAIR_FIELDS})
 
     @property
     def UID(self) -> str:   # noqa: N802 - the old name, kept for one release
@@ -191,6 +176,24 @@ def check_row(row, where: str | tuple, *, good: str = "sentence_good", bad: str 
             raise DatasetError(*at, f": field {key!r} must {describe(hints[new], _KEYS.get(new))}")
         out[new] = value
     return out
+
+
+def pair_fields(first: Mapping[str, Any]) -> tuple[str, ...]:
+    """The fields every row of a set of `PairRecord`s (a run folder's file) has: the fields every
+    pair of `fairpairs generate` has, then the optional ones the set's first row `first` has."""
+    optional = {f.name for f in fields(PairRecord) if f.metadata["optional"]}
+    return tuple(n for n in PAIR_FIELDS if n not in optional) + tuple(n for n in PAIR_FIELDS if n in optional
+                                                                      and n in first)
+
+
+def check_fields(row: Mapping[str, Any], keys: tuple[str, ...], where: str, file: str | None = None) -> None:
+    """A checked row has every field of `keys` (`pair_fields`), else a DatasetError naming `where`
+    (its file and line) and the first missing field."""
+    from fairpairs.errors import DatasetError
+
+    for key in keys:
+        if key not in row:
+            raise DatasetError(f"{where}: missing field {key!r}", file=file)
 
 
 def _text(value, at: tuple, field: str) -> str:

@@ -125,7 +125,7 @@ def test_pair_record_is_frozen_and_to_dict_is_the_jsonl_row(notebook):
                        "control", "fillers"]
     d["token_lengths"]["gpt2"]["good"] = -1             # a copy: the record is unchanged
     assert r.token_lengths["gpt2"]["good"] > 0
-    assert fp.PairRecord.from_dict(r.to_dict()) == r
+    assert fp.read_pairs([r.to_dict()])["pairs"].records() == [r]      # read back by the one reader
 
 
 # ---------------------------------------------------------------------------- one code path with the CLI

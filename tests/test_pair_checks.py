@@ -172,3 +172,26 @@ def test_rows_without_ids_in_two_files_of_one_name_are_one_key_twice(tmp_path):
         fp.load_sets(tmp_path / "d")
     assert str(exc.value).startswith(f"{tmp_path / 'd' / 'b' / 'x.jsonl'}:1: pair '0' (no pair id given") \
         and f"{tmp_path / 'd' / 'a' / 'x.jsonl'}:1" in str(exc.value)
+
+
+# ------------------------------------------------------------------ issue 37: score reads pairs through the one reader
+def test_score_refuses_a_repeated_pair_with_the_readers_line(tmp_path, capsys):
+    """`fairpairs score` read jsonl pairs with its own loop and scored a repeated pair twice (its
+    accuracy counted it twice); now the one reader's key check refuses it, worded as for audit."""
+    from fairpairs.scoring.tables import read_sentences
+
+    f = write_jsonl(tmp_path / "p.jsonl", [row("The dog barks.", "The dog bark.", uid="x", pair_id="0"),
+                                           row("A cat sleeps.", "A cat sleep.", uid="y", pair_id="0"),
+                                           row("The dog ran.", "The dog runned.", uid="x", pair_id="0")])
+    tail = "field 'pair_id' '0' repeats an earlier pair of x ("
+    with pytest.raises(DatasetError) as exc:
+        fp.load_sets(f)
+    assert str(exc.value) == f"{f}:3: {tail}{f}:1); a pair is counted once"
+    code, _, err = cli("score", "--model", "gpt2", "--input", f, "--out", tmp_path / "o.csv", capsys=capsys)
+    assert code == 1
+    assert error_line(err) == f"fairpairs: error: --input {f}:3: {tail}--input {f}:1); a pair is counted once"
+    assert not (tmp_path / "o.csv").exists()
+    with pytest.raises(DatasetError, match=r"^sentences\[1\]: field 'pairID' '7' repeats an earlier pair of pairs "
+                                           r"\(sentences\[0\]\); a pair is counted once$"):
+        read_sentences([row("A b.", "A c.", pairID=7), row("D e.", "D f.", pairID=7)])
+    assert read_sentences([row("A b.", "A c."), row("A b.", "A c.")])[0] == [row("A b.", "A c.")] * 2  # no ids: two pairs

@@ -124,7 +124,7 @@ def test_the_old_attribute_names_warn_once_each_and_still_work():
     assert "PairRecord.uid" in str(caught[0].message) and "PairRecord.pair_id" in str(caught[1].message)
     old = rec.to_dict()
     old["UID"], old["pairID"] = old.pop("uid"), old.pop("pair_id")
-    assert PairRecord.from_dict(old) == rec          # a pre-0.2.0 jsonl row reads back as the same record
+    assert fp.read_pairs([old])["pairs"].records() == [rec]   # a pre-0.2.0 jsonl row reads back as the same record
     with pytest.warns(FairpairsDeprecationWarning) as got:
         assert PairRecord(**old) == rec              # code that built records with the old keywords
     assert sorted(str(w.message).split()[0] for w in got) == ["PairRecord.UID", "PairRecord.pairID"]
@@ -142,7 +142,7 @@ def test_one_place_words_a_row_error():
             if isinstance(node, ast.Constant) and isinstance(node.value, str) \
                     and any(w in node.value for w in words):
                 found.append(path.relative_to(REPO).as_posix())
-    assert set(found) <= {"fairpairs/records.py", "fairpairs/publishing/reading.py"}, found
+    assert set(found) <= {"fairpairs/records.py"}, found
 
 
 def test_a_file_that_is_not_json_lines_is_reported_before_its_rows(tmp_path):
@@ -150,3 +150,19 @@ def test_a_file_that_is_not_json_lines_is_reported_before_its_rows(tmp_path):
     f.write_text('{"sentence_good": "A dog barks."}\nnot json\n', encoding="utf-8")
     with pytest.raises(DatasetError, match=r"broken\.jsonl:2: invalid JSON"):
         fp.read_pairs(f)
+
+
+@pytest.mark.parametrize("text", [
+    '{"sentence_good": "A cat sleeps.", "sentence_bad": ""}\n',                                    # a bad field
+    '{"sentence_good": "A cat sleeps.", "sentence_bad": "A cat sleep."}\n[1]\n',                   # not an object
+    '{"sentence_good": "A.", "sentence_bad": "B.", "pair_id": 1}\n{"sentence_good": "C.", "sentence_bad": "D.", '
+    '"pair_id": 1}\n',                                                                              # a repeated pair
+])
+def test_a_row_error_names_its_file_as_a_field_too(tmp_path, text):
+    """Issue 37: errors are structured (docs/architecture.md), and a reader of pairs fills in the
+    `file` field, so a caller need not take the file out of the message."""
+    f = tmp_path / "p.jsonl"
+    f.write_text(text, encoding="utf-8")
+    with pytest.raises(DatasetError) as exc:
+        fp.read_pairs(f)
+    assert exc.value.file == str(f) and str(exc.value).startswith(f"{f}:")

@@ -34,7 +34,7 @@ def run_cli(args, capsys):
 # ---------------------------------------------------------------- readers
 def test_clams_pairs_are_adjacent_true_false_lines():
     assert detect(FIX / "clams") == "clams" and detect(FIX / "clams" / "prep_anim.txt") == "clams"
-    (name, df), = read(FIX / "clams").items()
+    (name, df), = read(FIX / "clams").frames().items()
     assert name == "clams"
     assert df.to_dict("records") == [
         {"uid": "prep_anim", "pair_id": "prep_anim.txt:1", "sentence_good": "die Schriftsteller vor den Wächter sind alt",
@@ -66,7 +66,7 @@ def test_clams_bad_files(tmp_path, text, message):
 
 def test_multiblimp_groups_by_language_phenomenon_and_features():
     assert detect(FIX / "multiblimp") == "multiblimp" and detect(FIX / "multiblimp" / "data.tsv") == "multiblimp"
-    (name, df), = read(FIX / "multiblimp").items()
+    (name, df), = read(FIX / "multiblimp").frames().items()
     assert name == "multiblimp"
     assert df["uid"].tolist() == ["fra/SV-#/PL→SG", "fra/SV-#/SG→PL", "fra/SV-P/1→2", "deu/SV-#/PL→SG",
                                   "deu/SV-#/SG→PL", "fra/SP-G/Fem→Masc"]
@@ -84,7 +84,7 @@ def test_multiblimp_missing_column(tmp_path):
 
 def test_zhoblimp_groups_by_paradigm_field():
     sets = read(FIX / "zhoblimp", "zhoblimp")
-    df = sets["zhoblimp"]
+    df = sets["zhoblimp"].frame
     assert df["uid"].tolist() == ["BA_verb_le_a", "BA_inversion", "classifier_noun_agreement",
                                   "classifier_noun_agreement", "classifier_noun_agreement"]
     assert df["pair_id"].tolist() == ["ba.jsonl:1", "ba.jsonl:2", "classifier.jsonl:1", "classifier.jsonl:2",
@@ -100,7 +100,7 @@ def test_unknown_format():
 @pytest.mark.parametrize("folder, fmt", [("clams", "auto"), ("multiblimp", "multiblimp"), ("zhoblimp", "zhoblimp")])
 def test_audit_counts_match_a_peer_tokenizer(folder, fmt):
     sets = read(FIX / folder, fmt)
-    pairs = next(iter(sets.values()))
+    pairs = next(iter(sets.values())).pairs
     report = fp.audit_report(FIX / folder, ["gpt2", "bert-base-cased"], format=fmt)
     summary = report["summary"]
     eq_all = 0
@@ -127,7 +127,7 @@ def test_select_writes_row_ids_and_the_balance_report(tmp_path, capsys):
     assert code == 0, err
     ids = pd.read_csv(sel / "selected_ids.csv", dtype=str)
     assert list(ids.columns) == ["set", "uid", "pair_id"]
-    pairs = read(FIX / "multiblimp")["multiblimp"]
+    pairs = read(FIX / "multiblimp")["multiblimp"].pairs
     keep = [r.pair_id for r in pairs.itertuples()
             if all(n_tokens(t, r.sentence_good) == n_tokens(t, r.sentence_bad) for t in ("gpt2", "bert-base-cased"))]
     assert ids["pair_id"].tolist() == keep

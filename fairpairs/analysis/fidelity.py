@@ -40,13 +40,13 @@ DEFAULT_THRESHOLD = 10.0   # accuracy points
 
 def sentence_pairs(path: str | Path, limit: int | None = None) -> list[Pair]:
     """(sentence_good, sentence_bad) of a jsonl file of pairs, in file order; the first `limit`.
-    Read and checked by the one pair reader (`fairpairs.pairsets.read_rows`)."""
-    from fairpairs.pairsets import read_rows
+    Read and checked by the one pair reader (`fairpairs.pairsets.read_pairs`)."""
+    from fairpairs.pairsets import read_pairs
 
     path = Path(path)
     if not path.is_file():
         raise DatasetError(f"{path}: no such file")
-    rows, _ = read_rows(path)
+    rows = read_pairs(path, empty=True)[path.stem].rows
     if not rows:
         raise DatasetError(f"{path}: no pairs")
     return [(r["sentence_good"], r["sentence_bad"]) for r in rows[:limit]]

@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 from fairpairs.analysis.length_audit import ALL, SPLITS
-from fairpairs.analysis.plots import (FEW, MARKERS, PALETTE, SET_COLOURS, SPLIT_COLOURS, _bars, _chance, _colours, _empty,
-                                     _figure, _grid, _legend, _percent_axis)
+from fairpairs.analysis.plots import (FEW, MARKERS, PALETTE, SET_COLOURS, SPLIT_COLOURS, plot_bars, plot_chance,
+                                     plot_colours, plot_empty, plot_figure, plot_grid, plot_legend, plot_percent_axis)
 
 
 # ---------------------------------------------------------------------------- figures
@@ -21,25 +21,11 @@ def accuracy_scatter(acc: pd.DataFrame):
     norms = list(dict.fromkeys(acc["normalization"]))
     per = acc[acc["uid"] != ALL]
     sets = list(dict.fromkeys(acc["set"]))
-    colours = _colours(acc["model"])
+    colours = plot_colours(acc["model"])
     if len(sets) < 2:
-        n_uid = per["uid"].nunique()
-        fig, axes = _figure(1, len(norms), width=max(4.2, 0.32 * n_uid * len(colours) + 1.5), height=3.4)
-        for ax, norm in zip(axes[:, 0], norms):
-            a = per[per["normalization"] == norm]
-            uids = sorted(a["uid"].unique())
-            step = 0.8 / len(colours)
-            for j, model in enumerate(colours):
-                t = a[a["model"] == model].set_index("uid").reindex(uids)
-                _bars(ax, np.arange(len(uids)) + (j - (len(colours) - 1) / 2) * step, t, step, colours[model], model)
-            _chance(ax)
-            ax.set_xticks(np.arange(len(uids)), uids, rotation=60, ha="right", fontsize="x-small")
-            _percent_axis(ax, "y", top=1.2)
-            ax.set_ylabel(f"accuracy ({norm})")
-        _legend(fig, axes[:, 0])
-        return fig
+        return _accuracy_bars(per, norms, colours)
     x_set, y_set = ("original", "debiased") if {"original", "debiased"} <= set(sets) else sets[:2]
-    fig, axes = _grid(len(norms), width=4.4, height=4.2)
+    fig, axes = plot_grid(len(norms), width=4.4, height=4.2)
     for ax, norm in zip(axes, norms):
         a = per[per["normalization"] == norm]
         lim = (0.0, 1.0)
@@ -70,17 +56,36 @@ def accuracy_scatter(acc: pd.DataFrame):
             ax.annotate(text, (x, y), xytext=(4 if i % 2 == 0 else -4, 2), textcoords="offset points",
                         ha="left" if i % 2 == 0 else "right", fontsize=5.5, color=colour)
         ax.plot(lim, lim, color="grey", lw=0.8, ls="--", label="no change", zorder=1)
-        _chance(ax, "x")
-        _chance(ax, "y")
-        _percent_axis(ax, "x")
-        _percent_axis(ax, "y")
+        plot_chance(ax, "x")
+        plot_chance(ax, "y")
+        plot_percent_axis(ax, "x")
+        plot_percent_axis(ax, "y")
         ax.set_aspect("equal")
         ax.set_xlabel(f"accuracy, {x_set} set")
         ax.set_ylabel(f"accuracy, {y_set} set")
         ns = a["n_pairs"]
         ax.set_title(f"per paradigm, {norm} (n = {ns.min():,}" + (f"–{ns.max():,}" if ns.max() != ns.min() else "")
                      + " pairs each; 95% CI)", fontsize="small")
-    _legend(fig, axes)
+    plot_legend(fig, axes)
+    return fig
+
+
+def _accuracy_bars(per: pd.DataFrame, norms: list, colours: dict):
+    """`accuracy_scatter` of one set: accuracy per paradigm as bars, one colour per model."""
+    n_uid = per["uid"].nunique()
+    fig, axes = plot_figure(1, len(norms), width=max(4.2, 0.32 * n_uid * len(colours) + 1.5), height=3.4)
+    for ax, norm in zip(axes[:, 0], norms):
+        a = per[per["normalization"] == norm]
+        uids = sorted(a["uid"].unique())
+        step = 0.8 / len(colours)
+        for j, model in enumerate(colours):
+            t = a[a["model"] == model].set_index("uid").reindex(uids)
+            plot_bars(ax, np.arange(len(uids)) + (j - (len(colours) - 1) / 2) * step, t, step, colours[model], model)
+        plot_chance(ax)
+        ax.set_xticks(np.arange(len(uids)), uids, rotation=60, ha="right", fontsize="x-small")
+        plot_percent_axis(ax, "y", top=1.2)
+        ax.set_ylabel(f"accuracy ({norm})")
+    plot_legend(fig, axes[:, 0])
     return fig
 
 
@@ -91,7 +96,7 @@ def split_bars(splits: pd.DataFrame):
     norms = list(dict.fromkeys(s["normalization"]))
     sets = list(dict.fromkeys(s["set"]))
     models = list(dict.fromkeys(s["model"]))
-    fig, axes = _figure(len(sets), len(norms), width=max(3.6, 1.3 * len(models) + 1.2), height=3.2)
+    fig, axes = plot_figure(len(sets), len(norms), width=max(3.6, 1.3 * len(models) + 1.2), height=3.2)
     for i, norm in enumerate(norms):
         for j, set_name in enumerate(sets):
             ax = axes[i][j]
@@ -99,15 +104,15 @@ def split_bars(splits: pd.DataFrame):
             x = np.arange(len(models))
             for k, split in enumerate(SPLITS):
                 t = a[a["split"] == split].set_index("model").reindex(models)
-                _bars(ax, x + (k - 1) * 0.27, t, 0.27, SPLIT_COLOURS[split], split)
-            _chance(ax)
+                plot_bars(ax, x + (k - 1) * 0.27, t, 0.27, SPLIT_COLOURS[split], split)
+            plot_chance(ax)
             ax.set_xticks(x, models, rotation=15 if len(models) > 2 else 0, ha="right" if len(models) > 2 else "center",
                           fontsize="small")
             ax.set_xlim(-0.6, len(models) - 0.4)
-            _percent_axis(ax, "y", top=1.2)
+            plot_percent_axis(ax, "y", top=1.2)
             ax.set_ylabel(f"accuracy ({norm}), 95% CI")
             ax.set_title(f"{set_name} set, A=U / A>U / A<U", fontsize="medium")
-    _legend(fig, axes.ravel())
+    plot_legend(fig, axes.ravel())
     return fig
 
 
@@ -118,14 +123,14 @@ def diff_curves(curve: pd.DataFrame):
     not joined); the original set (the debiased one has difference 0 under the tokenizers it was
     controlled for)."""
     if curve.empty:
-        fig, axes = _figure(1)
-        _empty(axes[0][0])
+        fig, axes = plot_figure(1)
+        plot_empty(axes[0][0])
         return fig
     first = "original" if "original" in set(curve["set"]) else curve["set"].iloc[0]
     c = curve[curve["set"] == first]
     models = list(dict.fromkeys(c["model"]))
-    colours = _colours(c["normalization"])
-    fig, axes = _figure(len(models), width=4.4, height=3.4)
+    colours = plot_colours(c["normalization"])
+    fig, axes = plot_figure(len(models), width=4.4, height=3.4)
     c = c.assign(len_diff=-c["len_diff"])    # plotted as len(good) - len(bad): A>U to the right, like the gap's sign
     xs_all = sorted(c["len_diff"].unique())
     for ax, model in zip(axes[0], models):
@@ -144,8 +149,8 @@ def diff_curves(curve: pd.DataFrame):
             ax.annotate(f"{n:,}", (d, 0), xycoords=("data", "axes fraction"), xytext=(0, 2),
                         textcoords="offset points", ha="center", va="bottom", fontsize=5.5, color="dimgrey")
         ax.axvline(0, color="grey", lw=0.8, ls="--")
-        _chance(ax)
-        _percent_axis(ax, "y")
+        plot_chance(ax)
+        plot_percent_axis(ax, "y")
         ax.set_ylim(-0.12, 1.03)                              # (room for the n labels)
         ax.set_xticks(xs_all)                                 # the same x axis in every panel
         ax.set_xlim(min(xs_all) - 0.5, max(xs_all) + 0.5)
@@ -153,7 +158,7 @@ def diff_curves(curve: pd.DataFrame):
                       "n pairs along the bottom; hollow: one pair", fontsize="small")
         ax.set_ylabel("accuracy")
         ax.set_title(f"{model} ({first} set; 95% CI)", fontsize="medium")
-    _legend(fig, axes[0])
+    plot_legend(fig, axes[0])
     return fig
 
 
@@ -165,7 +170,7 @@ def loglik_vs_length(sentences: pd.DataFrame, fits: pd.DataFrame):
 
     models = list(dict.fromkeys(sentences["model"]))
     norms = list(dict.fromkeys(sentences["normalization"]))
-    fig, axes = _figure(len(norms), len(models), width=3.8, height=3.0)
+    fig, axes = plot_figure(len(norms), len(models), width=3.8, height=3.0)
     fit = fits.set_index(["model", "normalization"])
     roles = {"good": ("#0072B2", -0.18), "bad": ("#D55E00", 0.18)}
     for i, model in enumerate(models):
@@ -188,7 +193,7 @@ def loglik_vs_length(sentences: pd.DataFrame, fits: pd.DataFrame):
             ax.set_xlabel("tokens")
             ax.set_ylabel(norm)
             ax.set_title(model, fontsize="small")
-    _legend(fig, axes.ravel(), ncol=3)
+    plot_legend(fig, axes.ravel(), ncol=3)
     return fig
 
 
@@ -198,23 +203,23 @@ def summary_bars(summary: pd.DataFrame):
     norms = list(dict.fromkeys(summary["normalization"]))
     sets = list(dict.fromkeys(summary["set"]))
     models = list(dict.fromkeys(summary["model"]))
-    fig, axes = _figure(len(norms), width=max(3.4, 1.1 * len(models) * len(sets) / 2 + 1.4), height=3.2)
+    fig, axes = plot_figure(len(norms), width=max(3.4, 1.1 * len(models) * len(sets) / 2 + 1.4), height=3.2)
     colours = {s: SET_COLOURS.get(s, PALETTE[(i + 2) % len(PALETTE)]) for i, s in enumerate(sets)}
     step = 0.8 / len(sets)
     for ax, norm in zip(axes[0], norms):
         a = summary[summary["normalization"] == norm]
         for k, set_name in enumerate(sets):
             t = a[a["set"] == set_name].set_index("model").reindex(models)
-            _bars(ax, np.arange(len(models)) + (k - (len(sets) - 1) / 2) * step, t, step, colours[set_name],
+            plot_bars(ax, np.arange(len(models)) + (k - (len(sets) - 1) / 2) * step, t, step, colours[set_name],
                   f"{set_name} set")
-        _chance(ax)
+        plot_chance(ax)
         ax.set_xticks(np.arange(len(models)), models, rotation=15 if len(models) > 2 else 0,
                       ha="right" if len(models) > 2 else "center", fontsize="small")
         ax.set_xlim(-0.6, len(models) - 0.4)
-        _percent_axis(ax, "y", top=1.2)
+        plot_percent_axis(ax, "y", top=1.2)
         ax.set_ylabel(f"accuracy ({norm}), 95% CI")
         ax.set_title(f"overall accuracy, {norm}", fontsize="medium")
-    _legend(fig, axes[0])
+    plot_legend(fig, axes[0])
     return fig
 
 
@@ -227,15 +232,15 @@ def effect_bars(effects: pd.DataFrame | None):
     panel with, per model, the change and its three parts in percentage points with their 95%
     intervals and values; a zero line."""
     if effects is None or effects.empty:
-        fig, axes = _figure(1)
-        _empty(axes[0][0], "no original and debiased set")
+        fig, axes = plot_figure(1)
+        plot_empty(axes[0][0], "no original and debiased set")
         return fig
     e = effects[effects["uid"] == ALL]
     norms = list(dict.fromkeys(e["normalization"]))
     models = list(dict.fromkeys(e["model"]))
-    colours = _colours(models)
+    colours = plot_colours(models)
     parts = list(PART_LABELS)
-    fig, axes = _figure(len(norms), width=4.4, height=0.9 + 0.42 * len(parts) * len(models))
+    fig, axes = plot_figure(len(norms), width=4.4, height=0.9 + 0.42 * len(parts) * len(models))
     step = 0.8 / len(models)
     ends = [0.0]
     for ax, norm in zip(axes[0], norms):
@@ -262,6 +267,6 @@ def effect_bars(effects: pd.DataFrame | None):
     span = max(np.nanmax(ends) - np.nanmin(ends), 1.0)
     for ax in axes[0]:                        # one x axis for every panel (room for the labels)
         ax.set_xlim(np.nanmin(ends) - 0.7 * span, np.nanmax(ends) + 0.7 * span)
-    _legend(fig, axes[0])
+    plot_legend(fig, axes[0])
     return fig
 

@@ -68,7 +68,7 @@ MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 CHANCE = 0.5
 
 
-def _figure(ncols: int, nrows: int = 1, width: float = 4.2, height: float = 3.4):
+def plot_figure(ncols: int, nrows: int = 1, width: float = 4.2, height: float = 3.4):
     from matplotlib.figure import Figure  # Figure + savefig use the Agg canvas; pyplot is never touched
 
     fig = Figure(figsize=(width * ncols, height * nrows), layout="constrained")
@@ -76,16 +76,16 @@ def _figure(ncols: int, nrows: int = 1, width: float = 4.2, height: float = 3.4)
     return fig, axes
 
 
-def _empty(ax, text: str = "no data") -> None:
+def plot_empty(ax, text: str = "no data") -> None:
     ax.text(0.5, 0.5, text, ha="center", va="center", transform=ax.transAxes)
     ax.set_axis_off()
 
 
-def _colours(names) -> dict:
+def plot_colours(names) -> dict:
     return {n: PALETTE[i % len(PALETTE)] for i, n in enumerate(dict.fromkeys(names))}
 
 
-def _legend(fig, axes_list, ncol: int | None = None) -> None:
+def plot_legend(fig, axes_list, ncol: int | None = None) -> None:
     """One legend for the figure, above the panels (it covers no data): every distinct label once."""
     seen = {}
     for ax in axes_list:
@@ -96,7 +96,7 @@ def _legend(fig, axes_list, ncol: int | None = None) -> None:
                    frameon=False, fontsize="small")
 
 
-def _chance(ax, axis: str = "y") -> None:
+def plot_chance(ax, axis: str = "y") -> None:
     line = ax.axhline if axis == "y" else ax.axvline
     line(CHANCE, color="black", lw=0.8, ls=":", label="chance (50%)", zorder=0)
 
@@ -111,7 +111,7 @@ def _fit(values, pad: float = 0.04, low: float = 0.0, high: float = 1.0) -> tupl
     return max(low, lo - pad * span), min(high, hi + pad * span)
 
 
-def _bars(ax, x, table: pd.DataFrame, width: float, colour: str, label: str) -> None:
+def plot_bars(ax, x, table: pd.DataFrame, width: float, colour: str, label: str) -> None:
     """Bars of table.accuracy at `x` with Wilson whiskers, and the value (%) and n of each bar
     (above its whisker; written upwards inside narrow tall bars); an empty row gets only "n=0"."""
     acc = table["accuracy"].to_numpy(dtype=float)
@@ -141,19 +141,19 @@ DIRECTION_LABELS = {"longer": "formerly A>U\n(good longer)", "shorter": "formerl
                     "equal": "A=U (control)"}
 
 
-def _grid(n: int, width: float, height: float, ncols: int = 2):
+def plot_grid(n: int, width: float, height: float, ncols: int = 2):
     """A figure of n panels, at most `ncols` to a row; the unused cells of the last row are removed
     (no empty panel)."""
     cols = min(n, ncols)
     rows = -(-n // cols)
-    fig, axes = _figure(cols, rows, width=width, height=height)
+    fig, axes = plot_figure(cols, rows, width=width, height=height)
     flat = list(axes.ravel())
     for ax in flat[n:]:
         ax.remove()
     return fig, flat[:n]
 
 
-def _percent_axis(ax, axis: str = "x", top: float = 1.03) -> None:
+def plot_percent_axis(ax, axis: str = "x", top: float = 1.03) -> None:
     """An accuracy axis from 0 to 100%, the one unit of every accuracy figure (`top` above 1 leaves
     room for labels; a point at 0 or 100% stays whole)."""
     from matplotlib.ticker import PercentFormatter
@@ -172,12 +172,12 @@ def direction_dumbbells(effects: pd.DataFrame | None):
     from fairpairs.analysis.directions import MIN_PAIRS, enough
 
     if effects is None or effects.empty or "matched_longer_original" not in effects.columns:
-        fig, axes = _figure(1)
-        _empty(axes[0][0], "no original and debiased set")
+        fig, axes = plot_figure(1)
+        plot_empty(axes[0][0], "no original and debiased set")
         return fig
     e = effects[effects["uid"] == ALL]
     panels = list(e.groupby(["model", "normalization"], sort=False))
-    fig, axes = _grid(len(panels), width=4.1, height=2.3)
+    fig, axes = plot_grid(len(panels), width=4.1, height=2.3)
     names = list(DIRECTION_LABELS)
     for ax, ((model, norm), rows) in zip(axes, panels):
         r = rows.iloc[0]
@@ -203,13 +203,13 @@ def direction_dumbbells(effects: pd.DataFrame | None):
             eff = 100 * r[f"effect_{name}"]
             ax.annotate(f"{eff:+.1f} pp", (1, k), xycoords=("axes fraction", "data"), xytext=(3, 0),
                         textcoords="offset points", va="center", ha="left", fontsize=6)
-        _chance(ax, "x")
-        _percent_axis(ax, "x")
+        plot_chance(ax, "x")
+        plot_percent_axis(ax, "x")
         ax.set_yticks(range(len(names)), labels, fontsize=6)
         ax.set_ylim(len(names) - 0.5, -0.5)
         ax.set_xlabel("accuracy on the matched contexts (95% CI)", fontsize="small")
         ax.set_title(f"{model}, {norm}: original → debiased", fontsize="small")
-    _legend(fig, axes)
+    plot_legend(fig, axes)
     return fig
 
 
@@ -221,14 +221,14 @@ def gap_dots(effects: pd.DataFrame | None):
     from fairpairs.analysis.directions import MIN_PAIRS, enough
 
     if effects is None or effects.empty or "gap" not in effects.columns:
-        fig, axes = _figure(1)
-        _empty(axes[0][0], "no original and debiased set")
+        fig, axes = plot_figure(1)
+        plot_empty(axes[0][0], "no original and debiased set")
         return fig
     panels = list(effects.groupby(["model", "normalization"], sort=False))
     shown = {k: g[(g["uid"] != ALL) & g["n_longer"].map(enough) & g["n_shorter"].map(enough)].sort_values("gap")
              for k, g in panels}
     rows = max([len(v) for v in shown.values()] + [1]) + 1
-    fig, axes = _grid(len(panels), width=4.2, height=1.0 + 0.17 * rows)
+    fig, axes = plot_grid(len(panels), width=4.2, height=1.0 + 0.17 * rows)
     for ax, ((model, norm), g) in zip(axes, panels):
         t = shown[(model, norm)]
         pooled = g[g["uid"] == ALL].iloc[0]
@@ -253,5 +253,5 @@ def gap_dots(effects: pd.DataFrame | None):
         ax.set_xlabel("gap: A>U − A<U accuracy, points (n A>U / A<U)", fontsize="small")
         ax.set_title(f"{model}, {norm}\n{len(t)} of {total} paradigms with ≥{MIN_PAIRS} A>U and ≥{MIN_PAIRS} A<U pairs",
                      fontsize="small")
-    _legend(fig, axes)
+    plot_legend(fig, axes)
     return fig

@@ -30,13 +30,14 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from fairpairs.errors import Param, DatasetError, DatasetNotFoundError
+from fairpairs.records import PAIR_COLUMNS
 
 if TYPE_CHECKING:
-    from fairpairs.pairsets import PairSet
+    from fairpairs.pairsets import PairSet, PairSets
 
 MULTIBLIMP_COLUMNS = ("sen", "wrong_sen", "lang", "phenomenon", "grammatical_feature", "ungrammatical_feature")
 ZHO_GROUP_FIELDS = ("UID", "paradigm", "phenomenon")
-COLUMNS = ["uid", "pair_id", "sentence_good", "sentence_bad"]
+
 
 
 def _text(path: Path) -> str:
@@ -60,7 +61,7 @@ def _pair_set(rows: list[tuple], where: Path):
     every pair row is (`fairpairs.records.check_row`), naming its file and line."""
     from fairpairs.pairsets import from_rows
 
-    items = (((f, line), dict(zip(COLUMNS, rest))) for f, line, *rest in rows)
+    items = (((f, line), dict(zip(PAIR_COLUMNS, rest))) for f, line, *rest in rows)
     return from_rows(where.name, items, where)
 
 
@@ -93,7 +94,7 @@ def read_clams(path: Path, columns=None) -> dict[str, "PairSet"]:
 
 
 # ---------------------------------------------------------------------------- MultiBLiMP
-def read_multiblimp(path: Path, columns=None) -> dict[str, pd.DataFrame]:
+def read_multiblimp(path: Path, columns=None) -> dict[str, "PairSet"]:
     """MultiBLiMP's data.tsv (or a folder holding it)."""
     f = path / "data.tsv" if path.is_dir() else path
     if not f.is_file():
@@ -113,11 +114,9 @@ def read_multiblimp(path: Path, columns=None) -> dict[str, pd.DataFrame]:
             raise DatasetError(f"{f}:{int(empty.to_numpy().argmax()) + 2}: field {col!r} is empty")
     uid = (frame["lang"] + "/" + frame["phenomenon"] + "/" + frame["grammatical_feature"] + "→"
            + frame["ungrammatical_feature"])
-    out = pd.DataFrame({"uid": uid, "pair_id": [f"{f.name}:{i + 2}" for i in range(len(frame))],
-                        "sentence_good": frame["sen"], "sentence_bad": frame["wrong_sen"]})
-    if out.empty:
-        raise DatasetError(f"{f}: the dataset holds no pairs")
-    return {f.parent.name if f.name == "data.tsv" else f.stem: out[COLUMNS]}
+    rows = [(f, i + 2, u, f"{f.name}:{i + 2}", good, bad)
+            for i, (u, good, bad) in enumerate(zip(uid, frame["sen"], frame["wrong_sen"]))]
+    return {f.parent.name if f.name == "data.tsv" else f.stem: _pair_set(rows, f)}
 
 
 # ---------------------------------------------------------------------------- ZhoBLiMP
@@ -166,12 +165,12 @@ def detect(path: str | os.PathLike) -> str:
     return "blimp"
 
 
-def read(path: str | os.PathLike, format: str = "auto", columns=None) -> dict[str, pd.DataFrame]:
-    """Named sets of pairs (uid, pair_id, sentence_good, sentence_bad) from a dataset in `format` (a
-    name of `fairpairs.registry.READERS`, or "auto"). A reader is called as ``reader(path, columns)``
-    and returns {set name: PairSet or DataFrame}; a DataFrame's rows are checked here as every
-    pair row is (`fairpairs.records.check_row`). Only BLiMP's format reads other column names than
-    its own."""
+def read(path: str | os.PathLike, format: str = "auto", columns=None) -> "PairSets":
+    """Named sets of pairs (`PairSets`, as `fairpairs.pairsets.read_pairs` gives) from a dataset in
+    `format` (a name of `fairpairs.registry.READERS`, or "auto"). A reader is called as
+    ``reader(path, columns)`` and returns {set name: PairSet or DataFrame}; a DataFrame's rows are
+    checked here as every pair row is (`fairpairs.records.check_row`). Only BLiMP's format reads
+    other column names than its own."""
     from fairpairs.registry import READERS
 
     READERS.check(format, also=("auto",))
@@ -183,7 +182,9 @@ def read(path: str | os.PathLike, format: str = "auto", columns=None) -> dict[st
     if format != "blimp" and columns is not None and columns != _default_columns():
         raise DatasetError(Param("format"), f": {format} has fixed columns; ", Param("columns", quoted=True),
                            " applies to BLiMP-format files only")
-    return {name: _checked(part, name, format).pairs for name, part in READERS.get(format)(p, columns).items()}
+    from fairpairs.pairsets import PairSets
+
+    return PairSets({name: _checked(part, name, format) for name, part in READERS.get(format)(p, columns).items()})
 
 
 def _checked(part, name: str, format: str):

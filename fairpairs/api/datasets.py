@@ -91,7 +91,7 @@ def audit_report(data, models: Iterable[str] | str = DEFAULT_MODELS, *, columns=
     if isinstance(data, (str, os.PathLike)):
         from fairpairs.analysis.readers import read
 
-        sets = read(check.path(data, "data", error=DatasetError, what="file or folder"), format, columns)
+        sets = read(check.path(data, "data", error=DatasetError, what="file or folder"), format, columns).frames()
     elif format not in ("auto", "blimp"):
         raise UsageError(Param("format"), f": {format} is read from a path; give the dataset's file or folder")
     else:

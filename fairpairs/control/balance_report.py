@@ -183,13 +183,13 @@ def _rows_of(value, where: str) -> list[dict]:
     """Pair rows (the pair schema, fairpairs.records.check_row) from PairRecords, dicts or a
     DataFrame, read and checked by the one pair reader (messages name `where` and the item)."""
     from fairpairs.errors import UsageTypeError
-    from fairpairs.pairsets import memory_rows
+    from fairpairs.pairsets import read_pairs
 
     if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
         raise UsageTypeError(f"{where}: expected PairRecords, dicts or a DataFrame, not {type(value).__name__}")
     if hasattr(value, "__len__") and len(value) == 0:
         return []        # a set of no pairs (a paradigm that kept none; an empty DataFrame may have no columns)
-    return memory_rows(value, where)[0]
+    return list(read_pairs(value, name=where, empty=True)[where].rows)
 
 
 def _by_uid(rows: list[dict]) -> dict[str, list[dict]]:
@@ -215,7 +215,7 @@ def read_run(run_dir) -> tuple[dict[str, list[dict]], dict[str, list[dict]], Run
     manifest = read_manifest(run)
     sets = {}
     for which in ("original", "debiased"):
-        sets[which] = {f.stem: read_run_file(f)[0] for f in sorted((run / which).glob("*.jsonl"))}   # checked once
+        sets[which] = {f.stem: list(read_run_file(f).rows) for f in sorted((run / which).glob("*.jsonl"))}   # checked once
     missing = sorted(set(sets["original"]) ^ set(sets["debiased"]))
     if missing:
         raise DatasetError(f"{run}: paradigm(s) {', '.join(missing)} in only one of original/ and debiased/")

@@ -1,4 +1,5 @@
-"""Reading jsonl files of records, with `file:line: message` errors (shared by audit and fidelity)."""
+"""Reading jsonl files of records, with `file:line: message` errors whose `file` field names the file
+(shared by the pair reader, manifests and fidelity)."""
 
 from __future__ import annotations
 
@@ -26,9 +27,9 @@ def load_json(path, where: tuple | None = None, invalid: str = "invalid JSON"):
     try:
         return json.loads(Path(path).read_text(encoding="utf-8"))
     except UnicodeDecodeError as exc:
-        raise DatasetError(*where, f": not UTF-8 text (byte {exc.start})") from None
+        raise DatasetError(*where, f": not UTF-8 text (byte {exc.start})", file=str(path)) from None
     except json.JSONDecodeError as exc:
-        raise DatasetError(*where, f": {invalid} ({json_error(exc)})") from None
+        raise DatasetError(*where, f": {invalid} ({json_error(exc)})", file=str(path)) from None
 
 
 def iter_objects(path: Path) -> Iterator[tuple[int, dict]]:
@@ -41,9 +42,11 @@ def iter_objects(path: Path) -> Iterator[tuple[int, dict]]:
                 try:
                     obj = json.loads(line)
                 except json.JSONDecodeError as exc:
-                    raise DatasetError(f"{path}:{lineno}: invalid JSON ({json_error(exc, line=False)})") from None
+                    raise DatasetError(f"{path}:{lineno}: invalid JSON ({json_error(exc, line=False)})",
+                                       file=str(path)) from None
                 if not isinstance(obj, dict):
-                    raise DatasetError(f"{path}:{lineno}: expected a JSON object, got {type(obj).__name__}")
+                    raise DatasetError(f"{path}:{lineno}: expected a JSON object, got {type(obj).__name__}",
+                                       file=str(path))
                 yield lineno, obj
     except UnicodeDecodeError as exc:
-        raise DatasetError(f"{path}: not UTF-8 text ({exc.reason})") from None
+        raise DatasetError(f"{path}: not UTF-8 text ({exc.reason})", file=str(path)) from None

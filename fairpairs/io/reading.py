@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 from fairpairs.errors import not_found
 
 
@@ -34,3 +35,19 @@ def read_text(path: str | os.PathLike, what: str, error_cls: type[Exception], en
     """The text of file `path` (a `what`), with `reading`'s one-line errors."""
     with reading(path, what, error_cls):
         return Path(path).read_text(encoding=encoding)
+
+
+def plain_row(row: dict[str, Any]) -> dict[str, Any]:
+    """A table row without its missing cells (None or NaN: a column other rows have), with numpy
+    values as plain Python ones (a parquet struct of lengths comes back as nested numpy values)."""
+    return {k: _plain(v) for k, v in row.items() if not (v is None or (isinstance(v, float) and v != v))}
+
+
+def _plain(v):
+    if isinstance(v, dict):
+        return {k: _plain(x) for k, x in v.items() if x is not None}
+    if hasattr(v, "item") and not hasattr(v, "__len__"):
+        return v.item()          # numpy scalar
+    if hasattr(v, "tolist"):
+        return v.tolist()        # numpy array
+    return v

@@ -10,19 +10,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fairpairs.errors import Param, UsageError
-from fairpairs.records import PAIR_FIELDS, published_fields
+from fairpairs.records import published_fields
 
 if typing.TYPE_CHECKING:
+    from fairpairs.pairsets import PairSet
     from fairpairs.publishing.verify import RunCheck
 
 
 SETS = ("debiased", "original")
 DATA_FILE = "train-00000-of-00001.parquet"
 MANIFEST_COPY = "fairpairs_manifest.json"
-# the published columns and the jsonl keys a row must / may have come from records.PairRecord
+# the published columns (records.PairRecord's fields, in their published order)
 COLUMNS = published_fields()
-OPTIONAL = tuple(n for n in PAIR_FIELDS if any(c.source == n and c.optional for c in COLUMNS))
-REQUIRED = tuple(n for n in PAIR_FIELDS if n not in OPTIONAL)
 # paths a new upload replaces wholesale, so stale configs of an earlier upload disappear
 REPLACED_ON_UPLOAD = ["data/**", "lm_eval/**"]
 # version of the exported lm-eval tasks; 2.0: `target_delimiter: ""` (1.0 scored " " + sentence)
@@ -31,15 +30,18 @@ LM_EVAL_TASK_VERSION = 2.0
 
 @dataclass
 class Config:
-    """One dataset config: the pairs of one paradigm in one set."""
+    """One dataset config: the pairs of one paradigm in one set (as `fairpairs.pairsets.read_run_file`
+    read them: each row a checked pair with the fields of a `PairRecord`, and its file and line)."""
 
     name: str
     uid: str
     set: str
-    source: Path
-    rows: list[dict]
+    pairs: "PairSet"
     task: str = ""
-    lines: list[int] = field(default_factory=list)   # the jsonl line of each row
+
+    @property
+    def rows(self) -> tuple[dict, ...]:
+        return self.pairs.rows
 
 
 @dataclass

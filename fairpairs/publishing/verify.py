@@ -27,10 +27,13 @@ import json
 import re
 from dataclasses import dataclass, field, is_dataclass
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from fairpairs.errors import DatasetError, FairpairsError
 from fairpairs.manifest import ParadigmEntry, RunManifest
+
+if TYPE_CHECKING:
+    from fairpairs.pairsets import PairSet
 
 
 @dataclass
@@ -117,10 +120,10 @@ def _claimed(entry: ParadigmEntry, keys: list[str]):
     return claimed
 
 
-def check_run(run_dir: Path, manifest: RunManifest, rows: dict[str, dict[str, list[tuple[int, dict]]]],
+def check_run(run_dir: Path, manifest: RunManifest, rows: "dict[str, dict[str, PairSet]]",
               published: list[tuple[str, str]]) -> RunCheck:
     """Check the run folder `run_dir` against its `manifest` (see the module docstring). `rows`:
-    set -> uid -> [(line, jsonl row)] of every jsonl file read; `published`: the (set, uid) pairs
+    set -> uid -> the `PairSet` of every jsonl file read; `published`: the (set, uid) pairs
     being published. Raises a DatasetError naming the file and line of the first disagreement."""
     path = Path(run_dir) / "manifest.json"
     text = path.read_text(encoding="utf-8")
@@ -163,7 +166,7 @@ def _check_statistics(rows, published, paradigms, where, result: RunCheck, langu
         if entry is None:
             raise DatasetError(f"{where('paradigms')}: paradigms has no entry for {uid}, whose pairs are in "
                                f"{', '.join(files)}; the manifest is not this run's")
-        have = {s: [r for _, r in rows[s][uid]] for s in SETS if uid in rows.get(s, {})}
+        have = {s: list(rows[s][uid].rows) for s in SETS if uid in rows.get(s, {})}
         if all(s in have for s in SETS):     # the balance report, recomputed from the rows as `generate` did
             from fairpairs.control.balance_report import paradigm_balance
 
@@ -210,7 +213,7 @@ def _check_tokenizers(run_dir, manifest, rows, published, where, result: RunChec
                                    f"{actual[fname][:12]}...; the run was not made with these tokenizer files")
     for set_name, uid in published:
         file = Path(run_dir) / set_name / f"{uid}.jsonl"
-        items = rows[set_name][uid]
+        items = [(line, row) for (_, line), row in zip(rows[set_name][uid].origin, rows[set_name][uid].rows)]
         for line, row in items:
             extra = sorted(set(row.get("token_lengths") or {}) - listed)
             if extra:

@@ -52,30 +52,60 @@ def _read_file(path: Path) -> tuple[list[dict], bool]:
 
 def _checked(items, where: tuple) -> tuple[list[dict], bool]:
     """The rows of (where, row) items (`where`: the parts of a message naming the row), all pairs or
-    all single sentences; a pair row is checked by the one pair check (`fairpairs.records.check_row`:
-    it comes back in the pair schema, with `uid` / `pair_id` only where the input gave them), a
-    sentence must be non-empty text; the first bad row is an error naming it."""
-    from fairpairs.records import OLD_KEYS, check_row, check_text
+    all single sentences; pairs are read by the one pair reader (`fairpairs.pairsets.from_rows`:
+    each row checked by `fairpairs.records.check_row`, a repeated pair id refused; rows come back in
+    the pair schema, with `uid` / `pair_id` only where the input gave them), a sentence must be
+    non-empty text; the first bad row is an error naming it."""
+    from fairpairs.records import check_text
 
-    rows, pairs = [], None
-    for n, (at, obj) in enumerate(items):
-        if not isinstance(obj, dict):
-            raise DatasetError(*at, f": expected a sentence or a dict, not {type(obj).__name__}")
-        is_pair = "sentence_good" in obj or "sentence_bad" in obj
-        pairs = is_pair if pairs is None else pairs
-        if is_pair != pairs:
-            raise DatasetError(*at, ": mixes pairs and single sentences")
-        if pairs:
-            given = {OLD_KEYS.get(k, k) for k in obj}    # (check_row fills in a missing uid and pair id)
-            rows.append({k: v for k, v in check_row(obj, at, index=n).items()
-                         if k not in ("uid", "pair_id") or k in given})
-        elif not isinstance(obj.get("sentence"), str) or not obj["sentence"].strip():
-            raise DatasetError(*at, ": field 'sentence' is missing or not a non-empty string")
-        else:
-            rows.append({**obj, "sentence": check_text(obj["sentence"], at, "field 'sentence'")})
-    if not rows:
+    items = iter(items)
+    first = next(items, None)
+    if first is None:
         raise DatasetError(*where, ": no rows")
-    return rows, bool(pairs)
+    pairs = _is_pair(*first)
+    if pairs:
+        return _pair_rows(_same_kind(first, items, True)), True
+    rows = []
+    for at, obj in _same_kind(first, items, False):
+        if not isinstance(obj.get("sentence"), str) or not obj["sentence"].strip():
+            raise DatasetError(*at, ": field 'sentence' is missing or not a non-empty string")
+        rows.append({**obj, "sentence": check_text(obj["sentence"], at, "field 'sentence'")})
+    return rows, False
+
+
+def _is_pair(at: tuple, obj) -> bool:
+    if not isinstance(obj, dict):
+        raise DatasetError(*at, f": expected a sentence or a dict, not {type(obj).__name__}")
+    return "sentence_good" in obj or "sentence_bad" in obj
+
+
+def _same_kind(first: tuple, items, pairs: bool):
+    """`first`, then the items, each a dict and, like the first, a pair (`pairs`) or a sentence."""
+    yield first
+    for at, obj in items:
+        if _is_pair(at, obj) != pairs:
+            raise DatasetError(*at, ": mixes pairs and single sentences")
+        yield at, obj
+
+
+def _pair_rows(items) -> list[dict]:
+    """The checked rows of (where, pair) items, keeping `uid` / `pair_id` only where a row gave them
+    (the one reader fills them in: the set's name, the row's place)."""
+    from fairpairs.pairsets import from_rows
+    from fairpairs.records import OLD_KEYS
+
+    places: list[tuple] = []       # each row's message parts (a file's line, the list's index)
+    given: list[set] = []
+
+    def placed():
+        for n, (at, obj) in enumerate(items):
+            places.append(at)
+            given.append({OLD_KEYS.get(k, k) for k in obj})
+            yield n, obj
+
+    pairs = from_rows("pairs", placed(), "pairs", place=places.__getitem__)
+    return [{k: v for k, v in row.items() if k not in ("uid", "pair_id") or k in keys}
+            for row, keys in zip(pairs.rows, given)]
 
 
 def score_normalize(normalize, morcela_params=None) -> tuple[str, ...]:
