@@ -22,9 +22,20 @@ no cache; prints sentences/s of each (issue 23: score_pairs must run as fast as 
     python benchmarks/score.py --api                  # tiny random gpt2 and bert, 10 paradigms x 20 pairs
     python benchmarks/score.py --api --model smollm2-135m --pairs 10 --results benchmarks/results/score_api.md
 
-minicons 0.3.39 needs transformers<5, so it runs in a separate interpreter (--minicons-python):
-    python -m venv /tmp/mc-venv && /tmp/mc-venv/bin/pip install torch==2.13.0 \
-        && /tmp/mc-venv/bin/pip install "transformers<5" minicons==0.3.39
+Whole process (--whole-process): `fairpairs score` (CLI, a fresh process: imports, model load,
+tokenisation, scoring, writing the table) against a fresh minicons process doing the same (imports,
+load, score in batches of --minicons-batch, write a csv), alternating runs (--code DIR adds another
+fairpairs checkout, e.g. a baseline, to the rotation); median wall time and peak RSS of each, their
+ratio, and the largest score difference:
+    python benchmarks/score.py --whole-process --minicons-python /work/venv-minicons/bin/python \
+        --n-sentences 1000 --repeats 3 --code base=/tmp/base        # tiny random bert-base-cased, word_l2r
+    python benchmarks/score.py --whole-process --minicons-python ... --model smollm2-135m --n-sentences 200
+
+minicons 0.3.39 runs in a separate interpreter (--minicons-python); its MaskedLMScorer calls the
+tokenizer's batch_encode_plus, which transformers 5 no longer has: the scripts alias it to __call__
+(what it was in transformers 4), so minicons can share fairpairs' transformers version:
+    python -m venv /work/venv-minicons && /work/venv-minicons/bin/pip install torch==2.13.0 \
+        && /work/venv-minicons/bin/pip install torch==2.13.0 minicons==0.3.39 transformers==<fairpairs'> gguf
 """
 
 from __future__ import annotations
@@ -57,6 +68,7 @@ cfg = json.load(open(spec["model"] + "/tokenizer_config.json"))
 special = {k: cfg[k] for k in ("bos_token", "eos_token", "unk_token", "pad_token", "mask_token",
                                "cls_token", "sep_token") if isinstance(cfg.get(k), str)}
 tok = PreTrainedTokenizerFast(tokenizer_file=spec["model"] + "/tokenizer.json", **special)
+tok.batch_encode_plus = tok.__call__   # (minicons 0.3.39 calls it; transformers 5 has only __call__)
 if spec["kind"] == "causal":
     model = AutoModelForCausalLM.from_pretrained(spec["model"])
     if tok.pad_token is None:
@@ -79,6 +91,38 @@ for _ in range(spec["repeats"]):
     best = dt if best is None else min(best, dt)
     scores = out
 print(json.dumps({"seconds": best, "scores": scores}))
+'''
+
+# One whole minicons process: imports, model load, scoring in batches, a csv of the sums.
+MINICONS_WHOLE = r'''
+import csv, json, sys
+spec = json.loads(sys.argv[1])
+import torch
+from transformers import AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokenizer
+from minicons import scorer
+sents = [l for l in open(spec["input"], encoding="utf-8").read().splitlines() if l.strip()]
+kw = {"gguf_file": spec["gguf_file"]} if spec.get("gguf_file") else {}
+tok = AutoTokenizer.from_pretrained(spec["model"], **kw)
+tok.batch_encode_plus = tok.__call__   # (minicons 0.3.39 calls it; transformers 5 has only __call__)
+if spec["kind"] == "causal":
+    model = AutoModelForCausalLM.from_pretrained(spec["model"], dtype=torch.float32, **kw)
+    if spec.get("bos_token"):
+        tok.bos_token = spec["bos_token"]
+    if tok.pad_token is None:
+        tok.pad_token = tok.eos_token
+    lm = scorer.IncrementalLMScorer(model, "cpu", tokenizer=tok)
+    run = lambda b: lm.sequence_score(b, reduction=lambda x: x.sum(0).item(), bos_token=True)
+else:
+    model = AutoModelForMaskedLM.from_pretrained(spec["model"], dtype=torch.float32)
+    lm = scorer.MaskedLMScorer(model, "cpu", tokenizer=tok)
+    run = lambda b: lm.sequence_score(b, reduction=lambda x: x.sum(0).item(), PLL_metric=spec["metric"])
+bs, out = spec["batch_size"], []
+for i in range(0, len(sents), bs):
+    out += run(sents[i:i + bs])
+with open(spec["out"], "w", newline="", encoding="utf-8") as f:
+    w = csv.writer(f)
+    w.writerow(["sentence", "sum_logprob"])
+    w.writerows(zip(sents, out))
 '''
 
 
@@ -317,6 +361,88 @@ def api_speed(args) -> None:
     tmp.cleanup()
 
 
+def _timed(cmd: list[str], env: dict) -> tuple[float, float, str]:
+    """Wall seconds, peak RSS (MB) and stderr of one whole process."""
+    t0 = time.perf_counter()
+    with tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=err)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - t0
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        err.seek(0)
+        text = err.read().decode("utf-8", "replace")
+    if proc.returncode != 0:
+        sys.exit(f"{' '.join(cmd[:4])} ... failed ({proc.returncode}):\n{text[-2000:]}")
+    return wall, usage.ru_maxrss / 1024, text
+
+
+def whole_process(args) -> None:
+    """`fairpairs score` vs a minicons process, whole process, alternating (module docstring)."""
+    import pandas as pd
+
+    from fairpairs.scoring import build_tiny_model
+    from fairpairs.scoring.models import resolve_model_name
+
+    if not args.minicons_python:
+        sys.exit("--whole-process needs --minicons-python")
+    tmp = tempfile.TemporaryDirectory()
+    root = Path(tmp.name)
+    model = (args.model or [None])[0] or str(build_tiny_model("bert-base-cased", root / "tiny-bert-base-cased"))
+    sentences = load_sentences(args.blimp_dir, None if args.all else args.n_sentences)
+    inp = root / "sentences.txt"
+    inp.write_text("\n".join(sentences) + "\n", encoding="utf-8")
+    src = resolve_model_name(model)
+    kind = args.kind or ("causal" if src.gguf_file else "masked")
+    variant = "causal" if kind == "causal" else (args.variants or "word_l2r").split(",")[0].strip()
+    codes = [("fairpairs", str(REPO))] + [tuple(c.split("=", 1)) for c in args.code or []]
+    env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_NO_ADVISORY_WARNINGS="1")
+    if args.threads:
+        env["OMP_NUM_THREADS"] = str(args.threads)
+    spec = {"model": src.path, "gguf_file": src.gguf_file, "bos_token": src.bos_token, "kind": kind,
+            "metric": MINICONS_METRIC.get(variant), "input": str(inp), "out": str(root / "minicons.csv"),
+            "batch_size": args.minicons_batch}
+    (root / "mc.py").write_text(MINICONS_WHOLE)
+    runs = {name: [] for name, _ in codes + [("minicons", "")]}
+    outs = {}
+    print(f"whole process: {len(sentences)} BLiMP sentences, {Path(model).name} ({kind}, "
+          f"{'PLL ' + variant if kind == 'masked' else 'causal'}), {args.repeats} alternating rounds; "
+          f"{os.cpu_count()} CPUs; OMP_NUM_THREADS={env.get('OMP_NUM_THREADS', 'unset')}")
+    print(f"load before: {_load()}", flush=True)
+    for rep in range(args.repeats):
+        for name, code in codes + [("minicons", "")]:
+            if name == "minicons":
+                cmd = [args.minicons_python, str(root / "mc.py"), json.dumps(spec)]
+                out = root / "minicons.csv"
+            else:
+                out = root / f"{name}.csv"
+                out.unlink(missing_ok=True)
+                cmd = [sys.executable, "-m", "fairpairs.cli", "score", "--model", model, "--input", str(inp),
+                       "--out", str(out), "--normalize", "lp", "--no-progress", "--device", "cpu"]
+                cmd += ["--kind", kind] + (["--pll", variant] if kind == "masked" else [])
+            wall, rss, _ = _timed(cmd, dict(env, PYTHONPATH=code) if code else env)
+            runs[name].append((wall, rss))
+            outs[name] = pd.read_csv(out)["sum_logprob"].to_numpy()
+            print(f"  round {rep + 1} {name:<12} {wall:7.1f} s {rss:7.0f} MB (load {os.getloadavg()[0]:.1f})",
+                  flush=True)
+    print(f"load after: {_load()}")
+    med = {k: (float(np.median([w for w, _ in v])), max(r for _, r in v)) for k, v in runs.items()}
+    mc = med["minicons"][0]
+    lines = ["| process | wall s, median | peak RSS MB, max | minicons / it | max abs score diff vs minicons |",
+             "|---|---:|---:|---:|---:|"]
+    for name, (wall, rss) in med.items():
+        diff = "-" if name == "minicons" else f"{float(np.abs(outs[name] - outs['minicons']).max()):.1e}"
+        ratio = "-" if name == "minicons" else f"{mc / wall:.2f}x"
+        lines.append(f"| {name} | {wall:.1f} | {rss:.0f} | {ratio} | {diff} |")
+    for name, _ in codes[1:]:
+        same = bool(np.array_equal(outs[name], outs["fairpairs"]))
+        lines.append(f"\n{name} vs fairpairs: scores identical: {same}; max abs diff "
+                     f"{float(np.abs(outs[name] - outs['fairpairs']).max()):.1e}")
+    print("\n".join(lines))
+    if args.json_out:
+        args.json_out.write_text(json.dumps({"runs": runs, "median": med}, indent=2) + "\n")
+    tmp.cleanup()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--models", action="append", help="model folder / name (repeatable); default: tiny "
@@ -325,8 +451,8 @@ def main():
     ap.add_argument("--blimp-dir", type=Path, default=DEFAULT_BLIMP, help="folder of BLiMP *.jsonl")
     ap.add_argument("--n-sentences", type=int, default=400)
     ap.add_argument("--all", action="store_true", help="every sentence in --blimp-dir")
-    ap.add_argument("--variants", default="original,word_l2r,whole_word,sentence_l2r",
-                    help="PLL variants for masked models")
+    ap.add_argument("--variants", default=None, help="PLL variants for masked models (default: all four; "
+                    "--whole-process: word_l2r)")
     ap.add_argument("--device", default="auto")
     ap.add_argument("--dtype", default=None, help="bfloat16 / float16 on a GPU")
     ap.add_argument("--batch-tokens", type=int, default=None)
@@ -343,7 +469,15 @@ def main():
     ap.add_argument("--api", action="store_true", help="time fp.score_pairs against fp.evaluate")
     ap.add_argument("--paradigms", type=int, default=10, help="--api: the first N standard paradigms")
     ap.add_argument("--results", type=Path, default=None, help="--api: write the table here (markdown)")
+    ap.add_argument("--whole-process", action="store_true", help="time whole `fairpairs score` processes "
+                    "against whole minicons processes, alternating")
+    ap.add_argument("--code", action="append", help="--whole-process: NAME=DIR, another fairpairs checkout to "
+                    "time in the rotation (e.g. base=/tmp/base)")
+    ap.add_argument("--kind", default=None, help="--whole-process: causal or masked (default: masked, "
+                    "causal for a GGUF)")
     args = ap.parse_args()
+    if args.whole_process:
+        return whole_process(args)
     if args.api:
         args.pairs = args.pairs or 20
         return api_speed(args)
@@ -371,7 +505,7 @@ def main():
     for m in models:
         scorer = Scorer.from_pretrained(m, device=args.device, dtype=args.dtype,
                                         batch_tokens=args.batch_tokens, progress=False)
-        variants = ["causal"] if scorer.kind == "causal" else [v.strip() for v in args.variants.split(",")]
+        variants = ["causal"] if scorer.kind == "causal" else [v.strip() for v in (args.variants or "original,word_l2r,whole_word,sentence_l2r").split(",")]
         print(f"\n{Path(m).name} ({scorer.kind}, {sum(p.numel() for p in scorer.model.parameters()) / 1e6:.1f}M "
               f"params, device {scorer.device}, batch budget {scorer.batch_tokens} tokens)")
         print(f"  {'variant':<13}{'ours s/s':>10}{'naive s/s':>11}{'minicons s/s':>14}{'ours/naive':>12}"

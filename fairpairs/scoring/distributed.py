@@ -49,35 +49,12 @@ def sentence_sums(score_subset, sentences: list[str], n_tokens, costs, resume_di
     from fairpairs.scoring.resume import Parts
 
     group = init()
-    rank, world = (group.rank, group.world_size) if group else (0, 1)
+    rank = group.rank if group else 0
     n = len(sentences)
     n_tokens = np.asarray(n_tokens)
-    sums = np.full(n, np.nan)
     parts = Parts(resume_dir, rank, meta) if resume_dir is not None else None
-
-    def load() -> dict[int, float]:
-        if parts is None:
-            return {}
-        index = {s: i for i, s in enumerate(sentences)}
-        found = {}
-        for s, (value, ntok) in parts.load().items():
-            i = index.get(s)
-            if i is not None and ntok == n_tokens[i] and np.isfinite(value):
-                found[i] = value
-        return found
-
-    saved = group.run(load) if group else load()
-    # a sentence saved where several ranks see it (a shared folder) belongs to the lowest of them
-    owner = np.full(n, -1)
-    held = group.all_gather(np.fromiter(saved, dtype=np.int64, count=len(saved))) if group else \
-        [np.fromiter(saved, dtype=np.int64, count=len(saved))]
-    for r in reversed(range(world)):
-        owner[held[r]] = r
-    mine_saved = np.nonzero(owner == rank)[0]
-    got_idx = [mine_saved]
-    got_val = [np.array([saved[i] for i in mine_saved], dtype=np.float64)]
-    todo = np.nonzero(owner < 0)[0]
-    mine = todo[balanced_shards(np.asarray(costs)[todo], world)[rank]]
+    got_idx, got_val, todo = _saved_sums(group, parts, sentences, n_tokens)
+    mine = todo[balanced_shards(np.asarray(costs)[todo], group.world_size if group else 1)[rank]]
 
     resumed = n - len(todo)
     show = wanted(progress) and rank == 0 and len(todo) > 0
@@ -104,24 +81,61 @@ def sentence_sums(score_subset, sentences: list[str], n_tokens, costs, resume_di
             if len(mine):
                 score_subset(mine, on_done)
         else:
-            err = None
-            try:
-                if len(mine):
-                    score_subset(mine, on_done)
-            except _Stopped:
-                pass
-            except Exception as exc:  # noqa: BLE001 - every rank learns of it and raises
-                err = describe(exc)
-                group.flag(f"{tag}/failed")
-            group.add(f"{tag}/finished", 1)
-            _wait_for_ranks(group, tag, bar if show else None, resumed)
-            gathered = group.all_gather((err, np.concatenate(got_idx), np.concatenate(got_val)))
-            group.raise_failed([g[0] for g in gathered])
-            got_idx = [g[1] for g in gathered]
-            got_val = [g[2] for g in gathered]
+            got_idx, got_val = _score_in_group(group, tag, lambda: score_subset(mine, on_done) if len(mine) else None,
+                                               got_idx, got_val, bar if show else None, resumed)
     finally:
         bar.close()
-    idx, val = np.concatenate(got_idx), np.concatenate(got_val)
+    return _gathered(sentences, np.concatenate(got_idx), np.concatenate(got_val))
+
+
+def _saved_sums(group: Group | None, parts, sentences: list[str], n_tokens: np.ndarray):
+    """The sums this rank owns from the resume folder (indices and values, as lists of arrays to
+    append to), and the indices of the sentences nobody has saved yet. A sentence saved where
+    several ranks see it (a shared folder) belongs to the lowest of them."""
+
+    def load() -> dict[int, float]:
+        if parts is None:
+            return {}
+        index = {s: i for i, s in enumerate(sentences)}
+        found = {}
+        for s, (value, ntok) in parts.load().items():
+            i = index.get(s)
+            if i is not None and ntok == n_tokens[i] and np.isfinite(value):
+                found[i] = value
+        return found
+
+    saved = group.run(load) if group else load()
+    rank, world = (group.rank, group.world_size) if group else (0, 1)
+    owner = np.full(len(sentences), -1)
+    held = group.all_gather(np.fromiter(saved, dtype=np.int64, count=len(saved))) if group else \
+        [np.fromiter(saved, dtype=np.int64, count=len(saved))]
+    for r in reversed(range(world)):
+        owner[held[r]] = r
+    mine_saved = np.nonzero(owner == rank)[0]
+    return [mine_saved], [np.array([saved[i] for i in mine_saved], dtype=np.float64)], np.nonzero(owner < 0)[0]
+
+
+def _score_in_group(group: Group, tag: str, run, got_idx: list, got_val: list, bar, resumed: int):
+    """Run this rank's share (`run`), wait for the others, and gather every rank's sums (indices
+    and values); a failure on any rank is raised on all of them."""
+    err = None
+    try:
+        run()
+    except _Stopped:
+        pass
+    except Exception as exc:  # noqa: BLE001 - every rank learns of it and raises
+        err = describe(exc)
+        group.flag(f"{tag}/failed")
+    group.add(f"{tag}/finished", 1)
+    _wait_for_ranks(group, tag, bar, resumed)
+    gathered = group.all_gather((err, np.concatenate(got_idx), np.concatenate(got_val)))
+    group.raise_failed([g[0] for g in gathered])
+    return [g[1] for g in gathered], [g[2] for g in gathered]
+
+
+def _gathered(sentences: list[str], idx: np.ndarray, val: np.ndarray) -> np.ndarray:
+    """The sums in sentence order, checked: every sentence scored exactly once, every sum finite."""
+    n = len(sentences)
     counts = np.bincount(idx, minlength=n)
     if len(idx) != n or (counts != 1).any():
         # (the ranks agreed on their input and model first, `agree`; so this is fairpairs' fault)
@@ -135,6 +149,7 @@ def sentence_sums(score_subset, sentences: list[str], n_tokens, costs, resume_di
         raise ModelError(Param("model"), f": gave {int(bad.sum())} sentence(s) a log-probability that is not a finite number "
                          f"(e.g. {example!r}); a result that cannot be right (with a 16-bit ", Param("dtype", quoted=True),
                          ", try float32)")
+    sums = np.full(n, np.nan)
     sums[idx] = val
     return sums
 

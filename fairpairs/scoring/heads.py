@@ -56,25 +56,29 @@ class Forward:
         self.chunk = max(16, budget // (4 * vocab))
         self.split = self.body is not None and isinstance(self.head, nn.Module)
 
-    def _hidden(self, ids, att):
+    def hidden(self, ids, att):
+        """The body's last hidden states."""
         kw = {"use_cache": False} if self.kind == "causal" else {}
         out = self.body(input_ids=ids, attention_mask=att, **kw)
         return out[0] if isinstance(out, tuple) else out.last_hidden_state
 
-    def _full_logits(self, ids, att):
+    def full_logits(self, ids, att):
+        """The whole model's logits (every position, every token)."""
         kw = {"use_cache": False} if self.kind == "causal" else {}
         return self.model(input_ids=ids, attention_mask=att, **kw).logits
+
+    def states(self, ids, att):
+        """What the head turns into logits, and that head: the hidden states and the LM head when
+        the split is used, else the full logits and None."""
+        if self.split:
+            return self.hidden(ids, att), self.head
+        return self.full_logits(ids, att), None
 
     @torch.inference_mode()
     def __call__(self, ids, att, trow, tpos, tid):
         # with a device map (accelerate) the last hidden states and the head may sit on other GPUs
         # than the inputs: index where the tensor is
-        if self.split:
-            states = self._hidden(ids, att)
-            head = self.head
-        else:
-            states = self._full_logits(ids, att)
-            head = None
+        states, head = self.states(ids, att)
         states = states[trow.to(states.device), tpos.to(states.device)]
         out = []
         for i in range(0, states.shape[0], self.chunk):

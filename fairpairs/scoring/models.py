@@ -17,9 +17,9 @@ from fairpairs.tokenization.sources import (  # noqa: F401  (re-exported: where 
     resolve_model_name,
 )
 from fairpairs.tokenization.lengths import load_tokenizer as _load_tokenizer
-from fairpairs.scoring.settings import DEVICE_MAPS   # (the --device-map choices: one home)
 
 KINDS = ("causal", "masked")
+DEVICE_MAPS = ("auto", "balanced", "balanced_low_0", "sequential")
 DTYPES = {"float32": "float32", "fp32": "float32", "bfloat16": "bfloat16", "bf16": "bfloat16",
           "float16": "float16", "fp16": "float16", "half": "float16"}
 
@@ -150,7 +150,7 @@ def load_model(name: str, kind: str | None = None, device: str = "auto", dtype=N
 
     With `device_map` the model is dispatched by accelerate (big-model inference) and the device
     returned is the one its inputs go to."""
-    from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForMaskedLM
+    from transformers import AutoModelForCausalLM, AutoModelForMaskedLM
 
     if kind is not None and kind not in KINDS:
         raise ModelError(Param("kind"), f" {kind}", value=kind, reason=f"expected causal or masked")
@@ -165,20 +165,7 @@ def load_model(name: str, kind: str | None = None, device: str = "auto", dtype=N
     else:
         dev = resolve_device(device)
     tdtype = resolve_dtype(dtype, dev)
-    try:
-        with network_deadline((Param("model"), f" {name}"), source.path):
-            config = AutoConfig.from_pretrained(source.path, **source.kwargs())
-    except NetworkError as exc:
-        from fairpairs.tokenization.catalogue import model_names
-        from fairpairs.suggest import did_you_mean
-
-        raise exc.appended(did_you_mean(name, model_names())) from None
-    except Exception as exc:
-        from fairpairs.tokenization.catalogue import model_names
-        from fairpairs.suggest import did_you_mean
-
-        raise ModelError(Param("model"), f" {name}", value=name, reason=f"cannot load the model's config{did_you_mean(name, model_names())}: not a "
-                         f"model folder, GGUF file or reachable Hub model ({_first_line(exc)})") from None
+    config = _load_config(name, source)
     detected = detect_kind(config)
     kind = kind or detected
     if kind is None:
@@ -206,6 +193,26 @@ def load_model(name: str, kind: str | None = None, device: str = "auto", dtype=N
     for p in model.parameters():
         p.requires_grad_(False)
     return model, tok, kind, dev, tdtype
+
+
+def _load_config(name: str, source: ModelSource):
+    """The transformers config of model `name`; a ModelError (with a "did you mean") when there is none."""
+    from transformers import AutoConfig
+
+    try:
+        with network_deadline((Param("model"), f" {name}"), source.path):
+            return AutoConfig.from_pretrained(source.path, **source.kwargs())
+    except NetworkError as exc:
+        from fairpairs.tokenization.catalogue import model_names
+        from fairpairs.suggest import did_you_mean
+
+        raise exc.appended(did_you_mean(name, model_names())) from None
+    except Exception as exc:
+        from fairpairs.tokenization.catalogue import model_names
+        from fairpairs.suggest import did_you_mean
+
+        raise ModelError(Param("model"), f" {name}", value=name, reason=f"cannot load the model's config{did_you_mean(name, model_names())}: not a "
+                         f"model folder, GGUF file or reachable Hub model ({_first_line(exc)})") from None
 
 
 _QUANT = re.compile(r"[.-]((?:I?Q\d\w*)|F16|F32|BF16)$", re.IGNORECASE)

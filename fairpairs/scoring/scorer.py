@@ -99,7 +99,8 @@ class Scorer:
         return group.run(load) if group is not None else load()
 
     # -- core -------------------------------------------------------------------------------
-    def _encode(self, sentences) -> Encoded:
+    def encode(self, sentences) -> Encoded:
+        """The sentences tokenised as this scorer feeds them to its model (`scoring.encoding.encode`)."""
         return encode(self.tokenizer, sentences, self.kind, self.bos_id, self.max_len)
 
     def _rows(self, enc: Encoded, pll: str | None = None):
@@ -117,7 +118,7 @@ class Scorer:
         """Check the fast body/head split against the full model on two padded sentences."""
         import torch
 
-        enc = self._encode(PROBE)
+        enc = self.encode(PROBE)
         rows = self._rows(enc, "original")
         padded, lengths = enc.padded(self.pad_id)
         tensors, _ = batch_tensors(rows, np.arange(rows.n), padded, lengths[rows.sent],
@@ -130,14 +131,14 @@ class Scorer:
         sentences = check_sentences(sentences)
         if not sentences:
             return []
-        enc = self._encode(sentences)
+        enc = self.encode(sentences)
         flat = self._run(enc, pll)
         ptr = enc.out_ptr()
         return [flat[ptr[i]:ptr[i + 1]] for i in range(len(sentences))]
 
     def token_scores(self, sentence: str) -> list[tuple[str, float]]:
         """(token, log-probability) for every content token of one sentence."""
-        enc = self._encode(check_sentences([sentence]))
+        enc = self.encode(check_sentences([sentence]))
         lp = self._run(enc, progress=False)
         toks = self.tokenizer.convert_ids_to_tokens(enc.ids[0][enc.content[0]].tolist())
         return [(t, float(v)) for t, v in zip(toks, lp)]
@@ -221,6 +222,31 @@ class Scorer:
         sentences = check_sentences(sentences)
         if pll is not None:
             check_pll(pll)
+        params, table, lparams = self._normalizers(names, unigrams, morcela_params, length_params)
+        words = bool(needing(names, "words"))
+        from fairpairs.scoring import launch
+
+        group = launch.init()
+        if words:
+            from fairpairs.scoring.words import check_causal
+
+            check_causal(self)
+            if group is not None:
+                raise ModelError(Param("normalize"), " word_lp, word_mean_lp, centered_lp: not available under a "
+                                 "multi-process launch (score them in one process)")
+        if group is not None:   # the ranks must score the same thing before they share the work
+            launch.agree(group, self.identity(list(dict.fromkeys(sentences)), names, pll or self.pll, alpha,
+                                                   table, params))
+        cols = self._columns(sentences, pll or self.pll, resume_dir, table, words)
+        df = pd.DataFrame(cols)
+        df["n_tokens"] = df["n_tokens"].astype("int64")
+        df["n_words"] = df["n_words"].astype("int64")
+        nz.add_columns(df, names, alpha=alpha, morcela=params, length=lparams)
+        return df
+
+    def _normalizers(self, names, unigrams, morcela_params, length_params):
+        """What the normalisations `names` need, loaded and checked: MORCELA parameters, the
+        unigram table and the length parameters (each None when not needed)."""
         params = None
         if needing(names, "morcela_params"):
             from fairpairs.scoring.morcela import load_params
@@ -230,7 +256,6 @@ class Scorer:
                                  ", written by `fairpairs morcela fit`)")
             params = load_params(morcela_params)
         table = load_unigrams(unigrams, self.tokenizer) if needing(names, "unigrams") else None
-        words = bool(needing(names, "words"))
         lparams = None
         if needing(names, "length_params"):
             from fairpairs.scoring.length import load_length_params
@@ -240,51 +265,39 @@ class Scorer:
             if "tcf_lp" in names and fitted == "wordfreq" and not isinstance(table, WordfreqUnigrams):
                 raise ModelError(Param("normalize"), " tcf_lp: its parameters were fitted with wordfreq unigrams; "
                                  "score it with ", Param("unigrams", quoted=True), " wordfreq (the default), not a token table")
-        from fairpairs.scoring import launch
+        return params, table, lparams
 
-        group = launch.init()
-        if words:
-            from fairpairs.scoring.words import _check_causal
-
-            _check_causal(self)
-            if group is not None:
-                raise ModelError(Param("normalize"), " word_lp, word_mean_lp, centered_lp: not available under a "
-                                 "multi-process launch (score them in one process)")
-        if group is not None:   # the ranks must score the same thing before they share the work
-            launch.agree(group, self.identity(list(dict.fromkeys(sentences)), names, pll or self.pll, alpha,
-                                                   table, params))
+    def _columns(self, sentences: list[str], pll: str, resume_dir, table, words: bool) -> dict:
+        """The score table's columns before normalisation (`score`), each distinct sentence scored once."""
         cols = {"sentence": sentences, "sum_logprob": [], "n_tokens": [], "n_words": []}
-        if sentences:
-            unique = list(dict.fromkeys(sentences))
-            where = {s: i for i, s in enumerate(unique)}
-            back = np.array([where[s] for s in sentences], dtype=np.int64)
-            enc = self._encode(unique)
-            if words:
-                from fairpairs.scoring.words import token_stats
-
-                stats = token_stats(self, unique)
-                sums = np.array([float(np.sum(t.lp)) for t in stats])
-                cols["word_correction"] = np.array([t.word_correction for t in stats])[back].tolist()
-                cols["entropy_sum"] = np.array([float(np.sum(t.entropy)) for t in stats])[back].tolist()
-            else:
-                sums = self._sums(enc, unique, pll or self.pll, resume_dir)
-            cols["sum_logprob"] = sums[back].tolist()
-            cols["n_tokens"] = np.diff(enc.out_ptr())[back].tolist()
-            n_words = np.array([int(w[-1]) + 1 for w in enc.words], dtype=np.int64)
-            cols["n_words"] = n_words[back].tolist()
+        if not sentences:
             if table is not None:
-                uni = np.array([float(np.sum(table.token_logprobs(s, i[c], o)))
-                                for s, i, c, o in zip(unique, enc.ids, enc.content, enc.offsets)])
-                cols["unigram_logprob"] = uni[back].tolist()
-        elif table is not None:
-            cols["unigram_logprob"] = []
-        if words and not sentences:
-            cols["word_correction"], cols["entropy_sum"] = [], []
-        df = pd.DataFrame(cols)
-        df["n_tokens"] = df["n_tokens"].astype("int64")
-        df["n_words"] = df["n_words"].astype("int64")
-        nz.add_columns(df, names, alpha=alpha, morcela=params, length=lparams)
-        return df
+                cols["unigram_logprob"] = []
+            if words:
+                cols["word_correction"], cols["entropy_sum"] = [], []
+            return cols
+        unique = list(dict.fromkeys(sentences))
+        where = {s: i for i, s in enumerate(unique)}
+        back = np.array([where[s] for s in sentences], dtype=np.int64)
+        enc = self.encode(unique)
+        if words:
+            from fairpairs.scoring.words import token_stats
+
+            stats = token_stats(self, unique)
+            sums = np.array([float(np.sum(t.lp)) for t in stats])
+            cols["word_correction"] = np.array([t.word_correction for t in stats])[back].tolist()
+            cols["entropy_sum"] = np.array([float(np.sum(t.entropy)) for t in stats])[back].tolist()
+        else:
+            sums = self._sums(enc, unique, pll, resume_dir)
+        cols["sum_logprob"] = sums[back].tolist()
+        cols["n_tokens"] = np.diff(enc.out_ptr())[back].tolist()
+        n_words = np.array([int(w[-1]) + 1 for w in enc.words], dtype=np.int64)
+        cols["n_words"] = n_words[back].tolist()
+        if table is not None:
+            uni = np.array([float(np.sum(table.token_logprobs(s, i[c], o)))
+                            for s, i, c, o in zip(unique, enc.ids, enc.content, enc.offsets)])
+            cols["unigram_logprob"] = uni[back].tolist()
+        return cols
 
     def identity(self, sentences: list[str], names=(), pll: str | None = None, alpha: float = 0.8, table=None,
                  params=None) -> dict:

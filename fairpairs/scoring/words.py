@@ -35,12 +35,15 @@ asking a masked scorer for them is a ModelError.
 from __future__ import annotations
 
 import re
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
 
 from fairpairs.errors import Param, ModelError
 
+# scorer -> its begin_mask (with its EOS and start token), computed once per scorer
+_BEGIN_MASKS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _byte_chars() -> dict[int, str]:
@@ -126,7 +129,7 @@ class TokenStats:
         return int(1 + self.marked[1:].sum())
 
 
-def _check_causal(scorer) -> None:
+def check_causal(scorer) -> None:
     if getattr(scorer, "kind", None) != "causal":
         raise ModelError(Param("model"), f" {getattr(scorer, 'name', '')}", reason=f"word-level and entropy scores need a causal LM "
                          f"(a masked LM's pseudo-log-likelihood has no next-token distribution)")
@@ -134,11 +137,11 @@ def _check_causal(scorer) -> None:
 
 def scorer_begin_mask(scorer) -> np.ndarray:
     """`begin_mask` of the scorer's tokenizer, with its EOS and the start token it puts before
-    every sentence (both end a text), cached on the scorer."""
-    mask = getattr(scorer, "_begin_mask", None)
+    every sentence (both end a text), computed once per scorer."""
+    mask = _BEGIN_MASKS.get(scorer)
     if mask is None:
         mask = begin_mask(scorer.tokenizer, (scorer.tokenizer.eos_token_id, scorer.bos_id))
-        scorer._begin_mask = mask
+        _BEGIN_MASKS[scorer] = mask
     return mask
 
 
@@ -151,11 +154,11 @@ def token_stats(scorer, sentences: list[str], progress: bool | None = None) -> l
     from fairpairs.scoring.batching import plan_batches
     from fairpairs.scoring.encoding import check_sentences
 
-    _check_causal(scorer)
+    check_causal(scorer)
     sentences = check_sentences(sentences)
     if not sentences:
         return []
-    enc = scorer._encode(sentences)
+    enc = scorer.encode(sentences)
     mask = scorer_begin_mask(scorer)
     padded, lengths = enc.padded(scorer.pad_id)
     batches = plan_batches(lengths, scorer.batch_tokens)
@@ -174,12 +177,12 @@ def token_stats(scorer, sentences: list[str], progress: bool | None = None) -> l
             att = torch.from_numpy((np.arange(width)[None, :] < lengths[batch][:, None]).astype(np.int64)).to(dev)
             rows = np.repeat(np.arange(len(batch)), lengths[batch])
             cols = np.concatenate([np.arange(n) for n in lengths[batch]])
-            states = fwd._hidden(ids, att) if fwd.split else fwd._full_logits(ids, att)
+            states, head = fwd.states(ids, att)
             states = states[torch.from_numpy(rows).to(states.device), torch.from_numpy(cols).to(states.device)]
             nxt = np.full(len(rows), -1, dtype=np.int64)   # the token each position predicts (-1: none)
             nxt_ok = cols + 1 < lengths[batch][rows]
             nxt[nxt_ok] = padded[batch[rows[nxt_ok]], cols[nxt_ok] + 1]
-            lp, begin, ent = _position_stats(states, fwd.head if fwd.split else None, fwd.chunk, nxt, mask)
+            lp, begin, ent = _position_stats(states, head, fwd.chunk, nxt, mask)
             start = 0
             for k, s in enumerate(batch):
                 n = int(lengths[s])
@@ -226,7 +229,7 @@ def word_logprobs(scorer, sentence: str) -> list[tuple[str, float]]:
     """(word, corrected log-probability) for every white-space word of one causal-scored sentence
     (the module docstring's formula); they sum to LP + `TokenStats.word_correction`."""
     stats = token_stats(scorer, [sentence], progress=False)[0]
-    enc = scorer._encode([sentence])
+    enc = scorer.encode([sentence])
     offsets = enc.offsets[0]
     starts = [0] + [t for t in range(1, len(stats.lp)) if stats.marked[t]]
     bounds = starts + [len(stats.lp)]
