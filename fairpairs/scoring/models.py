@@ -17,9 +17,9 @@ from fairpairs.tokenization.sources import (  # noqa: F401  (re-exported: where 
     resolve_model_name,
 )
 from fairpairs.tokenization.lengths import load_tokenizer as _load_tokenizer
+from fairpairs.scoring.settings import DEVICE_MAPS   # (the --device-map choices: one home)
 
 KINDS = ("causal", "masked")
-DEVICE_MAPS = ("auto", "balanced", "balanced_low_0", "sequential")
 DTYPES = {"float32": "float32", "fp32": "float32", "bfloat16": "bfloat16", "bf16": "bfloat16",
           "float16": "float16", "fp16": "float16", "half": "float16"}
 
