@@ -180,7 +180,7 @@ def generate_run(out: str | os.PathLike, paradigms: str | Iterable[str] = "all",
     from fairpairs.io.files import check_output_folder
     from fairpairs.control.config import RunConfig
     from fairpairs.control.run import generate_run as write_run
-    from fairpairs.tokenizers.lengths import LengthMeter
+    from fairpairs.tokenizers.lengths import load_backend
     from fairpairs.errors import LexiconError
 
     models = check.renamed("generate_run", deprecated, models=(models, DEFAULT_MODELS))["models"]
@@ -200,8 +200,8 @@ def generate_run(out: str | os.PathLike, paradigms: str | Iterable[str] = "all",
                     match_frequency=match_frequency, max_draws=max_draws, command=command)   # checked: fails fast
     out = Path(out)
     check_output_folder(out, "out", kind="run")
-    for m in cfg.models:                    # an unknown tokenizer fails before any work
-        LengthMeter(m)
+    for m in cfg.models:     # an unknown tokenizer fails before any work (loaded once: the run's meters reuse it)
+        load_backend(m)
     vocab = _vocabulary(vocab)      # (None: the paradigms' language's bundled table)
     from fairpairs.generation.selection import check_paradigm_names
 

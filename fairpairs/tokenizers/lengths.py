@@ -27,6 +27,7 @@ from fairpairs.errors import Param, NetworkError, TokenizerError
 from fairpairs.io.network import network_deadline
 from fairpairs.tokenizers.sources import TokenizerSource, resolve_tokenizer
 from fairpairs.tokenizers.names import MAP_ENV
+from fairpairs.tokenizers.cache import CONVERTED, cached
 from fairpairs.tokenizers.files import _sentencepiece, check_file
 
 
@@ -38,6 +39,12 @@ def load_tokenizer(name: str):
 
 @lru_cache(maxsize=32)
 def _load(src: TokenizerSource):
+    return _fresh(src)
+
+
+def _fresh(src: TokenizerSource):
+    """The fast tokenizer of `src`, built now (not kept: `_load` keeps it for scoring; length
+    control keeps only the converted backend, `_backend`)."""
     name = src.name
     try:
         with network_deadline((Param("models"), f" {name}"), None if src.kind == "hub" else src.path):
@@ -90,6 +97,8 @@ def check_tokenizes(name: str, backend, what: str = "tokenizer") -> None:
     if not enc.ids:
         raise TokenizerError(Param(what), f" {name!r} gives no tokens for an English sentence "
                              f"({PROBE_SENTENCE!r}); it has no usable vocabulary")
+    if len(set(enc.tokens)) > 1:     # (a tokenizer has one unknown token: reading the vocabulary is not needed)
+        return
     unknown = _unknown_tokens(backend)
     if unknown and all(t in unknown for t in enc.tokens):
         raise TokenizerError(Param(what), f" {name!r} reads an English sentence as unknown tokens only "
@@ -143,15 +152,18 @@ def load_backend(name: str):
 @lru_cache(maxsize=32)
 def _backend(src: TokenizerSource):
     name, f = src.name, src.tokenizer_json
-    if f is None:
+    if f is None and src.kind not in CONVERTED:
         return _load(src).backend_tokenizer
-    from tokenizers import Tokenizer
+    if f is None:    # converted once, then read from the cache (the converter and its reader are not kept)
+        tok = cached(src, lambda: _fresh(src).backend_tokenizer)
+    else:
+        from tokenizers import Tokenizer
 
-    check_file(src)
-    try:
-        tok = Tokenizer.from_file(str(f))
-    except Exception as exc:  # the Rust library raises its own exception type
-        raise TokenizerError(Param("models"), f": cannot load tokenizer {name!r} from {f} ({exc})") from None
+        try:
+            tok = Tokenizer.from_file(str(f))
+        except Exception as exc:  # the Rust library raises its own exception type
+            check_file(src)       # (a file that is not what its kind says: one line saying what it is not)
+            raise TokenizerError(Param("models"), f": cannot load tokenizer {name!r} from {f} ({exc})") from None
     check_tokenizes(name, tok)
     return tok
 
