@@ -142,6 +142,12 @@ def _construct(src: TokenizerSource):
     return AutoTokenizer.from_pretrained(src.path)   # bundled copy, local folder or Hub name
 
 
+def convert(src: TokenizerSource):
+    """The Rust `tokenizers.Tokenizer` of a source that is not a tokenizer.json (GGUF, tiktoken,
+    sentencepiece, Tekken), converted now; nothing of the converter or the file's reader is kept."""
+    return _fresh(src).backend_tokenizer
+
+
 def load_backend(name: str):
     """The Rust `tokenizers.Tokenizer` of `name`: read straight from a bundled or local
     tokenizer.json (no transformers import; the same pipeline transformers wraps, lengths checked
@@ -155,7 +161,7 @@ def _backend(src: TokenizerSource):
     if f is None and src.kind not in CONVERTED:
         return _load(src).backend_tokenizer
     if f is None:    # converted once, then read from the cache (the converter and its reader are not kept)
-        tok = cached(src, lambda: _fresh(src).backend_tokenizer)
+        tok = cached(src, lambda: convert(src))
     else:
         from tokenizers import Tokenizer
 
