@@ -79,3 +79,102 @@ def test_the_layering_check_can_fail(tmp_path):
     tree = ast.parse("from fairpairs.analysis.effects import decompose\n")
     targets = [t for _, ts in _imports(tree) for t in ts]
     assert targets == ["fairpairs.analysis.effects"] and _part(targets[0]) not in MAY_IMPORT["control"]
+
+
+# What reads an error's message back: a method that looks into the text, a slice or index of it, a
+# comparison with it, a regular expression run on it. Taking the first line to quote it
+# (`str(exc).splitlines()[0]`) is display, not parsing, and is allowed.
+PARSING_METHODS = {"startswith", "endswith", "split", "rsplit", "partition", "rpartition", "find", "rfind",
+                   "index", "rindex", "count", "removeprefix", "removesuffix"}
+REGEX_CALLS = {"match", "search", "fullmatch", "findall", "finditer", "sub", "split"}
+TEXT_KEEPING = {"strip", "lstrip", "rstrip", "lower", "upper", "casefold"}     # still the message
+EXCEPTION_PARAMS = {"e", "ex", "exc", "err", "error", "exception"}
+# functions that may look into another library's message, and why (a new one fails the check)
+PARSES_MESSAGES = {
+    "fairpairs/errors.py:one_line": "folds another library's message to one line to quote it (split on white space)",
+    "fairpairs/scoring/batching.py:is_oom": "torch raises some out-of-memory errors (MPS) as a plain RuntimeError: "
+                                            "its message is the only sign",
+}
+
+
+def _message_parsing(tree: ast.AST):
+    """(line, function, how) for every place that reads an exception's message back: `str(e)`,
+    `format(e)`, `e.args`, `e.message` (and names assigned from them) looked into."""
+    parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    for func in ast.walk(tree):
+        if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            continue
+        exceptions = {h.name for h in ast.walk(func) if isinstance(h, ast.ExceptHandler) and h.name}
+        exceptions |= {a.arg for a in func.args.args + func.args.kwonlyargs if a.arg in EXCEPTION_PARAMS}
+        texts: set[str] = set()
+
+        def is_message(n) -> bool:
+            if isinstance(n, ast.Name):
+                return n.id in texts
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ("str", "format"):
+                return bool(n.args) and isinstance(n.args[0], ast.Name) and n.args[0].id in exceptions
+            if isinstance(n, ast.Attribute) and n.attr in ("args", "message"):
+                return isinstance(n.value, ast.Name) and n.value.id in exceptions
+            if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Attribute) and n.value.attr == "args":
+                return is_message(n.value)
+            return (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in TEXT_KEEPING
+                    and is_message(n.func.value))
+
+        for n in ast.walk(func):
+            if isinstance(n, ast.Assign) and is_message(n.value):
+                texts |= {t.id for t in n.targets if isinstance(t, ast.Name)}
+        name = getattr(func, "name", "<lambda>")
+        for n in ast.walk(func):
+            if not is_message(n) or isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
+                continue
+            up = parents.get(n)
+            if isinstance(up, ast.Attribute) and up.attr in PARSING_METHODS:
+                yield n.lineno, name, f".{up.attr}"
+            elif isinstance(up, ast.Subscript) and up.value is n and not (isinstance(n, ast.Attribute) and n.attr == "args"):
+                yield n.lineno, name, "a slice or index"
+            elif isinstance(up, ast.Compare):
+                yield n.lineno, name, "a comparison"
+            elif (isinstance(up, ast.Call) and n in up.args and isinstance(up.func, ast.Attribute)
+                  and up.func.attr in REGEX_CALLS):
+                yield n.lineno, name, f"a regular expression ({up.func.attr})"
+
+
+def test_no_function_parses_an_error_message():
+    """Errors are structured (fairpairs.errors): a caller reads `reason`, `param`, `value`, `file`,
+    never the message (issue 37: the tokenizer listing parsed messages by an old prefix)."""
+    found = []
+    for path, _ in _modules():
+        rel = str(path.relative_to(PACKAGE.parent))
+        for line, func, how in _message_parsing(ast.parse(path.read_text())):
+            if f"{rel}:{func}" not in PARSES_MESSAGES:
+                found.append(f"{rel}:{line}: {func} reads an error message back ({how})")
+    assert not found, "\n".join(found)
+
+
+def test_the_message_parsing_check_can_fail():
+    planted = '''
+def reason(exc):
+    return str(exc).partition(": ")[2]
+
+def listing(names):
+    for n in names:
+        try:
+            load(n)
+        except Exception as err:
+            if str(err).startswith("tokenizers "):
+                pass
+            parts = str(err).split(":")
+            if "no such" in str(err) or err.args[0] == "x":
+                pass
+            text = str(err).strip()
+            short = err.message[:20] + text[3:]
+            if re.match("models", text):
+                pass
+
+def quoting(exc):
+    return f"cannot read ({str(exc).splitlines()[0]})", exc.reason == "x", str(exc)
+'''
+    found = sorted((line, how) for line, _, how in _message_parsing(ast.parse(planted)))
+    assert found == [(3, ".partition"), (10, ".startswith"), (12, ".split"), (13, "a comparison"),
+                     (13, "a comparison"), (16, "a slice or index"), (16, "a slice or index"),
+                     (17, "a regular expression (match)")]
