@@ -178,3 +178,38 @@ def quoting(exc):
     assert found == [(3, ".partition"), (10, ".startswith"), (12, ".split"), (13, "a comparison"),
                      (13, "a comparison"), (16, "a slice or index"), (16, "a slice or index"),
                      (17, "a regular expression (match)")]
+
+
+# packages already cleaned of private names imported across modules and of long functions (issue 37);
+# the others join as they are cleaned
+CLEAN_PACKAGES = ("tokenizers",)
+FUNCTION_LIMIT = 60
+
+
+def _private_imports(tree: ast.AST, module: str):
+    """(line, name, from) for every private name (`_x`) imported from another module of fairpairs."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").startswith("fairpairs"):
+            for alias in node.names:
+                if alias.name.startswith("_") and not alias.name.startswith("__") and node.module != module:
+                    yield node.lineno, alias.name, node.module
+
+
+def test_clean_packages_import_no_private_name_and_keep_functions_short():
+    wrong = []
+    for path, module in _modules():
+        rel = str(path.relative_to(PACKAGE.parent))
+        tree = ast.parse(path.read_text())
+        for line, name, source in _private_imports(tree, module):
+            if _part(module) in CLEAN_PACKAGES or _part(source) in CLEAN_PACKAGES:
+                wrong.append(f"{rel}:{line}: imports the private {name} of {source}")
+        if _part(module) in CLEAN_PACKAGES:
+            wrong += [f"{rel}:{f.lineno}: {f.name} has {f.end_lineno - f.lineno + 1} lines (> {FUNCTION_LIMIT})"
+                      for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+                      and f.end_lineno - f.lineno + 1 > FUNCTION_LIMIT]
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_private_import_check_can_fail():
+    tree = ast.parse("from fairpairs.tokenizers.names import _load_map, sniff\nfrom fairpairs.errors import __all__\n")
+    assert list(_private_imports(tree, "fairpairs.tokenizers.sources")) == [(1, "_load_map", "fairpairs.tokenizers.names")]

@@ -28,7 +28,7 @@ from fairpairs.io.network import network_deadline
 from fairpairs.tokenizers.sources import TokenizerSource, resolve_tokenizer
 from fairpairs.tokenizers.names import MAP_ENV
 from fairpairs.tokenizers.cache import CONVERTED, cached
-from fairpairs.tokenizers.files import _sentencepiece, check_file
+from fairpairs.tokenizers.files import sentencepiece_tokenizer, check_file
 
 
 def load_tokenizer(name: str):
@@ -129,7 +129,7 @@ def _construct(src: TokenizerSource):
     if src.kind == "gguf":
         return AutoTokenizer.from_pretrained(src.path, gguf_file=src.gguf_file)
     if src.kind == "sentencepiece":
-        return _sentencepiece(Path(src.path))
+        return sentencepiece_tokenizer(Path(src.path))
     if src.kind == "tiktoken":
         from transformers.convert_slow_tokenizer import TikTokenConverter
 
