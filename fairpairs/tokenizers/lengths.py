@@ -308,7 +308,9 @@ def _pieces_start_at_spaces(spec: dict) -> bool:
 
 def tokenizer_file_hashes(name: str, backend=None) -> dict[str, str]:
     """sha256 of the files that define tokenizer `name` (its serialised form for a Hub tokenizer)."""
-    out = {f.name: hashlib.sha256(f.read_bytes()).hexdigest() for f in resolve_tokenizer(name).files()}
+    from fairpairs.io.hashing import file_sha256     # (a packaged file was hashed when it was checked: not read again)
+
+    out = {f.name: file_sha256(f) for f in resolve_tokenizer(name).files()}
     if not out and backend is not None:
         # Hub tokenizer outside our reach: hash its serialised form instead.
         data = backend.to_str().encode()
