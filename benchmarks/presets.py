@@ -70,6 +70,8 @@ def same_bytes(a: Path, b: Path) -> list[str]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--baseline-tree", type=Path, required=True, help="a checkout of the baseline commit")
+    ap.add_argument("--tree", type=Path, default=REPO,
+                    help="the checkout to time (default: this one; a detached worktree keeps edits out of the runs)")
     ap.add_argument("--models", default="preset:modern")
     ap.add_argument("--paradigms", default="all")
     ap.add_argument("--pairs", type=int, default=1000)
@@ -79,11 +81,11 @@ def main() -> None:
 
     work = Path(tempfile.mkdtemp(prefix="fairpairs-presets-"))
     cache = work / "tokenizer-cache"
-    sides = {"this": REPO, "baseline": args.baseline_tree.resolve()}
+    sides = {"this": args.tree.resolve(), "baseline": args.baseline_tree.resolve()}
     figures: dict[str, list[dict]] = {s: [] for s in sides}
     try:
         if not args.cold:
-            run(REPO, work / "warm-up", args, cache)
+            run(sides["this"], work / "warm-up", args, cache)
         for rnd in range(args.rounds):
             for side, root in sides.items():
                 out = work / f"{side}-{rnd}"
@@ -102,10 +104,10 @@ def main() -> None:
 
     med = {s: {k: statistics.median(f[k] for f in figures[s]) for k in ("wall", "cpu", "peak_mb", "load")}
            for s in sides}
-    head = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    head = subprocess.run(["git", "-C", str(sides["this"]), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
     base = subprocess.run(["git", "-C", str(sides["baseline"]), "rev-parse", "--short", "HEAD"],
                           capture_output=True, text=True)
-    dirty = subprocess.run(["git", "-C", str(REPO), "status", "--porcelain", "--untracked-files=no"],
+    dirty = subprocess.run(["git", "-C", str(sides["this"]), "status", "--porcelain", "--untracked-files=no"],
                            capture_output=True, text=True).stdout.strip()
     print(f"\n{args.models}, {args.paradigms} x {args.pairs}, {'cold' if args.cold else 'warm'} tokenizer cache, "
           f"median of {args.rounds}: this {head.stdout.strip()}{' (+ uncommitted changes)' if dirty else ''}, "
