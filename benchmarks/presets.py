@@ -10,7 +10,7 @@ add --detach ../c7 c7e230c`) take turns, so that a busy machine slows both alike
 (the whole process, imports and tokenizers too): wall seconds, CPU seconds (user + system, from
 wait4) and peak resident memory (maxrss); the load average before the run. Printed: every run, the
 median of the rounds per checkout, the ratios (CPU is the fairer one on a shared machine), and
-whether the two checkouts' last runs wrote the same bytes (original/ and debiased/ byte for byte;
+whether the two checkouts' first runs wrote the same bytes (original/ and debiased/ byte for byte;
 the manifest's fields that differ).
 
 The converted-tokenizer cache (fairpairs.tokenizers.cache) is a fresh folder: one untimed run of
@@ -85,7 +85,10 @@ def main() -> None:
     figures: dict[str, list[dict]] = {s: [] for s in sides}
     try:
         if not args.cold:
-            run(sides["this"], work / "warm-up", args, cache)
+            f = run(sides["this"], work / "warm-up", args, cache)
+            print(f"warm-up  this     wall {f['wall']:6.1f} s  cpu {f['cpu']:6.1f} s  peak {f['peak_mb']:5.0f} MB  "
+                  f"load {f['load']:.1f}  (empty tokenizer cache: every file converted)", flush=True)
+            shutil.rmtree(work / "warm-up")
         for rnd in range(args.rounds):
             for side, root in sides.items():
                 out = work / f"{side}-{rnd}"
@@ -95,10 +98,11 @@ def main() -> None:
                 figures[side].append(f)
                 print(f"round {rnd + 1} {side:<8} wall {f['wall']:6.1f} s  cpu {f['cpu']:6.1f} s  "
                       f"peak {f['peak_mb']:5.0f} MB  load {f['load']:.1f}", flush=True)
-                if rnd < args.rounds - 1:
-                    shutil.rmtree(out)
-        last = args.rounds - 1
-        diff = same_bytes(work / f"this-{last}", work / f"baseline-{last}")
+            if rnd == 0:     # (compared at once: a long run on a busy machine may be cut short)
+                diff = same_bytes(work / "this-0", work / "baseline-0")
+                print("same bytes: " + ("yes" if not diff else ", ".join(diff)), flush=True)
+            for side in sides:
+                shutil.rmtree(work / f"{side}-{rnd}")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
