@@ -6,12 +6,16 @@ must be marked slow (checked at collection); they fail loudly, never skip, when 
 """
 
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+# converted tokenizers are cached in a folder of the test session, not the user's (fairpairs.tokenizers.cache)
+_TOKENIZER_CACHE = tempfile.TemporaryDirectory(prefix="fairpairs-test-tokenizers-")
+os.environ.setdefault("FAIRPAIRS_TOKENIZER_CACHE", _TOKENIZER_CACHE.name)
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"

@@ -142,3 +142,135 @@ def test_the_function_and_private_name_checks_can_fail():
     body = "\n".join(f"    x{i} = {i}" for i in range(FUNCTION_LINES))
     tree = ast.parse(f"from fairpairs.api.common import _items\ndef f():\n{body}\n")
     assert _long_functions(tree) == [("f", FUNCTION_LINES + 1)] and _private_imports(tree) == [(1, "_items")]
+# What reads an error's message back: a method that looks into the text, a slice or index of it, a
+# comparison with it, a regular expression run on it. Taking the first line to quote it
+# (`str(exc).splitlines()[0]`) is display, not parsing, and is allowed.
+PARSING_METHODS = {"startswith", "endswith", "split", "rsplit", "partition", "rpartition", "find", "rfind",
+                   "index", "rindex", "count", "removeprefix", "removesuffix"}
+REGEX_CALLS = {"match", "search", "fullmatch", "findall", "finditer", "sub", "split"}
+TEXT_KEEPING = {"strip", "lstrip", "rstrip", "lower", "upper", "casefold"}     # still the message
+EXCEPTION_PARAMS = {"e", "ex", "exc", "err", "error", "exception"}
+# functions that may look into another library's message, and why (a new one fails the check)
+PARSES_MESSAGES = {
+    "fairpairs/errors.py:one_line": "folds another library's message to one line to quote it (split on white space)",
+    "fairpairs/scoring/batching.py:is_oom": "torch raises some out-of-memory errors (MPS) as a plain RuntimeError: "
+                                            "its message is the only sign",
+}
+
+
+def _message_parsing(tree: ast.AST):
+    """(line, function, how) for every place that reads an exception's message back: `str(e)`,
+    `format(e)`, `e.args`, `e.message` (and names assigned from them) looked into."""
+    parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    for func in ast.walk(tree):
+        if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            continue
+        exceptions = {h.name for h in ast.walk(func) if isinstance(h, ast.ExceptHandler) and h.name}
+        exceptions |= {a.arg for a in func.args.args + func.args.kwonlyargs if a.arg in EXCEPTION_PARAMS}
+        texts: set[str] = set()
+
+        def is_message(n) -> bool:
+            if isinstance(n, ast.Name):
+                return n.id in texts
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ("str", "format"):
+                return bool(n.args) and isinstance(n.args[0], ast.Name) and n.args[0].id in exceptions
+            if isinstance(n, ast.Attribute) and n.attr in ("args", "message"):
+                return isinstance(n.value, ast.Name) and n.value.id in exceptions
+            if isinstance(n, ast.Subscript) and isinstance(n.value, ast.Attribute) and n.value.attr == "args":
+                return is_message(n.value)
+            return (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in TEXT_KEEPING
+                    and is_message(n.func.value))
+
+        for n in ast.walk(func):
+            if isinstance(n, ast.Assign) and is_message(n.value):
+                texts |= {t.id for t in n.targets if isinstance(t, ast.Name)}
+        name = getattr(func, "name", "<lambda>")
+        for n in ast.walk(func):
+            if not is_message(n) or isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
+                continue
+            up = parents.get(n)
+            if isinstance(up, ast.Attribute) and up.attr in PARSING_METHODS:
+                yield n.lineno, name, f".{up.attr}"
+            elif isinstance(up, ast.Subscript) and up.value is n and not (isinstance(n, ast.Attribute) and n.attr == "args"):
+                yield n.lineno, name, "a slice or index"
+            elif isinstance(up, ast.Compare):
+                yield n.lineno, name, "a comparison"
+            elif (isinstance(up, ast.Call) and n in up.args and isinstance(up.func, ast.Attribute)
+                  and up.func.attr in REGEX_CALLS):
+                yield n.lineno, name, f"a regular expression ({up.func.attr})"
+
+
+def test_no_function_parses_an_error_message():
+    """Errors are structured (fairpairs.errors): a caller reads `reason`, `param`, `value`, `file`,
+    never the message (issue 37: the tokenizer listing parsed messages by an old prefix)."""
+    found = []
+    for path, _ in _modules():
+        rel = str(path.relative_to(PACKAGE.parent))
+        for line, func, how in _message_parsing(ast.parse(path.read_text())):
+            if f"{rel}:{func}" not in PARSES_MESSAGES:
+                found.append(f"{rel}:{line}: {func} reads an error message back ({how})")
+    assert not found, "\n".join(found)
+
+
+def test_the_message_parsing_check_can_fail():
+    planted = '''
+def reason(exc):
+    return str(exc).partition(": ")[2]
+
+def listing(names):
+    for n in names:
+        try:
+            load(n)
+        except Exception as err:
+            if str(err).startswith("tokenizers "):
+                pass
+            parts = str(err).split(":")
+            if "no such" in str(err) or err.args[0] == "x":
+                pass
+            text = str(err).strip()
+            short = err.message[:20] + text[3:]
+            if re.match("models", text):
+                pass
+
+def quoting(exc):
+    return f"cannot read ({str(exc).splitlines()[0]})", exc.reason == "x", str(exc)
+'''
+    found = sorted((line, how) for line, _, how in _message_parsing(ast.parse(planted)))
+    assert found == [(3, ".partition"), (10, ".startswith"), (12, ".split"), (13, "a comparison"),
+                     (13, "a comparison"), (16, "a slice or index"), (16, "a slice or index"),
+                     (17, "a regular expression (match)")]
+
+
+# packages already cleaned of private names imported across modules and of long functions (issue 37);
+# the others join as they are cleaned
+CLEAN_PACKAGES = ("tokenization",)
+FUNCTION_LIMIT = 60
+
+
+def _private_names_from(tree: ast.AST, module: str):
+    """(line, name, from) for every private name (`_x`) imported from another module of fairpairs."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").startswith("fairpairs"):
+            for alias in node.names:
+                if alias.name.startswith("_") and not alias.name.startswith("__") and node.module != module:
+                    yield node.lineno, alias.name, node.module
+
+
+def test_clean_packages_import_no_private_name_and_keep_functions_short():
+    wrong = []
+    for path, module in _modules():
+        rel = str(path.relative_to(PACKAGE.parent))
+        tree = ast.parse(path.read_text())
+        for line, name, source in _private_names_from(tree, module):
+            if _part(module) in CLEAN_PACKAGES or _part(source) in CLEAN_PACKAGES:
+                wrong.append(f"{rel}:{line}: imports the private {name} of {source}")
+        if _part(module) in CLEAN_PACKAGES:
+            wrong += [f"{rel}:{f.lineno}: {f.name} has {f.end_lineno - f.lineno + 1} lines (> {FUNCTION_LIMIT})"
+                      for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+                      and f.end_lineno - f.lineno + 1 > FUNCTION_LIMIT]
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_private_import_check_can_fail():
+    tree = ast.parse("from fairpairs.tokenization.names import _load_map, sniff\nfrom fairpairs.errors import __all__\n")
+    assert list(_private_names_from(tree, "fairpairs.tokenization.sources")) == [(1, "_load_map", "fairpairs.tokenization.names")]

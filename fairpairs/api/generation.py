@@ -199,8 +199,8 @@ def generate_run(out: str | os.PathLike, paradigms: str | Iterable[str] = RunCon
                     min_count=min_count)   # every setting checked: fails fast
     out = Path(out)
     check_output_folder(out, "out", kind="run")
-    for m in cfg.models:                    # an unknown tokenizer fails before any work
-        LengthMeter(m)
+    for m in cfg.models:     # an unknown tokenizer fails before any work (loaded once: the run's meters reuse it)
+        load_backend(m)
     cfg, voc, chosen = _selection(cfg, vocabulary(vocab), on_lexicon)   # (vocab None: the language's table)
     from fairpairs.io.progress import bar as progress_bar, wanted
 

