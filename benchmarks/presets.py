@@ -13,7 +13,7 @@ median of the rounds per checkout, the ratios (CPU is the fairer one on a shared
 whether the two checkouts' first runs wrote the same bytes (original/ and debiased/ byte for byte;
 the manifest's fields that differ).
 
-The converted-tokenizer cache (fairpairs.tokenizers.cache) is a fresh folder: one untimed run of
+The converted-tokenizer cache (fairpairs.tokenization.cache) is a fresh folder: one untimed run of
 this checkout fills it first (the "warm" figures: what every run after the first costs); with
 `--cold` it is emptied before each run of this checkout (the first run on a machine).
 Target (issue 36): preset:modern within 30 s and 700 MB, i.e. CPU at most 0.46x of c7e230c's.

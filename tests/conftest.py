@@ -13,7 +13,7 @@ import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-# converted tokenizers are cached in a folder of the test session, not the user's (fairpairs.tokenizers.cache)
+# converted tokenizers are cached in a folder of the test session, not the user's (fairpairs.tokenization.cache)
 _TOKENIZER_CACHE = tempfile.TemporaryDirectory(prefix="fairpairs-test-tokenizers-")
 os.environ.setdefault("FAIRPAIRS_TOKENIZER_CACHE", _TOKENIZER_CACHE.name)
 

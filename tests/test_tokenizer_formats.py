@@ -198,7 +198,7 @@ def gpt2_tiktoken(path: Path) -> Path:
 def test_a_converted_tokenizer_is_cached_and_a_damaged_entry_converted_again(tmp_path, monkeypatch):
     """The converted form is written once and read back the same; an entry whose json was edited
     (still valid JSON) or cut short is not trusted; another file is another entry."""
-    from fairpairs.tokenizers.cache import cached
+    from fairpairs.tokenization.cache import cached
     from fairpairs.tokenization.lengths import convert
     from fairpairs.tokenization.sources import resolve_tokenizer
 
@@ -233,7 +233,7 @@ def test_a_converted_tokenizer_is_cached_and_a_damaged_entry_converted_again(tmp
 
 
 def test_the_cache_can_be_off_or_unwritable(tmp_path, monkeypatch):
-    from fairpairs.tokenizers.cache import cache_dir, cached
+    from fairpairs.tokenization.cache import cache_dir, cached
     from fairpairs.tokenization.lengths import convert
     from fairpairs.tokenization.sources import resolve_tokenizer
 

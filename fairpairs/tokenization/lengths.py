@@ -27,7 +27,7 @@ from fairpairs.errors import Param, NetworkError, TokenizerError
 from fairpairs.io.network import network_deadline
 from fairpairs.tokenization.sources import TokenizerSource, resolve_tokenizer
 from fairpairs.tokenization.names import MAP_ENV
-from fairpairs.tokenizers.cache import CONVERTED, cached
+from fairpairs.tokenization.cache import CONVERTED, cached
 from fairpairs.tokenization.files import sentencepiece_tokenizer, check_file
 
 
