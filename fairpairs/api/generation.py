@@ -158,7 +158,7 @@ def generate(paradigm: "Paradigm | str | os.PathLike", pairs: int = RunConfig.pa
     sets = ("debiased",) if cfg.models and cfg.strategy is not None else ("original",)
     if not isinstance(paradigm, Paradigm):
         paradigm = load_paradigm(paradigm, vocab)
-    vocab = vocabulary(vocab) or paradigm.vocab or defaultvocabulary()
+    vocab = vocabulary(vocab) or paradigm.vocab or default_vocabulary()
     meters = [LengthMeter(m) for m in cfg.models]
     done = generate_paradigm(paradigm, vocab, cfg, meters, sets=sets)
     short = getattr(done, sets[0]).short
@@ -187,7 +187,7 @@ def generate_run(out: str | os.PathLike, paradigms: str | Iterable[str] = RunCon
     NotComparableError) and nothing is written. (`tokenizers`: the old name of `models`, deprecated.)"""
     from fairpairs.io.files import check_output_folder
     from fairpairs.control.run import generate_run as write_run
-    from fairpairs.tokenization.lengths import LengthMeter
+    from fairpairs.tokenization.lengths import load_backend
 
     models = check.renamed("generate_run", deprecated, models=(models, DEFAULT_MODELS))["models"]
     check.path(out, "out", exists=False)
