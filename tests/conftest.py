@@ -6,6 +6,8 @@ must be marked slow (checked at collection); they fail loudly, never skip, when 
 """
 
 import os
+import signal
+import warnings
 import tempfile
 from pathlib import Path
 
@@ -56,3 +58,22 @@ def tiny_models(tmp_path_factory) -> dict[str, str]:
     root = tmp_path_factory.mktemp("tiny")
     return {"gpt2": str(build_tiny_model("gpt2", root / "tiny-gpt2", seed=0)),
             "bert": str(build_tiny_model("bert-base-cased", root / "tiny-bert", seed=0))}
+
+
+@pytest.fixture(autouse=True)
+def _process_state_restored():
+    """`fairpairs.cli.main` run in this process installs its SIGTERM handler and wraps
+    `warnings.showwarning`, as it does in its own process; put both back after each test (so one
+    test's CLI run cannot change another's, and the test run itself stays stoppable with kill)."""
+    handler, show = signal.getsignal(signal.SIGTERM), warnings.showwarning
+    yield
+    signal.signal(signal.SIGTERM, handler)
+    warnings.showwarning = show
+
+
+@pytest.fixture
+def fairpairs_cli():
+    """`fairpairs ARGS` run in this process: tests/cli_run.py's `in_process`."""
+    from cli_run import in_process
+
+    return in_process

@@ -9,7 +9,8 @@ the model to ``rows-<rank>.jsonl``, one line per batch, trailing padding strippe
 SPEC: model, sentences (list), mode ("score": Scorer.score; "cached": evaluate.cached_scores),
 log_dir, out (parquet written by rank 0), cache_dir (mode cached), batch_tokens, progress,
 kill_after ({"rank": R, "batches": N}: rank R SIGKILLs itself when batch N+1 starts, i.e. right
-after N batches finished).
+after N batches finished). A SPEC of {"jobs": [SPEC, ...]} runs each job in turn in the same
+processes (one launch for several models).
 """
 
 from __future__ import annotations
@@ -44,6 +45,11 @@ def main() -> None:
 
     torch.set_num_threads(1)
     hf_logging.disable_progress_bar()
+    for job in spec.get("jobs", [spec]):
+        run(job)
+
+
+def run(spec: dict) -> None:
     rank = int(os.environ.get("RANK", "0"))
     log_dir = Path(spec["log_dir"])
     log_dir.mkdir(parents=True, exist_ok=True)

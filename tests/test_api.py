@@ -132,8 +132,10 @@ def test_pair_record_is_frozen_and_to_dict_is_the_jsonl_row(notebook):
 
 
 def cli(*args):
-    """The real command, in its own process."""
-    r = subprocess.run([sys.executable, "-m", "fairpairs.cli", *args], capture_output=True, text=True)
+    """The real command (its entry point, run in this process: tests/cli_run.py)."""
+    from cli_run import in_process
+
+    r = in_process(*args)
     assert r.returncode == 0, r.stderr
 
 

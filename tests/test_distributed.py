@@ -26,6 +26,7 @@ from fairpairs.cli import cli_message
 from fairpairs.errors import DistributedError, ModelError
 from fairpairs.scoring.launch import Launch, balanced_shards, detect_launch
 from fairpairs.scoring.models import check_device_map, cuda_for_process
+from cli_run import in_process
 from references import blimp_rows
 
 REPO = Path(__file__).resolve().parents[1]
@@ -34,6 +35,7 @@ FAIL_CLI = Path(__file__).with_name("fail_cli.py")   # the CLI with a failure in
 UIDS = ("determiner_noun_agreement_1", "causative", "anaphor_gender_agreement", "wh_island")
 N = 8
 TIMEOUT = 300
+DPI = ["--dpi", "50"]   # evaluate's figures are not compared here: the smallest PNGs (a quarter of a run's time at 200 dpi)
 
 
 def env(**extra) -> dict:
@@ -126,10 +128,10 @@ def causal_counts(model, sentences, rows) -> Counter:
 # ---------------------------------------------------------------------------- end to end
 
 
-def test_evaluate_two_ranks_equals_one_process(models, run_dir, tmp_path):
+def test_evaluate_two_ranks_equals_one_process(models, run_dir, tmp_path, one_torch_thread):
     args = ["evaluate", "--models", f"{models['gpt2']},{models['bert']}", "--data", run_dir,
-            "--normalize", "lp,mean_lp"]
-    one = single(["-m", "fairpairs.cli"] + args + ["--out", tmp_path / "one"])
+            "--normalize", "lp,mean_lp", *DPI]
+    one = in_process(*args, "--out", tmp_path / "one")   # the one-process reference: in this process
     assert one.returncode == 0, one.stderr
     two = torchrun(["-m", "fairpairs.cli"] + args + ["--out", tmp_path / "two"])
     assert two.returncode == 0, two.stderr
@@ -151,10 +153,10 @@ def test_evaluate_two_ranks_equals_one_process(models, run_dir, tmp_path):
     assert a["score_good"].nunique() > len(a) // 4  # real, varied scores were compared
 
 
-def test_score_two_ranks_equals_one_process(models, run_dir, tmp_path):
+def test_score_two_ranks_equals_one_process(models, run_dir, tmp_path, one_torch_thread):
     args = ["-m", "fairpairs.cli", "score", "--models", models["bert"], "--input", run_dir / "original" / "causative.jsonl",
             "--normalize", "mean_lp", "--no-progress"]
-    one = single(args + ["--out", tmp_path / "one.csv"])
+    one = in_process(*args[2:], "--out", tmp_path / "one.csv")   # the one-process reference: in this process
     assert one.returncode == 0, one.stderr
     two = torchrun(args + ["--out", tmp_path / "two.csv"])
     assert two.returncode == 0, two.stderr
@@ -180,11 +182,11 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def test_two_nodes_with_a_rendezvous_endpoint(models, run_dir, tmp_path):
+def test_two_nodes_with_a_rendezvous_endpoint(models, run_dir, tmp_path, one_torch_thread):
     """docs/scaling.md's multi-node command, both "nodes" on this machine: two torchrun agents
     meeting at one c10d endpoint, one process each (global ranks 0 and 1, both LOCAL_RANK 0)."""
-    args = ["-m", "fairpairs.cli", "evaluate", "--models", models["gpt2"], "--data", run_dir, "--normalize", "lp"]
-    one = single(args + ["--out", tmp_path / "one"])
+    args = ["-m", "fairpairs.cli", "evaluate", "--models", models["gpt2"], "--data", run_dir, "--normalize", "lp", *DPI]
+    one = in_process(*args[2:], "--out", tmp_path / "one")   # the one-process reference: in this process
     assert one.returncode == 0, one.stderr
     port = free_port()
     cmd = [sys.executable, "-m", "torch.distributed.run", "--nnodes", "2", "--nproc_per_node", "1",
@@ -207,13 +209,30 @@ def one_process_scores(models, sentences, one_torch_thread):
             for arch, m in models.items()}
 
 
-@pytest.mark.parametrize("arch", ["gpt2", "bert"])
-def test_every_sentence_scored_once_shards_balanced_one_bar(arch, models, sentences, one_process_scores, tmp_path):
-    model = models[arch]
-    repeated = sentences + sentences[:7]  # a repeated sentence is still scored once
-    spec = {"model": model, "sentences": repeated, "mode": "score", "batch_tokens": 256, "progress": True}
-    proc, logs, out = run_worker(tmp_path, "two", spec, nproc=2)
+REPEATED = 7   # the first sentences, given twice: a repeated sentence is still scored once
+
+
+@pytest.fixture(scope="module")
+def two_ranks_both_archs(models, sentences, tmp_path_factory):
+    """One 2-rank launch scoring with the causal model, then with the masked one (the torch and
+    transformers imports of 3 processes paid once for both): {arch: (logs folder, output file)}."""
+    tmp = tmp_path_factory.mktemp("two")
+    jobs = {arch: {"model": models[arch], "sentences": sentences + sentences[:REPEATED], "mode": "score",
+                   "batch_tokens": 256, "progress": True, "log_dir": str(tmp / arch / "logs"),
+                   "out": str(tmp / arch / "out.parquet")} for arch in ("gpt2", "bert")}
+    spec = tmp / "spec.json"
+    spec.write_text(json.dumps({"jobs": list(jobs.values())}))
+    proc = torchrun([WORKER, spec], 2)
     assert proc.returncode == 0, proc.stderr
+    return {arch: (Path(job["log_dir"]), Path(job["out"])) for arch, job in jobs.items()}
+
+
+@pytest.mark.parametrize("arch", ["gpt2", "bert"])
+def test_every_sentence_scored_once_shards_balanced_one_bar(arch, models, sentences, one_process_scores,
+                                                            two_ranks_both_archs):
+    model = models[arch]
+    repeated = sentences + sentences[:REPEATED]  # a repeated sentence is still scored once
+    logs, out = two_ranks_both_archs[arch]
     # progress: one bar for the whole job (all unique sentences) on rank 0, none on rank 1
     desc = "causal" if arch == "gpt2" else "PLL word_l2r"
     bar0, bar1 = (logs / "stderr-0.txt").read_text(), (logs / "stderr-1.txt").read_text()
@@ -246,7 +265,7 @@ def test_every_sentence_scored_once_shards_balanced_one_bar(arch, models, senten
 def test_failure_on_one_rank_stops_all_and_writes_nothing(models, run_dir, tmp_path):
     out = tmp_path / "report"
     proc = torchrun([FAIL_CLI, "1", "2", "evaluate", "--models", models["gpt2"], "--data", run_dir,
-                     "--out", out, "--batch-tokens", "64"])
+                     "--out", out, "--batch-tokens", "64", *DPI])
     assert proc.returncode != 0
     lines = [l for l in proc.stderr.splitlines() if l.startswith("fairpairs: error:")]
     assert len(lines) == 1, proc.stderr  # told once, by rank 0
@@ -394,7 +413,7 @@ def test_sigterm_keeps_saved_batches_and_a_rerun_finishes(models, run_dir, tmp_p
 
     out = tmp_path / "report"
     args = [sys.executable, "-m", "fairpairs.cli", "evaluate", "--models", models["bert"], "--data", str(run_dir),
-            "--out", str(out), "--batch-tokens", "64"]
+            "--out", str(out), "--batch-tokens", "64", *DPI]
     proc = subprocess.Popen(args, env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + TIMEOUT
     while not list(out.glob("cache/*.parts/part-*.parquet")) and proc.poll() is None and time.monotonic() < deadline:
@@ -406,6 +425,6 @@ def test_sigterm_keeps_saved_batches_and_a_rerun_finishes(models, run_dir, tmp_p
     assert not (out / "report.md").exists() and not list(out.glob("cache/*.parquet"))
     saved = saved_sentences(out / "cache")
     assert saved
-    again = subprocess.run(args, env=env(), capture_output=True, text=True, timeout=TIMEOUT)
+    again = in_process(*args[3:])   # the rerun needs no process of its own
     assert again.returncode == 0, again.stderr
     assert (out / "report.md").is_file() and not list(out.glob("cache/*.parts"))

@@ -1,6 +1,7 @@
 """Generation: every shipped paradigm renders valid pairs; length control checked with tokenizers
 loaded independently of the code under test; reproducibility; CLI behaviour and errors."""
 
+import functools
 import json
 import re
 import subprocess
@@ -29,6 +30,13 @@ def vocab():
 @pytest.fixture(scope="module")
 def rows(vocab):
     return vocab.df.to_dict("records")
+
+
+@pytest.fixture(scope="module")
+def meters():
+    """The control tokenizers' meters, loaded once for every paradigm (as one `generate` run shares
+    them); what they count is checked against the independent tokenizers below."""
+    return [LengthMeter(m) for m in CONTROL]
 
 
 @pytest.fixture(scope="module")
@@ -71,7 +79,10 @@ def toks(text):
     return re.findall(r"[\w']+|[^\w\s]", text.lower())
 
 
+@functools.lru_cache(maxsize=None)
 def template_slots(source):
+    """The slot names a template source uses (parsed once per source: a jinja2 parse per pair was
+    most of this file's time)."""
     import jinja2.meta
 
     from fairpairs.generation.templates import template_env
@@ -101,10 +112,9 @@ def differing_tokens(good, bad):
 
 
 @pytest.mark.parametrize("uid", UIDS)
-def test_paradigm_pairs(uid, vocab, rows, independent):
+def test_paradigm_pairs(uid, vocab, rows, independent, meters):
     p = load_paradigm(FILES[UIDS.index(uid)], vocab)
     s = Sampler(p, vocab, 0)
-    meters = [LengthMeter(m) for m in CONTROL]
     orig = generate_original(s, 200, meters)
     deb = generate_debiased(s, 200, meters, max_retries=10)
     for res in (orig, deb):
@@ -181,17 +191,20 @@ def test_debiased_good_sentences_follow_the_original_stream(vocab):
 
 
 # ---------------------------------------------------------------- CLI
-def run_cli(*args, cwd=None):
+def run_process(*args, cwd=None):
+    """`fairpairs ARGS` in a process of its own (the other CLI tests run it in this one: fairpairs_cli)."""
     return subprocess.run([sys.executable, "-m", "fairpairs.cli", *args], capture_output=True, text=True, cwd=cwd)
 
 
-def test_cli_generate_reproducible_and_complete(tmp_path, independent):
+def test_cli_generate_reproducible_and_complete(tmp_path, independent, fairpairs_cli):
+    """The first run in a process of its own, the second in this one: same seed, same bytes across
+    processes (another hash seed, cold caches against warm ones), another seed, other bytes."""
     args = ["generate", "--paradigms", "determiner_noun_agreement_1", "--pairs", "150", "--models",
             "gpt2,roberta-base,bert-base-uncased", "--quiet"]
-    r1 = run_cli(*args, "--out", str(tmp_path / "a"))
+    r1 = run_process(*args, "--out", str(tmp_path / "a"))
     assert r1.returncode == 0, r1.stderr
-    r2 = run_cli(*args, "--out", str(tmp_path / "b"))
-    r3 = run_cli(*args, "--seed", "1", "--out", str(tmp_path / "c"))
+    r2 = fairpairs_cli(*args, "--out", str(tmp_path / "b"))
+    r3 = fairpairs_cli(*args, "--seed", "1", "--out", str(tmp_path / "c"))
     assert r2.returncode == 0 and r3.returncode == 0, r2.stderr + r3.stderr
     for sub in ("original/determiner_noun_agreement_1.jsonl", "debiased/determiner_noun_agreement_1.jsonl"):
         assert (tmp_path / "a" / sub).read_bytes() == (tmp_path / "b" / sub).read_bytes()
@@ -223,9 +236,9 @@ def test_cli_generate_reproducible_and_complete(tmp_path, independent):
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")], "temporary folders left behind"
 
 
-def test_cli_original_lengths_are_recorded_and_biased(tmp_path):
-    r = run_cli("generate", "--paradigms", "determiner_noun_agreement_1", "--pairs", "300", "--quiet",
-                "--out", str(tmp_path / "run"))
+def test_cli_original_lengths_are_recorded_and_biased(tmp_path, fairpairs_cli):
+    r = fairpairs_cli("generate", "--paradigms", "determiner_noun_agreement_1", "--pairs", "300", "--quiet",
+                      "--out", str(tmp_path / "run"))
     assert r.returncode == 0, r.stderr
     rows = [json.loads(l) for l in (tmp_path / "run" / "original" / "determiner_noun_agreement_1.jsonl").open()]
     diffs = [x["token_lengths"]["gpt2"]["bad"] - x["token_lengths"]["gpt2"]["good"] for x in rows]
@@ -237,37 +250,37 @@ def test_cli_original_lengths_are_recorded_and_biased(tmp_path):
     (["--paradigms", "no_such_paradigm"], "--paradigms: unknown paradigm(s) no_such_paradigm"),
     (["--phenomenon", "Nonsense"], "--phenomenon: unknown phenomenon 'Nonsense'"),
 ])
-def test_cli_errors_are_one_line(tmp_path, args, needle):
-    r = run_cli("generate", "--pairs", "5", "--quiet", "--out", str(tmp_path / "x"), *args)
+def test_cli_errors_are_one_line(tmp_path, args, needle, fairpairs_cli):
+    r = fairpairs_cli("generate", "--pairs", "5", "--quiet", "--out", str(tmp_path / "x"), *args)
     assert r.returncode == 1
     assert r.stderr.strip().startswith("fairpairs: error: ") and needle in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert not (tmp_path / "x").exists()
 
 
-def test_cli_failed_run_leaves_nothing(tmp_path):
+def test_cli_failed_run_leaves_nothing(tmp_path, fairpairs_cli):
     gdir = tmp_path / "g"
     gdir.mkdir()
     src = (FILES[UIDS.index("determiner_noun_agreement_1")]).read_text()
     (gdir / "determiner_noun_agreement_1.yaml").write_text(src.replace("takes: {arg_1: obj}", "takes: {arg_1: obj}\n    rejects: {arg_1: obj}"))
-    r = run_cli("generate", "--grammars", str(gdir), "--pairs", "5", "--quiet", "--out", str(tmp_path / "out"))
+    r = fairpairs_cli("generate", "--grammars", str(gdir), "--pairs", "5", "--quiet", "--out", str(tmp_path / "out"))
     assert r.returncode == 1 and "unsatisfiable" in r.stderr
     assert not (tmp_path / "out").exists()
     assert [p.name for p in tmp_path.iterdir()] == ["g"]
 
 
-def test_cli_refuses_to_replace_a_foreign_folder(tmp_path):
+def test_cli_refuses_to_replace_a_foreign_folder(tmp_path, fairpairs_cli):
     (tmp_path / "mine").mkdir()
     (tmp_path / "mine" / "notes.txt").write_text("keep me")
-    r = run_cli("generate", "--paradigms", "determiner_noun_agreement_1", "--pairs", "5", "--quiet",
-                "--out", str(tmp_path / "mine"))
+    r = fairpairs_cli("generate", "--paradigms", "determiner_noun_agreement_1", "--pairs", "5", "--quiet",
+                      "--out", str(tmp_path / "mine"))
     assert r.returncode == 1 and "--out" in r.stderr and "fairpairs did not write" in r.stderr
     assert (tmp_path / "mine" / "notes.txt").read_text() == "keep me"
 
 
-def test_cli_paradigms_lists_uids():
-    r = run_cli("paradigms")
+def test_cli_paradigms_lists_uids(fairpairs_cli):
+    r = fairpairs_cli("paradigms")
     assert r.returncode == 0
     assert {f.stem for f in grammar_files()} == set(r.stdout.split())
-    rv = run_cli("paradigms", "--verbose")
+    rv = fairpairs_cli("paradigms", "--verbose")
     assert "determiner_noun_agreement_1\tDeterminer-noun agreement\tmorphology" in rv.stdout

@@ -7,14 +7,13 @@ is refused with the message of before, in the API and on the command line; and t
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from fairpairs.errors import DatasetError
 from fairpairs.manifest import ParadigmEntry, ParadigmStats, RunManifest, read_manifest
+from cli_run import in_process
 
 UID = "causative"
 
@@ -23,8 +22,7 @@ UID = "causative"
 def run(tmp_path_factory) -> Path:
     """A real run folder: `fairpairs generate --paradigms causative --pairs 5 --out X`."""
     root = tmp_path_factory.mktemp("manifest")
-    r = subprocess.run([sys.executable, "-m", "fairpairs.cli", "generate", "--paradigms", UID, "--pairs", "5",
-                        "--out", "run"], cwd=root, capture_output=True, text=True)
+    r = in_process("generate", "--paradigms", UID, "--pairs", "5", "--out", "run", cwd=root)
     assert r.returncode == 0, r.stderr
     return root / "run"
 
@@ -118,8 +116,7 @@ def test_the_command_line_names_the_wrongly_typed_field(run, tmp_path):
     doc = json.loads((run / "manifest.json").read_text(encoding="utf-8"))
     doc["seed"] = "7"
     bad = _run_with(tmp_path, run, doc)
-    r = subprocess.run([sys.executable, "-m", "fairpairs.cli", "publish", str(bad), "--dry-run", "--repo-id", "me/x",
-                        "--out", str(tmp_path / "hub")], capture_output=True, text=True)
+    r = in_process("publish", bad, "--dry-run", "--repo-id", "me/x", "--out", tmp_path / "hub")
     assert r.returncode == 1
     assert r.stderr.strip().splitlines()[-1] == f"fairpairs: error: {bad / 'manifest.json'}: field 'seed' must be an integer"
 

@@ -3,14 +3,13 @@ resolve offline, in the one-line error (the CLI's too); a name far from every kn
 
 from __future__ import annotations
 
-import subprocess
-import sys
 
 import pytest
 
 import fairpairs as fp
 from fairpairs.errors import ModelError, TokenizerError, UsageError
 from fairpairs.suggest import did_you_mean
+from cli_run import in_process
 
 
 def test_did_you_mean_is_difflib_closeness():
@@ -38,8 +37,7 @@ def test_paradigm_typo_in_the_api_and_the_cli(tmp_path):
                                           r"\(did you mean anaphor_number_agreement\?\)"):
         fp.generate_run(tmp_path / "run", paradigms=["anaphor_numbr_agreement"], pairs=2)
     assert not (tmp_path / "run").exists()
-    proc = subprocess.run([sys.executable, "-m", "fairpairs.cli", "generate", "--paradigms", "anaphor_numbr_agreement",
-                           "--out", str(tmp_path / "r2")], capture_output=True, text=True)
+    proc = in_process("generate", "--paradigms", "anaphor_numbr_agreement", "--out", tmp_path / "r2")
     assert proc.returncode == 2 or proc.returncode == 1
     assert proc.stderr.strip().splitlines() == [
         "fairpairs: error: --paradigms: unknown paradigm anaphor_numbr_agreement (did you mean "
