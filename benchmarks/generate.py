@@ -98,6 +98,10 @@ def run_once(root: Path, args, real_map: Path | None) -> dict:
         if proc.returncode != 0:
             raise SystemExit(f"{root}: fairpairs generate failed ({proc.returncode}):\n{err[-2000:]}")
         manifest = json.loads((Path(tmp) / "run" / "manifest.json").read_text())
+        if args.keep is not None:     # (each run's manifest, to compare them)
+            args.keep.mkdir(parents=True, exist_ok=True)
+            name = f"{root.name}-{len(list(args.keep.iterdir()))}.json"
+            (args.keep / name).write_text((Path(tmp) / "run" / "manifest.json").read_text())
     return {"wall": wall, "cpu": (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime),
             "rss_mb": peak[0] / 1024, "tree_mb": peak[1] / 1024, "models": manifest["models"],
             "stats": {uid: e["debiased_stats"] for uid, e in manifest["paradigms"].items()}}
@@ -113,6 +117,7 @@ def main() -> None:
     ap.add_argument("--real-map", action="store_true", help="load preset:modern's files through a written map")
     ap.add_argument("--baseline", metavar="REV", help="also time commit REV, in turns with this checkout")
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--keep", type=Path, metavar="DIR", help="keep each run's manifest.json in DIR")
     args = ap.parse_args()
     real_map = None
     if args.real_map:

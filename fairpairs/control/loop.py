@@ -48,12 +48,27 @@ class Strategy:
 
 
 @dataclass
+class KeptPair:
+    """A pair a set keeps, as it crosses from control to the records: the drawn pair, what length
+    control did to it (records.CONTROL_STATES) and its token lengths, tokenizer -> (good, bad)."""
+
+    pair: Pair
+    control: str
+    lengths: dict[str, tuple[int, int]] = field(default_factory=dict)
+
+
+@dataclass
 class SetResult:
-    pairs: list[Pair] = field(default_factory=list)
-    lengths: list[dict[str, tuple[int, int]]] = field(default_factory=list)
-    control: list[str] = field(default_factory=list)     # per pair: records.CONTROL_STATES
+    """One set of one paradigm: the pairs kept, in output order, with length control's account."""
+
+    kept: list[KeptPair] = field(default_factory=list)
     stats: ParadigmStats = field(default_factory=ParadigmStats)
     short: ShortSetError | None = None     # the set ended short of its pairs (the budget is spent): why
+
+    @property
+    def pairs(self) -> list[Pair]:
+        """The kept pairs alone."""
+        return [k.pair for k in self.kept]
 
 
 class Budget:
@@ -133,9 +148,10 @@ def _per_pair(meters: list[LengthMeter], sentences: list[str]) -> list[tuple[int
 
 
 def _attach_lengths(res: SetResult, meters: list[LengthMeter]) -> None:
-    goods = _lengths(meters, [p.sentence_good for p in res.pairs])
-    bads = _lengths(meters, [p.sentence_bad for p in res.pairs])
-    res.lengths = [{m.name: (goods[j][i], bads[j][i]) for j, m in enumerate(meters)} for i in range(len(res.pairs))]
+    goods = _lengths(meters, [k.pair.sentence_good for k in res.kept])
+    bads = _lengths(meters, [k.pair.sentence_bad for k in res.kept])
+    for i, k in enumerate(res.kept):
+        k.lengths = {m.name: (goods[j][i], bads[j][i]) for j, m in enumerate(meters)}
 
 
 def _resample(sampler: Sampler, searcher: Searcher, live: list[Pair], meters: list[LengthMeter],
@@ -219,7 +235,7 @@ def _collect(sampler: Sampler, n_pairs: int, meters: list[LengthMeter], *, contr
              chunk: int, progress, what: str) -> SetResult:
     """Draw pairs chunk by chunk, (length-control them,) and accept them in draw order, skipping
     duplicates, until n_pairs are kept; accepting in draw order keeps the output independent of
-    the chunk size. Each kept pair is classified against its first draw (`SetResult.control`)."""
+    the chunk size. Each kept pair is classified against its first draw (`KeptPair.control`)."""
     res = SetResult()
     st = res.stats
     budget = Budget(sampler, n_pairs, max_draws)
@@ -228,14 +244,15 @@ def _collect(sampler: Sampler, n_pairs: int, meters: list[LengthMeter], *, contr
     k = 0
     valid = 0
     grow = min(chunk, 32)          # small first chunks: an impossible paradigm fails fast
-    while len(res.pairs) < n_pairs:
+    kept = res.kept
+    while len(kept) < n_pairs:
         try:
-            budget.check(k, valid, len(res.pairs), n_pairs, what, spent)
+            budget.check(k, valid, len(kept), n_pairs, what, spent)
         except ShortSetError as exc:   # the budget is spent: the set ends with what it reached
             res.short = exc
             break
         # (the size of a chunk changes the work done, never the output: pairs are accepted in draw order)
-        size = max(1, min(grow, chunk, (n_pairs - len(res.pairs)) * 5 // 4 + 8, budget.left()))
+        size = max(1, min(grow, chunk, (n_pairs - len(kept)) * 5 // 4 + 8, budget.left()))
         grow *= 2
         budget.take(size)
         drawn = [(kk, sampler.draw(kk, will_change=control is not None)) for kk in range(k, k + size)]
@@ -265,16 +282,15 @@ def _collect(sampler: Sampler, n_pairs: int, meters: list[LengthMeter], *, contr
                 state = "replaced"
             else:
                 state = "as_drawn" if p.sentence_bad == bad0 else "bad_redrawn"
-            res.pairs.append(p)
-            res.control.append(state)
-            if len(res.pairs) == n_pairs:
+            kept.append(KeptPair(p, state))
+            if len(kept) == n_pairs:
                 break
         k += size
         if progress is not None:
-            progress(len(res.pairs))
-    st.kept = len(res.pairs)
-    st.replaced = res.control.count("replaced")
-    st.kept_redrawn = res.control.count("bad_redrawn")
+            progress(len(kept))
+    st.kept = len(kept)
+    st.replaced = sum(x.control == "replaced" for x in kept)
+    st.kept_redrawn = sum(x.control == "bad_redrawn" for x in kept)
     st.kept_as_drawn = st.kept - st.replaced - st.kept_redrawn
     st.drawn = st.kept + st.dropped
     st.finish()

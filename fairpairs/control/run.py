@@ -66,16 +66,17 @@ class ParadigmSets:
 
     def records(self, which: str) -> list[PairRecord]:
         """The typed records of set `which` ("original" or "debiased"), in output order."""
-        res = getattr(self, which)
-        return [self.sampler.record(pair, lengths, i, control)
-                for i, (pair, lengths, control) in enumerate(zip(res.pairs, res.lengths, res.control))]
+        return [self.sampler.record(k.pair, k.lengths, i, k.control) for i, k in enumerate(getattr(self, which).kept)]
+
+    def rows(self, which: str) -> list[dict]:
+        """The jsonl rows of set `which` (each `records(which)[i].to_dict()`), in output order."""
+        return [self.sampler.row(k.pair, k.lengths, i, k.control) for i, k in enumerate(getattr(self, which).kept)]
 
 
 def write_jsonl(path: Path, rows: list[dict]) -> None:
     """Pair rows (`PairRecord.to_dict()`) as a jsonl file."""
     with open(path, "w", encoding="utf-8", newline="\n") as fh:
-        for row in rows:
-            fh.write(row_json(row) + "\n")
+        fh.writelines([row_json(row) + "\n" for row in rows])
 
 
 def generate_paradigm(p: Paradigm, vocab: Vocabulary, cfg: RunConfig, meters: list[LengthMeter],
@@ -139,7 +140,7 @@ class ParadigmJob:
                 raise getattr(sets, which).short
         rows = {}
         for which in ("original", "debiased"):
-            rows[which] = [r.to_dict() for r in sets.records(which)]
+            rows[which] = sets.rows(which)
             write_jsonl(self.folder / which / f"{p.uid}.jsonl", rows[which])
         return ParadigmDone(stats={"original": sets.original.stats, "debiased": sets.debiased.stats},
                             entry=paradigm_manifest(sets, rows["original"], rows["debiased"], self.meters),

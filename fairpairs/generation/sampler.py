@@ -16,7 +16,7 @@ import numpy as np
 from fairpairs.generation.grammar import Paradigm
 from fairpairs.generation.seeding import WORD, copy_stream, from_state, seed_words, stream
 from fairpairs.generation.slots import PlainTemplate, SlotSpec
-from fairpairs.records import PairRecord
+from fairpairs.records import PAIR_FIELDS, PairRecord
 from fairpairs.generation.vocab import Vocabulary
 
 
@@ -550,29 +550,23 @@ class Sampler:
                     out[f"{n}.det"] = self.vocab.expressions[f.det] if f.det >= 0 else ""
         return out
 
-    def record(self, pair: Pair, lengths: dict[str, tuple[int, int]], pair_id: int,
-               control: str = "none") -> PairRecord:
-        """The typed record of a pair (its `to_dict()` is the jsonl row); `control` says what length
-        control did to it (records.CONTROL_STATES)."""
+    def values(self, pair: Pair, lengths: dict[str, tuple[int, int]], pair_id: int, control: str = "none") -> tuple:
+        """A pair's record fields, in records.PAIR_FIELDS order (each mapping made new); `control` says
+        what length control did to it (records.CONTROL_STATES)."""
         p = self.p
         shown = self.shown_critical(pair)
-        return PairRecord.of_values(   # (in records.PAIR_FIELDS order)
-            pair.sentence_good,
-            pair.sentence_bad,
-            p.field,
-            p.linguistics_term,
-            p.uid,
-            str(pair_id),
-            lexically_identical(pair.sentence_good, pair.sentence_bad),
-            {n: pair.good[n].word for n in shown},
-            {n: pair.bad[n].word for n in shown},
-            {m: {"good": g, "bad": b} for m, (g, b) in lengths.items()},
-            pair.redraws,
-            pair.k,
-            control,
-            self.fillers(pair),
-        )
+        return (pair.sentence_good, pair.sentence_bad, p.field, p.linguistics_term, p.uid, str(pair_id),
+                lexically_identical(pair.sentence_good, pair.sentence_bad),
+                {n: pair.good[n].word for n in shown},
+                {n: pair.bad[n].word for n in shown},
+                {m: {"good": g, "bad": b} for m, (g, b) in lengths.items()},
+                pair.redraws, pair.k, control, self.fillers(pair))
+
+    def record(self, pair: Pair, lengths: dict[str, tuple[int, int]], pair_id: int,
+               control: str = "none") -> PairRecord:
+        """The typed record of a pair (its `to_dict()` is the jsonl row)."""
+        return PairRecord.of_values(*self.values(pair, lengths, pair_id, control))
 
     def row(self, pair: Pair, lengths: dict[str, tuple[int, int]], pair_id: int, control: str = "none") -> dict:
-        """The jsonl record of a pair, as a dict."""
-        return self.record(pair, lengths, pair_id, control).to_dict()
+        """The jsonl record of a pair, as a dict (`record(...).to_dict()`, made directly: its values are new)."""
+        return dict(zip(PAIR_FIELDS, self.values(pair, lengths, pair_id, control)))
