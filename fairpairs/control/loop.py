@@ -261,30 +261,7 @@ def _collect(sampler: Sampler, n_pairs: int, meters: list[LengthMeter], *, contr
         valid += len(live)
         matched = control(live, budget) if control else {p.k for p in live}
         spent += sum(p.redraws for p in live)
-        for kk, p in drawn:
-            st.draws = kk + 1
-            if p is None:
-                st.invalid += 1
-                continue
-            st.redraws += p.redraws
-            if kk not in matched:
-                st.dropped += 1
-                continue
-            key = (p.sentence_good, p.sentence_bad)
-            if key in seen:
-                st.duplicates += 1
-                continue
-            seen.add(key)
-            good0, bad0 = first[kk]
-            if not control:
-                state = "none"
-            elif p.sentence_good != good0:
-                state = "replaced"
-            else:
-                state = "as_drawn" if p.sentence_bad == bad0 else "bad_redrawn"
-            kept.append(KeptPair(p, state))
-            if len(kept) == n_pairs:
-                break
+        _accept(drawn, matched, first, control is not None, res, seen, n_pairs)
         k += size
         if progress is not None:
             progress(len(kept))
@@ -296,6 +273,37 @@ def _collect(sampler: Sampler, n_pairs: int, meters: list[LengthMeter], *, contr
     st.finish()
     _attach_lengths(res, meters)
     return res
+
+
+def _accept(drawn: list[tuple[int, Pair | None]], matched: set[int], first: dict[int, tuple[str, str]],
+            controlled: bool, res: SetResult, seen: set[tuple[str, str]], n_pairs: int) -> None:
+    """Keep a chunk's matched, new pairs in draw order (until n_pairs), each classified against its
+    first draw (`first`: draw -> its first sentences), and count the others in `res.stats`."""
+    st, kept = res.stats, res.kept
+    for kk, p in drawn:
+        st.draws = kk + 1
+        if p is None:
+            st.invalid += 1
+            continue
+        st.redraws += p.redraws
+        if kk not in matched:
+            st.dropped += 1
+            continue
+        key = (p.sentence_good, p.sentence_bad)
+        if key in seen:
+            st.duplicates += 1
+            continue
+        seen.add(key)
+        good0, bad0 = first[kk]
+        if not controlled:
+            state = "none"
+        elif p.sentence_good != good0:
+            state = "replaced"
+        else:
+            state = "as_drawn" if p.sentence_bad == bad0 else "bad_redrawn"
+        kept.append(KeptPair(p, state))
+        if len(kept) == n_pairs:
+            return
 
 
 SEARCH = Strategy(_search, default_retries=100,

@@ -9,7 +9,7 @@ import yaml
 from fairpairs.errors import GrammarError
 from fairpairs.io.reading import read_text
 from fairpairs.io.paths import data_dir
-from fairpairs.generation.slots import _Ctx, _as_list
+from fairpairs.generation.slots import ParseContext, as_list
 
 
 # ---------------------------------------------------------------------------- include: and use:
@@ -75,12 +75,12 @@ def read_with_includes(path: str | Path, _stack: tuple[Path, ...] = ()) -> dict:
     if includes is None:
         return data
     base: dict = {}
-    for name in [includes] if isinstance(includes, str) else _as_list(includes) or [None]:
+    for name in [includes] if isinstance(includes, str) else as_list(includes) or [None]:
         base = merge(base, read_with_includes(_include_path(path, name), (*_stack, key)))
     return merge(base, data)
 
 
-def _resolve_use(ctx: _Ctx, key: str, spec: Any, defs: dict) -> Any:
+def resolve_use(ctx: ParseContext, key: str, spec: Any, defs: dict) -> Any:
     """A slot spec with `use: NAME` replaced by definition NAME (from `defs:`) merged under it."""
     if not isinstance(spec, dict) or "use" not in spec:
         return spec
