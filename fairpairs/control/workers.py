@@ -14,9 +14,11 @@ import gc
 import multiprocessing
 import os
 import signal
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Callable
 
-from fairpairs.errors import UsageError
+from fairpairs.errors import OutputError, UsageError
 
 WORKERS_ENV = "FAIRPAIRS_WORKERS"
 MAX_WORKERS = 4      # the default's bound: memory grows with every worker
@@ -43,9 +45,9 @@ TASK: list = []      # (the task of a forked worker: set by `start` in the worke
 
 
 def start(task: Callable[[int, bool], Any]) -> None:
-    # A worker leaves cleanup to the calling process: it ends quietly when that process ends the
-    # pool (SIGTERM, which the calling process may have made raise) and ignores Ctrl-C (which the
-    # calling process gets too, and answers by ending the pool).
+    # A worker leaves cleanup to the calling process: it ends quietly on SIGTERM (which the calling
+    # process may have made raise) and ignores Ctrl-C (which the calling process gets too, and answers
+    # by dropping the paradigms not started).
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     TASK[:] = [task]
@@ -70,21 +72,28 @@ def in_order(task: Callable[[int, bool], Any], n: int, take: Callable[[int, Any]
         for i in range(n):
             take(i, task(i, True))
         return
-    # The Rust tokenizers warn in a forked child that has used their thread pool unless this is set
-    # (the workers encode one batch at a time anyway); this process keeps its own setting.
     if prepare is not None:
         prepare()
-    gc.freeze()     # (objects made so far stay out of the collector's walks: fewer pages the workers copy)
+    # The Rust tokenizers warn in a forked child that has used their thread pool unless this is set
+    # (the workers encode one batch at a time anyway); this process keeps its own setting.
     before = os.environ.get("TOKENIZERS_PARALLELISM")
     os.environ["TOKENIZERS_PARALLELISM"] = "false"
+    gc.freeze()     # (objects made so far stay out of the collector's walks: fewer pages the workers copy)
+    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"), initializer=start,
+                               initargs=(task,))
     try:
-        pool = multiprocessing.get_context("fork").Pool(workers, initializer=start, initargs=(task,))
-    finally:
-        gc.unfreeze()
-        if before is None:
-            del os.environ["TOKENIZERS_PARALLELISM"]
-        else:
-            os.environ["TOKENIZERS_PARALLELISM"] = before
-    with pool:    # (leaving it, also by an error of `take`, ends the workers)
-        for i, answer in enumerate(pool.imap(call, range(n))):
+        try:
+            answers = pool.map(call, range(n))     # (the workers are forked here, all at once)
+        finally:
+            gc.unfreeze()
+            if before is None:
+                del os.environ["TOKENIZERS_PARALLELISM"]
+            else:
+                os.environ["TOKENIZERS_PARALLELISM"] = before
+        for i, answer in enumerate(answers):
             take(i, task(i, True) if isinstance(answer, str) and answer == FAILED else answer)
+    except BrokenProcessPool:
+        raise OutputError(f"a worker process generating paradigms ended abruptly (out of memory?); "
+                          f"nothing was written (${WORKERS_ENV}=1 generates them in this process alone)") from None
+    finally:     # (after an error: the paradigms not started are dropped; the workers end)
+        pool.shutdown(wait=True, cancel_futures=True)
