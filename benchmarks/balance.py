@@ -141,7 +141,7 @@ def main() -> None:
                 rows[p.uid] = {"error": str(exc).splitlines()[0][:80]}
                 continue
             cpu += time.process_time() - c0
-            debiased = [s.row(x, {}, i, c) for i, (x, c) in enumerate(zip(res.pairs, res.control))]
+            debiased = [s.row(k.pair, {}, i, k.control) for i, k in enumerate(res.kept)]
             entry = paradigm_balance(originals[p.uid], debiased, features=features[p.uid])
             rows[p.uid] = {**entry, "yield": res.stats.yield_, "dropped": res.stats.dropped}
         results[design] = (rows, cpu)

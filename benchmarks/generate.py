@@ -1,15 +1,20 @@
-"""Generation speed: a whole run (original + debiased sets, balance report, files), timed.
+"""Generation speed: the whole `fairpairs generate` process (imports, tokenizers, original + debiased
+sets, balance report, files, and any worker processes it starts), timed.
 
     python benchmarks/generate.py                                   # the main job: 67 x 1000, gpt2 + bert-base-cased
-    python benchmarks/generate.py --baseline 9b4a4c6                # ... and the same with an earlier commit, in one run
+    python benchmarks/generate.py --baseline c7e230c                # ... and the same with an earlier commit, in one run
     python benchmarks/generate.py --models preset:modern --real-map # 8 real tokenizers (benchmarks/real_tokenizers.py)
 
-Prints per-paradigm statistics of the debiased set and the run's time. With `--baseline REV` the
-commit REV is checked out in a temporary git worktree and both versions run the same job, taking
-turns (`--rounds` each, so that a busy machine slows both alike); the figures compared are CPU
-seconds of the run and of the whole process (imports and tokenizers too), the median of the rounds,
-and their ratios. Targets: issue 36 - the main job at most 0.5x of c7e230c's time and 300 MB;
-preset:modern 67 x 1000 within 30 s and 700 MB.
+Prints per-paradigm statistics of the debiased set (from the run's manifest) and the run's figures.
+With `--baseline REV` the commit REV is checked out in a temporary git worktree and both versions
+run the same command, taking turns (`--rounds` each, baseline first in each round, so that a busy
+machine slows both alike); the figures compared are the medians of the rounds and their ratios:
+wall seconds, CPU seconds (the process and every process it started), and peak memory of the
+process tree - the peak of the sum of its processes' RSS (a page that forked workers share counts
+once per process: an upper bound) and of the main process's RSS plus its workers' private pages
+(a page they share counted once: the memory the run holds).
+Targets: issue 36 - the main job at most 0.5x of c7e230c's time and 300 MB; preset:modern 67 x
+1000 within 30 s and 700 MB.
 """
 
 from __future__ import annotations
@@ -22,45 +27,89 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 
 
-def run_once(args) -> dict:
-    """Run the job with the fairpairs on sys.path; its figures as a dict."""
-    from fairpairs.generation.selection import select_paradigms
-    from fairpairs.control.run import RunConfig, generate_run
-    from fairpairs.tokenization.sources import expand
-    from fairpairs.tokenization.lengths import LengthMeter
+def _tree(root: int) -> list[int]:
+    """`root` and every process under it (from /proc)."""
+    children: dict[int, list[int]] = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open(f"/proc/{d}/stat") as fh:
+                    ppid = int(fh.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(d))
+    out, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        out.append(pid)
+        todo += children.get(pid, [])
+    return out
 
-    if args.real_map:
-        sys.path.insert(0, str(Path(__file__).resolve().parent))
-        import real_tokenizers as real
 
-        os.environ["FAIRPAIRS_TOKENIZER_MAP"] = str(real.write_map(Path(tempfile.mkdtemp()) / "map.yaml"))
-    t0, c0 = time.perf_counter(), time.process_time()
-    vocab, paradigms = select_paradigms(args.paradigms, None, None)
-    models = expand(args.models.split(","))
-    for m in models:
-        LengthMeter(m)
-    load = (time.perf_counter() - t0, time.process_time() - c0)
+def _memory(pids: list[int]) -> tuple[int, int]:
+    """Memory of the processes `pids` (kB), the first the one that started the others: the sum of
+    their RSS (a page forked workers share with it counted once per process: an upper bound), and
+    the first's RSS plus the others' private pages (a shared page counted once)."""
+    rss = tree = 0
+    for i, pid in enumerate(pids):
+        try:
+            with open(f"/proc/{pid}/smaps_rollup") as fh:
+                fields = dict((line.split()[0], int(line.split()[1])) for line in fh if line.split()[-1] == "kB")
+        except OSError:
+            continue
+        rss += fields.get("Rss:", 0)
+        tree += fields.get("Rss:", 0) if i == 0 else fields.get("Private_Clean:", 0) + fields.get("Private_Dirty:", 0)
+    return rss, tree
+
+
+def run_once(root: Path, args, real_map: Path | None) -> dict:
+    """`fairpairs generate` of checkout `root` in a new process, watched: its figures as a dict."""
+    env = {**os.environ, "PYTHONPATH": str(root), "TQDM_DISABLE": "1"}
+    if real_map is not None:
+        env["FAIRPAIRS_TOKENIZER_MAP"] = str(real_map)
     with tempfile.TemporaryDirectory() as tmp:
-        t1, c1 = time.perf_counter(), time.process_time()
-        res = generate_run(paradigms, vocab, RunConfig(models=models, pairs=args.pairs, seed=args.seed,
-                                                       strategy=args.strategy), Path(tmp) / "run")
-        gen = (time.perf_counter() - t1, time.process_time() - c1)
-    stats = {uid: s["debiased"].as_dict() if hasattr(s["debiased"], "as_dict") else {} for uid, s in res.stats.items()}
-    return {"load_wall": load[0], "load_cpu": load[1], "wall": gen[0], "cpu": gen[1], "paradigms": len(paradigms),
-            "models": models, "stats": stats,
-            "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-            "process_cpu": time.process_time()}     # the whole process: imports, tokenizers, the run
+        cmd = [sys.executable, "-m", "fairpairs.cli", "generate", "--models", args.models, "--pairs", str(args.pairs),
+               "--seed", str(args.seed), "--strategy", args.strategy, "--out", str(Path(tmp) / "run")]
+        if args.paradigms != "all":
+            cmd += ["--paradigms", args.paradigms]
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(cmd, env=env, cwd=tmp, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        peak = [0, 0]
+
+        def watch():
+            while proc.poll() is None:
+                rss, tree = _memory(_tree(proc.pid))
+                peak[0], peak[1] = max(peak[0], rss), max(peak[1], tree)
+                time.sleep(0.05)
+        watcher = threading.Thread(target=watch, daemon=True)
+        watcher.start()
+        err = proc.communicate()[1]
+        wall = time.perf_counter() - t0
+        watcher.join()
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        if proc.returncode != 0:
+            raise SystemExit(f"{root}: fairpairs generate failed ({proc.returncode}):\n{err[-2000:]}")
+        manifest = json.loads((Path(tmp) / "run" / "manifest.json").read_text())
+        if args.keep is not None:     # (each run's manifest, to compare them)
+            args.keep.mkdir(parents=True, exist_ok=True)
+            name = f"{root.name}-{len(list(args.keep.iterdir()))}.json"
+            (args.keep / name).write_text((Path(tmp) / "run" / "manifest.json").read_text())
+    return {"wall": wall, "cpu": (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime),
+            "rss_mb": peak[0] / 1024, "tree_mb": peak[1] / 1024, "models": manifest["models"],
+            "stats": {uid: e["debiased_stats"] for uid, e in manifest["paradigms"].items()}}
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--paradigms", default="all", help="comma-separated UIDs or 'all'")
+    ap.add_argument("--paradigms", default="all", help="comma-separated UIDs or 'all' (the command's default)")
     ap.add_argument("--pairs", type=int, default=1000)
     ap.add_argument("--models", default="gpt2,bert-base-cased")
     ap.add_argument("--seed", type=int, default=0)
@@ -68,23 +117,19 @@ def main() -> None:
     ap.add_argument("--real-map", action="store_true", help="load preset:modern's files through a written map")
     ap.add_argument("--baseline", metavar="REV", help="also time commit REV, in turns with this checkout")
     ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--json", action="store_true", help=argparse.SUPPRESS)   # (one run, figures as JSON)
+    ap.add_argument("--keep", type=Path, metavar="DIR", help="keep each run's manifest.json in DIR")
     args = ap.parse_args()
-    if args.json:
-        print(json.dumps(run_once(args)))
-        return
+    real_map = None
+    if args.real_map:
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        import real_tokenizers as real
 
-    def timed(root: Path) -> dict:
-        env = {**os.environ, "PYTHONPATH": str(root)}
-        cmd = [sys.executable, str(Path(__file__).resolve()), "--json", "--paradigms", args.paradigms,
-               "--pairs", str(args.pairs), "--models", args.models, "--seed", str(args.seed),
-               "--strategy", args.strategy] + (["--real-map"] if args.real_map else [])
-        out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True, cwd=tempfile.gettempdir())
-        return json.loads(out.stdout.strip().splitlines()[-1])
+        real_map = real.write_map(Path(tempfile.mkdtemp()) / "map.yaml")
 
     commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True).stdout.strip()
     print(f"commit {commit}; command: python benchmarks/generate.py {' '.join(sys.argv[1:])}")
+    print(f"load average at the start: {' '.join(f'{x:.1f}' for x in os.getloadavg())}", flush=True)
     runs = {"this checkout": []}
     base = None
     if args.baseline:
@@ -93,33 +138,36 @@ def main() -> None:
                        check=True, capture_output=True)
         runs[f"baseline {args.baseline}"] = []
     try:
-        for _ in range(args.rounds):
-            if base is not None:
-                runs[f"baseline {args.baseline}"].append(timed(base))
-            runs["this checkout"].append(timed(REPO))
+        for r in range(args.rounds):
+            for name, root in ([(f"baseline {args.baseline}", base)] if base else []) + [("this checkout", REPO)]:
+                runs[name].append(run_once(root, args, real_map))
+                fig = runs[name][-1]
+                print(f"round {r + 1}, {name}: {fig['wall']:.1f} s wall, {fig['cpu']:.1f} s CPU, "
+                      f"{fig['rss_mb']:.0f} MB RSS, {fig['tree_mb']:.0f} MB (shared pages once) (load "
+                      f"{os.getloadavg()[0]:.1f})", flush=True)
     finally:
         if base is not None:
             subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(base)], capture_output=True)
     now = runs["this checkout"][-1]
-    print(f"{now['paradigms']} paradigms x {args.pairs} pairs (original + debiased, strategy {args.strategy}), "
-          f"tokenizers {', '.join(now['models'])}; load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}\n")
+    print(f"\n{len(now['stats'])} paradigms x {args.pairs} pairs (original + debiased, strategy {args.strategy}), "
+          f"tokenizers {', '.join(now['models'])}; load average at the end "
+          f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}\n")
     print(f"{'paradigm':55s} {'kept':>5s} {'as drawn':>8s} {'redrawn':>8s} {'replaced':>8s} {'dropped':>7s} "
           f"{'yield':>7s} {'draws/kept':>10s}")
     for uid, d in now["stats"].items():
         print(f"{uid:55s} {d['kept']:5d} {d['kept_as_drawn']:8d} {d['kept_redrawn']:8d} {d['replaced']:8d} "
               f"{d['dropped']:7d} {d['yield'] or 0:7.1%} {d['draws_per_kept'] or 0:10.2f}")
-    print("\n| code | run CPU (s), median of rounds (each) | whole process CPU (s), median | run wall (s), median "
-          "| load tokenizers (s) | peak RSS (MB), max |")
-    print("|---|---:|---:|---:|---:|---:|")
+    print("\n| code | wall (s), median (each round) | CPU (s), median | peak RSS sum (MB), max "
+          "| peak memory, shared pages once (MB), max |")
+    print("|---|---:|---:|---:|---:|")
     med = {}
     for name, rs in runs.items():
-        med[name] = {k: statistics.median(r[k] for r in rs) for k in ("cpu", "process_cpu", "wall", "load_wall")}
-        cpus = ", ".join(f"{r['cpu']:.1f}" for r in rs)
-        m = med[name]
-        print(f"| {name} | {m['cpu']:.1f} ({cpus}) | {m['process_cpu']:.1f} | {m['wall']:.1f} | "
-              f"{m['load_wall']:.1f} | {max(r['peak_mb'] for r in rs):.0f} |")
+        med[name] = {k: statistics.median(r[k] for r in rs) for k in ("wall", "cpu")}
+        walls = ", ".join(f"{r['wall']:.1f}" for r in rs)
+        print(f"| {name} | {med[name]['wall']:.1f} ({walls}) | {med[name]['cpu']:.1f} | "
+              f"{max(r['rss_mb'] for r in rs):.0f} | {max(r['tree_mb'] for r in rs):.0f} |")
     if base is not None:
-        for what in ("cpu", "process_cpu"):
+        for what in ("wall", "cpu"):
             ratio = med["this checkout"][what] / med[f"baseline {args.baseline}"][what]
             print(f"\n{what} ratio this checkout / baseline (medians): {ratio:.2f}")
 

@@ -21,7 +21,6 @@ MAY_IMPORT = {part: set(ORDER[:i]) | {"fairpairs"} for i, part in enumerate(ORDE
 # modules past the size limit that are one idea each (issue 24: "unless it is one idea")
 LONG_MODULES = {
     "fairpairs/generation/sampler.py": "the Sampler: one seeded stream per pair, drawing and redrawing slots",
-    "fairpairs/control/search.py": "the Searcher: the search strategy's candidate picks, joint picks and replacements",
     "fairpairs/scoring/scorer.py": "the Scorer: loading, batching and scoring one model",
 }
 LIMIT = 330

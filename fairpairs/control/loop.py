@@ -48,12 +48,27 @@ class Strategy:
 
 
 @dataclass
+class KeptPair:
+    """A pair a set keeps, as it crosses from control to the records: the drawn pair, what length
+    control did to it (records.CONTROL_STATES) and its token lengths, tokenizer -> (good, bad)."""
+
+    pair: Pair
+    control: str
+    lengths: dict[str, tuple[int, int]] = field(default_factory=dict)
+
+
+@dataclass
 class SetResult:
-    pairs: list[Pair] = field(default_factory=list)
-    lengths: list[dict[str, tuple[int, int]]] = field(default_factory=list)
-    control: list[str] = field(default_factory=list)     # per pair: records.CONTROL_STATES
+    """One set of one paradigm: the pairs kept, in output order, with length control's account."""
+
+    kept: list[KeptPair] = field(default_factory=list)
     stats: ParadigmStats = field(default_factory=ParadigmStats)
     short: ShortSetError | None = None     # the set ended short of its pairs (the budget is spent): why
+
+    @property
+    def pairs(self) -> list[Pair]:
+        """The kept pairs alone."""
+        return [k.pair for k in self.kept]
 
 
 class Budget:
@@ -133,9 +148,10 @@ def _per_pair(meters: list[LengthMeter], sentences: list[str]) -> list[tuple[int
 
 
 def _attach_lengths(res: SetResult, meters: list[LengthMeter]) -> None:
-    goods = _lengths(meters, [p.sentence_good for p in res.pairs])
-    bads = _lengths(meters, [p.sentence_bad for p in res.pairs])
-    res.lengths = [{m.name: (goods[j][i], bads[j][i]) for j, m in enumerate(meters)} for i in range(len(res.pairs))]
+    goods = _lengths(meters, [k.pair.sentence_good for k in res.kept])
+    bads = _lengths(meters, [k.pair.sentence_bad for k in res.kept])
+    for i, k in enumerate(res.kept):
+        k.lengths = {m.name: (goods[j][i], bads[j][i]) for j, m in enumerate(meters)}
 
 
 def _resample(sampler: Sampler, searcher: Searcher, live: list[Pair], meters: list[LengthMeter],
@@ -219,7 +235,7 @@ def _collect(sampler: Sampler, n_pairs: int, meters: list[LengthMeter], *, contr
              chunk: int, progress, what: str) -> SetResult:
     """Draw pairs chunk by chunk, (length-control them,) and accept them in draw order, skipping
     duplicates, until n_pairs are kept; accepting in draw order keeps the output independent of
-    the chunk size. Each kept pair is classified against its first draw (`SetResult.control`)."""
+    the chunk size. Each kept pair is classified against its first draw (`KeptPair.control`)."""
     res = SetResult()
     st = res.stats
     budget = Budget(sampler, n_pairs, max_draws)
@@ -228,14 +244,15 @@ def _collect(sampler: Sampler, n_pairs: int, meters: list[LengthMeter], *, contr
     k = 0
     valid = 0
     grow = min(chunk, 32)          # small first chunks: an impossible paradigm fails fast
-    while len(res.pairs) < n_pairs:
+    kept = res.kept
+    while len(kept) < n_pairs:
         try:
-            budget.check(k, valid, len(res.pairs), n_pairs, what, spent)
+            budget.check(k, valid, len(kept), n_pairs, what, spent)
         except ShortSetError as exc:   # the budget is spent: the set ends with what it reached
             res.short = exc
             break
         # (the size of a chunk changes the work done, never the output: pairs are accepted in draw order)
-        size = max(1, min(grow, chunk, (n_pairs - len(res.pairs)) * 5 // 4 + 8, budget.left()))
+        size = max(1, min(grow, chunk, (n_pairs - len(kept)) * 5 // 4 + 8, budget.left()))
         grow *= 2
         budget.take(size)
         drawn = [(kk, sampler.draw(kk, will_change=control is not None)) for kk in range(k, k + size)]
@@ -244,42 +261,49 @@ def _collect(sampler: Sampler, n_pairs: int, meters: list[LengthMeter], *, contr
         valid += len(live)
         matched = control(live, budget) if control else {p.k for p in live}
         spent += sum(p.redraws for p in live)
-        for kk, p in drawn:
-            st.draws = kk + 1
-            if p is None:
-                st.invalid += 1
-                continue
-            st.redraws += p.redraws
-            if kk not in matched:
-                st.dropped += 1
-                continue
-            key = (p.sentence_good, p.sentence_bad)
-            if key in seen:
-                st.duplicates += 1
-                continue
-            seen.add(key)
-            good0, bad0 = first[kk]
-            if not control:
-                state = "none"
-            elif p.sentence_good != good0:
-                state = "replaced"
-            else:
-                state = "as_drawn" if p.sentence_bad == bad0 else "bad_redrawn"
-            res.pairs.append(p)
-            res.control.append(state)
-            if len(res.pairs) == n_pairs:
-                break
+        _accept(drawn, matched, first, control is not None, res, seen, n_pairs)
         k += size
         if progress is not None:
-            progress(len(res.pairs))
-    st.kept = len(res.pairs)
-    st.replaced = res.control.count("replaced")
-    st.kept_redrawn = res.control.count("bad_redrawn")
+            progress(len(kept))
+    st.kept = len(kept)
+    st.replaced = sum(x.control == "replaced" for x in kept)
+    st.kept_redrawn = sum(x.control == "bad_redrawn" for x in kept)
     st.kept_as_drawn = st.kept - st.replaced - st.kept_redrawn
     st.drawn = st.kept + st.dropped
     st.finish()
     _attach_lengths(res, meters)
     return res
+
+
+def _accept(drawn: list[tuple[int, Pair | None]], matched: set[int], first: dict[int, tuple[str, str]],
+            controlled: bool, res: SetResult, seen: set[tuple[str, str]], n_pairs: int) -> None:
+    """Keep a chunk's matched, new pairs in draw order (until n_pairs), each classified against its
+    first draw (`first`: draw -> its first sentences), and count the others in `res.stats`."""
+    st, kept = res.stats, res.kept
+    for kk, p in drawn:
+        st.draws = kk + 1
+        if p is None:
+            st.invalid += 1
+            continue
+        st.redraws += p.redraws
+        if kk not in matched:
+            st.dropped += 1
+            continue
+        key = (p.sentence_good, p.sentence_bad)
+        if key in seen:
+            st.duplicates += 1
+            continue
+        seen.add(key)
+        good0, bad0 = first[kk]
+        if not controlled:
+            state = "none"
+        elif p.sentence_good != good0:
+            state = "replaced"
+        else:
+            state = "as_drawn" if p.sentence_bad == bad0 else "bad_redrawn"
+        kept.append(KeptPair(p, state))
+        if len(kept) == n_pairs:
+            return
 
 
 SEARCH = Strategy(_search, default_retries=100,

@@ -15,6 +15,7 @@ from pathlib import Path
 from fairpairs import __version__
 from fairpairs.control.config import RunConfig
 from fairpairs.control.loop import SetResult, generate_debiased, generate_original
+from fairpairs.control.workers import in_order
 from fairpairs.errors import NotComparableError, Param, UsageError
 from fairpairs.generation.sampler import Sampler
 from fairpairs.manifest import BalanceEntry, ParadigmStats
@@ -65,16 +66,17 @@ class ParadigmSets:
 
     def records(self, which: str) -> list[PairRecord]:
         """The typed records of set `which` ("original" or "debiased"), in output order."""
-        res = getattr(self, which)
-        return [self.sampler.record(pair, lengths, i, control)
-                for i, (pair, lengths, control) in enumerate(zip(res.pairs, res.lengths, res.control))]
+        return [self.sampler.record(k.pair, k.lengths, i, k.control) for i, k in enumerate(getattr(self, which).kept)]
+
+    def rows(self, which: str) -> list[dict]:
+        """The jsonl rows of set `which` (each `records(which)[i].to_dict()`), in output order."""
+        return [self.sampler.row(k.pair, k.lengths, i, k.control) for i, k in enumerate(getattr(self, which).kept)]
 
 
 def write_jsonl(path: Path, rows: list[dict]) -> None:
     """Pair rows (`PairRecord.to_dict()`) as a jsonl file."""
     with open(path, "w", encoding="utf-8", newline="\n") as fh:
-        for row in rows:
-            fh.write(row_json(row) + "\n")
+        fh.writelines([row_json(row) + "\n" for row in rows])
 
 
 def generate_paradigm(p: Paradigm, vocab: Vocabulary, cfg: RunConfig, meters: list[LengthMeter],
@@ -94,6 +96,55 @@ def generate_paradigm(p: Paradigm, vocab: Vocabulary, cfg: RunConfig, meters: li
                                          max_draws=cfg.draws,
                                          progress=(lambda n: progress(done + n)) if progress else None)
     return out
+
+
+@dataclass
+class ParadigmDone:
+    """What a run keeps of one paradigm once its files are written: each set's account, the
+    paradigm's manifest entry, the pairs written (both sets), whether progress was shown."""
+
+    stats: dict[str, ParadigmStats]
+    entry: ParadigmEntry
+    pairs: int
+    shown: bool
+
+
+@dataclass
+class ParadigmJob:
+    """A run's paradigms, each generated, written into `folder` and summed up by `run(i)` (in this
+    process or in a worker: fairpairs.control.workers)."""
+
+    paradigms: list[Paradigm]
+    vocab: Vocabulary
+    cfg: RunConfig
+    meters: list[LengthMeter]
+    folder: Path
+    strict: bool = False
+
+    def prepare(self) -> None:
+        """Load what every paradigm's balance report reads (its modules, the word frequencies of
+        the run's languages), so that forked workers share it instead of each loading its own."""
+        from fairpairs.control.balance_measures import zipf
+        from fairpairs.generation.languages import wordfreq_code
+
+        for code in dict.fromkeys(wordfreq_code(p.language) for p in self.paradigms):
+            zipf("the", code)
+
+    def run(self, i: int, progress=None) -> ParadigmDone:
+        """Paradigm i: its two sets generated and written (original/<uid>.jsonl, debiased/<uid>.jsonl);
+        `strict`: a set short of its pairs is an error (ShortSetError), before anything is written."""
+        p = self.paradigms[i]
+        sets = generate_paradigm(p, self.vocab, self.cfg, self.meters, progress=progress)
+        for which in ("original", "debiased"):
+            if self.strict and getattr(sets, which).short is not None:
+                raise getattr(sets, which).short
+        rows = {}
+        for which in ("original", "debiased"):
+            rows[which] = sets.rows(which)
+            write_jsonl(self.folder / which / f"{p.uid}.jsonl", rows[which])
+        return ParadigmDone(stats={"original": sets.original.stats, "debiased": sets.debiased.stats},
+                            entry=paradigm_manifest(sets, rows["original"], rows["debiased"], self.meters),
+                            pairs=len(rows["original"]) + len(rows["debiased"]), shown=progress is not None)
 
 
 def paradigm_manifest(sets: ParadigmSets, original: list[dict], debiased: list[dict],
@@ -198,11 +249,12 @@ def tokenizer_info(meter: LengthMeter) -> TokenizerInfo:
 
 
 def generate_run(paradigms: list[Paradigm], vocab: Vocabulary, cfg: RunConfig, out: Path,
-                 progress_factory=None, strict: bool = False) -> RunResult:
+                 progress_factory=None, strict: bool = False, workers: int | None = None) -> RunResult:
     """Generate every paradigm and write the run folder `out` atomically. A set that ends short of
     its pairs (its budget spent) keeps what it reached and is marked (manifest `short`, `verdict`);
     `strict`: such a set, or a debiased set not comparable with the original, is an error and
-    nothing is written."""
+    nothing is written. `workers`: processes that generate paradigms side by side
+    (`fairpairs.control.workers`; None: its default); the output is the same for any number."""
     if not paradigms:
         raise UsageError(Param("paradigms"), ": none selected")
     language = one_language(p.language for p in paradigms)    # (before any work)
@@ -213,19 +265,20 @@ def generate_run(paradigms: list[Paradigm], vocab: Vocabulary, cfg: RunConfig, o
         (tmp / "original").mkdir()
         (tmp / "debiased").mkdir()
         manifest_paradigms = {}
-        for p in paradigms:
-            bar = progress_factory(p.uid, 2 * cfg.pairs) if progress_factory else None
-            sets = generate_paradigm(p, vocab, cfg, meters, progress=bar)
-            for which in ("original", "debiased"):
-                if strict and getattr(sets, which).short is not None:
-                    raise getattr(sets, which).short
-            rows = {}
-            for which in ("original", "debiased"):
-                rows[which] = [r.to_dict() for r in sets.records(which)]
-                write_jsonl(tmp / which / f"{p.uid}.jsonl", rows[which])
-            result.stats[p.uid] = {"original": sets.original.stats, "debiased": sets.debiased.stats}
-            manifest_paradigms[p.uid] = paradigm_manifest(sets, rows["original"], rows["debiased"], meters)
-            result.balance[p.uid] = manifest_paradigms[p.uid].balance
+        job = ParadigmJob(paradigms, vocab, cfg, meters, tmp, strict)
+
+        def task(i: int, here: bool) -> ParadigmDone:
+            bar = progress_factory(paradigms[i].uid, 2 * cfg.pairs) if here and progress_factory else None
+            return job.run(i, bar)
+
+        def take(i: int, done: ParadigmDone) -> None:
+            uid = paradigms[i].uid
+            if not done.shown and progress_factory is not None:    # (made by a worker: all at once)
+                progress_factory(uid, 2 * cfg.pairs)(done.pairs)
+            result.stats[uid] = done.stats
+            manifest_paradigms[uid] = done.entry
+            result.balance[uid] = done.entry.balance
+        in_order(task, len(paradigms), take, workers, prepare=job.prepare)
         manifest = RunManifest(
             fairpairs_version=__version__,
             command=cfg.command,

@@ -22,22 +22,21 @@ per-pair attempt budget.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
 
 import numpy as np
 
-from fairpairs.generation.sampler import Filler, Pair, Sampler, words
+from fairpairs.generation.sampler import Filler, Pair, Sampler
 from fairpairs.generation.templates import cap_first, finish_sentence
 from fairpairs.tokenization.lengths import LengthMeter
+from fairpairs.control.balance_measures import zipf
+from fairpairs.control.frequencies import Frequencies, delta_zipf
+from fairpairs.control.replacement import Replacement
 
 SENTINEL = "\x01"
 MAX_DEPENDENT_CHECKS = 24        # equalising candidates tried for a slot other critical slots depend on
 NEAREST = 3                      # a pick is one of the NEAREST equalising candidates in Zipf frequency
 OTHER_TRIES = 4                  # random redraws of the other critical slots before a context is replaced
 JOINT_VALUES = 16                # values of one critical slot tried with a pick of another (joint_pick)
-REPLACEMENT_DRAWS = 16           # fresh draws considered for one replacement (when a refill finds none)
-REFILL_TRIES = 64                # same-stratum words (of distinct lengths) tried in the first-drawn context
-ZIPF_CLOSE = 0.1                 # a same-stratum replacement this close in Zipf frequency is taken at once
 STRATA_COLUMNS = ("properNoun", "sg", "pl", "mass", "animate")
 
 
@@ -57,54 +56,7 @@ class SearchOptions:
 PLAIN = SearchOptions(aim=False, joint=False, other_tries=0, refill=False, stratified=False)
 
 
-@cache
-def zipf(word: str, language: str = "en") -> float:
-    """wordfreq's Zipf frequency of a word or phrase (0 for unknown words), in `language` (English
-    unless the paradigm is in another language: fairpairs.generation.languages)."""
-    from wordfreq import zipf_frequency
-
-    return float(zipf_frequency(word, language)) if word.strip() else float("nan")
-
-
-class Frequencies:
-    """Zipf frequencies of vocabulary rows (cached array) and of literal words."""
-
-    def __init__(self, sampler: Sampler):
-        from fairpairs.generation.languages import wordfreq_code
-
-        self.vocab = sampler.vocab
-        self.language = wordfreq_code(sampler.p.language)
-        self._rows = np.full(len(self.vocab), -1.0)
-
-    def _row(self, r: int) -> float:
-        v = self._rows[r]
-        if v < 0:
-            v = self._rows[r] = zipf(str(self.vocab.expressions[r]), self.language)
-        return float(v)
-
-    def rows(self, idx: np.ndarray) -> np.ndarray:
-        for r in np.unique(idx[self._rows[idx] < 0]):
-            self._row(int(r))
-        return self._rows[idx]
-
-    def of(self, f: Filler) -> float:
-        return self._row(f.row) if f.row >= 0 else zipf(f.word, self.language)
-
-
-def delta_zipf(freqs: Frequencies, sampler: Sampler, pair: Pair) -> float | None:
-    """The largest |Zipf(good word) - Zipf(bad word)| over the pair's critical slots (slots whose
-    good or bad filler is empty do not count); None when no slot counts (reorderings)."""
-    worst = None
-    for name in sampler.shown_critical(pair):
-        g, b = pair.good[name], pair.bad[name]
-        if not g.word.strip() or not b.word.strip():
-            continue
-        d = abs(freqs.of(g) - freqs.of(b))
-        worst = d if worst is None else max(worst, d)
-    return worst
-
-
-class Searcher:
+class Searcher(Replacement):
     """Picks, for one pair, a bad filler of one critical slot that equalises all token lengths."""
 
     def __init__(self, sampler: Sampler, meters: list[LengthMeter], match_frequency: float | None = None,
@@ -345,145 +297,6 @@ class Searcher:
     def _zipf_of(self, f: Filler | None) -> float | None:
         return None if f is None or not f.word.strip() else self.freqs.of(f)
 
-    def stratum(self, pair: Pair) -> tuple:
-        """What a replacement context must share with the first-drawn one: the template variant
-        (literal slots), the good sentence's word count, and the number, proper-noun, mass and
-        animacy features of the critical slots' good words (where they vary among candidates)."""
-        s = self.sampler
-        variant = tuple(pair.good[n].word for n in self._literal)
-        feats = tuple(tuple(s.vocab.column(c)[pair.good[n].row] for c in cols)
-                      for n, cols in self._strata_cols.items() if n in s.p.critical and pair.good[n].row >= 0)
-        return variant, len(words(pair.sentence_good)), feats
-
-    def context_zipf(self, pair: Pair) -> float:
-        """Mean Zipf frequency of the good sentence's critical words (NaN when it has none)."""
-        z = [self.freqs.of(pair.good[n]) for n in self.sampler.shown_critical(pair) if pair.good[n].word.strip()]
-        z = [v for v in z if not np.isnan(v)]
-        return float(np.mean(z)) if z else float("nan")
-
-    def _equalisable(self, q: Pair) -> bool:
-        """Whether q's bad sentence equals its good one in every length already, or a pick makes it so
-        (the pick is kept: q's bad filler is set)."""
-        gl = tuple(m.length(q.sentence_good) for m in self.meters)
-        bl = tuple(m.length(q.sentence_bad) for m in self.meters)
-        if gl == bl and self.frequency_ok(q):
-            return True
-        return self.pick(q, gl, bl)
-
-    def replace(self, pair: Pair) -> bool:
-        """Replace the pair's context by a fresh draw from its own random stream (same draw index),
-        chosen to stand in for the first-drawn context. First `_refill`: the same frame with one
-        word of the same stratum, nearest in frequency. Failing that, among up to REPLACEMENT_DRAWS
-        fresh draws, the first that is in the same stratum, within ZIPF_CLOSE of its critical-word
-        frequency and can be equalised; else the best equalisable one by (stratum match, frequency
-        distance); else the best by the same order. The chosen draw's bad filler is already picked
-        when it could be equalised; every pick is verified on whole sentences afterwards."""
-        first = self._first[pair.k]
-        q, aim = self._refill(pair, first) if self.options.refill else (None, {})
-        if q is None:
-            q, aim = self._fresh(pair, first)
-        if q is None:
-            return False
-        _take(pair, q)
-        self._aim[pair.k] = aim
-        return True
-
-    def _fresh(self, pair: Pair, first: Pair) -> tuple[Pair | None, dict]:
-        if not self.options.stratified:     # the next valid draw of the stream, whatever it is
-            q = self.sampler.draw_from(pair.k, pair.rng)
-            return (q, q.bad) if q is not None else (None, {})
-        key, z0 = self.stratum(first), self.context_zipf(first)
-        best = None                          # (rank, pair, equalisable, its first-drawn bad fillers)
-        for _ in range(REPLACEMENT_DRAWS):
-            q = self.sampler.draw_from(pair.k, pair.rng)
-            if q is None:
-                continue
-            rank = self._rank(key, z0, q)
-            if best is not None and best[2] and rank >= best[0]:
-                continue                     # cannot beat the equalisable one we have
-            drawn_bad = q.bad
-            self._aim[pair.k] = drawn_bad    # q's picks aim at q's own first-drawn bad words
-            ok = self._equalisable(q)
-            if best is None or (ok, _neg(rank)) > (best[2], _neg(best[0])):
-                best = (rank, q, ok, drawn_bad)
-            if ok and rank[0] == 0 and rank[1] <= ZIPF_CLOSE:
-                break
-        self._aim[pair.k] = first.bad
-        return (None, {}) if best is None else (best[1], best[3])
-
-    def _refill(self, pair: Pair, first: Pair) -> tuple[Pair | None, dict]:
-        """A replacement that keeps the first-drawn context's frame: one critical slot's good word
-        changed to a word of the same stratum (number, proper noun, mass, animacy; as many words),
-        the nearest in Zipf frequency first, whose pair can be equalised; None if none of the
-        REFILL_TRIES nearest can. Returns the pair and its first-drawn bad fillers."""
-        s = self.sampler
-        frame = Pair(k=pair.k, good=first.good, bad={}, rng=pair.rng)
-        shown = s.shown_slots(first.good)
-        for name in self._refillable:
-            g = first.good[name]
-            if g.row < 0 or name not in shown:
-                continue
-            cands = s.good_candidates(frame, name)
-            cands = cands[cands != g.row]
-            cols = self._strata_cols.get(name, [])
-            for c in cols:
-                col = s.vocab.column(c)
-                cands = cands[col[cands] == col[g.row]]
-            cands = cands[self._n_words[cands] == self._n_words[g.row]]
-            if not len(cands):
-                continue
-            order = pair.rng.permutation(cands)
-            z = self.freqs.rows(order)
-            z0 = self.freqs.of(g)
-            if not np.isnan(z0):
-                order = order[np.argsort(np.where(np.isnan(z), np.inf, np.abs(z - z0)), kind="stable")]
-            # words of the same token lengths in this place behave alike: once one of them failed,
-            # the others are skipped (a saving, not a rule: the first success is taken either way)
-            ctx = self._good_context(frame, name)
-            if ctx is not None and len(self.meters):
-                classes = _classes(self.row_lengths(*ctx, order))
-            else:
-                classes = list(range(len(order)))
-            failed: set[int] = set()
-            tried = 0
-            for row, cls in zip(order.tolist(), classes):
-                if cls in failed:
-                    continue
-                if tried == REFILL_TRIES:
-                    break
-                tried += 1
-                q = s.refill(frame, name, int(row))
-                if q is None:
-                    continue
-                drawn_bad = q.bad
-                self._aim[pair.k] = drawn_bad
-                if self._equalisable(q):
-                    return q, drawn_bad
-                failed.add(cls)
-        self._aim[pair.k] = first.bad
-        return None, {}
-
-    def _rank(self, key: tuple, z0: float, q: Pair) -> tuple[int, float]:
-        """(tier, frequency distance) of a candidate replacement: tier 0 = same stratum, 1 = same
-        variant and word count, 2 = same variant, 3 = other; lower is better."""
-        k = self.stratum(q)
-        tier = 0 if k == key else 1 if k[:2] == key[:2] else 2 if k[0] == key[0] else 3
-        z = self.context_zipf(q)
-        dist = 0.0 if np.isnan(z0) or np.isnan(z) else abs(z - z0)
-        return tier, dist
-
-
-def _classes(lengths: np.ndarray) -> list[int]:
-    """A class number per column of `lengths` (tokenizers x words), equal where the columns are equal
-    (what np.unique(axis=1)'s inverse gives, a column at a time: a tenth of its cost)."""
-    code = np.zeros(lengths.shape[1], dtype=np.int64)
-    for row in lengths:
-        low = int(row.min()) if len(row) else 0
-        code = np.unique(code * (int(row.max()) - low + 1 if len(row) else 1) + (row - low),
-                         return_inverse=True)[1].ravel()
-    return code.tolist()
-
-
 def _moved(p) -> list[str]:
     """The slots a reordering moves: named by both plain templates at different places (every slot
     both name, for Jinja templates)."""
@@ -493,14 +306,3 @@ def _moved(p) -> list[str]:
         good, bad = p.good_template.parts[1::2], p.bad_template.parts[1::2]
         return [n for i, n in enumerate(good) if n in bad and (i >= len(bad) or bad[i] != n)]
     return list(p.slots)
-
-
-def _take(pair: Pair, q: Pair) -> None:
-    """Pair takes q's context and sentences (a replacement; same draw index and stream)."""
-    pair.good, pair.bad, pair.sentence_good, pair.sentence_bad = q.good, q.bad, q.sentence_good, q.sentence_bad
-    pair.shown = None
-    pair.renewed += 1
-
-
-def _neg(rank: tuple[int, float]) -> tuple[int, float]:
-    return -rank[0], -rank[1]

@@ -19,8 +19,8 @@ from typing import Any
 from fairpairs.errors import GrammarError
 from fairpairs.generation.vocab import Vocabulary, default_vocabulary
 from fairpairs.generation.templates import finish_sentence
-from fairpairs.generation.includes import _resolve_use, read_with_includes
-from fairpairs.generation.slots import FIELDS, META_KEYS, SlotSpec, TOP_KEYS, _Ctx, _check_satisfiable, _compile_slot, _compile_template, _topological
+from fairpairs.generation.includes import resolve_use, read_with_includes
+from fairpairs.generation.slots import FIELDS, META_KEYS, SlotSpec, TOP_KEYS, ParseContext, check_satisfiable, compile_slot, compile_template, topological
 
 
 @dataclass
@@ -68,7 +68,7 @@ class Paradigm:
 def load_paradigm(path: str | Path, vocab: Vocabulary | None = None) -> Paradigm:
     """Load and validate one paradigm file (this is also what `fairpairs validate` runs)."""
     path = Path(path)
-    ctx = _Ctx(path)
+    ctx = ParseContext(path)
     if path.name.startswith("_"):
         raise GrammarError(f"{path}: a file whose name starts with _ is an include file, not a paradigm")
     data = read_with_includes(path)
@@ -78,76 +78,19 @@ def load_paradigm(path: str | Path, vocab: Vocabulary | None = None) -> Paradigm
         raise ctx.error("language", f"{language.code}, but the vocabulary {Path(vocab.source).name} is a "
                                     f"{'BLiMP (English)' if vocab.language == 'en' else vocab.language} table: "
                                     f"use the {language.code} table (the default) or one of your own")
-    defs = data.get("defs") or {}
-    if not isinstance(defs, dict):
-        raise ctx.error("defs", "must map definition names to slot constraints")
-    for part in ("slots", "critical"):
-        if isinstance(data.get(part), dict):
-            data[part] = {n: _resolve_use(ctx, f"{part}.{n}", s, defs) for n, s in data[part].items()}
-    for k in data:
-        if k not in TOP_KEYS:
-            raise ctx.error(k, f"unknown key (allowed: {', '.join(sorted(TOP_KEYS))})")
-    for k in META_KEYS:
-        if not isinstance(data.get(k), str) or not data[k].strip():
-            raise ctx.error(k, "required (a non-empty string)")
-    if data["field"] not in FIELDS:
-        raise ctx.error("field", f"{data['field']!r} is not a BLiMP field (one of {', '.join(FIELDS)})")
-    if not isinstance(data.get("standard", True), bool):
-        raise ctx.error("standard", f"expected true or false, not {data['standard']!r}")
-    if data["uid"] != path.stem:
-        raise ctx.error("uid", f"{data['uid']!r} does not match the file name {path.stem!r}")
-    raw_slots = data.get("slots")
-    if not isinstance(raw_slots, dict) or not raw_slots:
-        raise ctx.error("slots", "required: a mapping of slot names to constraints")
-    names = set(raw_slots)
-    for n in names:
-        if not re.match(r"^[A-Za-z_]\w*$", str(n)):
-            raise ctx.error(f"slots.{n}", "slot names must be identifiers (letters, digits, _)")
-    slots = {n: _compile_slot(ctx, n, f"slots.{n}", s, vocab, names, critical=False, language=language)
-             for n, s in raw_slots.items()}
-    literal = {n for n, sp in slots.items() if sp.text}
-    for n, sp in slots.items():
-        bad_refs = sp.references() & literal
-        if bad_refs:
-            raise ctx.error(f"slots.{n}", f"refers to literal (text) slot {sorted(bad_refs)[0]!r}, which has no vocabulary row")
-    order = _topological(ctx, slots)
-    _check_satisfiable(ctx, slots, vocab)
-
+    _check_top(ctx, data, path)
+    slots = _compile_slots(ctx, data, vocab, language)
+    order = topological(ctx, slots)
+    check_satisfiable(ctx, slots, vocab)
+    good_src, bad_src = (data["template"],) * 2 if "template" in data else (data.get("good"), data.get("bad"))
     if "template" in data:
         if "good" in data or "bad" in data:
             raise ctx.error("template", "give either template (same for good and bad) or good and bad")
-        good_src = bad_src = data["template"]
-    else:
-        if "good" not in data or "bad" not in data:
-            raise ctx.error("good" if "good" not in data else "bad", "required (or a single template)")
-        good_src, bad_src = data["good"], data["bad"]
-    good_t = _compile_template(ctx, "good" if "template" not in data else "template", good_src, names)
-    bad_t = _compile_template(ctx, "bad" if "template" not in data else "template", bad_src, names)
-
-    raw_crit = data.get("critical")
-    if raw_crit is None:
-        raise ctx.error("critical", "required: the slots redrawn for the bad sentence ({} for a reordering)")
-    if isinstance(raw_crit, list):
-        raw_crit = {c: {} for c in raw_crit}
-    if not isinstance(raw_crit, dict):
-        raise ctx.error("critical", "must map slot names to their bad-sentence constraints")
-    critical = {}
-    for n, spec in raw_crit.items():
-        if n not in names:
-            raise ctx.error(f"critical.{n}", f"undefined slot {n!r}")
-        cs = _compile_slot(ctx, n, f"critical.{n}", spec, vocab, names, critical=True)
-        if slots[n].text and not cs.text and (not cs.has_where or cs.form is not None):
-            raise ctx.error(f"critical.{n}", "a literal (text) slot whose bad filler is a vocabulary word needs "
-                                             "where: (and takes no form:)")
-        if cs.references() & literal:
-            raise ctx.error(f"critical.{n}", "refers to a literal (text) slot, which has no vocabulary row")
-        if not cs.has_where and cs.form is None:
-            cs.base = slots[n].base
-        critical[n] = cs
-    for n, cs in critical.items():  # a bad filler that is a literal has no row another slot could refer to
-        for m, other in critical.items():
-            if cs.text and not slots[n].text and n in other.references():
-                raise ctx.error(f"critical.{m}", f"refers to {n!r}, whose bad filler is a literal (text:)")
+    elif "good" not in data or "bad" not in data:
+        raise ctx.error("good" if "good" not in data else "bad", "required (or a single template)")
+    good_t = compile_template(ctx, "good" if "template" not in data else "template", good_src, set(slots))
+    bad_t = compile_template(ctx, "bad" if "template" not in data else "template", bad_src, set(slots))
+    critical = _compile_critical(ctx, data.get("critical"), slots, vocab)
     reorder = bool(data.get("reorder", False))
     if reorder and critical:
         raise ctx.error("reorder", "a reordering paradigm changes word order only: critical must be {}")
@@ -165,7 +108,77 @@ def load_paradigm(path: str | Path, vocab: Vocabulary | None = None) -> Paradigm
                     rules=rules)
 
 
-def _language(ctx: _Ctx, data: dict):
+def _check_top(ctx: ParseContext, data: dict, path: Path) -> None:
+    """The file's top level: `use:` resolved in slots and critical, known keys, the metadata."""
+    defs = data.get("defs") or {}
+    if not isinstance(defs, dict):
+        raise ctx.error("defs", "must map definition names to slot constraints")
+    for part in ("slots", "critical"):
+        if isinstance(data.get(part), dict):
+            data[part] = {n: resolve_use(ctx, f"{part}.{n}", s, defs) for n, s in data[part].items()}
+    for k in data:
+        if k not in TOP_KEYS:
+            raise ctx.error(k, f"unknown key (allowed: {', '.join(sorted(TOP_KEYS))})")
+    for k in META_KEYS:
+        if not isinstance(data.get(k), str) or not data[k].strip():
+            raise ctx.error(k, "required (a non-empty string)")
+    if data["field"] not in FIELDS:
+        raise ctx.error("field", f"{data['field']!r} is not a BLiMP field (one of {', '.join(FIELDS)})")
+    if not isinstance(data.get("standard", True), bool):
+        raise ctx.error("standard", f"expected true or false, not {data['standard']!r}")
+    if data["uid"] != path.stem:
+        raise ctx.error("uid", f"{data['uid']!r} does not match the file name {path.stem!r}")
+
+
+def _compile_slots(ctx: ParseContext, data: dict, vocab: Vocabulary, language) -> dict[str, SlotSpec]:
+    raw_slots = data.get("slots")
+    if not isinstance(raw_slots, dict) or not raw_slots:
+        raise ctx.error("slots", "required: a mapping of slot names to constraints")
+    names = set(raw_slots)
+    for n in names:
+        if not re.match(r"^[A-Za-z_]\w*$", str(n)):
+            raise ctx.error(f"slots.{n}", "slot names must be identifiers (letters, digits, _)")
+    slots = {n: compile_slot(ctx, n, f"slots.{n}", s, vocab, names, critical=False, language=language)
+             for n, s in raw_slots.items()}
+    literal = {n for n, sp in slots.items() if sp.text}
+    for n, sp in slots.items():
+        bad_refs = sp.references() & literal
+        if bad_refs:
+            raise ctx.error(f"slots.{n}", f"refers to literal (text) slot {sorted(bad_refs)[0]!r}, which has no vocabulary row")
+    return slots
+
+
+def _compile_critical(ctx: ParseContext, raw_crit, slots: dict[str, SlotSpec], vocab: Vocabulary) -> dict[str, SlotSpec]:
+    """The critical slots (`critical:`): each one's bad-sentence constraints."""
+    names = set(slots)
+    literal = {n for n, sp in slots.items() if sp.text}
+    if raw_crit is None:
+        raise ctx.error("critical", "required: the slots redrawn for the bad sentence ({} for a reordering)")
+    if isinstance(raw_crit, list):
+        raw_crit = {c: {} for c in raw_crit}
+    if not isinstance(raw_crit, dict):
+        raise ctx.error("critical", "must map slot names to their bad-sentence constraints")
+    critical = {}
+    for n, spec in raw_crit.items():
+        if n not in names:
+            raise ctx.error(f"critical.{n}", f"undefined slot {n!r}")
+        cs = compile_slot(ctx, n, f"critical.{n}", spec, vocab, names, critical=True)
+        if slots[n].text and not cs.text and (not cs.has_where or cs.form is not None):
+            raise ctx.error(f"critical.{n}", "a literal (text) slot whose bad filler is a vocabulary word needs "
+                                             "where: (and takes no form:)")
+        if cs.references() & literal:
+            raise ctx.error(f"critical.{n}", "refers to a literal (text) slot, which has no vocabulary row")
+        if not cs.has_where and cs.form is None:
+            cs.base = slots[n].base
+        critical[n] = cs
+    for n, cs in critical.items():  # a bad filler that is a literal has no row another slot could refer to
+        for m, other in critical.items():
+            if cs.text and not slots[n].text and n in other.references():
+                raise ctx.error(f"critical.{m}", f"refers to {n!r}, whose bad filler is a literal (text:)")
+    return critical
+
+
+def _language(ctx: ParseContext, data: dict):
     """The paradigm's `Language` (key `language`, default en) and the surface rules it names."""
     from fairpairs.generation.languages import get_language
 

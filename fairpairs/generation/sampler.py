@@ -7,98 +7,19 @@ their good sentences' stream.
 
 from __future__ import annotations
 
-import hashlib
-import re
-from dataclasses import dataclass, field
-
 import numpy as np
 
 from fairpairs.generation.grammar import Paradigm
-from fairpairs.generation.seeding import WORD, copy_stream, from_state, seed_words, stream
+from fairpairs.generation.pairs import Filler, Pair, Remembered, lexically_identical, uid_seed, words  # noqa: F401 (re-exported)
+from fairpairs.generation.pools import POOL_LIMIT, Pools
+from fairpairs.generation.seeding import WORD, seed_words, stream
 from fairpairs.generation.slots import PlainTemplate, SlotSpec
-from fairpairs.records import PairRecord
+from fairpairs.records import PAIR_FIELDS, PairRecord
 from fairpairs.generation.vocab import Vocabulary
 
 
 MEMO_LIMIT = 20000     # draws remembered per sampler
-POOL_LIMIT = 20000     # candidate pools remembered per sampler (then forgotten and computed again)
-POOL_BYTES = 4 << 20   # ... and at most this many bytes of them
 SEED_BLOCK = 256       # draws whose streams' seed words are computed together (fairpairs.generation.seeding)
-
-
-class Filler:
-    """A drawn slot value: a vocabulary row, with an optional determiner row (-1 = none)."""
-
-    __slots__ = ("row", "det", "text", "word")
-
-    def __init__(self, vocab: Vocabulary | None, row: int, det: int = -1, literal: str | None = None):
-        self.row = int(row)
-        if literal is not None:  # a literal (text) slot: no vocabulary row
-            self.det, self.word, self.text = -1, literal, literal
-            return
-        self.det = int(det)
-        self.word = vocab.expressions[self.row]
-        d = vocab.expressions[self.det] if self.det >= 0 else ""
-        self.text = f"{d} {self.word}" if d else self.word
-
-    def __str__(self) -> str:
-        return self.text
-
-
-@dataclass
-class Pair:
-    """One drawn pair (before or after length control)."""
-
-    k: int
-    good: dict[str, Filler]
-    bad: dict[str, Filler]                      # the critical slots' bad fillers
-    sentence_good: str = ""
-    sentence_bad: str = ""
-    redraws: int = 0
-    renewed: int = 0                            # whole-pair redraws (search strategy)
-    shown: tuple | None = field(default=None, repr=False)   # cache of Sampler.shown_critical: (fillers, slots)
-
-    def copy(self) -> "Pair":
-        """An independent copy (fillers are immutable; the random stream is copied in its state)."""
-        return Pair(k=self.k, good=dict(self.good), bad=dict(self.bad), sentence_good=self.sentence_good,
-                    sentence_bad=self.sentence_bad, redraws=self.redraws, renewed=self.renewed,
-                    rng=copy_stream(self.rng))
-    rng: np.random.Generator | None = field(default=None, repr=False)
-
-
-class _Drawn:
-    """A remembered draw that callers will change: its parts and its stream's state (a snapshot is a
-    tenth of a copied generator's cost; most remembered draws are never asked for again)."""
-
-    __slots__ = ("k", "good", "bad", "sentence_good", "sentence_bad", "redraws", "renewed", "kind", "state")
-
-    def __init__(self, p: Pair):
-        self.k, self.good, self.bad = p.k, dict(p.good), dict(p.bad)
-        self.sentence_good, self.sentence_bad, self.redraws, self.renewed = (p.sentence_good, p.sentence_bad,
-                                                                             p.redraws, p.renewed)
-        bg = p.rng.bit_generator if p.rng is not None else None
-        self.kind, self.state = (type(bg), bg.state) if bg is not None else (None, None)
-
-    def pair(self) -> Pair:
-        return Pair(k=self.k, good=dict(self.good), bad=dict(self.bad), sentence_good=self.sentence_good,
-                    sentence_bad=self.sentence_bad, redraws=self.redraws, renewed=self.renewed,
-                    rng=from_state(self.kind, self.state) if self.kind is not None else None)
-
-
-_WORD = re.compile(r"[\w']+")
-
-
-def words(sentence: str) -> list[str]:
-    return [w.lower() for w in _WORD.findall(sentence)]
-
-
-def lexically_identical(good: str, bad: str) -> bool:
-    """Same multiset of words (case-insensitive): BLiMP's notion, computed rather than declared."""
-    return sorted(map(str.lower, _WORD.findall(good))) == sorted(map(str.lower, _WORD.findall(bad)))
-
-
-def uid_seed(uid: str) -> int:
-    return int.from_bytes(hashlib.sha256(uid.encode()).digest()[:4], "little")
 
 
 def _branch_slots(paradigm: Paradigm) -> tuple[str, ...] | None:
@@ -129,11 +50,10 @@ class Sampler:
         self.vocab = vocab
         self.seed = int(seed)
         self._uid_seed = uid_seed(paradigm.uid)
-        self._lex_codes = vocab.lexeme_codes()
         # can a redraw of the bad sentence ever change it? (not for reorderings or derived forms)
         self.redrawable = any(spec.form is None for spec in paradigm.critical.values())
         self.dead_ends: dict[str, int] = {}
-        self._memo: dict[int, Pair | _Drawn | None] = {}
+        self._memo: dict[int, Pair | Remembered | None] = {}
         self._seed_blocks: dict[int, np.ndarray] = {}
         # critical slots a plain template names (a Jinja2 template may leave some unrendered)
         self._plain = isinstance(paradigm.good_template, PlainTemplate)
@@ -143,17 +63,8 @@ class Sampler:
         self._branch_slots = None if self._plain else _branch_slots(paradigm)
         self._shown: dict[tuple, set[str]] = {}
         self._shown_critical: dict[tuple, list[str]] = {}
-        # candidate pools, compiled once per context: a slot's pool depends only on the rows of the
-        # slots its constraints refer to (`candidates`), a determiner's on its noun's row
-        self._refs: dict[int, tuple[str, ...]] = {}
-        self._pools: dict[tuple, np.ndarray] = {}
-        self._pool_bytes = 0
-        self._dets: dict[tuple, np.ndarray] = {}
-        self._allowed: dict[tuple, bool] = {}
-        self._tests: dict[int, list] = {}
         self._sentences: dict[tuple, str] = {}
-        self._masks: dict[tuple, np.ndarray] = {}
-        self._bad_pools: dict[tuple, np.ndarray | list[str]] = {}
+        self.pools = Pools(paradigm, vocab)     # candidate pools, compiled once per context
 
     def rng(self, k: int) -> np.random.Generator:
         """Draw k's stream: np.random.default_rng([seed, uid seed, k]), seeded in blocks of draws."""
@@ -171,112 +82,27 @@ class Sampler:
                 np.stack([np.full(len(ks), self.seed), np.full(len(ks), self._uid_seed), ks], axis=1))
         return stream(block[k % SEED_BLOCK], entropy)
 
-    # ------------------------------------------------------------------ candidate filtering
-    def _refs_of(self, spec: SlotSpec) -> tuple[str, ...]:
-        refs = self._refs.get(id(spec))
-        if refs is None:
-            refs = self._refs[id(spec)] = tuple(sorted(spec.references()))
-        return refs
-
+    # ------------------------------------------------------------------ candidates (generation.pools)
     def pool(self, spec: SlotSpec, ctx: dict[str, Filler]) -> np.ndarray:
-        """`candidates(spec, spec.base, ctx)`, remembered per rows of the slots it refers to (read-only)."""
-        key = (id(spec), *[ctx[r].row for r in self._refs_of(spec)])
-        idx = self._pools.get(key)
-        if idx is None:
-            mask = None
-            for j, (slot, test) in enumerate(self._tests_of(spec)):
-                r = ctx[slot].row
-                m = self._masks.get((id(spec), j, r))
-                if m is None:
-                    if len(self._masks) >= POOL_LIMIT:
-                        self._masks.clear()
-                    m = self._masks[(id(spec), j, r)] = test(r)
-                mask = m if mask is None else mask & m
-            idx = self._remember(self._pools, key, spec.base[mask] if mask is not None else spec.base.view())
-        return idx
-
-    def _tests_of(self, spec: SlotSpec) -> list:
-        """Slot `spec`'s constraints as (slot referred to, its row -> mask over spec.base): the
-        filters of `candidates` one at a time (each is a test of one candidate row, so their
-        conjunction over the base is what `candidates` keeps, in the base's order)."""
-        tests = self._tests.get(id(spec))
-        if tests is not None:
-            return tests
-        v, base, lex = self.vocab, spec.base, self._lex_codes
-        tests = []
-        for slot, arg in spec.fills:
-            tests.append((slot, lambda r, arg=arg: v.satisfiers(r, arg)[base]))
-        for slot, arg in spec.fails:
-            tests.append((slot, lambda r, arg=arg: ~v.satisfiers(r, arg)[base]))
-        for arg, slot in spec.takes:
-            tests.append((slot, lambda r, arg=arg: v.accepted_by(r, arg, base)))
-        for arg, slot in spec.rejects:
-            tests.append((slot, lambda r, arg=arg: ~v.accepted_by(r, arg, base)))
-        for slot, cols in spec.same:
-            for c in cols:
-                tests.append((slot, lambda r, c=c: v.column(c)[base] == v.column(c)[r]))
-        for slot, cols in spec.differ:
-            tests.append((slot, lambda r, cols=cols: np.logical_or.reduce(
-                [v.column(c)[base] != v.column(c)[r] for c in cols] or [np.zeros(len(base), dtype=bool)])))
-        for slot in spec.distinct_from:
-            tests.append((slot, lambda r: lex[base] != lex[r]))
-        self._tests[id(spec)] = tests
-        return tests
-
-    def _allows(self, spec: SlotSpec, row: int, ctx: dict[str, Filler]) -> bool:
-        """Whether row `row` passes slot `spec`'s constraints against `ctx` (remembered like `pool`)."""
-        key = (id(spec), row, *[ctx[r].row for r in self._refs_of(spec)])
-        ok = self._allowed.get(key)
-        if ok is None:
-            if len(self._allowed) >= POOL_LIMIT:
-                self._allowed.clear()
-            ok = self._allowed[key] = bool(len(self.candidates(spec, np.array([row]), ctx)))
-        return ok
+        """Slot `spec`'s candidate rows against the fillers `ctx` (`Pools.pool`; read-only)."""
+        return self.pools.pool(spec, ctx)
 
     def candidates(self, spec: SlotSpec, base: np.ndarray, ctx: dict[str, Filler]) -> np.ndarray:
-        """The rows of `base` that pass slot `spec`'s constraints against the fillers `ctx` (a
-        function of the rows of the slots it refers to alone)."""
-        v = self.vocab
-        idx = base
-        for slot, arg in spec.fills:
-            if not len(idx):
-                break
-            idx = idx[v.satisfiers(ctx[slot].row, arg)[idx]]
-        for slot, arg in spec.fails:
-            if not len(idx):
-                break
-            idx = idx[~v.satisfiers(ctx[slot].row, arg)[idx]]
-        for arg, slot in spec.takes:
-            if not len(idx):
-                break
-            idx = idx[v.accepted_by(ctx[slot].row, arg, idx)]
-        for arg, slot in spec.rejects:
-            if not len(idx):
-                break
-            idx = idx[~v.accepted_by(ctx[slot].row, arg, idx)]
-        for slot, cols in spec.same:
-            r = ctx[slot].row
-            for c in cols:
-                idx = idx[v.column(c)[idx] == v.column(c)[r]]
-        for slot, cols in spec.differ:
-            r = ctx[slot].row
-            keep = np.zeros(len(idx), dtype=bool)
-            for c in cols:
-                keep |= v.column(c)[idx] != v.column(c)[r]
-            idx = idx[keep]
-        for slot in spec.distinct_from:
-            idx = idx[self._lex_codes[idx] != self._lex_codes[ctx[slot].row]]
-        return idx
+        """The rows of `base` that pass slot `spec`'s constraints against `ctx` (`Pools.candidates`)."""
+        return self.pools.candidates(spec, base, ctx)
+
+    def bad_candidates(self, name: str, good: dict[str, Filler], bad: dict[str, Filler]) -> np.ndarray | list[str]:
+        """Every allowed bad filler of critical slot `name` (`Pools.bad_candidates`; read-only)."""
+        return self.pools.bad_candidates(name, good, bad)
+
+    def kept_det(self, name: str, g: Filler) -> int | None:
+        """The determiner row the bad filler keeps (-1: none), or None if the slot has no determiner."""
+        return self.pools.kept_det(name, g)
 
     def _det_for(self, spec: SlotSpec, row: int, rng: np.random.Generator) -> int | None:
         if spec.article_of is not None:   # the language's article: fixed by the noun (-1: none)
             return int(spec.article_of[row])
-        key = (id(spec), row)
-        dets = self._dets.get(key)
-        if dets is None:
-            if len(self._dets) >= POOL_LIMIT:
-                self._dets.clear()
-            dets = self._dets[key] = spec.det_base[self.vocab.accepted_by(row, "arg_1", spec.det_base)]
+        dets = self.pools.dets(spec, row)
         if not len(dets):
             return None
         return int(dets[rng.integers(len(dets))])
@@ -308,59 +134,6 @@ class Sampler:
                 return None
             ctx[name] = f
         return ctx
-
-    def bad_candidates(self, name: str, good: dict[str, Filler], bad: dict[str, Filler]) -> np.ndarray | list[str]:
-        """Every allowed bad filler of critical slot `name` (rows, or strings for a literal), given
-        the good fillers and the bad fillers of the critical slots drawn before it. Remembered per
-        good filler and rows of the slots the constraints refer to (the result is read-only)."""
-        spec = self.p.critical[name]
-        g = good[name]
-        key = (name, g.row, g.det, g.word, *[(bad.get(r) or good[r]).row for r in self._refs_of(spec)])
-        hit = self._bad_pools.get(key)
-        if hit is None:
-            hit = self._remember(self._bad_pools, key, self._bad_candidates(name, spec, g, good, bad))
-        return hit
-
-    def _remember(self, store: dict, key: tuple, pool):
-        """Keep a pool in `store` (pools and bad candidates: read-only arrays or lists), within the bounds."""
-        if isinstance(pool, np.ndarray):
-            pool.setflags(write=False)
-            self._pool_bytes += pool.nbytes
-        if self._pool_bytes > POOL_BYTES or len(store) >= POOL_LIMIT:
-            self._forget_pools()
-        store[key] = pool
-        return pool
-
-    def _forget_pools(self) -> None:
-        """Drop the remembered pools (they are computed again when asked for): a bound on memory."""
-        self._pools.clear()
-        self._bad_pools.clear()
-        self._pool_bytes = 0
-
-    def _bad_candidates(self, name: str, spec: SlotSpec, g: Filler, good: dict[str, Filler],
-                        bad: dict[str, Filler]) -> np.ndarray | list[str]:
-        if spec.text:
-            return [w for w in spec.text if w != g.word]
-        if spec.form == "other_number":
-            sib = self.vocab.other_number(g.row)
-            base = np.array([sib] if sib is not None else [], dtype=np.int64)
-        elif isinstance(spec.form, dict):
-            base = self.vocab.form_of(g.row, spec.form)
-        else:
-            base = spec.base
-        base = base[self.vocab.expressions[base] != g.word] if len(base) else base
-        idx = self.candidates(spec, base, {**good, **bad})
-        det = self.kept_det(name, g)
-        if det is not None and det >= 0:  # keep the good determiner: the new noun must suit it
-            idx = idx[self.vocab.satisfiers(det, "arg_1")[idx]]
-        article_of = self.p.slots[name].article_of
-        if article_of is not None and det is not None:   # (the language's article: the same one)
-            idx = idx[article_of[idx] == det]
-        return idx
-
-    def kept_det(self, name: str, g: Filler) -> int | None:
-        """The determiner row the bad filler keeps (-1: none), or None if the slot has no determiner."""
-        return g.det if self.p.slots[name].det_base is not None and g.row >= 0 else None
 
     def make_bad(self, name: str, g: Filler, choice) -> Filler:
         """The bad Filler for a chosen candidate (a row, or a string for a literal)."""
@@ -411,12 +184,12 @@ class Sampler:
             q = self._memo[k]
             if q is None:
                 return None
-            if isinstance(q, _Drawn):
+            if isinstance(q, Remembered):
                 return q.pair()
             return q.copy() if will_change else q
         p = self.draw_from(k, self.rng(k))
         if len(self._memo) < MEMO_LIMIT:
-            self._memo[k] = _Drawn(p) if p is not None and will_change else p
+            self._memo[k] = Remembered(p) if p is not None and will_change else p
         return p
 
     def _with_bad(self, k: int, good: dict, rng: np.random.Generator) -> Pair | None:
@@ -465,7 +238,7 @@ class Sampler:
             ospec = p.slots[other]
             if other == name or ospec.text or not (ospec.references() & changed):
                 continue
-            if not self._allows(ospec, good[other].row, good):
+            if not self.pools.allows(ospec, good[other].row, good):
                 f = self._fill(ospec, good, rng)   # no longer allowed: drawn anew (e.g. the same verb's -ing form)
                 if f is None:
                     return None
@@ -550,29 +323,23 @@ class Sampler:
                     out[f"{n}.det"] = self.vocab.expressions[f.det] if f.det >= 0 else ""
         return out
 
-    def record(self, pair: Pair, lengths: dict[str, tuple[int, int]], pair_id: int,
-               control: str = "none") -> PairRecord:
-        """The typed record of a pair (its `to_dict()` is the jsonl row); `control` says what length
-        control did to it (records.CONTROL_STATES)."""
+    def values(self, pair: Pair, lengths: dict[str, tuple[int, int]], pair_id: int, control: str = "none") -> tuple:
+        """A pair's record fields, in records.PAIR_FIELDS order (each mapping made new); `control` says
+        what length control did to it (records.CONTROL_STATES)."""
         p = self.p
         shown = self.shown_critical(pair)
-        return PairRecord.of_values(   # (in records.PAIR_FIELDS order)
-            pair.sentence_good,
-            pair.sentence_bad,
-            p.field,
-            p.linguistics_term,
-            p.uid,
-            str(pair_id),
-            lexically_identical(pair.sentence_good, pair.sentence_bad),
-            {n: pair.good[n].word for n in shown},
-            {n: pair.bad[n].word for n in shown},
-            {m: {"good": g, "bad": b} for m, (g, b) in lengths.items()},
-            pair.redraws,
-            pair.k,
-            control,
-            self.fillers(pair),
-        )
+        return (pair.sentence_good, pair.sentence_bad, p.field, p.linguistics_term, p.uid, str(pair_id),
+                lexically_identical(pair.sentence_good, pair.sentence_bad),
+                {n: pair.good[n].word for n in shown},
+                {n: pair.bad[n].word for n in shown},
+                {m: {"good": g, "bad": b} for m, (g, b) in lengths.items()},
+                pair.redraws, pair.k, control, self.fillers(pair))
+
+    def record(self, pair: Pair, lengths: dict[str, tuple[int, int]], pair_id: int,
+               control: str = "none") -> PairRecord:
+        """The typed record of a pair (its `to_dict()` is the jsonl row)."""
+        return PairRecord.of_values(*self.values(pair, lengths, pair_id, control))
 
     def row(self, pair: Pair, lengths: dict[str, tuple[int, int]], pair_id: int, control: str = "none") -> dict:
-        """The jsonl record of a pair, as a dict."""
-        return self.record(pair, lengths, pair_id, control).to_dict()
+        """The jsonl record of a pair, as a dict (`record(...).to_dict()`, made directly: its values are new)."""
+        return dict(zip(PAIR_FIELDS, self.values(pair, lengths, pair_id, control)))

@@ -61,7 +61,7 @@ class SlotSpec:
 
 
 # ---------------------------------------------------------------------------- loading
-class _Ctx:
+class ParseContext:
     """Builds `file: key: message` errors."""
 
     def __init__(self, path: Path):
@@ -71,14 +71,14 @@ class _Ctx:
         return GrammarError(f"{self.path}: {key}: {message}")
 
 
-def _as_list(value) -> list:
+def as_list(value) -> list:
     if value is None:
         return []
     return list(value) if isinstance(value, (list, tuple)) else [value]
 
 
-def _compile_slot(ctx: _Ctx, name: str, key: str, spec: Any, vocab: Vocabulary, slot_names: set[str],
-                  *, critical: bool, language: Any = None) -> SlotSpec:
+def compile_slot(ctx: ParseContext, name: str, key: str, spec: Any, vocab: Vocabulary, slot_names: set[str],
+                 *, critical: bool, language: Any = None) -> SlotSpec:
     if spec is None:
         spec = {}
     if not isinstance(spec, dict):
@@ -87,18 +87,41 @@ def _compile_slot(ctx: _Ctx, name: str, key: str, spec: Any, vocab: Vocabulary, 
     for k in spec:
         if k not in allowed:
             raise ctx.error(f"{key}.{k}", f"unknown key (allowed: {', '.join(sorted(allowed))})")
-
     if "text" in spec:
-        words = spec["text"]
-        words = [words] if isinstance(words, str) else words
-        if not isinstance(words, list) or not words or not all(isinstance(w, str) for w in words):
-            raise ctx.error(f"{key}.text", "must be a string or a non-empty list of strings")
-        others = set(spec) - {"text", "note"}
-        if others:
-            raise ctx.error(f"{key}.{sorted(others)[0]}", "a literal (text) slot takes no vocabulary constraints")
-        return SlotSpec(name=name, key=key, base=np.arange(len(words)), text=tuple(words), has_where=True)
+        return _literal_slot(ctx, name, key, spec)
     if spec.get("article") is not None and spec.get("det") not in (None, False):
         raise ctx.error(f"{key}.article", "give det (a determiner from the table) or article (the language's), not both")
+    out = SlotSpec(name=name, key=key, base=np.flatnonzero(_where_mask(ctx, key, spec, vocab)),
+                   has_where=bool(spec.get("where") or spec.get("where_not")))
+    _compile_references(ctx, key, spec, out, vocab, slot_names)
+    named = [c for sub in ("where", "where_not") for c in (spec.get(sub) or {})]
+    named += [c for _, cols in out.same + out.differ for c in cols]
+    out.named = tuple(dict.fromkeys(named))
+    det = spec.get("det")
+    if det is not None and det is not False:
+        out.det_base = _det_base(ctx, key, {} if det is True else det, vocab)
+    if spec.get("article") is not None:
+        _compile_article(ctx, key, spec["article"], out, vocab, language)
+    if critical and "form" in spec:
+        out.form = _form(ctx, key, spec["form"], vocab)
+    if not len(out.base):
+        raise ctx.error(key, "no vocabulary row satisfies where/where_not (slot has no candidate word)")
+    return out
+
+
+def _literal_slot(ctx: ParseContext, name: str, key: str, spec: dict) -> SlotSpec:
+    words = spec["text"]
+    words = [words] if isinstance(words, str) else words
+    if not isinstance(words, list) or not words or not all(isinstance(w, str) for w in words):
+        raise ctx.error(f"{key}.text", "must be a string or a non-empty list of strings")
+    others = set(spec) - {"text", "note"}
+    if others:
+        raise ctx.error(f"{key}.{sorted(others)[0]}", "a literal (text) slot takes no vocabulary constraints")
+    return SlotSpec(name=name, key=key, base=np.arange(len(words)), text=tuple(words), has_where=True)
+
+
+def _where_mask(ctx: ParseContext, key: str, spec: dict, vocab: Vocabulary) -> np.ndarray:
+    """The vocabulary rows a slot's where / where_not select."""
     mask = np.ones(len(vocab), dtype=bool)
     for sub in ("where", "where_not"):
         part = spec.get(sub) or {}
@@ -109,78 +132,74 @@ def _compile_slot(ctx: _Ctx, name: str, key: str, spec: Any, vocab: Vocabulary, 
                 mask &= vocab.select({col: val}) if sub == "where" else vocab.select(None, {col: val})
             except VocabularyError as exc:
                 raise ctx.error(f"{key}.{sub}.{col}", str(exc)) from None
-    out = SlotSpec(name=name, key=key, base=np.flatnonzero(mask),
-                   has_where=bool(spec.get("where") or spec.get("where_not")))
+    return mask
 
+
+def _compile_references(ctx: ParseContext, key: str, spec: dict, out: SlotSpec, vocab: Vocabulary,
+                        slot_names: set[str]) -> None:
+    """A slot's constraints against other slots (fills, fails, takes, rejects, same, differ,
+    distinct_from), checked and added to `out`."""
     def check_slot(ref: Any, where: str) -> str:
         if not isinstance(ref, str) or ref not in slot_names:
             raise ctx.error(where, f"undefined slot {ref!r} (slots: {', '.join(sorted(slot_names))})")
         return ref
 
+    def mapping(sub: str, what: str) -> dict:
+        part = spec.get(sub) or {}
+        if not isinstance(part, dict):
+            raise ctx.error(f"{key}.{sub}", what)
+        return part
+
     for sub in ("fills", "fails"):
-        for item in _as_list(spec.get(sub)):
+        for item in as_list(spec.get(sub)):
             m = ARG_RE.match(str(item))
             if not m:
                 raise ctx.error(f"{key}.{sub}", f"{item!r} is not of the form <slot>.arg_1|arg_2|arg_3|arg_clause")
             getattr(out, sub).append((check_slot(m.group(1), f"{key}.{sub}"), m.group(2)))
     for sub in ("takes", "rejects"):
-        part = spec.get(sub) or {}
-        if not isinstance(part, dict):
-            raise ctx.error(f"{key}.{sub}", "must map arg_1/arg_2/arg_3/arg_clause to slot names")
-        for arg, refs in part.items():
+        for arg, refs in mapping(sub, "must map arg_1/arg_2/arg_3/arg_clause to slot names").items():
             if arg not in RESTRICTION_COLUMNS:
                 raise ctx.error(f"{key}.{sub}.{arg}", f"not a restriction column ({', '.join(RESTRICTION_COLUMNS)})")
-            for ref in _as_list(refs):
+            for ref in as_list(refs):
                 getattr(out, sub).append((arg, check_slot(ref, f"{key}.{sub}.{arg}")))
     for sub in ("same", "differ"):
-        part = spec.get(sub) or {}
-        if not isinstance(part, dict):
-            raise ctx.error(f"{key}.{sub}", "must map slot names to lists of vocabulary columns")
-        for ref, cols in part.items():
+        for ref, cols in mapping(sub, "must map slot names to lists of vocabulary columns").items():
             check_slot(ref, f"{key}.{sub}")
-            cols = tuple(str(c) for c in _as_list(cols))
+            cols = tuple(str(c) for c in as_list(cols))
             for c in cols:
                 if c not in vocab.columns:
                     raise ctx.error(f"{key}.{sub}.{ref}", f"unknown vocabulary column {c!r}")
             getattr(out, sub).append((ref, cols))
-    out.distinct_from = [check_slot(r, f"{key}.distinct_from") for r in _as_list(spec.get("distinct_from"))]
-    named = [c for sub in ("where", "where_not") for c in (spec.get(sub) or {})]
-    named += [c for _, cols in out.same + out.differ for c in cols]
-    out.named = tuple(dict.fromkeys(named))
-
-    det = spec.get("det")
-    if det is not None and det is not False:
-        if det is True:
-            det = {}
-        if not isinstance(det, dict) or set(det) - DET_KEYS:
-            raise ctx.error(f"{key}.det", "must be true or a mapping with where / where_not")
-        where = {**DEFAULT_DET, **(det.get("where") or {})}
-        try:
-            dmask = vocab.select(where, det.get("where_not"))
-        except VocabularyError as exc:
-            raise ctx.error(f"{key}.det", str(exc)) from None
-        out.det_base = np.flatnonzero(dmask)
-        if not len(out.det_base):
-            raise ctx.error(f"{key}.det", "no determiner in the vocabulary matches")
-
-    if spec.get("article") is not None:
-        _compile_article(ctx, key, spec["article"], out, vocab, language)
-
-    if critical and "form" in spec:
-        form = spec["form"]
-        if form != "other_number" and not isinstance(form, dict):
-            raise ctx.error(f"{key}.form", "must be 'other_number' or a mapping of features, e.g. {en: 1}")
-        if isinstance(form, dict):
-            for col in form:
-                if col not in vocab.columns:
-                    raise ctx.error(f"{key}.form.{col}", f"unknown vocabulary column {col!r}")
-        out.form = form
-    if not len(out.base):
-        raise ctx.error(key, "no vocabulary row satisfies where/where_not (slot has no candidate word)")
-    return out
+    out.distinct_from = [check_slot(r, f"{key}.distinct_from") for r in as_list(spec.get("distinct_from"))]
 
 
-def _compile_article(ctx: _Ctx, key: str, kind: Any, out: SlotSpec, vocab: Vocabulary, language: Any) -> None:
+def _det_base(ctx: ParseContext, key: str, det: Any, vocab: Vocabulary) -> np.ndarray:
+    """The determiner rows a slot's `det:` allows."""
+    if not isinstance(det, dict) or set(det) - DET_KEYS:
+        raise ctx.error(f"{key}.det", "must be true or a mapping with where / where_not")
+    where = {**DEFAULT_DET, **(det.get("where") or {})}
+    try:
+        dmask = vocab.select(where, det.get("where_not"))
+    except VocabularyError as exc:
+        raise ctx.error(f"{key}.det", str(exc)) from None
+    rows = np.flatnonzero(dmask)
+    if not len(rows):
+        raise ctx.error(f"{key}.det", "no determiner in the vocabulary matches")
+    return rows
+
+
+def _form(ctx: ParseContext, key: str, form: Any, vocab: Vocabulary):
+    """A critical slot's `form:` (how its bad word derives from the good one), checked."""
+    if form != "other_number" and not isinstance(form, dict):
+        raise ctx.error(f"{key}.form", "must be 'other_number' or a mapping of features, e.g. {en: 1}")
+    if isinstance(form, dict):
+        for col in form:
+            if col not in vocab.columns:
+                raise ctx.error(f"{key}.form.{col}", f"unknown vocabulary column {col!r}")
+    return form
+
+
+def _compile_article(ctx: ParseContext, key: str, kind: Any, out: SlotSpec, vocab: Vocabulary, language: Any) -> None:
     """The article of every candidate row, by the language's rule from the row's agreement features;
     each article must be a determiner row (category D) of the table."""
     from fairpairs.generation.languages import get_language
@@ -214,7 +233,7 @@ def _compile_article(ctx: _Ctx, key: str, kind: Any, out: SlotSpec, vocab: Vocab
     out.det_base = np.array(sorted(set(rows.values())), dtype=np.int64)
 
 
-def _check_satisfiable(ctx: _Ctx, slots: dict[str, SlotSpec], vocab: Vocabulary) -> None:
+def check_satisfiable(ctx: ParseContext, slots: dict[str, SlotSpec], vocab: Vocabulary) -> None:
     """Every relation between two slots can hold for some pair of their candidates (a necessary
     condition: draws that combine several relations can still dead-end, which generation reports)."""
     for n, sp in slots.items():
@@ -234,7 +253,7 @@ def _check_satisfiable(ctx: _Ctx, slots: dict[str, SlotSpec], vocab: Vocabulary)
             raise ctx.error(f"{sp.key}.det", f"no determiner accepts any candidate of {n!r}")
 
 
-def _topological(ctx: _Ctx, slots: dict[str, SlotSpec]) -> list[str]:
+def topological(ctx: ParseContext, slots: dict[str, SlotSpec]) -> list[str]:
     order: list[str] = []
     state: dict[str, int] = {}
 
@@ -272,7 +291,7 @@ class PlainTemplate:
         return self._format.format_map(values)
 
 
-def _compile_template(ctx: _Ctx, key: str, source: Any, slot_names: set[str]) -> jinja2.Template | PlainTemplate:
+def compile_template(ctx: ParseContext, key: str, source: Any, slot_names: set[str]) -> jinja2.Template | PlainTemplate:
     if not isinstance(source, str) or not source.strip():
         raise ctx.error(key, "must be a non-empty Jinja2 template string")
     env = template_env()

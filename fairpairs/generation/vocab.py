@@ -25,7 +25,7 @@ from fairpairs.errors import FixTargetError, VocabularyError, one_line
 from fairpairs.io.reading import reading
 from fairpairs.io.paths import data_dir
 from fairpairs.generation.restrictions import BUNDLED_ROWS, BUNDLED_SHA256, BUNDLED_TABLE, RESTRICTION_COLUMNS, parse_dnf
-from fairpairs.generation.vocab_files import _check_against, _check_language_table, _check_restrictions, _check_rows, apply_fixes, is_language_table
+from fairpairs.generation.vocab_files import check_against, check_language_table, check_restrictions, check_rows, apply_fixes, is_language_table
 
 
 class Vocabulary:
@@ -73,7 +73,7 @@ class Vocabulary:
             fixes_path = vocab_dir / "fixes.yaml" if bundled else None
         with reading(csv_path, "vocabulary table", VocabularyError):
             raw = csv_path.read_bytes()
-            _check_rows(csv_path, raw)      # (decodes the bytes: a UnicodeDecodeError is read's)
+            check_rows(csv_path, raw)      # (decodes the bytes: a UnicodeDecodeError is read's)
         try:
             df = pd.read_csv(io.BytesIO(raw), dtype=str, keep_default_na=False)
         except ValueError as exc:   # pandas: ParserError, EmptyDataError
@@ -82,14 +82,14 @@ class Vocabulary:
         if "expression" not in df.columns:
             raise VocabularyError(f"{csv_path}: expression: column missing")
         if language != "en":
-            _check_language_table(csv_path, df)
+            check_language_table(csv_path, df)
             fixes_path = None
         elif reference is not None:
-            _check_against(csv_path, df, reference)
+            check_against(csv_path, df, reference)
         for col in ("root", "category", "category_2", *RESTRICTION_COLUMNS):
             if col not in df.columns:
                 df[col] = ""
-        _check_restrictions(csv_path, df)
+        check_restrictions(csv_path, df)
         applied: list[str] = []
         if df.empty:
             raise VocabularyError(f"{csv_path}: vocabulary table has no rows")

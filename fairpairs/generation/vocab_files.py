@@ -25,7 +25,7 @@ def _where(path: Path, line: int, expression: str) -> str:
     return f"{path}: line {line} (expression {expression!r})"
 
 
-def _check_rows(path: Path, raw: bytes) -> None:
+def check_rows(path: Path, raw: bytes) -> None:
     """Every data row has as many fields as the header (a cut-off file ends in a short row)."""
     reader = csv.reader(io.StringIO(raw.decode("utf-8")))
     header = next(reader, None)
@@ -41,7 +41,7 @@ def _check_rows(path: Path, raw: bytes) -> None:
                                   f"{len(header)} (a truncated or damaged file?)")
 
 
-def _check_restrictions(path: Path, df: pd.DataFrame) -> None:
+def check_restrictions(path: Path, df: pd.DataFrame) -> None:
     for col in RESTRICTION_COLUMNS:
         for value in df[col].unique():
             try:
@@ -54,7 +54,7 @@ def _check_restrictions(path: Path, df: pd.DataFrame) -> None:
 BINARY = frozenset({"", "0", "1"})
 
 
-def _check_against(path: Path, df: pd.DataFrame, reference: "Vocabulary") -> None:
+def check_against(path: Path, df: pd.DataFrame, reference: "Vocabulary") -> None:
     """A table of one's own has the reference's columns, and its 0/1 columns hold only 0, 1 or ''."""
     missing = [c for c in reference.df.columns if c not in df.columns]
     if missing:
@@ -75,7 +75,7 @@ LANGUAGE_VALUES = {"person": {"", "1", "2", "3"}, "number": {"", "sg", "pl", "du
                    "gender": {"", "m", "f", "n", "c"}}
 
 
-def _check_language_table(path: Path, df: pd.DataFrame) -> None:
+def check_language_table(path: Path, df: pd.DataFrame) -> None:
     """A language table has the columns `LANGUAGE_COLUMNS`, known agreement values, an expression
     on every row and no row twice."""
     missing = [c for c in LANGUAGE_COLUMNS if c not in df.columns]

@@ -1,0 +1,172 @@
+"""The search's balance-keeping replacement of a context (docs/length_control.md): when no pick
+equalises a pair, its context is replaced by one that stands in for the first-drawn one - the same
+frame with one word of the same stratum nearest in frequency (`refill`), else the best of a few
+fresh draws of the pair's own stream, ranked by stratum and frequency.
+
+`Replacement` is the second half of `fairpairs.control.search.Searcher` (its base class): it works
+on the searcher's state - `sampler`, `meters`, `freqs`, `options`, the first-drawn contexts and the
+bad words picks aim at - and its picks (`pick`, `frequency_ok`, `row_lengths`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from fairpairs.generation.sampler import Pair, words
+
+REPLACEMENT_DRAWS = 16           # fresh draws considered for one replacement (when a refill finds none)
+REFILL_TRIES = 64                # same-stratum words (of distinct lengths) tried in the first-drawn context
+ZIPF_CLOSE = 0.1                 # a same-stratum replacement this close in Zipf frequency is taken at once
+
+
+class Replacement:
+    """Replacing a pair's context by one that stands in for its first-drawn context."""
+
+    def stratum(self, pair: Pair) -> tuple:
+        """What a replacement context must share with the first-drawn one: the template variant
+        (literal slots), the good sentence's word count, and the number, proper-noun, mass and
+        animacy features of the critical slots' good words (where they vary among candidates)."""
+        s = self.sampler
+        variant = tuple(pair.good[n].word for n in self._literal)
+        feats = tuple(tuple(s.vocab.column(c)[pair.good[n].row] for c in cols)
+                      for n, cols in self._strata_cols.items() if n in s.p.critical and pair.good[n].row >= 0)
+        return variant, len(words(pair.sentence_good)), feats
+
+    def context_zipf(self, pair: Pair) -> float:
+        """Mean Zipf frequency of the good sentence's critical words (NaN when it has none)."""
+        z = [self.freqs.of(pair.good[n]) for n in self.sampler.shown_critical(pair) if pair.good[n].word.strip()]
+        z = [v for v in z if not np.isnan(v)]
+        return float(np.mean(z)) if z else float("nan")
+
+    def _equalisable(self, q: Pair) -> bool:
+        """Whether q's bad sentence equals its good one in every length already, or a pick makes it so
+        (the pick is kept: q's bad filler is set)."""
+        gl = tuple(m.length(q.sentence_good) for m in self.meters)
+        bl = tuple(m.length(q.sentence_bad) for m in self.meters)
+        if gl == bl and self.frequency_ok(q):
+            return True
+        return self.pick(q, gl, bl)
+
+    def replace(self, pair: Pair) -> bool:
+        """Replace the pair's context by a fresh draw from its own random stream (same draw index),
+        chosen to stand in for the first-drawn context. First `_refill`: the same frame with one
+        word of the same stratum, nearest in frequency. Failing that, among up to REPLACEMENT_DRAWS
+        fresh draws, the first that is in the same stratum, within ZIPF_CLOSE of its critical-word
+        frequency and can be equalised; else the best equalisable one by (stratum match, frequency
+        distance); else the best by the same order. The chosen draw's bad filler is already picked
+        when it could be equalised; every pick is verified on whole sentences afterwards."""
+        first = self._first[pair.k]
+        q, aim = self._refill(pair, first) if self.options.refill else (None, {})
+        if q is None:
+            q, aim = self._fresh(pair, first)
+        if q is None:
+            return False
+        _take(pair, q)
+        self._aim[pair.k] = aim
+        return True
+
+    def _fresh(self, pair: Pair, first: Pair) -> tuple[Pair | None, dict]:
+        if not self.options.stratified:     # the next valid draw of the stream, whatever it is
+            q = self.sampler.draw_from(pair.k, pair.rng)
+            return (q, q.bad) if q is not None else (None, {})
+        key, z0 = self.stratum(first), self.context_zipf(first)
+        best = None                          # (rank, pair, equalisable, its first-drawn bad fillers)
+        for _ in range(REPLACEMENT_DRAWS):
+            q = self.sampler.draw_from(pair.k, pair.rng)
+            if q is None:
+                continue
+            rank = self._rank(key, z0, q)
+            if best is not None and best[2] and rank >= best[0]:
+                continue                     # cannot beat the equalisable one we have
+            drawn_bad = q.bad
+            self._aim[pair.k] = drawn_bad    # q's picks aim at q's own first-drawn bad words
+            ok = self._equalisable(q)
+            if best is None or (ok, _neg(rank)) > (best[2], _neg(best[0])):
+                best = (rank, q, ok, drawn_bad)
+            if ok and rank[0] == 0 and rank[1] <= ZIPF_CLOSE:
+                break
+        self._aim[pair.k] = first.bad
+        return (None, {}) if best is None else (best[1], best[3])
+
+    def _refill(self, pair: Pair, first: Pair) -> tuple[Pair | None, dict]:
+        """A replacement that keeps the first-drawn context's frame: one critical slot's good word
+        changed to a word of the same stratum (number, proper noun, mass, animacy; as many words),
+        the nearest in Zipf frequency first, whose pair can be equalised; None if none of the
+        REFILL_TRIES nearest can. Returns the pair and its first-drawn bad fillers."""
+        s = self.sampler
+        frame = Pair(k=pair.k, good=first.good, bad={}, rng=pair.rng)
+        shown = s.shown_slots(first.good)
+        for name in self._refillable:
+            g = first.good[name]
+            if g.row < 0 or name not in shown:
+                continue
+            cands = s.good_candidates(frame, name)
+            cands = cands[cands != g.row]
+            cols = self._strata_cols.get(name, [])
+            for c in cols:
+                col = s.vocab.column(c)
+                cands = cands[col[cands] == col[g.row]]
+            cands = cands[self._n_words[cands] == self._n_words[g.row]]
+            if not len(cands):
+                continue
+            order = pair.rng.permutation(cands)
+            z = self.freqs.rows(order)
+            z0 = self.freqs.of(g)
+            if not np.isnan(z0):
+                order = order[np.argsort(np.where(np.isnan(z), np.inf, np.abs(z - z0)), kind="stable")]
+            # words of the same token lengths in this place behave alike: once one of them failed,
+            # the others are skipped (a saving, not a rule: the first success is taken either way)
+            ctx = self._good_context(frame, name)
+            if ctx is not None and len(self.meters):
+                classes = _classes(self.row_lengths(*ctx, order))
+            else:
+                classes = list(range(len(order)))
+            failed: set[int] = set()
+            tried = 0
+            for row, cls in zip(order.tolist(), classes):
+                if cls in failed:
+                    continue
+                if tried == REFILL_TRIES:
+                    break
+                tried += 1
+                q = s.refill(frame, name, int(row))
+                if q is None:
+                    continue
+                drawn_bad = q.bad
+                self._aim[pair.k] = drawn_bad
+                if self._equalisable(q):
+                    return q, drawn_bad
+                failed.add(cls)
+        self._aim[pair.k] = first.bad
+        return None, {}
+
+    def _rank(self, key: tuple, z0: float, q: Pair) -> tuple[int, float]:
+        """(tier, frequency distance) of a candidate replacement: tier 0 = same stratum, 1 = same
+        variant and word count, 2 = same variant, 3 = other; lower is better."""
+        k = self.stratum(q)
+        tier = 0 if k == key else 1 if k[:2] == key[:2] else 2 if k[0] == key[0] else 3
+        z = self.context_zipf(q)
+        dist = 0.0 if np.isnan(z0) or np.isnan(z) else abs(z - z0)
+        return tier, dist
+
+
+def _classes(lengths: np.ndarray) -> list[int]:
+    """A class number per column of `lengths` (tokenizers x words), equal where the columns are equal
+    (what np.unique(axis=1)'s inverse gives, a column at a time: a tenth of its cost)."""
+    code = np.zeros(lengths.shape[1], dtype=np.int64)
+    for row in lengths:
+        low = int(row.min()) if len(row) else 0
+        code = np.unique(code * (int(row.max()) - low + 1 if len(row) else 1) + (row - low),
+                         return_inverse=True)[1].ravel()
+    return code.tolist()
+
+
+def _take(pair: Pair, q: Pair) -> None:
+    """Pair takes q's context and sentences (a replacement; same draw index and stream)."""
+    pair.good, pair.bad, pair.sentence_good, pair.sentence_bad = q.good, q.bad, q.sentence_good, q.sentence_bad
+    pair.shown = None
+    pair.renewed += 1
+
+
+def _neg(rank: tuple[int, float]) -> tuple[int, float]:
+    return -rank[0], -rank[1]
