@@ -27,6 +27,7 @@ _EXPORTS = {
     "PairRecord": "records", "read_pairs": "api", "Scorer": "scoring", "write_report": "analysis.report", "Report": "analysis.evaluation",
     "tokenizers": "api", "to_frame": "api",
     "robustness": "api", "fit_length_params": "scoring.length",
+    "disable_progress_bars": "api", "enable_progress_bars": "api", "are_progress_bars_disabled": "api",
 }
 
 __all__ = ["__version__", *_EXPORTS]

@@ -41,13 +41,12 @@ def regenerate_command(models: list[str], run_dir, paradigms="all", phenomenon: 
 
 
 def generate_for(generate_run, models: list[str], run_dir, *, paradigms="all", phenomenon: str | None = None,
-                 pairs: int = ONE_STEP_PAIRS, seed: int = 0, strategy: str = "search",
-                 progress: bool = False) -> list[str]:
+                 pairs: int = ONE_STEP_PAIRS, seed: int = 0, strategy: str = "search") -> list[str]:
     """Write the run folder `run_dir` for `models` with `generate_run` (`fp.generate_run`, each
     model's name as its tokenizer) and return the report's first lines."""
     command = regenerate_command(models, run_dir, paradigms, phenomenon, pairs, seed, strategy)
     result = generate_run(run_dir, paradigms, models, pairs=pairs, seed=seed, strategy=strategy,
-                          phenomenon=phenomenon, progress=progress, command=command)
+                          phenomenon=phenomenon, command=command)
     n = len(result.stats)
     return [f"Pairs generated for this evaluation, length-controlled for the tokenizers of the models evaluated: "
             f"{', '.join(models)}; run folder `{os.fspath(run_dir)}` ({n} paradigm(s) x {pairs} pairs per set).",
@@ -142,8 +141,7 @@ class Prepared:
 
 
 def evaluation_data(data, models: list[str], load_sets, generate_run, *, run_dir=None, paradigms="all",
-                    phenomenon: str | None = None, pairs: int | None = None, seed: int = 0, strategy: str = "search",
-                    progress: bool = False):
+                    phenomenon: str | None = None, pairs: int | None = None, seed: int = 0, strategy: str = "search"):
     """(data, sets, Prepared): without `data`, a run generated for `models` into `run_dir` (default:
     a new temporary folder) by `generate_run` (`fp.generate_run`); the sets `load_sets(data)` reads
     (`fp.load_sets`), with each pair's draw where known; the balance report of a run folder (its
@@ -159,8 +157,7 @@ def evaluation_data(data, models: list[str], load_sets, generate_run, *, run_dir
     if data is None:                     # one step: pairs controlled for these models' tokenizers
         run_dir = default_run_dir() if run_dir is None else check.path(run_dir, "run_dir", exists=False)
         lines = generate_for(generate_run, models, run_dir, paradigms=paradigms, phenomenon=phenomenon,
-                             pairs=ONE_STEP_PAIRS if pairs is None else pairs, seed=seed, strategy=strategy,
-                             progress=progress)
+                             pairs=ONE_STEP_PAIRS if pairs is None else pairs, seed=seed, strategy=strategy)
         data = run_dir
     elif pairs is not None or run_dir is not None:
         raise UsageError(f"{'pairs' if pairs is not None else 'run_dir'}: only without data (the pairs are then "

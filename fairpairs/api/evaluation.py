@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Mapping
 
 from fairpairs import arguments as check
 from fairpairs.errors import Param, UsageError, UsageTypeError
+from fairpairs.io.progress import takes_progress
 from fairpairs.api.common import DEFAULT_NORMALIZE, _is_scorer, _items, _load_sets, _normalize, _read_paths, _resolve_models
 from fairpairs.api.datasets import load_sets
 from fairpairs.api.generation import generate_run
@@ -70,11 +71,12 @@ def score_pairs(scorer: "Scorer", pairs, normalize: Iterable[str] | str = DEFAUL
     return out
 
 
+@takes_progress
 def evaluate(data=None, models: "Iterable[str | Scorer] | str | Scorer | None" = None, *,
              normalize: Iterable[str] | str = DEFAULT_NORMALIZE,
              pll: str = "word_l2r", unigrams: str | None = None, cache_dir: str | os.PathLike | None = None,
              split_tokenizer: str | None = None, device: str = "auto", dtype: str | None = None,
-             device_map: str | None = None, batch_tokens: int | None = None, progress: bool | None = None, columns=None,
+             device_map: str | None = None, batch_tokens: int | None = None, columns=None,
              load_scorer: Callable | None = None, on_load: Callable[[str], None] | None = None,
              paradigms: str | Iterable[str] = "all", phenomenon: str | None = None, pairs: int | None = None,
              seed: int = 0, strategy: str = "search", run_dir: str | os.PathLike | None = None,
@@ -127,15 +129,14 @@ def evaluate(data=None, models: "Iterable[str | Scorer] | str | Scorer | None" =
     data, sets, prepared = evaluation_data(data, tokenizers, lambda d: load_sets(d, columns), generate_run,
                                            run_dir=run_dir,
                                            paradigms=paradigms, phenomenon=phenomenon, pairs=pairs, seed=seed,
-                                           strategy=strategy, progress=progress)
+                                           strategy=strategy)
     if cache_dir is not None:   # a score cache of ours (its marker), never inside what `data` reads
         _claim_cache(cache_dir, data)
     if load_scorer is None:
         def load_scorer(model, s):
             if on_load is not None:
                 on_load(model)
-            return default_loader(model, s, device=device, batch_tokens=batch_tokens, progress=progress,
-                                  device_map=device_map)
+            return default_loader(model, s, device=device, batch_tokens=batch_tokens, device_map=device_map)
     from fairpairs.scoring.models import model_notes, remembering
 
     load_scorer, identities = remembering(load_scorer)
@@ -223,9 +224,10 @@ def _distinct_models(models: list) -> list:
     return out
 
 
+@takes_progress
 def robustness(data, models: Iterable[str] | str, *, cache_dir: str | os.PathLike | None = None,
                length_params=None, morcela_params=None, pll: str = "word_l2r", device: str = "auto",
-               batch_tokens: int | None = None, progress: bool = False, columns=None, seed: int = 0,
+               batch_tokens: int | None = None, columns=None, seed: int = 0,
                load_scorer: Callable | None = None) -> "pd.DataFrame":
     """How far each acceptability score depends on token length (`fairpairs robustness`;
     docs/robustness.md): one row per model, set and score with the accuracy of the whole set and
@@ -269,7 +271,7 @@ def robustness(data, models: Iterable[str] | str, *, cache_dir: str | os.PathLik
         _claim_cache(cache_dir, data)
     if load_scorer is None:
         def load_scorer(model, s):
-            return default_loader(model, s, device=device, batch_tokens=batch_tokens, progress=progress)
+            return default_loader(model, s, device=device, batch_tokens=batch_tokens)
     return run(sets, names, None if cache_dir is None else Path(cache_dir), load_scorer,
                length_params=length_params,
                morcela_params=morcela_params, pll=pll, seed=seed)

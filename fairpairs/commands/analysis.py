@@ -139,7 +139,6 @@ def evaluate(models, data, paradigms, phenomenon, pairs, seed, strategy, pll, no
     Started by torchrun or accelerate launch, the processes share the sentences out and rank 0
     writes OUT; a killed run resumes from the cache (docs/scaling.md)."""
     import shutil
-    import sys
 
     import os
 
@@ -171,7 +170,6 @@ def evaluate(models, data, paradigms, phenomenon, pairs, seed, strategy, pll, no
     out = out if out is not None else Path(f"evaluation-{name}")
     cache = None if no_cache else (cache_dir if cache_dir is not None else out / "cache")
     main = is_main()
-    progress = sys.stderr.isatty() and main
 
     from transformers.utils import logging as hf_logging
 
@@ -199,7 +197,7 @@ def evaluate(models, data, paradigms, phenomenon, pairs, seed, strategy, pll, no
     try:
         report = run(data, names, normalize=norms, pll=pll, unigrams=unigrams, cache_dir=cache,
                      split_tokenizer=split_tokenizer, device=device, dtype=dtype, device_map=device_map,
-                     batch_tokens=batch_tokens, progress=progress, columns=Columns(good_col, bad_col, group_col),
+                     batch_tokens=batch_tokens, columns=Columns(good_col, bad_col, group_col),
                      on_load=announce, length_params=length_params, **extra)
         if report is None:  # not rank 0 of a multi-process launch: rank 0 writes OUT
             return

@@ -30,8 +30,6 @@ def robustness(models, data, out, cache_dir, length_params, morcela_params, pll,
     tokenizer, the length gap (A>U - A<U accuracy), the A=U fidelity (the score's A=U accuracy
     minus LP's) and, for a run folder, the score on the original set against LP on the matched
     debiased contexts; 95% intervals throughout."""
-    import sys
-
     from fairpairs.api import robustness as run
     from fairpairs.analysis.length_audit import write_csv
     from fairpairs.pairsets import dataset_paths
@@ -44,7 +42,7 @@ def robustness(models, data, out, cache_dir, length_params, morcela_params, pll,
     if out is not None:      # before any work: never over what the dataset holds, never inside it
         check_output_folder(out, "--out", inputs=reads, reads=reads, kind="robustness")
     table = run(data, names, cache_dir=cache_dir, length_params=length_params, morcela_params=morcela_params,
-                pll=pll, device=device, batch_tokens=batch_tokens, progress=sys.stderr.isatty(), seed=seed)
+                pll=pll, device=device, batch_tokens=batch_tokens, seed=seed)
     text = markdown(table)
     if out is not None:
         with OutputFolder(out, "--out", inputs=reads, reads=reads, kind="robustness") as tmp:

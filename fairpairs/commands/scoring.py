@@ -31,19 +31,28 @@ def _model_options(f):
         click.option("--progress/--no-progress", default=None,
                      help="Progress bar on stderr [default: when stderr is a terminal]."),
     ]
+    import functools
+
+    @functools.wraps(f)
+    def scoped_progress(*args, progress=None, **kwargs):
+        from fairpairs.io.progress import scoped
+
+        with scoped(progress):     # --progress / --no-progress: the switch, for this command
+            return f(*args, **kwargs)
+
     for opt in reversed(opts):
-        f = opt(f)
-    return f
+        scoped_progress = opt(scoped_progress)
+    return scoped_progress
 
 
-def _scorer(model, kind, pll, device, dtype, device_map, batch_tokens, progress):
+def _scorer(model, kind, pll, device, dtype, device_map, batch_tokens):
     from transformers.utils import logging as hf_logging
 
     from fairpairs.scoring import Scorer
 
     hf_logging.disable_progress_bar()
     return Scorer.from_pretrained(model, kind=kind, device=device, dtype=dtype, pll=pll,
-                                  batch_tokens=batch_tokens, progress=progress, device_map=device_map)
+                                  batch_tokens=batch_tokens, device_map=device_map)
 
 
 @click.command()
@@ -61,7 +70,7 @@ def _scorer(model, kind, pll, device, dtype, device_map, batch_tokens, progress)
 @click.option("--length-params", type=click.Path(path_type=Path), default=None,
               help="Length parameters written by `fairpairs fit-length` for slln_lp/tc_lp/tcf_lp (default: the "
                    "bundled ones, for smollm2-135m); only the entry fitted for --model is used.")
-def score(model, kind, pll, device, dtype, device_map, batch_tokens, progress, input_path, out, normalize,
+def score(model, kind, pll, device, dtype, device_map, batch_tokens, input_path, out, normalize,
           alpha, unigrams, morcela_params, length_params):
     """Score sentences (or good/bad pairs) with a causal or masked LM.
 
@@ -83,7 +92,7 @@ def score(model, kind, pll, device, dtype, device_map, batch_tokens, progress, i
     names = check_score_arguments(normalize, unigrams, alpha, morcela_params,    # (before the model loads)
                                   length_params, model)
     rows, pairs = read_sentences(input_path)       # (a bad input fails before the model loads)
-    scorer = _scorer(model, kind, pll, device, dtype, device_map, batch_tokens, progress)
+    scorer = _scorer(model, kind, pll, device, dtype, device_map, batch_tokens)
     t0 = time.perf_counter()
     df = score_sentences(scorer, rows, names, unigrams=unigrams, alpha=alpha, morcela_params=morcela_params,
                          length_params=length_params)
@@ -131,7 +140,7 @@ def morcela():
 @click.option("--folds", type=click.IntRange(min=2), default=5, show_default=True)
 @click.option("--seed", type=click.IntRange(0), default=0, show_default=True, help="Seed of the fold split.")
 @click.option("--out", type=click.Path(path_type=Path), required=True, help="Parameters file (.json).")
-def fit(model, kind, pll, device, dtype, device_map, batch_tokens, progress, judgments, measure, unigrams,
+def fit(model, kind, pll, device, dtype, device_map, batch_tokens, judgments, measure, unigrams,
         folds, seed, out):
     """Fit beta and gamma on z-scored judgments; report cross-validated r of MORCELA, SLOR, LP."""
     from fairpairs.io.files import atomic_write, check_output_file
@@ -146,7 +155,7 @@ def fit(model, kind, pll, device, dtype, device_map, batch_tokens, progress, jud
         click.echo(f"fairpairs: warning: --judgments {judgments}: left out "
                    + ", ".join(f"{n} row(s) with {why}" for why, n in data.dropped.items())
                    + f"; fitting {len(data.sentences)} sentences", err=True)
-    scorer = _scorer(model, kind, pll, device, dtype, device_map, batch_tokens, progress)
+    scorer = _scorer(model, kind, pll, device, dtype, device_map, batch_tokens)
     result = mc.fit_morcela(scorer, data, unigrams=unigrams, folds=folds, seed=seed)
     if result is None:  # under torchrun / accelerate launch the ranks share the scoring; rank 0 fits and writes
         return
@@ -168,7 +177,7 @@ def fit(model, kind, pll, device, dtype, device_map, batch_tokens, progress, jud
 @click.option("--name", default=None, help="Name of the entry in OUT [default: --model].")
 @click.option("--out", type=click.Path(path_type=Path), required=True,
               help="Parameters file (.json; an existing one written by fit-length gets this model added).")
-def fit_length(model, kind, pll, device, dtype, device_map, batch_tokens, progress, corpus, n, seed, name, out):
+def fit_length(model, kind, pll, device, dtype, device_map, batch_tokens, corpus, n, seed, name, out):
     """Fit the length (and frequency) terms of slln_lp, tc_lp and tcf_lp for MODEL on unlabelled
     text (docs/robustness.md); the entry records the model's content fingerprint and tokenizer and
     is used for that model only (`score`, `evaluate`, `robustness --length-params OUT`)."""
@@ -182,7 +191,7 @@ def fit_length(model, kind, pll, device, dtype, device_map, batch_tokens, progre
     with warnings.catch_warnings():     # (the corpus too; its warning comes with the fit)
         warnings.simplefilter("ignore")
         corpus_sentences(list(corpus) or None, n, seed)
-    scorer = _scorer(model, kind, pll, device, dtype, device_map, batch_tokens, progress)
+    scorer = _scorer(model, kind, pll, device, dtype, device_map, batch_tokens)
     entry = fit_length_params(scorer, list(corpus) or None, n=n, seed=seed, model=name or model)
     from fairpairs.scoring.launch import is_main
 

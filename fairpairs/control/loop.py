@@ -101,15 +101,15 @@ class Budget:
 
 
 def generate_original(sampler: Sampler, n_pairs: int, meters: list[LengthMeter], *,
-                      max_draws: int | None = None, chunk: int = 256, progress=None) -> SetResult:
+                      max_draws: int | None = None, chunk: int = 256, on_pairs=None) -> SetResult:
     """The first n_pairs valid, distinct pairs, with no length control."""
     return _collect(sampler, n_pairs, meters, control=None, max_draws=max_draws, chunk=chunk,
-                    progress=progress, what="original")
+                    on_pairs=on_pairs, what="original")
 
 
 def generate_debiased(sampler: Sampler, n_pairs: int, meters: list[LengthMeter], *, strategy: str = "search",
                       max_retries: int | None = None, match_frequency: float | None = None,
-                      max_draws: int | None = None, chunk: int = 256, progress=None,
+                      max_draws: int | None = None, chunk: int = 256, on_pairs=None,
                       search_options: SearchOptions | None = None) -> SetResult:
     """n_pairs distinct pairs whose lengths match under every tokenizer (see the module doc);
     `search_options`: the search's balance-keeping choices (default: all on)."""
@@ -120,7 +120,7 @@ def generate_debiased(sampler: Sampler, n_pairs: int, meters: list[LengthMeter],
     def control(live, budget):
         return chosen.control(sampler, searcher, live, meters, retries, budget)
     return _collect(sampler, n_pairs, meters, control=control, max_draws=max_draws, chunk=chunk,
-                    progress=progress, what="debiased")
+                    on_pairs=on_pairs, what="debiased")
 
 
 def _lengths(meters: list[LengthMeter], sentences: list[str]) -> list[list[int]]:
@@ -216,7 +216,7 @@ def _search(sampler: Sampler, searcher: Searcher, live: list[Pair], meters: list
 
 
 def _collect(sampler: Sampler, n_pairs: int, meters: list[LengthMeter], *, control, max_draws: int | None,
-             chunk: int, progress, what: str) -> SetResult:
+             chunk: int, on_pairs, what: str) -> SetResult:
     """Draw pairs chunk by chunk, (length-control them,) and accept them in draw order, skipping
     duplicates, until n_pairs are kept; accepting in draw order keeps the output independent of
     the chunk size. Each kept pair is classified against its first draw (`SetResult.control`)."""
@@ -270,8 +270,8 @@ def _collect(sampler: Sampler, n_pairs: int, meters: list[LengthMeter], *, contr
             if len(res.pairs) == n_pairs:
                 break
         k += size
-        if progress is not None:
-            progress(len(res.pairs))
+        if on_pairs is not None:
+            on_pairs(len(res.pairs))
     st.kept = len(res.pairs)
     st.replaced = res.control.count("replaced")
     st.kept_redrawn = res.control.count("bad_redrawn")

@@ -78,8 +78,8 @@ def write_jsonl(path: Path, rows: list[dict]) -> None:
 
 
 def generate_paradigm(p: Paradigm, vocab: Vocabulary, cfg: RunConfig, meters: list[LengthMeter],
-                      sets: tuple[str, ...] = ("original", "debiased"), progress=None) -> ParadigmSets:
-    """Generate the sets `sets` of one paradigm (lengths measured with `meters`). `progress(n)` is
+                      sets: tuple[str, ...] = ("original", "debiased"), on_pairs=None) -> ParadigmSets:
+    """Generate the sets `sets` of one paradigm (lengths measured with `meters`). `on_pairs(n)` is
     told the pairs done so far, the original set's first. The one code path of `fairpairs generate`
     and `fairpairs.generation.sampler`: every pair has its own seeded stream, so a set is the same whether or
     not the other set is generated too."""
@@ -87,12 +87,12 @@ def generate_paradigm(p: Paradigm, vocab: Vocabulary, cfg: RunConfig, meters: li
     done = cfg.pairs if "original" in sets else 0
     if "original" in sets:
         out.original = generate_original(out.sampler, cfg.pairs, meters, max_draws=cfg.draws,
-                                         progress=progress)
+                                         on_pairs=on_pairs)
     if "debiased" in sets:
         out.debiased = generate_debiased(out.sampler, cfg.pairs, meters, strategy=cfg.strategy,
                                          max_retries=cfg.retries, match_frequency=cfg.match_frequency,
                                          max_draws=cfg.draws,
-                                         progress=(lambda n: progress(done + n)) if progress else None)
+                                         on_pairs=(lambda n: on_pairs(done + n)) if on_pairs else None)
     return out
 
 
@@ -198,11 +198,11 @@ def tokenizer_info(meter: LengthMeter) -> TokenizerInfo:
 
 
 def generate_run(paradigms: list[Paradigm], vocab: Vocabulary, cfg: RunConfig, out: Path,
-                 progress_factory=None, strict: bool = False) -> RunResult:
+                 on_paradigm=None, strict: bool = False) -> RunResult:
     """Generate every paradigm and write the run folder `out` atomically. A set that ends short of
     its pairs (its budget spent) keeps what it reached and is marked (manifest `short`, `verdict`);
     `strict`: such a set, or a debiased set not comparable with the original, is an error and
-    nothing is written."""
+    nothing is written. `on_paradigm(uid, total)`: the `on_pairs` callback of each paradigm (a bar's)."""
     if not paradigms:
         raise UsageError(Param("paradigms"), ": none selected")
     language = one_language(p.language for p in paradigms)    # (before any work)
@@ -214,8 +214,8 @@ def generate_run(paradigms: list[Paradigm], vocab: Vocabulary, cfg: RunConfig, o
         (tmp / "debiased").mkdir()
         manifest_paradigms = {}
         for p in paradigms:
-            bar = progress_factory(p.uid, 2 * cfg.pairs) if progress_factory else None
-            sets = generate_paradigm(p, vocab, cfg, meters, progress=bar)
+            bar = on_paradigm(p.uid, 2 * cfg.pairs) if on_paradigm else None
+            sets = generate_paradigm(p, vocab, cfg, meters, on_pairs=bar)
             for which in ("original", "debiased"):
                 if strict and getattr(sets, which).short is not None:
                     raise getattr(sets, which).short
