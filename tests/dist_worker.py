@@ -59,8 +59,7 @@ def run(spec: dict) -> None:
     from fairpairs.analysis.evaluation import Settings, cached_scores
     from fairpairs.scoring import Scorer
 
-    scorer = Scorer.from_pretrained(spec["model"], batch_tokens=spec.get("batch_tokens"),
-                                    progress=bool(spec.get("progress")))
+    scorer = Scorer.from_pretrained(spec["model"], batch_tokens=spec.get("batch_tokens"))   # (stderr: a "terminal")
     pad = scorer.pad_id
     log = open(log_dir / f"rows-{rank}.jsonl", "a", encoding="utf-8")
     kill = spec.get("kill_after") or {}

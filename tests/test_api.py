@@ -308,7 +308,7 @@ def test_publish_takes_set_and_its_old_name_which(tmp_path):
     from fairpairs.errors import FairpairsDeprecationWarning
 
     run = tmp_path / "run"
-    fp.generate_run(run, paradigms=["causative"], models=["gpt2"], pairs=4, seed=0, progress=False)
+    fp.generate_run(run, paradigms=["causative"], models=["gpt2"], pairs=4, seed=0)
     new = fp.publish(run, "me/x", out=tmp_path / "a", set="original", dry_run=True)
     with pytest.warns(FairpairsDeprecationWarning, match="`which` is deprecated, use `set`"):
         old = fp.publish(run, "me/x", out=tmp_path / "b", which="original", dry_run=True)

@@ -25,7 +25,7 @@ def MODEL(tiny_models):
 
 @pytest.fixture(scope="module")
 def scorer(MODEL):
-    return fp.Scorer.from_pretrained(MODEL, progress=False)
+    return fp.Scorer.from_pretrained(MODEL)
 
 
 def cli(argv, capsys):
@@ -207,7 +207,7 @@ def error_cases(MODEL, scorer, tmp: Path):
     judgments = judgments_csv(tmp)
     score = ["score", "--input", good, "--out", tmp / "o.jsonl", "--no-progress"]
     return [
-        ("model", lambda: fp.Scorer.from_pretrained(str(tmp / "nope"), progress=False),
+        ("model", lambda: fp.Scorer.from_pretrained(str(tmp / "nope")),
          ["score", "--models", tmp / "nope", "--input", good, "--out", tmp / "o.jsonl"], "--models"),
         ("device", lambda: fp.Scorer.from_pretrained(MODEL, device="tpu"),
          [*score, "--models", MODEL, "--device", "tpu"], "--device"),
@@ -264,4 +264,4 @@ def test_warnings_name_parameters_and_the_cli_shows_them_as_one_line(MODEL, tmp_
     assert "fairpairs: warning: --dtype bfloat16 is ignored on the CPU; scoring in float32\n" in err
     assert "Warning:" not in err and "warnings.warn" not in err     # not Python's two-line display
     with pytest.warns(FairpairsWarning, match=r"^dtype bfloat16 is ignored on the CPU; scoring in float32$"):
-        fp.Scorer.from_pretrained(MODEL, device="cpu", dtype="bfloat16", progress=False)
+        fp.Scorer.from_pretrained(MODEL, device="cpu", dtype="bfloat16")

@@ -268,7 +268,7 @@ def test_balance_of_a_french_run_reads_its_paradigms_and_french_frequencies(tmp_
     # folder (slot features compared) and measures frequencies in French, so it agrees with the
     # report generate wrote into the manifest (computed with the paradigm's own language)
     run = tmp_path / "fr-run"
-    fp.generate_run(run, paradigms="fr/fr_long_vp_coord_n1pl", models="gpt2", pairs=40, progress=False)
+    fp.generate_run(run, paradigms="fr/fr_long_vp_coord_n1pl", models="gpt2", pairs=40)
     table = fp.balance(run).set_index("uid")
     row = table.loc["fr_long_vp_coord_n1pl"]
     manifest = json.loads((run / "manifest.json").read_text())

@@ -99,13 +99,13 @@ def files(folder):
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
     out = tmp_path_factory.mktemp("config") / "run"
-    fp.generate_run(out, paradigms=["causative"], models=["gpt2"], pairs=4, seed=1, progress=False)
+    fp.generate_run(out, paradigms=["causative"], models=["gpt2"], pairs=4, seed=1)
     return out
 
 
 def test_generate_run_and_audit_report_take_tokenizers_as_the_old_name_of_models(run, tmp_path):
     old, message = one_deprecation(lambda: fp.generate_run(tmp_path / "old", paradigms=["causative"],
-                                                           tokenizers=["gpt2"], pairs=4, seed=1, progress=False))
+                                                           tokenizers=["gpt2"], pairs=4, seed=1))
     assert message == "generate_run(): `tokenizers` is deprecated, use `models` (same meaning)"
     assert files(tmp_path / "old") == files(run)
     report, message = one_deprecation(lambda: fp.audit_report(run, tokenizers=["gpt2"]))

@@ -205,7 +205,7 @@ def one_process_scores(models, sentences, one_torch_thread):
     """Reference: each model's sums from a plain Scorer in this process."""
     from fairpairs.scoring import Scorer
 
-    return {arch: Scorer.from_pretrained(m, progress=False).score(sentences, normalize=())
+    return {arch: Scorer.from_pretrained(m).score(sentences, normalize=())
             for arch, m in models.items()}
 
 
@@ -239,6 +239,7 @@ def test_every_sentence_scored_once_shards_balanced_one_bar(arch, models, senten
     assert f"0/{len(sentences)} " in bar0 and desc in bar0  # the total is the whole job, not a shard
     assert bar0.count(f"{desc}:   0%") == 1
     assert desc not in bar1 and "%|" not in bar1
+    assert f"model {model}:" in bar0 and f"model {model}:" not in bar1     # the model loaded: said once
 
     two = pd.read_parquet(out)
     one = one_process_scores[arch].set_index("sentence").loc[repeated].reset_index()
@@ -329,7 +330,7 @@ def test_saved_batches_of_other_settings_are_refused(models, sentences, tmp_path
     from fairpairs.errors import FairpairsError
     from fairpairs.scoring import Scorer
 
-    scorer = Scorer.from_pretrained(models["bert"], progress=False)
+    scorer = Scorer.from_pretrained(models["bert"])
     folder = tmp_path / "parts"
     scorer.score(sentences[:4], normalize=(), resume_dir=folder, pll="original")
     with pytest.raises(FairpairsError, match="resume_dir"):
@@ -344,8 +345,8 @@ def test_device_map_auto_on_cpu_scores_like_a_plain_load(models, sentences):
     from fairpairs.scoring import Scorer
 
     for arch in ("gpt2", "bert"):
-        plain = Scorer.from_pretrained(models[arch], progress=False).score(sentences[:20], normalize=())
-        mapped = Scorer.from_pretrained(models[arch], progress=False, device_map="auto")
+        plain = Scorer.from_pretrained(models[arch]).score(sentences[:20], normalize=())
+        mapped = Scorer.from_pretrained(models[arch], device_map="auto")
         assert mapped.device == "cpu"
         got = mapped.score(sentences[:20], normalize=())
         assert np.abs(got["sum_logprob"] - plain["sum_logprob"]).max() < 1e-5

@@ -158,7 +158,7 @@ def test_evaluate_takes_a_loaded_scorer_and_shares_the_cache_with_score_pairs(ti
     fp.generate_run(run, paradigms=PARADIGMS.split(","), models=["gpt2"], pairs=6, seed=0)
     by_name = fp.evaluate(run, [a], normalize="lp,mean_lp", cache_dir=tmp_path / "c1", dtype="float32")
 
-    scorer = Counted(Scorer.from_pretrained(a, device="cpu", progress=False))
+    scorer = Counted(Scorer.from_pretrained(a, device="cpu"))
     cache = tmp_path / "cache"
     sets = fp.load_sets(run)
     deb = fp.score_pairs(scorer, {"debiased": sets["debiased"]}, "lp,mean_lp", cache_dir=cache)

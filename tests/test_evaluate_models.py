@@ -81,7 +81,7 @@ def test_evaluate_cli_end_to_end(models, run_dir, tmp_path, capsys):
              for s in ("original", "debiased")}
     for key, tok_name in (("gpt2", "gpt2"), ("bert", "bert-base-cased")):
         label = Path(models[key]).name
-        scorer = Scorer.from_pretrained(models[key], progress=False)
+        scorer = Scorer.from_pretrained(models[key])
         every = sorted({r[k] for rows in pairs.values() for r in rows for k in ("sentence_good", "sentence_bad")})
         lp = dict(zip(every, scorer.score(every, normalize=()).sum_logprob))
         tok = reference_tokenizer(tok_name)
@@ -131,7 +131,7 @@ def test_cache_hit_does_not_call_the_real_scorer(models, run_dir, tmp_path):
 
     def loader(model, settings):
         calls["load"] += 1
-        scorer = default_loader(model, settings, progress=False)
+        scorer = default_loader(model, settings)
         real = scorer.score
 
         def counted(*a, **k):

@@ -289,7 +289,7 @@ def test_smollm2_accuracy_two_paradigms(shared, one_torch_thread):
     scores, and an easy agreement paradigm is mostly right."""
     from fairpairs.scoring import Scorer
 
-    scorer = Scorer.from_pretrained("smollm2-135m", device="cpu", progress=False)
+    scorer = Scorer.from_pretrained("smollm2-135m", device="cpu")
     blimp = shared / "reference" / "blimp"
     sets = {(u, "blimp"): fidelity.sentence_pairs(blimp / f"{u}.jsonl", 20)
             for u in ("determiner_noun_agreement_1", "adjunct_island")}

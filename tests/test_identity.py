@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 import fairpairs as fp
+from fairpairs.io.progress import scoped
 from fairpairs.scoring.models import model_identity
 
 
@@ -27,19 +28,21 @@ def test_loaded_model_is_announced_and_named_in_the_report(tiny_models, capsys):
 
     path = tiny_models["gpt2"]
     n_params = sum(p.numel() for p in AutoModelForCausalLM.from_pretrained(path).parameters())
-    scorer = fp.Scorer.from_pretrained(path, progress=True)
+    with scoped(True):      # (progress shown: the line saying what was loaded)
+        scorer = fp.Scorer.from_pretrained(path)
     err = capsys.readouterr().err
     assert f"model {path}: {path} (float32); causal LM, {n_params / 1e6:,.1f}M parameters, on cpu" in err
     assert scorer.info["parameters"] == n_params and scorer.info["dtype"] == "float32"
     pairs = fp.generate(fp.load_paradigm("determiner_noun_agreement_1"), pairs=4, seed=0)
-    report = fp.evaluate({"original": pairs}, [path], progress=False)
+    report = fp.evaluate({"original": pairs}, [path])
     line = next(n for n in report.notes if n.startswith(f"model {path}:"))
     assert f"{path} (float32), {n_params / 1e6:,.1f}M parameters; read from {path}" in line
 
 
 @pytest.mark.slow
 def test_smollm2_is_named_as_what_it_is(capsys):
-    scorer = fp.Scorer.from_pretrained("smollm2-135m", progress=True)
+    with scoped(True):
+        scorer = fp.Scorer.from_pretrained("smollm2-135m")
     err = capsys.readouterr().err
     assert "model smollm2-135m: SmolLM2-135M-Instruct (Q4_1 GGUF, de-quantised to float32); causal LM, " \
            "134.5M parameters" in err

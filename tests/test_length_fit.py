@@ -139,7 +139,7 @@ def test_cli_and_api_give_the_python_fit_s_scores(twins, tmp_path, capsys):
     from fairpairs.scoring.length import fit_length_params, read_params_file
 
     a = twins[0]
-    scorer = Scorer.from_pretrained(a, device="cpu", progress=False)
+    scorer = Scorer.from_pretrained(a, device="cpu")
     entry = fit_length_params(scorer, CORPUS, n=80, seed=0)
     params = tmp_path / "len.json"
     code, _, err = run_cli(["fit-length", "--models", a, "--corpus", CORPUS, "--sentences", 80, "--out", params,
@@ -178,7 +178,7 @@ def test_one_model_given_twice_is_scored_once(twins, tmp_path):
     a = twins[0]
     data = write_pairs(tmp_path / "p.jsonl", PAIRS)
     with pytest.warns(FairpairsWarning, match="same model"):
-        report = fp.evaluate(data, [Scorer.from_pretrained(a, device="cpu", progress=False), a])
+        report = fp.evaluate(data, [Scorer.from_pretrained(a, device="cpu"), a])
     assert report.pairs["model"].nunique() == 1
     assert len(report.pairs[report.pairs["normalization"] == "lp"]) == len(PAIRS)
     with warnings.catch_warnings():

@@ -36,7 +36,7 @@ def built(tmp_path_factory) -> Path:
     # (publish checks the manifest against the files: one pair in each set, no tokenizers listed)
     (run / "manifest.json").write_text(json.dumps({"paradigms": {"determiner_noun_agreement_1": {
         "original": 1, "debiased": 1}}}))
-    return build_folder(run, REPO_ID, run.parent / "hub", which="both", progress=False).folder
+    return build_folder(run, REPO_ID, run.parent / "hub", which="both").folder
 
 
 def task_config(folder: Path, task: str) -> dict:

@@ -127,7 +127,7 @@ def test_publish_checks_and_cards_a_partial_manifest(run, tmp_path):
 
     partial = _run_with(tmp_path, run, {"models": ["gpt2", "bert-base-cased"],
                                         "paradigms": {UID: {"original": 5, "debiased": 5}}})
-    built = build_folder(partial, "me/x", tmp_path / "hub", which="both", progress=False)
+    built = build_folder(partial, "me/x", tmp_path / "hub", which="both")
     card = (built.folder / "README.md").read_text(encoding="utf-8")
     assert "- Command: `unknown`\n" in card
     assert "- Seed: unknown; pairs requested per paradigm: unknown;\n" in card
@@ -145,4 +145,4 @@ def test_publish_refuses_a_recount_that_disagrees_with_the_typed_statistics(run,
     bad = _run_with(tmp_path, run, doc)
     with pytest.raises(DatasetError, match=rf"paradigms\.{UID}\.debiased_stats\.kept_as_drawn is \d+, but "
                                            rf"debiased/{UID}\.jsonl gives \d+"):
-        build_folder(bad, "me/x", tmp_path / "hub", which="both", progress=False)
+        build_folder(bad, "me/x", tmp_path / "hub", which="both")

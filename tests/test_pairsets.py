@@ -29,7 +29,7 @@ UID = "determiner_noun_agreement_1"
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
     out = tmp_path_factory.mktemp("pairsets") / "run"
-    fp.generate_run(out, paradigms=[UID, "causative"], models=["gpt2"], pairs=12, seed=5, progress=False)
+    fp.generate_run(out, paradigms=[UID, "causative"], models=["gpt2"], pairs=12, seed=5)
     return out
 
 
@@ -54,7 +54,7 @@ def test_a_run_folder_reads_as_typed_sets_whose_records_are_the_jsonl_lines(run)
 def test_the_published_parquet_has_the_jsonl_names_and_types(run, tmp_path):
     from fairpairs.publishing.hub import build_folder
 
-    built = build_folder(run, "me/x", tmp_path / "hub", which="debiased", progress=False)
+    built = build_folder(run, "me/x", tmp_path / "hub", which="debiased")
     table = pq.read_table(built.folder / "data" / UID / "train-00000-of-00001.parquet")
     rows = [json.loads(line) for line in (run / "debiased" / f"{UID}.jsonl").read_text("utf-8").splitlines()]
     assert set(table.column_names) == set(rows[0])

@@ -44,7 +44,7 @@ def loaded(folder: Path, monkeypatch, name: str = "model", **kw) -> Scorer:
     link = folder.parent / name
     if not link.exists():
         link.symlink_to(folder.name)
-    return Scorer.from_pretrained(name, progress=False, **kw)
+    return Scorer.from_pretrained(name, **kw)
 
 
 def test_identities_of_real_models_name_what_differs(checkpoints, tmp_path, monkeypatch):

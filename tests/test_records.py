@@ -103,7 +103,7 @@ def test_partial_and_extended_manifests_stay_readable():
 
 
 def test_every_pair_field_is_a_parquet_column_and_a_card_row(run, tmp_path):
-    built = build_folder(run, REPO_ID, tmp_path / "hub", which="debiased", progress=False)
+    built = build_folder(run, REPO_ID, tmp_path / "hub", which="debiased")
     published = [f.name for f in fields(PairRecord)]   # one pair schema: the jsonl keys are the columns
     schema = pq.read_schema(built.folder / "data" / UID / "train-00000-of-00001.parquet")
     assert sorted(schema.names) == sorted(published)

@@ -51,8 +51,7 @@ class BigramLM:
 def stub_scorer(tokenizer, table):
     from fairpairs.scoring.scorer import Scorer
 
-    return Scorer(BigramLM.make(len(tokenizer), table), tokenizer, "causal", name="stub", device="cpu",
-                  progress=False)
+    return Scorer(BigramLM.make(len(tokenizer), table), tokenizer, "causal", name="stub", device="cpu")
 
 
 def log_z(vocab, *listed):
@@ -171,7 +170,7 @@ def test_word_scores_need_a_causal_lm_and_word_marks(tiny_models):
     from fairpairs.scoring.words import begin_mask
     from fairpairs.tokenization.lengths import load_tokenizer
 
-    bert = Scorer.from_pretrained(tiny_models["bert"], device="cpu", progress=False)
+    bert = Scorer.from_pretrained(tiny_models["bert"], device="cpu")
     with pytest.raises(ModelError, match="causal LM"):
         bert.score(["A cat."], normalize=("word_lp",))
     with pytest.raises(ModelError, match="marks no word beginnings"):
@@ -182,7 +181,7 @@ def test_word_pass_gives_the_scorer_s_log_probabilities(tiny_models):
     """The one extra pass reproduces the ordinary causal sums (tiny random GPT-2, padded batches)."""
     from fairpairs.scoring import Scorer
 
-    scorer = Scorer.from_pretrained(tiny_models["gpt2"], device="cpu", progress=False)
+    scorer = Scorer.from_pretrained(tiny_models["gpt2"], device="cpu")
     sents = ["The cat sat on the mat.", "A souvenir didn't arrive.", "Hello", "Raymond is selling this sketch."]
     plain = scorer.score(sents, normalize=())
     both = scorer.score(sents, normalize=("word_lp", "centered_lp"))

@@ -150,7 +150,7 @@ def test_a_paradigm_short_of_pairs_keeps_the_rest_of_the_run(tmp_path, capsys):
 
 
 def test_a_run_with_no_balanced_paradigm_is_not_comparable_and_strict_refuses_it(tmp_path):
-    kw = dict(paradigms="fr_simple_agrmt_n1sg", models=["gpt2", "bert-base-cased"], pairs=20, progress=False)
+    kw = dict(paradigms="fr_simple_agrmt_n1sg", models=["gpt2", "bert-base-cased"], pairs=20)
     result = fp.generate_run(tmp_path / "run", **kw)
     assert result.verdict["comparable"] is False
     assert "0 of 1 paradigm(s) balanced" in result.verdict["reasons"][0]
@@ -185,8 +185,7 @@ def test_languages_and_paradigms_by_language(capsys):
 def test_hebrew_under_llama3_keeps_no_pair_and_the_verdict_names_the_tokenizers_that_suit(tmp_path):
     """No Hebrew singular/plural verb pair has equal length under Llama-3 (grammars/he/README.md):
     the run keeps nothing for the cell, says so, and suggests Llama-4, Tekken and Qwen."""
-    res = fp.generate_run(tmp_path / "run", "he_simple_agrmt_n1sg", ["meta-llama/Meta-Llama-3-8B"], pairs=10,
-                          progress=False)
+    res = fp.generate_run(tmp_path / "run", "he_simple_agrmt_n1sg", ["meta-llama/Meta-Llama-3-8B"], pairs=10)
     assert res.stats["he_simple_agrmt_n1sg"]["debiased"].kept == 0
     assert res.verdict["comparable"] is False
     assert res.verdict["suggested_tokenizers"] == ["meta-llama/Llama-4-Scout-17B-16E", "mistralai/Mistral-Nemo-Base-2407",

@@ -41,7 +41,7 @@ def tiny(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def scorers(tiny):
-    return {a: Scorer.from_pretrained(p, progress=False) for a, p in tiny.items()}
+    return {a: Scorer.from_pretrained(p) for a, p in tiny.items()}
 
 
 def blimp_sentences(n=40):
@@ -215,10 +215,10 @@ def test_errors(tiny, scorers, tmp_path):
 
 
 def test_kind_from_config_and_override(tiny):
-    assert Scorer.from_pretrained(tiny["bert-base-cased"], progress=False).kind == "masked"
-    assert Scorer.from_pretrained(tiny["llama-like"], progress=False).kind == "causal"
+    assert Scorer.from_pretrained(tiny["bert-base-cased"]).kind == "masked"
+    assert Scorer.from_pretrained(tiny["llama-like"]).kind == "causal"
     with pytest.raises(ModelError, match="neither a BOS nor an EOS"):  # --kind causal on BERT's tokenizer
-        Scorer.from_pretrained(tiny["bert-base-cased"], kind="causal", progress=False)
+        Scorer.from_pretrained(tiny["bert-base-cased"], kind="causal")
 
 
 def test_head_that_does_not_split_falls_back_to_full_model(tiny):
@@ -231,10 +231,10 @@ def test_head_that_does_not_split_falls_back_to_full_model(tiny):
             out.logits = out.logits * 0.5
             return out
 
-    sc = Scorer.from_pretrained(tiny["gpt2"], progress=False)
+    sc = Scorer.from_pretrained(tiny["gpt2"])
     model = Scaled.from_pretrained(tiny["gpt2"]).eval()
     with pytest.warns(UserWarning, match="full"):
-        scaled = Scorer(model, sc.tokenizer, "causal", "scaled", progress=False)
+        scaled = Scorer(model, sc.tokenizer, "causal", "scaled")
     assert not scaled.forward.split
     ids = [50256] + sc.tokenizer(SENTENCES[0], add_special_tokens=False)["input_ids"]
     np.testing.assert_allclose(scaled.token_logprobs(SENTENCES[:1])[0], naive_causal(model, ids), atol=1e-4)
@@ -293,7 +293,7 @@ def test_out_of_memory_halves_the_budget_and_loses_nothing():
         return tid.double() / 100                   # score = token id / 100
 
     out = run_rows(rows, padded, lengths, 12, forward, budget=1000, pad_id=0, mask_id=103,
-                   progress=False, desc="t", device="cpu")
+                   desc="t", device="cpu")
     np.testing.assert_allclose(out, np.concatenate([i[1:-1] for i in ids]) / 100)
     assert calls[0] == 12                             # one batch at first, then halved until it fits
     assert sum(c for c in calls if c <= 3) == 12      # every row ran exactly once after that

@@ -51,7 +51,7 @@ def test_score_pairs_jsonl(models, tmp_path, capsys):
                             "n_words", "mean_lp"]
     assert [(g["pair_index"], g["which"]) for g in got[:4]] == [(0, "good"), (0, "bad"), (1, "good"), (1, "bad")]
     assert got[1]["sentence"] == rows[0]["sentence_bad"] and got[2]["pair_id"] == rows[1]["pairID"]
-    ref = Scorer.from_pretrained(models["bert"], pll="whole_word", progress=False).score(
+    ref = Scorer.from_pretrained(models["bert"], pll="whole_word").score(
         [g["sentence"] for g in got], normalize=())
     np.testing.assert_allclose([g["sum_logprob"] for g in got], ref["sum_logprob"], atol=1e-6)
     assert "accuracy (good > bad)" in err
@@ -72,7 +72,7 @@ def test_score_text_csv_and_unigram_table(models, tmp_path, capsys):
     assert code == 0, err
     df = pd.read_csv(out)
     assert df["sentence"].tolist() == ["The cat sat on the mat.", "A souvenir didn't arrive."]
-    tok = Scorer.from_pretrained(models["gpt2"], progress=False).tokenizer
+    tok = Scorer.from_pretrained(models["gpt2"]).tokenizer
     for _, row in df.iterrows():
         ids = tok(row.sentence, add_special_tokens=False)["input_ids"]
         u = sum(math.log((table.counts[i] + 1) / (table.total + len(table.counts))) for i in ids)

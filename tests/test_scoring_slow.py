@@ -14,7 +14,7 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
 def smollm2():
-    return Scorer.from_pretrained("smollm2-135m", progress=False)
+    return Scorer.from_pretrained("smollm2-135m")
 
 
 def test_smollm2_known_scores(smollm2):

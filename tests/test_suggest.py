@@ -51,7 +51,7 @@ def test_model_typo():
     from fairpairs.tokenization.sources import SMOLLM2_ALIASES
 
     with pytest.raises(ModelError) as err:
-        fp.Scorer.from_pretrained("smollm2-135", progress=False)
+        fp.Scorer.from_pretrained("smollm2-135")
     msg = str(err.value)
     guesses = re.search(r"did you mean (.+?)\?", msg).group(1).split(" or ")
     assert "\n" not in msg and guesses and set(guesses) <= SMOLLM2_ALIASES

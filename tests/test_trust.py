@@ -156,7 +156,7 @@ def test_score_refuses_a_non_finite_alpha(model, tmp_path, capsys):
         assert code == 1 and error_line(err).startswith("fairpairs: error: --alpha: expected a finite number")
         assert not out.exists()
     with pytest.raises(ValueError, match=r"^alpha: expected a finite number"):
-        fp.score_sentences(fp.Scorer.from_pretrained(model, progress=False), ["A cat."], "pen_lp",
+        fp.score_sentences(fp.Scorer.from_pretrained(model), ["A cat."], "pen_lp",
                            alpha=float("nan"))
 
 
@@ -192,7 +192,7 @@ class _Stub:
 
 @pytest.fixture(scope="module")
 def scorer(model):
-    return fp.Scorer.from_pretrained(model, progress=False)
+    return fp.Scorer.from_pretrained(model)
 
 
 @pytest.fixture(scope="module")

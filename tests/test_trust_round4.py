@@ -27,7 +27,7 @@ def error_line(err: str) -> str:
 def _generate(out: Path, paradigms: list[str], pairs: int = 8) -> Path:
     import fairpairs as fp
 
-    fp.generate_run(out, paradigms, models=["gpt2"], pairs=pairs, progress=False)
+    fp.generate_run(out, paradigms, models=["gpt2"], pairs=pairs)
     return out
 
 
@@ -207,7 +207,7 @@ def test_scorer_score_refuses_what_is_not_a_list_of_sentences(tiny_gpt2):
     from fairpairs.errors import FairpairsError
     from fairpairs.scoring import Scorer
 
-    scorer = Scorer.from_pretrained(tiny_gpt2, progress=False)
+    scorer = Scorer.from_pretrained(tiny_gpt2)
     for bad in (5, None):
         with pytest.raises(FairpairsError) as info:
             scorer.score(bad)

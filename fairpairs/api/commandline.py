@@ -10,6 +10,7 @@ from fairpairs.errors import FairpairsError, Param, SettingsError, UsageError
 from fairpairs.registry import LANGUAGES, PLL_VARIANTS, READERS, STRATEGIES
 from fairpairs.scoring.settings import DEVICE_MAPS, SCORING, ScoringSettings
 from fairpairs.manifest import ParadigmStats, verdict_text
+from fairpairs.io.progress import scoped
 
 
 def __getattr__(name):
@@ -42,5 +43,5 @@ LAZY = {
 }
 
 __all__ = ["setting", "DEFAULT_MODELS", "RunConfig", "FairpairsError", "Param", "SettingsError", "UsageError",
-           "LANGUAGES", "PLL_VARIANTS", "READERS", "STRATEGIES", "SCORING", "ScoringSettings", "DEVICE_MAPS", "ParadigmStats", "verdict_text",
+           "LANGUAGES", "PLL_VARIANTS", "READERS", "STRATEGIES", "SCORING", "ScoringSettings", "DEVICE_MAPS", "ParadigmStats", "verdict_text", "scoped",
            *LAZY]

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Mapping
 
 from fairpairs import arguments as check
 from fairpairs.errors import Param, UsageError, UsageTypeError
+from fairpairs.io.progress import takes_progress
 from fairpairs.api.common import DEFAULT_NORMALIZE, is_scorer, items, load_frames, normalize_names, read_paths, resolve_models
 from fairpairs.api.datasets import load_sets
 from fairpairs.control.config import RunConfig
@@ -71,11 +72,12 @@ def score_pairs(scorer: "Scorer", pairs, normalize: Iterable[str] | str = DEFAUL
     return out
 
 
+@takes_progress
 def evaluate(data=None, models: "Iterable[str | Scorer] | str | Scorer | None" = None, *,
              normalize: Iterable[str] | str = DEFAULT_NORMALIZE,
              pll: str = SCORING.pll, unigrams: str | None = None, cache_dir: str | os.PathLike | None = None,
              split_tokenizer: str | None = None, device: str = SCORING.device, dtype: str | None = None,
-             device_map: str | None = None, batch_tokens: int | None = None, progress: bool | None = None, columns=None,
+             device_map: str | None = None, batch_tokens: int | None = None, columns=None,
              load_scorer: Callable | None = None, on_load: Callable[[str], None] | None = None,
              paradigms: str | Iterable[str] = RunConfig.paradigms, phenomenon: str | None = None,
              pairs: int | None = None, seed: int = RunConfig.seed, strategy: str = RunConfig.strategy,
@@ -112,15 +114,14 @@ def evaluate(data=None, models: "Iterable[str | Scorer] | str | Scorer | None" =
     settings = replace(settings, length_params=_length_settings(settings.normalize, length_params, names))
     tokenizers = _tokenizers(names, data, cache_dir)
     data, sets, prepared = evaluation_data(data, tokenizers, columns, run_dir=run_dir, paradigms=paradigms,
-                                           phenomenon=phenomenon, pairs=pairs, seed=seed, strategy=strategy,
-                                           progress=progress)
+                                           phenomenon=phenomenon, pairs=pairs, seed=seed, strategy=strategy)
     if cache_dir is not None:   # a score cache of ours (its marker), never inside what `data` reads
         _claim_cache(cache_dir, data)
     if load_scorer is None:
         def load_scorer(model, s):
             if on_load is not None:
                 on_load(model)
-            return default_loader(model, s, device=device, batch_tokens=batch_tokens, progress=progress,
+            return default_loader(model, s, device=device, batch_tokens=batch_tokens,
                                   device_map=device_map)
     load_scorer, identities = remembering(load_scorer)
     report = run(sets, names, settings, None if cache_dir is None else Path(cache_dir),
@@ -234,9 +235,10 @@ def _distinct_models(models: list) -> list:
     return out
 
 
+@takes_progress
 def robustness(data, models: Iterable[str] | str, *, cache_dir: str | os.PathLike | None = None,
                length_params=None, morcela_params=None, pll: str = SCORING.pll, device: str = SCORING.device,
-               batch_tokens: int | None = None, progress: bool = False, columns=None, seed: int = 0,
+               batch_tokens: int | None = None, columns=None, seed: int = 0,
                load_scorer: Callable | None = None) -> "pd.DataFrame":
     """How far each acceptability score depends on token length (`fairpairs robustness`;
     docs/robustness.md): one row per model, set and score with the accuracy of the whole set and
@@ -280,7 +282,7 @@ def robustness(data, models: Iterable[str] | str, *, cache_dir: str | os.PathLik
         _claim_cache(cache_dir, data)
     if load_scorer is None:
         def load_scorer(model, s):
-            return default_loader(model, s, device=device, batch_tokens=batch_tokens, progress=progress)
+            return default_loader(model, s, device=device, batch_tokens=batch_tokens)
     return run(sets, names, None if cache_dir is None else Path(cache_dir), load_scorer,
                length_params=length_params,
                morcela_params=morcela_params, pll=pll, seed=seed)

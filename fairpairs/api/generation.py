@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 from fairpairs import arguments as check
 from fairpairs.errors import Param, GrammarError, UsageError, UsageTypeError
 from fairpairs.records import PairRecord
+from fairpairs.io.progress import takes_progress
 from fairpairs.api.common import DEFAULT_MODELS, items, vocabulary
 from fairpairs.control.config import RunConfig
 
@@ -167,6 +168,7 @@ def generate(paradigm: "Paradigm | str | os.PathLike", pairs: int = RunConfig.pa
     return done.records(sets[0])
 
 
+@takes_progress
 @check.old_names
 def generate_run(out: str | os.PathLike, paradigms: str | Iterable[str] = RunConfig.paradigms,
                  models: Iterable[str] | str = DEFAULT_MODELS, pairs: int = RunConfig.pairs,
@@ -174,7 +176,7 @@ def generate_run(out: str | os.PathLike, paradigms: str | Iterable[str] = RunCon
                  match_frequency: float | None = None, max_draws: int | None = None, phenomenon: str | None = None,
                  grammars: str | os.PathLike | None = None, vocab: "Vocabulary | str | os.PathLike | None" = None,
                  lexicon_from: str | os.PathLike | None = None, min_count: int | None = None,
-                 progress: bool | None = None, on_lexicon: Callable[[dict], None] | None = None,
+                 on_lexicon: Callable[[dict], None] | None = None,
                  command: str = "", strict: bool = False, **deprecated) -> "RunResult":
     """A whole run folder, as `fairpairs generate` writes it (the command calls this): for every
     selected paradigm ("all": BLiMP's standard set; or UIDs), original/<uid>.jsonl,
@@ -184,7 +186,8 @@ def generate_run(out: str | os.PathLike, paradigms: str | Iterable[str] = RunCon
     statistics (`RunResult`). A paradigm whose draw budget ends before `pairs` keeps what it reached
     and is marked (the manifest's `short` and `verdict`, `RunResult.verdict`); so is a debiased set
     not comparable with the original one. `strict`: either is an error (ShortSetError,
-    NotComparableError) and nothing is written. (`tokenizers`: the old name of `models`, deprecated.)"""
+    NotComparableError) and nothing is written. (`tokenizers`: the old name of `models`, deprecated;
+    `progress`: deprecated, see `fairpairs.disable_progress_bars`.)"""
     from fairpairs.io.files import check_output_folder
     from fairpairs.control.run import generate_run as write_run
     from fairpairs.tokenization.lengths import load_backend
@@ -205,9 +208,9 @@ def generate_run(out: str | os.PathLike, paradigms: str | Iterable[str] = RunCon
     from fairpairs.io.progress import bar as progress_bar, wanted
 
     bar = factory = None
-    if wanted(progress):
+    if wanted():
         what = f"length-controlled for {', '.join(cfg.models)}" if cfg.models else "no length control"
-        bar = progress_bar(len(chosen) * 2 * cfg.pairs, "generating", "pair", progress=True,
+        bar = progress_bar(len(chosen) * 2 * cfg.pairs, "generating", "pair",
                            first=f"generating {len(chosen):,} paradigm{'s' if len(chosen) != 1 else ''} x "
                                  f"{cfg.pairs:,} pairs, original and debiased ({what}, {cfg.strategy})")
 
@@ -221,7 +224,7 @@ def generate_run(out: str | os.PathLike, paradigms: str | Iterable[str] = RunCon
                 last[0] = k
             return update
     try:
-        return write_run(chosen, voc, cfg, out, progress_factory=factory, strict=strict)
+        return write_run(chosen, voc, cfg, out, on_paradigm=factory, strict=strict)
     finally:
         if bar is not None:
             bar.close()

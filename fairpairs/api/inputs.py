@@ -23,20 +23,19 @@ def default_run_dir() -> Path:
     return Path(tempfile.mkdtemp(prefix="fairpairs-run-")) / "run"
 
 
-def generate_for(models: list[str], run_dir, *, paradigms, phenomenon, pairs: int, seed: int, strategy: str,
-                 progress) -> list[str]:
+def generate_for(models: list[str], run_dir, *, paradigms, phenomenon, pairs: int, seed: int, strategy: str) -> list[str]:
     """Write the run folder `run_dir` for `models` (each model's name as its tokenizer) and return
     the report's first lines."""
     from fairpairs.analysis.fresh import generated_notes, regenerate_command
 
     command = regenerate_command(models, run_dir, paradigms, phenomenon, pairs, seed, strategy)
     result = generate_run(run_dir, paradigms, models, pairs=pairs, seed=seed, strategy=strategy,
-                          phenomenon=phenomenon, progress=progress, command=command)
+                          phenomenon=phenomenon, command=command)
     return generated_notes(models, run_dir, len(result.stats), pairs, seed, strategy, command)
 
 
 def evaluation_data(data, models: list[str], columns, *, run_dir=None, paradigms, phenomenon, pairs: int | None,
-                    seed: int, strategy: str, progress):
+                    seed: int, strategy: str):
     """(data, sets, Prepared): without `data`, a run generated for `models` into `run_dir`
     (default: a new temporary folder; `pairs`: default `SCORING.one_step_pairs`); the sets of the
     data, with each pair's draw where known; what the report needs about them."""
@@ -50,8 +49,7 @@ def evaluation_data(data, models: list[str], columns, *, run_dir=None, paradigms
     if data is None:                     # one step: pairs controlled for these models' tokenizers
         run_dir = default_run_dir() if run_dir is None else check.path(run_dir, "run_dir", exists=False)
         lines = generate_for(models, run_dir, paradigms=paradigms, phenomenon=phenomenon,
-                             pairs=SCORING.one_step_pairs if pairs is None else pairs, seed=seed, strategy=strategy,
-                             progress=progress)
+                             pairs=SCORING.one_step_pairs if pairs is None else pairs, seed=seed, strategy=strategy)
         data = run_dir
     elif pairs is not None or run_dir is not None:
         raise UsageError(f"{'pairs' if pairs is not None else 'run_dir'}: only without data (the pairs are then "

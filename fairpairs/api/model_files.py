@@ -25,7 +25,7 @@ class Scored:
 
 
 def load_scorer(model, *, kind=None, pll=SCORING.pll, device=SCORING.device, dtype=None, device_map=None,
-                batch_tokens=None, progress=None):
+                batch_tokens=None):
     """`Scorer.from_pretrained(model, ...)`, with transformers' own progress bars off (ours show)."""
     from transformers.utils import logging as hf_logging
 
@@ -33,7 +33,7 @@ def load_scorer(model, *, kind=None, pll=SCORING.pll, device=SCORING.device, dty
 
     hf_logging.disable_progress_bar()
     return Scorer.from_pretrained(model, kind=kind, device=device, dtype=dtype, pll=pll,
-                                  batch_tokens=batch_tokens, progress=progress, device_map=device_map)
+                                  batch_tokens=batch_tokens, device_map=device_map)
 
 
 def one_model(models: list[str], what: str) -> str:

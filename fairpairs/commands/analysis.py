@@ -119,7 +119,6 @@ def evaluate(models, data, paradigms, phenomenon, pairs, seed, strategy, pll, no
 
     Started by torchrun or accelerate launch, the processes share the sentences out and rank 0
     writes OUT; a killed run resumes from the cache (docs/scaling.md)."""
-    import sys
 
     from fairpairs.api.commandline import Columns
     from fairpairs.api.commandline import is_main, parse_normalize
@@ -149,7 +148,7 @@ def evaluate(models, data, paradigms, phenomenon, pairs, seed, strategy, pll, no
     report = evaluate_into(out, data, names, cache_dir=cache_dir, cache=not no_cache, figures=figures, dpi=dpi,
                            normalize=normalize, pll=pll, unigrams=unigrams, split_tokenizer=split_tokenizer,
                            device=device, dtype=dtype, device_map=device_map, batch_tokens=batch_tokens,
-                           progress=sys.stderr.isatty() and main, columns=Columns(good_col, bad_col, group_col),
+                           columns=Columns(good_col, bad_col, group_col),
                            on_load=announce, length_params=length_params, **generation)
     if report is not None:
         print_evaluation(report, parse_normalize(normalize)[0], out)

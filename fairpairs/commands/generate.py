@@ -56,17 +56,19 @@ def generate(models, paradigms_spec, phenomenon, pairs, seed, strategy, max_retr
     Token length = tokens of the sentence as written, special tokens excluded.
     """
     from fairpairs.api import generate_run
+    from fairpairs.api.commandline import scoped
 
     given = _split(models)
     if out is None:
         slug = "+".join(m.replace("/", "_").replace(":", "_") for m in given)
         out = Path("outputs") / f"{slug}-s{seed}"
-    result = generate_run(out, paradigms_spec, given, pairs=pairs, seed=seed, strategy=strategy,
-                          max_retries=max_retries, match_frequency=match_frequency, max_draws=max_draws,
-                          phenomenon=phenomenon, grammars=grammar_dir, vocab=vocab_path,
-                          lexicon_from=lexicon_from, min_count=min_count, progress=not quiet, strict=strict,
-                          on_lexicon=None if quiet else print_lexicon,
-                          command=" ".join(["fairpairs", *(shlex.quote(_text(a)) for a in sys.argv[1:])]))
+    with scoped(not quiet):     # (a bar wherever stderr goes, logs too, unless --quiet)
+        result = generate_run(out, paradigms_spec, given, pairs=pairs, seed=seed, strategy=strategy,
+                              max_retries=max_retries, match_frequency=match_frequency, max_draws=max_draws,
+                              phenomenon=phenomenon, grammars=grammar_dir, vocab=vocab_path,
+                              lexicon_from=lexicon_from, min_count=min_count, strict=strict,
+                              on_lexicon=None if quiet else print_lexicon,
+                              command=" ".join(["fairpairs", *(shlex.quote(_text(a)) for a in sys.argv[1:])]))
     if not quiet:
         print_table(result, out)
     elif result.verdict:     # (a short or non-comparable set is never silent)

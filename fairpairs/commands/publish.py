@@ -33,8 +33,7 @@ def publish(run_dir: Path, repo_id: str, private: bool, set: str, dry_run: bool,
         for name in b.skipped:
             click.echo(f"fairpairs: warning: {name} has no pairs; not published", err=True)
 
-    result = run(run_dir, repo_id, out=out, set=set, private=private, dry_run=dry_run, progress=None,
-                 on_built=built)
+    result = run(run_dir, repo_id, out=out, set=set, private=private, dry_run=dry_run, on_built=built)
     if dry_run:
         click.echo("dry run: nothing uploaded")
     else:

@@ -34,14 +34,12 @@ def robustness(models, data, out, cache_dir, length_params, morcela_params, pll,
     tokenizer, the length gap (A>U - A<U accuracy), the A=U fidelity (the score's A=U accuracy
     minus LP's) and, for a run folder, the score on the original set against LP on the matched
     debiased contexts; 95% intervals throughout."""
-    import sys
-
     from fairpairs.api.reports import robustness_into
     from fairpairs.commands.analysis import names_option
 
     _, text = robustness_into(data, names_option(models, "--models"), out=out, cache_dir=cache_dir,
                               length_params=length_params, morcela_params=morcela_params, pll=pll, device=device,
-                              batch_tokens=batch_tokens, progress=sys.stderr.isatty(), seed=seed)
+                              batch_tokens=batch_tokens, seed=seed)
     click.echo(text)
     if out is not None:
         click.echo(f"wrote {out}/robustness.csv and {out}/robustness.md", err=True)

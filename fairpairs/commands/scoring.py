@@ -49,9 +49,18 @@ def _model_options(f):
         click.option("--progress/--no-progress", default=None,
                      help="Progress bar on stderr [default: when stderr is a terminal]."),
     ]
+    import functools
+
+    @functools.wraps(f)
+    def scoped_progress(*args, progress=None, **kwargs):
+        from fairpairs.api.commandline import scoped
+
+        with scoped(progress):     # --progress / --no-progress: the switch, for this command
+            return f(*args, **kwargs)
+
     for opt in reversed(opts):
-        f = opt(f)
-    return f
+        scoped_progress = opt(scoped_progress)
+    return scoped_progress
 
 
 @click.command()
@@ -69,7 +78,7 @@ def _model_options(f):
 @click.option("--length-params", type=click.Path(path_type=Path), default=None,
               help="Length parameters written by `fairpairs fit-length` for slln_lp/tc_lp/tcf_lp (default: the "
                    "bundled ones, for smollm2-135m); only the entry fitted for each model is used.")
-def score(models, kind, pll, device, dtype, device_map, batch_tokens, progress, input_path, out, normalize,
+def score(models, kind, pll, device, dtype, device_map, batch_tokens, input_path, out, normalize,
           alpha, unigrams, morcela_params, length_params):
     """Score sentences (or good/bad pairs) with one or several causal or masked LMs.
 
@@ -80,8 +89,7 @@ def score(models, kind, pll, device, dtype, device_map, batch_tokens, progress, 
 
     result = score_file(input_path, out, models, normalize=normalize, alpha=alpha, unigrams=unigrams,
                         morcela_params=morcela_params, length_params=length_params, kind=kind, pll=pll,
-                        device=device, dtype=dtype, device_map=device_map, batch_tokens=batch_tokens,
-                        progress=progress)
+                        device=device, dtype=dtype, device_map=device_map, batch_tokens=batch_tokens)
     if result is None:
         return
     for m, df in result.tables.items():
@@ -123,7 +131,7 @@ def morcela():
 @click.option("--folds", type=click.IntRange(min=2), default=5, show_default=True)
 @click.option("--seed", type=click.IntRange(0), default=0, show_default=True, help="Seed of the fold split.")
 @click.option("--out", type=click.Path(path_type=Path), required=True, help="Parameters file (.json).")
-def fit(models, kind, pll, device, dtype, device_map, batch_tokens, progress, judgments, measure, unigrams,
+def fit(models, kind, pll, device, dtype, device_map, batch_tokens, judgments, measure, unigrams,
         folds, seed, out):
     """Fit beta and gamma on z-scored judgments; report cross-validated r of MORCELA, SLOR, LP."""
     from fairpairs.api.model_files import morcela_file
@@ -135,7 +143,7 @@ def fit(models, kind, pll, device, dtype, device_map, batch_tokens, progress, ju
 
     result = morcela_file(judgments, out, models, measure=measure, unigrams=unigrams, folds=folds, seed=seed,
                           on_dropped=dropped, kind=kind, pll=pll, device=device, dtype=dtype,
-                          device_map=device_map, batch_tokens=batch_tokens, progress=progress)
+                          device_map=device_map, batch_tokens=batch_tokens)
     if result is None:  # under torchrun / accelerate launch the ranks share the scoring; rank 0 fits and writes
         return
     cv = result.cv
@@ -155,7 +163,7 @@ def fit(models, kind, pll, device, dtype, device_map, batch_tokens, progress, ju
 @click.option("--name", default=None, help="Name of the entry in OUT [default: --models].")
 @click.option("--out", type=click.Path(path_type=Path), required=True,
               help="Parameters file (.json; an existing one written by fit-length gets this model added).")
-def fit_length(models, kind, pll, device, dtype, device_map, batch_tokens, progress, corpus, n, seed, name, out):
+def fit_length(models, kind, pll, device, dtype, device_map, batch_tokens, corpus, n, seed, name, out):
     """Fit the length (and frequency) terms of slln_lp, tc_lp and tcf_lp for MODEL on unlabelled
     text (docs/robustness.md); the entry records the model's content fingerprint and tokenizer and
     is used for that model only (`score`, `evaluate`, `robustness --length-params OUT`)."""
@@ -163,7 +171,7 @@ def fit_length(models, kind, pll, device, dtype, device_map, batch_tokens, progr
     from fairpairs.api.model_files import fit_length_file
 
     done = fit_length_file(corpus, out, models, n=n, seed=seed, name=name, kind=kind, pll=pll, device=device,
-                           dtype=dtype, device_map=device_map, batch_tokens=batch_tokens, progress=progress)
+                           dtype=dtype, device_map=device_map, batch_tokens=batch_tokens)
     if done is None:      # (under torchrun the ranks share the scoring; rank 0 writes OUT)
         return
     entry, replaced = done

@@ -116,15 +116,15 @@ class Budget:
 
 
 def generate_original(sampler: Sampler, n_pairs: int, meters: list[LengthMeter], *,
-                      max_draws: int | None = None, chunk: int = 256, progress=None) -> SetResult:
+                      max_draws: int | None = None, chunk: int = 256, on_pairs=None) -> SetResult:
     """The first n_pairs valid, distinct pairs, with no length control."""
     return _collect(sampler, n_pairs, meters, control=None, max_draws=max_draws, chunk=chunk,
-                    progress=progress, what="original")
+                    on_pairs=on_pairs, what="original")
 
 
 def generate_debiased(sampler: Sampler, n_pairs: int, meters: list[LengthMeter], *, strategy: str = RunConfig.strategy,
                       max_retries: int | None = None, match_frequency: float | None = None,
-                      max_draws: int | None = None, chunk: int = 256, progress=None,
+                      max_draws: int | None = None, chunk: int = 256, on_pairs=None,
                       search_options: SearchOptions | None = None) -> SetResult:
     """n_pairs distinct pairs whose lengths match under every tokenizer (see the module doc);
     `search_options`: the search's balance-keeping choices (default: all on)."""
@@ -135,7 +135,7 @@ def generate_debiased(sampler: Sampler, n_pairs: int, meters: list[LengthMeter],
     def control(live, budget):
         return chosen.control(sampler, searcher, live, meters, retries, budget)
     return _collect(sampler, n_pairs, meters, control=control, max_draws=max_draws, chunk=chunk,
-                    progress=progress, what="debiased")
+                    on_pairs=on_pairs, what="debiased")
 
 
 def _lengths(meters: list[LengthMeter], sentences: list[str]) -> list[list[int]]:
@@ -232,7 +232,7 @@ def _search(sampler: Sampler, searcher: Searcher, live: list[Pair], meters: list
 
 
 def _collect(sampler: Sampler, n_pairs: int, meters: list[LengthMeter], *, control, max_draws: int | None,
-             chunk: int, progress, what: str) -> SetResult:
+             chunk: int, on_pairs, what: str) -> SetResult:
     """Draw pairs chunk by chunk, (length-control them,) and accept them in draw order, skipping
     duplicates, until n_pairs are kept; accepting in draw order keeps the output independent of
     the chunk size. Each kept pair is classified against its first draw (`KeptPair.control`)."""
@@ -263,8 +263,8 @@ def _collect(sampler: Sampler, n_pairs: int, meters: list[LengthMeter], *, contr
         spent += sum(p.redraws for p in live)
         _accept(drawn, matched, first, control is not None, res, seen, n_pairs)
         k += size
-        if progress is not None:
-            progress(len(kept))
+        if on_pairs is not None:
+            on_pairs(len(kept))
     st.kept = len(kept)
     st.replaced = sum(x.control == "replaced" for x in kept)
     st.kept_redrawn = sum(x.control == "bad_redrawn" for x in kept)

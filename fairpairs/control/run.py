@@ -80,8 +80,8 @@ def write_jsonl(path: Path, rows: list[dict]) -> None:
 
 
 def generate_paradigm(p: Paradigm, vocab: Vocabulary, cfg: RunConfig, meters: list[LengthMeter],
-                      sets: tuple[str, ...] = ("original", "debiased"), progress=None) -> ParadigmSets:
-    """Generate the sets `sets` of one paradigm (lengths measured with `meters`). `progress(n)` is
+                      sets: tuple[str, ...] = ("original", "debiased"), on_pairs=None) -> ParadigmSets:
+    """Generate the sets `sets` of one paradigm (lengths measured with `meters`). `on_pairs(n)` is
     told the pairs done so far, the original set's first. The one code path of `fairpairs generate`
     and `fairpairs.generation.sampler`: every pair has its own seeded stream, so a set is the same whether or
     not the other set is generated too."""
@@ -89,19 +89,19 @@ def generate_paradigm(p: Paradigm, vocab: Vocabulary, cfg: RunConfig, meters: li
     done = cfg.pairs if "original" in sets else 0
     if "original" in sets:
         out.original = generate_original(out.sampler, cfg.pairs, meters, max_draws=cfg.draws,
-                                         progress=progress)
+                                         on_pairs=on_pairs)
     if "debiased" in sets:
         out.debiased = generate_debiased(out.sampler, cfg.pairs, meters, strategy=cfg.strategy,
                                          max_retries=cfg.retries, match_frequency=cfg.match_frequency,
                                          max_draws=cfg.draws,
-                                         progress=(lambda n: progress(done + n)) if progress else None)
+                                         on_pairs=(lambda n: on_pairs(done + n)) if on_pairs else None)
     return out
 
 
 @dataclass
 class ParadigmDone:
     """What a run keeps of one paradigm once its files are written: each set's account, the
-    paradigm's manifest entry, the pairs written (both sets), whether progress was shown."""
+    paradigm's manifest entry, the pairs written (both sets), whether a bar was told of them."""
 
     stats: dict[str, ParadigmStats]
     entry: ParadigmEntry
@@ -130,11 +130,11 @@ class ParadigmJob:
         for code in dict.fromkeys(wordfreq_code(p.language) for p in self.paradigms):
             zipf("the", code)
 
-    def run(self, i: int, progress=None) -> ParadigmDone:
+    def run(self, i: int, on_pairs=None) -> ParadigmDone:
         """Paradigm i: its two sets generated and written (original/<uid>.jsonl, debiased/<uid>.jsonl);
         `strict`: a set short of its pairs is an error (ShortSetError), before anything is written."""
         p = self.paradigms[i]
-        sets = generate_paradigm(p, self.vocab, self.cfg, self.meters, progress=progress)
+        sets = generate_paradigm(p, self.vocab, self.cfg, self.meters, on_pairs=on_pairs)
         for which in ("original", "debiased"):
             if self.strict and getattr(sets, which).short is not None:
                 raise getattr(sets, which).short
@@ -144,7 +144,7 @@ class ParadigmJob:
             write_jsonl(self.folder / which / f"{p.uid}.jsonl", rows[which])
         return ParadigmDone(stats={"original": sets.original.stats, "debiased": sets.debiased.stats},
                             entry=paradigm_manifest(sets, rows["original"], rows["debiased"], self.meters),
-                            pairs=len(rows["original"]) + len(rows["debiased"]), shown=progress is not None)
+                            pairs=len(rows["original"]) + len(rows["debiased"]), shown=on_pairs is not None)
 
 
 def paradigm_manifest(sets: ParadigmSets, original: list[dict], debiased: list[dict],
@@ -249,7 +249,7 @@ def tokenizer_info(meter: LengthMeter) -> TokenizerInfo:
 
 
 def generate_run(paradigms: list[Paradigm], vocab: Vocabulary, cfg: RunConfig, out: Path,
-                 progress_factory=None, strict: bool = False, workers: int | None = None) -> RunResult:
+                 on_paradigm=None, strict: bool = False, workers: int | None = None) -> RunResult:
     """Generate every paradigm and write the run folder `out` atomically. A set that ends short of
     its pairs (its budget spent) keeps what it reached and is marked (manifest `short`, `verdict`);
     `strict`: such a set, or a debiased set not comparable with the original, is an error and
@@ -268,13 +268,13 @@ def generate_run(paradigms: list[Paradigm], vocab: Vocabulary, cfg: RunConfig, o
         job = ParadigmJob(paradigms, vocab, cfg, meters, tmp, strict)
 
         def task(i: int, here: bool) -> ParadigmDone:
-            bar = progress_factory(paradigms[i].uid, 2 * cfg.pairs) if here and progress_factory else None
+            bar = on_paradigm(paradigms[i].uid, 2 * cfg.pairs) if here and on_paradigm else None
             return job.run(i, bar)
 
         def take(i: int, done: ParadigmDone) -> None:
             uid = paradigms[i].uid
-            if not done.shown and progress_factory is not None:    # (made by a worker: all at once)
-                progress_factory(uid, 2 * cfg.pairs)(done.pairs)
+            if not done.shown and on_paradigm is not None:    # (made by a worker: all at once)
+                on_paradigm(uid, 2 * cfg.pairs)(done.pairs)
             result.stats[uid] = done.stats
             manifest_paradigms[uid] = done.entry
             result.balance[uid] = done.entry.balance

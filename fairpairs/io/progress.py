@@ -1,12 +1,21 @@
 """Progress bars, the same in a terminal, a log file and a Jupyter notebook: one helper for every
-bar fairpairs shows (generation, scoring, evaluation, publishing).
+bar fairpairs shows (generation, scoring, evaluation, publishing), and one switch for all of them
+(as HF datasets' `disable_progress_bars()`):
 
-`progress` arguments mean:
+- `disable_progress_bars()`: no bar, anywhere, until `enable_progress_bars()`;
+- `enable_progress_bars()`: a bar wherever stderr goes (a terminal, a log file, a notebook);
+- neither called (the default): a bar where someone is watching (stderr is a terminal, or a Jupyter
+  kernel), none in logs, pipes and tests.
 
-- True: a bar, wherever stderr goes (a terminal, a log file, a notebook);
-- None: a bar where someone is watching (stderr is a terminal, or a Jupyter kernel), none in
-  logs, pipes and tests;
-- False: no bar.
+The environment variable FAIRPAIRS_DISABLE_PROGRESS_BARS=1 (or true, yes, on; 0, false, no, off or
+empty mean unset) turns every bar off, whatever the calls above say (as HF_HUB_DISABLE_PROGRESS_BARS
+does for huggingface_hub); it is read when a bar is made, not at import.
+
+`are_progress_bars_disabled()` says whether a bar made now would be hidden. `scoped(value)`
+applies a value (True, False; None: no change) inside a `with` block and restores the switch
+after it: the CLI's --progress / --no-progress / --quiet apply to their command, a deprecated
+`progress=` argument to its call, and `suppressed()` hides the bars of inner loops under an
+outer bar and of every rank but the first of a multi-process launch.
 
 A bar starts with one plain line saying what will be done ("scoring 5,616 sentences with
 SmolLM2-135M-Instruct (Q4_1 GGUF, de-quantised to float32)"). In a Jupyter kernel with ipywidgets
@@ -16,8 +25,102 @@ shows as it updates (never tqdm's "IProgress not found" warning, see `quiet_note
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
 import warnings
+
+DISABLE_ENV = "FAIRPAIRS_DISABLE_PROGRESS_BARS"
+_TRUE, _FALSE = ("1", "true", "yes", "on"), ("", "0", "false", "no", "off")
+
+_switch: bool | None = None     # True: bars everywhere; False: none; None: automatic (and the variable)
+
+
+def disable_progress_bars() -> None:
+    """No progress bar from fairpairs, anywhere, until `enable_progress_bars()`."""
+    global _switch
+    _switch = False
+
+
+def enable_progress_bars() -> None:
+    """Progress bars from fairpairs wherever stderr goes (a terminal, a log file, a notebook),
+    unless FAIRPAIRS_DISABLE_PROGRESS_BARS is set."""
+    global _switch
+    _switch = True
+
+
+def are_progress_bars_disabled() -> bool:
+    """Whether a progress bar made now would be hidden (by `disable_progress_bars()`, by
+    FAIRPAIRS_DISABLE_PROGRESS_BARS, or because nobody watches stderr)."""
+    return not wanted()
+
+
+@contextlib.contextmanager
+def scoped(value: bool | None):
+    """Inside the block, bars as `enable_progress_bars()` (True) or `disable_progress_bars()`
+    (False) would have them, or unchanged (None); the switch is restored after it."""
+    global _switch
+    before = _switch
+    if value is not None:
+        _switch = bool(value)
+    try:
+        yield
+    finally:
+        _switch = before
+
+
+def suppressed(when: bool = True):
+    """No bar inside the block when `when` (an inner loop under an outer bar, a rank but the first)."""
+    return scoped(False if when else None)
+
+
+def takes_progress(call):
+    """Decorate a public call that took `progress` in 0.1.0: it still takes it as a keyword, for
+    one release (`deprecated_argument`), and no longer passes it on."""
+    import functools
+
+    @functools.wraps(call)
+    def wrapper(*args, progress=None, **kwargs):
+        with deprecated_argument(call.__name__, progress):
+            return call(*args, **kwargs)
+    return wrapper
+
+
+def deprecated_argument(call: str, progress):
+    """The deprecated `progress` argument of a public call (a parameter of 0.1.0; issue 37): None
+    (not given) changes nothing; True or False warns with a `FairpairsDeprecationWarning` naming
+    the switch and applies to this call only. Returns the context manager (`scoped`) to run the
+    call's work in."""
+    from fairpairs.errors import FairpairsDeprecationWarning, Param, UsageTypeError
+
+    if progress is not None:
+        if not isinstance(progress, bool):
+            raise UsageTypeError(Param("progress"), f": expected True, False or None, not {type(progress).__name__}",
+                                 value=progress, expected="True, False or None")
+        warnings.warn(FairpairsDeprecationWarning(
+            f"{call}(): `progress` is deprecated and applies to this call only; use "
+            f"fp.{'enable' if progress else 'disable'}_progress_bars() (or {DISABLE_ENV}=1)"),
+            stacklevel=_outside_fairpairs())
+    return scoped(progress)
+
+
+def _outside_fairpairs() -> int:
+    """The `stacklevel` of the first caller outside the fairpairs package (the user's line)."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_globals.get("__name__", "").partition(".")[0] == "fairpairs":
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def _disabled_by_environment() -> bool:
+    from fairpairs.errors import UsageError
+
+    raw = os.environ.get(DISABLE_ENV, "")
+    value = raw.strip().lower()
+    if value in _TRUE or value in _FALSE:
+        return value in _TRUE
+    raise UsageError(f"environment variable {DISABLE_ENV}={raw!r}: expected 1 (no progress bars) or 0",
+                     value=raw, expected="1, true, yes, on, 0, false, no, off or empty")
 
 
 def in_notebook() -> bool:
@@ -39,11 +142,11 @@ def _is_terminal(stream) -> bool:
         return False
 
 
-def wanted(progress: bool | None) -> bool:
-    """Whether to show progress for a `progress` argument (True, False, or None: automatic)."""
-    if progress is None:
-        return in_notebook() or _is_terminal(sys.stderr)
-    return bool(progress)
+def wanted() -> bool:
+    """Whether to show progress now (the module docstring's rule)."""
+    if _switch is False or _disabled_by_environment():
+        return False
+    return _switch or in_notebook() or _is_terminal(sys.stderr)
 
 
 def quiet_notebook() -> None:
@@ -59,9 +162,9 @@ def quiet_notebook() -> None:
         import tqdm.autonotebook  # noqa: F401
 
 
-def announce(line: str, progress: bool | None = True) -> None:
+def announce(line: str) -> None:
     """Print the first line of long work to stderr (when progress is shown)."""
-    if wanted(progress):
+    if wanted():
         print(line, file=sys.stderr, flush=True)
 
 
@@ -90,13 +193,13 @@ class _Off:
         self.close()
 
 
-def bar(total: int, desc: str, unit: str = "it", *, progress: bool | None = True, first: str | None = None,
-        initial: int = 0, leave: bool = False):
+def bar(total: int, desc: str, unit: str = "it", *, first: str | None = None, initial: int = 0,
+        leave: bool = False):
     """A progress bar over `total` steps (`update(n)`, `set_postfix_str`, `close`; a context
-    manager), or a bar that does nothing when progress is off. `first`: the line printed before
-    the bar. `leave`: keep the finished bar in a terminal (in a notebook or a log it always stays,
-    so the output shows what was done)."""
-    if not wanted(progress):
+    manager), or a bar that does nothing when progress is off (`wanted`). `first`: the line printed
+    before the bar. `leave`: keep the finished bar in a terminal (in a notebook or a log it always
+    stays, so the output shows what was done)."""
+    if not wanted():
         return _Off()
     if first:
         print(first, file=sys.stderr, flush=True)

@@ -36,13 +36,12 @@ def _write_bytes(path: Path, data: bytes) -> None:
     path.write_bytes(data)
 
 
-def build_folder(run_dir: Path, repo_id: str, out: Path, which: str = "debiased",
-                 progress: bool | None = None) -> Built:
+def build_folder(run_dir: Path, repo_id: str, out: Path, which: str = "debiased") -> Built:
     """Build the Hub-ready folder at `out` from a run folder; all or nothing (temp dir + rename).
 
     `which` is "debiased", "original" or "both". An existing `out` is replaced only if fairpairs
-    wrote it (fairpairs.io.files.OutputFolder: its marker) or it is empty. `progress`: a bar while the
-    parquet files are written (fairpairs.io.progress: True, False, None automatic).
+    wrote it (fairpairs.io.files.OutputFolder: its marker) or it is empty. A progress bar while the
+    parquet files are written (fairpairs.io.progress).
     """
     import pyarrow.parquet as pq
 
@@ -60,7 +59,7 @@ def build_folder(run_dir: Path, repo_id: str, out: Path, which: str = "debiased"
     for line in check.unchecked:
         warnings.warn(f"not checked: {line}", FairpairsWarning, stacklevel=2)
     with folder as tmp:
-        with progress_bar(len(configs), "parquet", "config", progress=progress,
+        with progress_bar(len(configs), "parquet", "config",
                           first=f"writing {len(configs):,} dataset configs to {out}") as bar:
             for c in configs:
                 target = tmp / "data" / c.name / DATA_FILE

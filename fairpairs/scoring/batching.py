@@ -90,7 +90,7 @@ def is_oom(exc: BaseException) -> bool:
 
 
 def run_rows(rows: Rows, padded_ids: np.ndarray, lengths: np.ndarray, n_out: int, forward,
-             budget: int, pad_id: int, mask_id: int | None, progress: bool, desc: str,
+             budget: int, pad_id: int, mask_id: int | None, desc: str,
              device: str, on_batch=None, first: str | None = None) -> np.ndarray:
     """Run every row through `forward` in batches; returns the flat float64 log-prob array.
 
@@ -98,8 +98,8 @@ def run_rows(rows: Rows, padded_ids: np.ndarray, lengths: np.ndarray, n_out: int
     device and returns a 1-D tensor of log-probabilities. On a CUDA out-of-memory error the
     failing batch is split in two, the budget halves, and the rest is re-planned.
     ``on_batch(rows, out)``, if given, is called after each batch with its row indices and the
-    output array filled so far. `progress` (True, False, None: automatic) and `first` (the line
-    printed before the bar) go to `fairpairs.io.progress.bar`.
+    output array filled so far. `desc` and `first` (the line printed before the bar) go to
+    `fairpairs.io.progress.bar` (shown or not by its switch).
     """
     import torch
 
@@ -108,7 +108,7 @@ def run_rows(rows: Rows, padded_ids: np.ndarray, lengths: np.ndarray, n_out: int
     out = np.full(n_out, np.nan, dtype=np.float64)
     row_len = lengths[rows.sent]
     queue = plan_batches(row_len, budget)
-    bar = progress_bar(len(queue), desc, "batch", progress=progress, first=first)
+    bar = progress_bar(len(queue), desc, "batch", first=first)
     try:
         while queue:
             batch = queue.pop(0)

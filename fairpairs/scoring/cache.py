@@ -95,12 +95,12 @@ def scorer_settings(scorer, settings: Settings) -> Settings:
 
 
 def default_loader(model: str, settings: Settings, device: str = "auto", batch_tokens: int | None = None,
-                   progress: bool = True, device_map: str | None = None):
+                   device_map: str | None = None):
     """Load a `fairpairs.scoring.Scorer` for `model`."""
     from fairpairs.scoring import Scorer
 
     return Scorer.from_pretrained(model, device=device, dtype=settings.dtype, pll=settings.pll,
-                                  batch_tokens=batch_tokens, progress=progress, device_map=device_map)
+                                  batch_tokens=batch_tokens, device_map=device_map)
 
 
 def resume_folder(path: Path) -> Path:

@@ -34,17 +34,16 @@ class _Stopped(Exception):
 
 
 def sentence_sums(score_subset, sentences: list[str], n_tokens, costs, resume_dir=None,
-                  meta: dict | None = None, progress: bool | None = False, desc: str = "scoring",
-                  first: str | None = None) -> np.ndarray:
+                  meta: dict | None = None, desc: str = "scoring", first: str | None = None) -> np.ndarray:
     """Per-sentence sums of log-probabilities of `sentences` (unique), on every rank.
 
     ``score_subset(indices, on_done)`` scores the sentences at `indices` and calls
     ``on_done(done_indices, sums)`` whenever some of them are finished. Under a launch the
     sentences are shared out by `costs` (`balanced_shards`); with `resume_dir` sums already saved
     there are reused and new ones saved as they come (`meta` identifies model and settings).
-    `progress` and `first` (the line before the bar) go to `fairpairs.io.progress.bar`, on rank 0.
+    `desc` and `first` (the line before the bar) go to `fairpairs.io.progress.bar`, on rank 0 only.
     """
-    from fairpairs.io.progress import bar as progress_bar, wanted
+    from fairpairs.io.progress import bar as progress_bar, suppressed, wanted
 
     from fairpairs.scoring.resume import Parts
 
@@ -57,8 +56,9 @@ def sentence_sums(score_subset, sentences: list[str], n_tokens, costs, resume_di
     mine = todo[balanced_shards(np.asarray(costs)[todo], group.world_size if group else 1)[rank]]
 
     resumed = n - len(todo)
-    show = wanted(progress) and rank == 0 and len(todo) > 0
-    bar = progress_bar(n, desc, "sent", progress=show, initial=resumed, first=first)
+    show = rank == 0 and len(todo) > 0 and wanted()      # one bar for the whole job, on rank 0
+    with suppressed(not show):
+        bar = progress_bar(n, desc, "sent", initial=resumed, first=first)
     tag = group.new_tag() if group else ""
 
     def on_done(idx, values):

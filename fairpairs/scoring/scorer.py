@@ -10,7 +10,7 @@ from fairpairs.scoring.batching import auto_budget, batch_tensors, run_rows
 from fairpairs.scoring import check_pll
 from fairpairs.scoring.encoding import Encoded, causal_rows, check_sentences, encode, masked_rows, prefix_token_id
 from fairpairs.scoring.heads import Forward
-from fairpairs.io.progress import announce
+from fairpairs.io.progress import announce, suppressed
 from fairpairs.errors import Param
 from fairpairs.scoring.models import ModelError, load_model, model_identity, resolve_model_name
 from fairpairs.scoring.fingerprint import config_json, model_fingerprint
@@ -26,12 +26,12 @@ class Scorer:
     """Scores sentences with one LM. Build it with `Scorer.from_pretrained`."""
 
     def __init__(self, model, tokenizer, kind: str, name: str = "", device: str = "cpu",
-                 pll: str = SCORING.pll, batch_tokens: int | None = None, progress: bool | None = None):
+                 pll: str = SCORING.pll, batch_tokens: int | None = None):
         import torch
 
         check_pll(pll)
         self.model, self.tokenizer, self.kind, self.name = model, tokenizer, kind, name or ""
-        self.device, self.pll, self.progress = device, pll, progress
+        self.device, self.pll = device, pll
         self.dtype = next(model.parameters()).dtype
         cfg = model.config
         if kind == "causal":
@@ -64,11 +64,13 @@ class Scorer:
         Under a multi-process launch (torchrun, accelerate launch) every rank loads the model, on
         ``cuda:LOCAL_RANK`` when GPUs are used, and a failure on any rank is raised on all of them.
         `device_map` ("auto", "balanced", "sequential") spreads one model over the visible GPUs
-        with accelerate instead (for a model larger than one GPU). `progress`: bars while scoring
-        (True; False: none; None: in a terminal or a notebook, fairpairs.io.progress). The model's
-        real identity (`scorer.info`, `model_identity`) is printed when it is loaded.
+        with accelerate instead (for a model larger than one GPU). The model's real identity
+        (`scorer.info`, `model_identity`) is printed when it is loaded, where progress is shown
+        (`fairpairs.disable_progress_bars`). `progress`: deprecated (FutureWarning), applies to
+        this call only.
         """
         from fairpairs.arguments import count, text
+        from fairpairs.io.progress import deprecated_argument
         from fairpairs.scoring import launch
 
         if not isinstance(name_or_path, str):
@@ -85,18 +87,19 @@ class Scorer:
         def load():
             model, tok, k, dev, _ = load_model(str(name_or_path), kind=kind, device=device, dtype=dtype,
                                                device_map=device_map)
-            scorer = cls(model, tok, k, str(name_or_path), dev, pll, batch_tokens,
-                         progress if launch.is_main() else False)
+            scorer = cls(model, tok, k, str(name_or_path), dev, pll, batch_tokens)
             scorer.source = _resolved(str(name_or_path))
             scorer.fingerprint = model_fingerprint(str(name_or_path))   # (its files, by content: once per load)
             scorer.info = model_identity(str(name_or_path), str(scorer.dtype).replace("torch.", ""), k,
                                          parameters=sum(p.numel() for p in model.parameters()))
-            announce(f"model {name_or_path}: {scorer.info['description']}; {k} LM, "
-                     f"{scorer.info['parameters'] / 1e6:,.1f}M parameters, on {dev}", scorer.progress)
+            with suppressed(not launch.is_main()):     # (every rank loads; rank 0 says so)
+                announce(f"model {name_or_path}: {scorer.info['description']}; {k} LM, "
+                         f"{scorer.info['parameters'] / 1e6:,.1f}M parameters, on {dev}")
             return scorer
 
-        group = launch.init()
-        return group.run(load) if group is not None else load()
+        with deprecated_argument("Scorer.from_pretrained", progress):
+            group = launch.init()
+            return group.run(load) if group is not None else load()
 
     # -- core -------------------------------------------------------------------------------
     def encode(self, sentences) -> Encoded:
@@ -106,13 +109,15 @@ class Scorer:
     def _rows(self, enc: Encoded, pll: str | None = None):
         return causal_rows(enc) if self.kind == "causal" else masked_rows(enc, pll or self.pll)
 
-    def _run(self, enc: Encoded, pll: str | None = None, progress: bool | None = None) -> np.ndarray:
+    def _run(self, enc: Encoded, pll: str | None = None) -> np.ndarray:
+        from fairpairs.scoring import launch
+
         rows = self._rows(enc, pll)
         padded, lengths = enc.padded(self.pad_id)
         desc = "causal" if self.kind == "causal" else f"PLL {pll or self.pll}"
-        show = self.progress if progress is None else progress
-        return run_rows(rows, padded, lengths, int(enc.out_ptr()[-1]), self.forward, self.batch_tokens,
-                        self.pad_id, self.mask_id, show, desc, self.device, first=self._first_line(len(enc.ids), pll))
+        with suppressed(not launch.is_main()):
+            return run_rows(rows, padded, lengths, int(enc.out_ptr()[-1]), self.forward, self.batch_tokens,
+                            self.pad_id, self.mask_id, desc, self.device, first=self._first_line(len(enc.ids), pll))
 
     def _probe(self) -> None:
         """Check the fast body/head split against the full model on two padded sentences."""
@@ -139,7 +144,8 @@ class Scorer:
     def token_scores(self, sentence: str) -> list[tuple[str, float]]:
         """(token, log-probability) for every content token of one sentence."""
         enc = self.encode(check_sentences([sentence]))
-        lp = self._run(enc, progress=False)
+        with suppressed():
+            lp = self._run(enc)
         toks = self.tokenizer.convert_ids_to_tokens(enc.ids[0][enc.content[0]].tolist())
         return [(t, float(v)) for t, v in zip(toks, lp)]
 
@@ -161,7 +167,7 @@ class Scorer:
         desc = "causal" if self.kind == "causal" else f"PLL {pll}"
         return sentence_sums(lambda idx, done: self._score_subset(enc, idx, pll, done), sentences,
                              np.diff(enc.out_ptr()), costs, resume_dir=resume_dir, meta=meta,
-                             progress=self.progress, desc=desc, first=self._first_line(len(sentences), pll))
+                             desc=desc, first=self._first_line(len(sentences), pll))
 
     def _first_line(self, n: int, pll: str | None = None) -> str:
         """What a progress bar of this scorer says first: how many sentences, which model (its
@@ -187,8 +193,9 @@ class Scorer:
             if len(done):
                 on_done(idx[done], [float(np.sum(out[ptr[i]:ptr[i + 1]])) for i in done])
 
-        run_rows(rows, padded, lengths, int(ptr[-1]), self.forward, self.batch_tokens, self.pad_id,
-                 self.mask_id, False, "", self.device, on_batch=finished)
+        with suppressed():      # (under `sentence_sums`' bar)
+            run_rows(rows, padded, lengths, int(ptr[-1]), self.forward, self.batch_tokens, self.pad_id,
+                     self.mask_id, "", self.device, on_batch=finished)
 
     # -- sentence scores ----------------------------------------------------------------------
     def score(self, sentences, normalize=("mean_lp", "pen_lp", "slor"), unigrams=None,

@@ -145,7 +145,7 @@ def scorer_begin_mask(scorer) -> np.ndarray:
     return mask
 
 
-def token_stats(scorer, sentences: list[str], progress: bool | None = None) -> list[TokenStats]:
+def token_stats(scorer, sentences: list[str]) -> list[TokenStats]:
     """`TokenStats` of every sentence, from one forward pass per sentence (batched by length under
     the scorer's token budget, longest first; a progress bar over batches)."""
     import torch
@@ -164,7 +164,9 @@ def token_stats(scorer, sentences: list[str], progress: bool | None = None) -> l
     batches = plan_batches(lengths, scorer.batch_tokens)
     fwd = scorer.forward
     dev = torch.device(scorer.device)
-    show = scorer.progress if progress is None else progress
+    from fairpairs.io.progress import wanted
+
+    show = wanted()
     out: list[TokenStats | None] = [None] * len(sentences)
     marked_of = mask.copy()
     for e in (scorer.tokenizer.eos_token_id, scorer.bos_id):   # (end-of-text ids are no word marks)
@@ -228,7 +230,10 @@ def _position_stats(states, head, chunk: int, nxt: np.ndarray, mask: np.ndarray)
 def word_logprobs(scorer, sentence: str) -> list[tuple[str, float]]:
     """(word, corrected log-probability) for every white-space word of one causal-scored sentence
     (the module docstring's formula); they sum to LP + `TokenStats.word_correction`."""
-    stats = token_stats(scorer, [sentence], progress=False)[0]
+    from fairpairs.io.progress import suppressed
+
+    with suppressed():
+        stats = token_stats(scorer, [sentence])[0]
     enc = scorer.encode([sentence])
     offsets = enc.offsets[0]
     starts = [0] + [t for t in range(1, len(stats.lp)) if stats.marked[t]]
