@@ -31,7 +31,7 @@ from pathlib import Path
 
 from fairpairs.errors import Param, OutputError
 from fairpairs.io.marker import KINDS, MARKER, check_kind, is_ours, marker_text, owning_folder, read_marker
-from fairpairs.io.signals import _signals_deferred
+from fairpairs.io.signals import signals_deferred
 
 
 # ------------------------------------------------------------------------------------ files
@@ -258,7 +258,7 @@ class OutputFolder:
             shutil.rmtree(tmp, ignore_errors=True)
             return False
         try:
-            with _signals_deferred():
+            with signals_deferred():
                 self._commit(tmp)
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)

@@ -30,7 +30,7 @@ def handle_sigterm() -> None:
 
 
 @contextmanager
-def _signals_deferred():
+def signals_deferred():
     """Hold SIGINT and SIGTERM while a few renames run, so a swap is never half done."""
     try:
         old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
