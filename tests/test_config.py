@@ -163,7 +163,8 @@ OPTIONS = {
     "robustness": {"pll": (ScoringSettings, "pll"), "device": (ScoringSettings, "device")},
     "score": {"pll": (ScoringSettings, "pll"), "device": (ScoringSettings, "device"),
               "normalize": (ScoringSettings, "score_normalize"), "alpha": (ScoringSettings, "alpha")},
-    "fit-length": {"pll": (ScoringSettings, "pll"), "device": (ScoringSettings, "device")},
+    "fit-length": {"pll": (ScoringSettings, "pll"), "device": (ScoringSettings, "device"),
+                   "n": (ScoringSettings, "fit_sentences")},
 }
 
 

@@ -157,8 +157,7 @@ def fit(models, kind, pll, device, dtype, device_map, batch_tokens, judgments, m
 @click.option("--corpus", "corpus", multiple=True, type=click.Path(path_type=Path),
               help="Unlabelled text: WikiText-style files or one sentence a line; repeat for several "
                    "[default: the bundled WikiText-2 excerpt, 1,452 sentences, CC BY-SA 3.0].")
-@click.option("--sentences", "n", type=click.IntRange(min=10), default=1000, show_default=True,
-              help="Sentences to fit on (a seeded sample of the corpus's usable 4-14 word sentences).")
+@option(ScoringSettings, "fit_sentences", "--sentences", "n", type=click.IntRange(min=10))
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed of the sample.")
 @click.option("--name", default=None, help="Name of the entry in OUT [default: --models].")
 @click.option("--out", type=click.Path(path_type=Path), required=True,

@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from fairpairs.errors import Param, DatasetError, UsageTypeError
+from fairpairs.scoring.settings import SCORING
 
 CORPUS = Path(__file__).resolve().parents[1] / "assets" / "corpus" / "wikitext2-sentences.txt"
 
@@ -16,7 +17,7 @@ _DETOK = [(" @-@ ", "-"), (" @,@ ", ","), (" @.@ ", "."), (" n't", "n't"), (" 's
           (" 've", "'ve"), (" 'm", "'m"), (" 'd", "'d"), (" 'll", "'ll"), (" ,", ","), (" ;", ";"), (" :", ":")]
 
 
-def wikitext_sentences(path, n: int = 1000, seed: int = 0, min_words: int = 4, max_words: int = 14) -> list[str]:
+def wikitext_sentences(path, n: int = SCORING.fit_sentences, seed: int = 0, min_words: int = 4, max_words: int = 14) -> list[str]:
     """Up to `n` plain sentences from WikiText files (`path`: one or a list; word-tokenised, `= heading =` lines, `<unk>`):
     split at " . ", detokenised (" @-@ " -> "-", " , " -> ", ", " 's" -> "'s", ...), kept when they
     have no <unk>, quotes, brackets or other sentence-internal full stops, start with a capital
@@ -51,7 +52,7 @@ def wikitext_sentences(path, n: int = 1000, seed: int = 0, min_words: int = 4, m
 
 
 
-def corpus_sentences(corpus=None, n: int = 1000, seed: int = 0, min_words: int = 4,
+def corpus_sentences(corpus=None, n: int = SCORING.fit_sentences, seed: int = 0, min_words: int = 4,
                      max_words: int = 14) -> tuple[list, list[str]]:
     """(files, sentences) a fit uses, checked before any model is loaded: `corpus` (default the
     bundled excerpt) must be existing files, with at least 10 usable sentences; fewer than `n` is a

@@ -30,6 +30,7 @@ import numpy as np
 
 from fairpairs.errors import Param, DatasetError, ModelError, UsageTypeError
 from fairpairs.io.hashing import file_sha256
+from fairpairs.scoring.settings import SCORING
 
 FORMAT = "fairpairs-length/1"
 ASSET = Path(__file__).resolve().parents[1] / "assets" / "length_params.json"
@@ -71,7 +72,7 @@ def fit(lp, n_tokens, words, u) -> dict:
 from fairpairs.scoring.corpus import CORPUS, corpus_sentences, wikitext_sentences  # noqa: F401  (re-exported)
 
 
-def fit_length_params(scorer, corpus=None, n: int = 1000, seed: int = 0, min_words: int = 4, max_words: int = 14,
+def fit_length_params(scorer, corpus=None, n: int = SCORING.fit_sentences, seed: int = 0, min_words: int = 4, max_words: int = 14,
                       model: str | None = None) -> dict:
     """Fit the parameters for `scorer`'s model on sentences of the WikiText-style or plain (one
     sentence a line) file(s) `corpus` (default: the bundled excerpt of WikiText-2, `CORPUS`; see

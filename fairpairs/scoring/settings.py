@@ -36,6 +36,8 @@ class ScoringSettings:
     one_step_pairs: int = _setting(      # fp.evaluate / fairpairs evaluate without data: the pairs it generates
         20, "Without --data: pairs per paradigm in each set [default: {default}: at most 5,360 sentences per model "
         "for all 67 paradigms, minutes on a CPU for a 135M-parameter model].")
+    fit_sentences: int = _setting(       # fairpairs fit-length / fp.fit_length_params: the corpus sample
+        1000, "Sentences to fit on (a seeded sample of the corpus's usable 4-14 word sentences).")
 
 
 SCORING = ScoringSettings()     # the defaults
