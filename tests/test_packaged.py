@@ -204,7 +204,7 @@ def test_a_preset_row_names_each_failing_name_once_and_groups_names_by_reason(tm
     assert row["detail"] == "./gone-1.json, ./gone-2.json: no such tokenizer file or folder"
 
 
-def test_the_listing_prints_a_preset_s_missing_package_once_for_the_names_it_stops(monkeypatch, capsys):
+def test_the_listing_prints_a_preset_s_missing_package_once_for_the_names_it_stops(monkeypatch, capsys, request):
     """The table as printed: two names from one package that is not installed are one group with
     the package's reason, each name written once (c7e230c printed "NAME: models NAME: its file ..."
     per name); a name failing for another reason is its own group."""
@@ -213,7 +213,8 @@ def test_the_listing_prints_a_preset_s_missing_package_once_for_the_names_it_sto
     rows = [PackagedTokenizer(f"fake-org/Absent-{i}", "fairpairs-no-such-dist", "2.0", f"x/t{i}.json", "0" * 64,
                               "nothing", extra="modern") for i in (1, 2)]
     for row in rows:
-        monkeypatch.setitem(PACKAGED, row.name.lower(), row)
+        PACKAGED.register(row.name, row)
+        request.addfinalizer(lambda name=row.name: PACKAGED.unregister(name))
     monkeypatch.setitem(PRESETS, "absent", ("gpt2", rows[0].name, rows[1].name, "./gone.json"))
     with pytest.raises(SystemExit) as exc:
         main(["tokenizers", "--no-hub-cache"])
