@@ -426,6 +426,8 @@ def test_sigterm_keeps_saved_batches_and_a_rerun_finishes(models, run_dir, tmp_p
     assert not (out / "report.md").exists() and not list(out.glob("cache/*.parquet"))
     saved = saved_sentences(out / "cache")
     assert saved
-    again = in_process(*args[3:])   # the rerun needs no process of its own
+    # the rerun in a process of its own, as a rescheduled job is (once, in CI, an in-process rerun left
+    # the killed run's resume folder behind: not reproduced since; the message lists what was left)
+    again = subprocess.run(args, env=env(), capture_output=True, text=True, timeout=TIMEOUT)
     assert again.returncode == 0, again.stderr
-    assert (out / "report.md").is_file() and not list(out.glob("cache/*.parts"))
+    assert (out / "report.md").is_file() and not list(out.glob("cache/*.parts")), [str(p.relative_to(out)) for p in out.rglob("*")]
