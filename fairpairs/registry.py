@@ -36,6 +36,21 @@ def _import(target: str):
     return getattr(importlib.import_module(module), attr)
 
 
+def lazy_getattr(owner: str, table: dict[str, str], namespace: dict | None = None):
+    """A module's `__getattr__` (PEP 562) for `table`, public name -> ``"module:attr"`` (or
+    ``"module"``: the attribute of that name): the object is imported on first access (and kept in
+    `namespace`, the module's globals, when given), as the registry imports its lazy entries."""
+    def __getattr__(name):
+        target = table.get(name)
+        if target is None:
+            raise AttributeError(f"module {owner!r} has no attribute {name!r}")
+        value = _import(target if ":" in target else f"{target}:{name}")
+        if namespace is not None:
+            namespace[name] = value
+        return value
+    return __getattr__
+
+
 class Registry:
     """Names of one kind to objects, in registration order (built-in names first, then plugins').
 

@@ -22,6 +22,7 @@ from fairpairs.api.datasets import read_pairs, load_sets, to_frame, audit, audit
 from fairpairs.api.evaluation import score_pairs, evaluate, matched_pairs, robustness
 from fairpairs.api.publishing import publish
 from fairpairs.io.progress import are_progress_bars_disabled, disable_progress_bars, enable_progress_bars
+from fairpairs.registry import lazy_getattr
 
 # public names defined by a stage and re-exported here as they are, imported on first use (PEP 562:
 # `import fairpairs.api` imports neither torch nor pandas): name -> its module
@@ -34,16 +35,7 @@ REEXPORTS = {
     "Report": "fairpairs.analysis.evaluation", "fit_length_params": "fairpairs.scoring.length",
 }
 
-
-def __getattr__(name):
-    module = REEXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, REEXPORTS, globals())
 
 
 __all__ = ['DEFAULT_MODELS', 'DEFAULT_NORMALIZE', 'load_vocabulary', 'load_paradigm', 'paradigms', 'languages', 'validate',

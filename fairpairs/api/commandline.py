@@ -7,40 +7,32 @@ from __future__ import annotations
 from fairpairs.arguments import setting
 from fairpairs.control.config import DEFAULT_MODELS, RunConfig
 from fairpairs.errors import FairpairsError, Param, SettingsError, UsageError
-from fairpairs.registry import LANGUAGES, PLL_VARIANTS, READERS, STRATEGIES
+from fairpairs.registry import LANGUAGES, PLL_VARIANTS, READERS, STRATEGIES, lazy_getattr
 from fairpairs.scoring.settings import DEVICE_MAPS, SCORING, ScoringSettings
 from fairpairs.manifest import ParadigmStats, verdict_text
 from fairpairs.io.progress import scoped
 
 
-def __getattr__(name):
-    """The renderers' constants and helpers that import pandas or more, on first use (PEP 562)."""
-    import importlib
-
-    if name not in LAZY:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    module, attr = LAZY[name]
-    return getattr(importlib.import_module(module), attr)
-
-
-# name -> (module, attribute): what the commands print with
+# name -> "module:attribute": what the commands print with, constants and helpers that import pandas
+# or more, imported on first use (PEP 562)
 LAZY = {
-    "LOW_DIVERSITY": ("fairpairs.control.balance_measures", "LOW_DIVERSITY"),
-    "SMD_LIMIT": ("fairpairs.control.balance_measures", "SMD_LIMIT"),
-    "TVD_LIMIT": ("fairpairs.control.balance_measures", "TVD_LIMIT"),
-    "ALL": ("fairpairs.control.balance_measures", "ALL"),
-    "balance_summary": ("fairpairs.control.balance_report", "summary"),
-    "audit_summary_text": ("fairpairs.analysis.length_audit", "summary_text"),
-    "headline_markdown": ("fairpairs.analysis.headline", "headline_markdown"),
-    "summary_markdown": ("fairpairs.analysis.report", "summary_markdown"),
-    "robustness_markdown": ("fairpairs.analysis.score_robustness", "markdown"),
-    "PATH_KINDS": ("fairpairs.tokenization.catalogue", "PATH_KINDS"),
-    "Columns": ("fairpairs.pairsets", "Columns"),
-    "FIT_CORPUS": ("fairpairs.scoring.length", "CORPUS"),
-    "read_vocabulary": ("fairpairs.generation.vocab", "load_vocabulary"),   # (its own not-found message, as validate's)
-    "is_main": ("fairpairs.scoring.launch", "is_main"),
-    "parse_normalize": ("fairpairs.analysis.evaluation", "parse_normalize"),
+    "LOW_DIVERSITY": "fairpairs.control.balance_measures:LOW_DIVERSITY",
+    "SMD_LIMIT": "fairpairs.control.balance_measures:SMD_LIMIT",
+    "TVD_LIMIT": "fairpairs.control.balance_measures:TVD_LIMIT",
+    "ALL": "fairpairs.control.balance_measures:ALL",
+    "balance_summary": "fairpairs.control.balance_report:summary",
+    "audit_summary_text": "fairpairs.analysis.length_audit:summary_text",
+    "headline_markdown": "fairpairs.analysis.headline:headline_markdown",
+    "summary_markdown": "fairpairs.analysis.report:summary_markdown",
+    "robustness_markdown": "fairpairs.analysis.score_robustness:markdown",
+    "PATH_KINDS": "fairpairs.tokenization.catalogue:PATH_KINDS",
+    "Columns": "fairpairs.pairsets:Columns",
+    "FIT_CORPUS": "fairpairs.scoring.length:CORPUS",
+    "read_vocabulary": "fairpairs.generation.vocab:load_vocabulary",   # (its own not-found message, as validate's)
+    "is_main": "fairpairs.scoring.launch:is_main",
+    "parse_normalize": "fairpairs.analysis.evaluation:parse_normalize",
 }
+__getattr__ = lazy_getattr(__name__, LAZY)
 
 __all__ = ["setting", "DEFAULT_MODELS", "RunConfig", "FairpairsError", "Param", "SettingsError", "UsageError",
            "LANGUAGES", "PLL_VARIANTS", "READERS", "STRATEGIES", "SCORING", "ScoringSettings", "DEVICE_MAPS", "ParadigmStats", "verdict_text", "scoped",
