@@ -31,7 +31,6 @@ from references import blimp_rows
 
 REPO = Path(__file__).resolve().parents[1]
 WORKER = Path(__file__).with_name("dist_worker.py")
-FAIL_CLI = Path(__file__).with_name("fail_cli.py")   # the CLI with a failure injected on one rank
 UIDS = ("determiner_noun_agreement_1", "causative", "anaphor_gender_agreement", "wh_island")
 N = 8
 TIMEOUT = 300
@@ -128,42 +127,96 @@ def causal_counts(model, sentences, rows) -> Counter:
 # ---------------------------------------------------------------------------- end to end
 
 
-def test_evaluate_two_ranks_equals_one_process(models, run_dir, tmp_path, one_torch_thread):
-    args = ["evaluate", "--models", f"{models['gpt2']},{models['bert']}", "--data", run_dir,
+def evaluate_args(models) -> list:
+    return ["evaluate", "--models", f"{models['gpt2']},{models['bert']}", "--data", models["run_dir"],
             "--normalize", "lp,mean_lp", *DPI]
-    one = in_process(*args, "--out", tmp_path / "one")   # the one-process reference: in this process
+
+
+def score_args(models) -> list:
+    return ["score", "--models", models["bert"], "--input", models["run_dir"] / "original" / "causative.jsonl",
+            "--normalize", "mean_lp", "--no-progress"]
+
+
+REPEATED = 7   # the first sentences, given twice: a repeated sentence is still scored once
+
+
+@pytest.fixture(scope="module")
+def launch(models, run_dir, sentences, killed_run, tmp_path_factory):
+    """One 2-rank torchrun launch running the jobs of several tests in turn in the same two processes
+    (tests/dist_worker.py; the torch and transformers imports of 3 processes paid once, not once per
+    test): {name: job}, each job with its own logs, output and exit code, and "proc": the launch.
+    The failing job runs last (its exit code is the launch's)."""
+    tmp = tmp_path_factory.mktemp("launch")
+    args = models | {"run_dir": run_dir}
+    jobs = {arch: {"model": models[arch], "sentences": sentences + sentences[:REPEATED], "mode": "score",
+                   "batch_tokens": 256, "progress": True, "log_dir": str(tmp / arch / "logs"),
+                   "out": str(tmp / arch / "out.parquet")} for arch in ("gpt2", "bert")}
+    jobs["evaluate"] = {"cli": evaluate_args(args) + ["--out", tmp / "evaluate" / "out"], "log_dir": tmp / "evaluate"}
+    jobs["score"] = {"cli": score_args(args) + ["--out", tmp / "score" / "two.csv"], "log_dir": tmp / "score"}
+    spec = killed_run[0]
+    shutil.copytree(spec["cache_dir"], tmp / "resume" / "cache")
+    jobs["resume"] = spec | {"cache_dir": str(tmp / "resume" / "cache"), "log_dir": str(tmp / "resume" / "logs"),
+                             "out": str(tmp / "resume" / "out.parquet")}
+    jobs["fail"] = {"cli": ["evaluate", "--models", models["gpt2"], "--data", run_dir, "--out", tmp / "fail" / "report",
+                            "--batch-tokens", "64", *DPI], "fail": {"rank": 1, "batches": 2}, "log_dir": tmp / "fail"}
+    (tmp / "spec.json").write_text(json.dumps({"jobs": list(jobs.values())}, default=str))
+    return jobs | {"proc": torchrun([WORKER, tmp / "spec.json"], 2)}
+
+
+def cli_job(launch, name) -> subprocess.CompletedProcess:
+    """A CLI job of the launch: its exit codes (rank 0, rank 1), its stdout and stderr (rank 0's, then rank 1's)."""
+    d = Path(launch[name]["log_dir"])
+    assert (d / "code-1.txt").is_file() and (d / "code-0.txt").is_file(), launch["proc"].stderr[-3000:]
+    out, err = ("".join((d / f"{kind}-{r}.txt").read_text() for r in (0, 1)) for kind in ("stdout", "stderr"))
+    return subprocess.CompletedProcess(name, [int((d / f"code-{r}.txt").read_text()) for r in (0, 1)], out, err)
+
+
+@pytest.fixture(scope="module")
+def one_process_evaluation(models, run_dir, tmp_path_factory, one_torch_thread):
+    """The one-process reference of the evaluate runs: in this process."""
+    out = tmp_path_factory.mktemp("one") / "report"
+    one = in_process(*evaluate_args(models | {"run_dir": run_dir}), "--out", out)
     assert one.returncode == 0, one.stderr
-    two = torchrun(["-m", "fairpairs.cli"] + args + ["--out", tmp_path / "two"])
-    assert two.returncode == 0, two.stderr
+    return one, out
+
+
+def out_of(job) -> Path:
+    return Path(job["cli"][job["cli"].index("--out") + 1])
+
+
+def files(d):
+    return sorted(str(p.relative_to(d)) for p in d.rglob("*") if p.is_file())
+
+
+def test_evaluate_two_ranks_equals_one_process(one_process_evaluation, launch):
+    one, one_dir = one_process_evaluation
+    two, two_dir = cli_job(launch, "evaluate"), out_of(launch["evaluate"])
+    assert two.returncode == [0, 0], two.stderr
     # rank 0 alone reports and writes: the same files as one process, the summary printed once
     assert two.stdout.count("Overall accuracy") == 1 == one.stdout.count("Overall accuracy")
     assert two.stderr.count("wrote ") == 1
 
-    def files(d):
-        return sorted(str(p.relative_to(d)) for p in d.rglob("*") if p.is_file())
-
-    assert files(tmp_path / "two") == files(tmp_path / "one")
+    assert files(two_dir) == files(one_dir)
     for name in ("accuracy.csv", "splits.csv", "summary.csv", "length_diff_accuracy.csv"):
-        a, b = pd.read_csv(tmp_path / "one" / name), pd.read_csv(tmp_path / "two" / name)
+        a, b = pd.read_csv(one_dir / name), pd.read_csv(two_dir / name)
         pd.testing.assert_frame_equal(a, b, check_exact=True, obj=name)
-    a, b = pd.read_csv(tmp_path / "one" / "pair_scores.csv"), pd.read_csv(tmp_path / "two" / "pair_scores.csv")
+    a, b = pd.read_csv(one_dir / "pair_scores.csv"), pd.read_csv(two_dir / "pair_scores.csv")
     scores = ["score_good", "score_bad"]
     pd.testing.assert_frame_equal(a.drop(columns=scores), b.drop(columns=scores), check_exact=True)
     assert np.abs(a[scores].to_numpy() - b[scores].to_numpy()).max() < 1e-5
     assert a["score_good"].nunique() > len(a) // 4  # real, varied scores were compared
 
 
-def test_score_two_ranks_equals_one_process(models, run_dir, tmp_path, one_torch_thread):
-    args = ["-m", "fairpairs.cli", "score", "--models", models["bert"], "--input", run_dir / "original" / "causative.jsonl",
-            "--normalize", "mean_lp", "--no-progress"]
-    one = in_process(*args[2:], "--out", tmp_path / "one.csv")   # the one-process reference: in this process
+def test_score_two_ranks_equals_one_process(models, run_dir, tmp_path, launch, one_torch_thread):
+    args = score_args(models | {"run_dir": run_dir})
+    one = in_process(*args, "--out", tmp_path / "one.csv")   # the one-process reference: in this process
     assert one.returncode == 0, one.stderr
-    two = torchrun(args + ["--out", tmp_path / "two.csv"])
-    assert two.returncode == 0, two.stderr
+    two = cli_job(launch, "score")
+    assert two.returncode == [0, 0], two.stderr
     assert two.stderr.count("scored ") == 1  # rank 0 alone writes and reports
     # docs/scaling.md's accelerate form (on a machine without GPUs it runs gloo processes alike)
     accelerate = [sys.executable, "-m", "accelerate.commands.launch", "--multi_gpu", "--num_processes", "2",
-                  "--num_machines", "1", "--mixed_precision", "no", "--dynamo_backend", "no"]
+                  "--num_machines", "1", "--mixed_precision", "no", "--dynamo_backend", "no", "-m", "fairpairs.cli"]
     acc = subprocess.run(accelerate + [str(a) for a in args] + ["--out", str(tmp_path / "acc.csv")],
                          env=env(), capture_output=True, text=True, timeout=TIMEOUT)
     assert acc.returncode == 0, acc.stderr
@@ -171,7 +224,7 @@ def test_score_two_ranks_equals_one_process(models, run_dir, tmp_path, one_torch
     a = pd.read_csv(tmp_path / "one.csv")
     nums = ["sum_logprob", "mean_lp"]
     assert len(a) == 2 * N
-    for b in (pd.read_csv(tmp_path / "two.csv"), pd.read_csv(tmp_path / "acc.csv")):
+    for b in (pd.read_csv(out_of(launch["score"])), pd.read_csv(tmp_path / "acc.csv")):
         pd.testing.assert_frame_equal(a.drop(columns=nums), b.drop(columns=nums), check_exact=True)
         assert np.abs(a[nums].to_numpy() - b[nums].to_numpy()).max() < 1e-5
 
@@ -182,12 +235,10 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def test_two_nodes_with_a_rendezvous_endpoint(models, run_dir, tmp_path, one_torch_thread):
+def test_two_nodes_with_a_rendezvous_endpoint(models, run_dir, one_process_evaluation, tmp_path):
     """docs/scaling.md's multi-node command, both "nodes" on this machine: two torchrun agents
     meeting at one c10d endpoint, one process each (global ranks 0 and 1, both LOCAL_RANK 0)."""
-    args = ["-m", "fairpairs.cli", "evaluate", "--models", models["gpt2"], "--data", run_dir, "--normalize", "lp", *DPI]
-    one = in_process(*args[2:], "--out", tmp_path / "one")   # the one-process reference: in this process
-    assert one.returncode == 0, one.stderr
+    args = ["-m", "fairpairs.cli", *evaluate_args(models | {"run_dir": run_dir})]
     port = free_port()
     cmd = [sys.executable, "-m", "torch.distributed.run", "--nnodes", "2", "--nproc_per_node", "1",
            "--rdzv_backend", "c10d", "--rdzv_endpoint", f"127.0.0.1:{port}", "--rdzv_id", "fairpairs-test"]
@@ -196,7 +247,7 @@ def test_two_nodes_with_a_rendezvous_endpoint(models, run_dir, tmp_path, one_tor
     outs = [n.communicate(timeout=TIMEOUT) for n in nodes]
     assert [n.returncode for n in nodes] == [0, 0], [o[1][-2000:] for o in outs]
     assert sum(o[0].count("Overall accuracy") for o in outs) == 1  # rank 0 alone reports
-    pd.testing.assert_frame_equal(pd.read_csv(tmp_path / "one" / "accuracy.csv"),
+    pd.testing.assert_frame_equal(pd.read_csv(one_process_evaluation[1] / "accuracy.csv"),
                                   pd.read_csv(tmp_path / "two" / "accuracy.csv"), check_exact=True)
 
 
@@ -209,30 +260,12 @@ def one_process_scores(models, sentences, one_torch_thread):
             for arch, m in models.items()}
 
 
-REPEATED = 7   # the first sentences, given twice: a repeated sentence is still scored once
-
-
-@pytest.fixture(scope="module")
-def two_ranks_both_archs(models, sentences, tmp_path_factory):
-    """One 2-rank launch scoring with the causal model, then with the masked one (the torch and
-    transformers imports of 3 processes paid once for both): {arch: (logs folder, output file)}."""
-    tmp = tmp_path_factory.mktemp("two")
-    jobs = {arch: {"model": models[arch], "sentences": sentences + sentences[:REPEATED], "mode": "score",
-                   "batch_tokens": 256, "progress": True, "log_dir": str(tmp / arch / "logs"),
-                   "out": str(tmp / arch / "out.parquet")} for arch in ("gpt2", "bert")}
-    spec = tmp / "spec.json"
-    spec.write_text(json.dumps({"jobs": list(jobs.values())}))
-    proc = torchrun([WORKER, spec], 2)
-    assert proc.returncode == 0, proc.stderr
-    return {arch: (Path(job["log_dir"]), Path(job["out"])) for arch, job in jobs.items()}
-
-
 @pytest.mark.parametrize("arch", ["gpt2", "bert"])
-def test_every_sentence_scored_once_shards_balanced_one_bar(arch, models, sentences, one_process_scores,
-                                                            two_ranks_both_archs):
+def test_every_sentence_scored_once_shards_balanced_one_bar(arch, models, sentences, one_process_scores, launch):
     model = models[arch]
     repeated = sentences + sentences[:REPEATED]  # a repeated sentence is still scored once
-    logs, out = two_ranks_both_archs[arch]
+    logs, out = Path(launch[arch]["log_dir"]), Path(launch[arch]["out"])
+    assert out.is_file(), launch["proc"].stderr[-3000:]
     # progress: one bar for the whole job (all unique sentences) on rank 0, none on rank 1
     desc = "causal" if arch == "gpt2" else "PLL word_l2r"
     bar0, bar1 = (logs / "stderr-0.txt").read_text(), (logs / "stderr-1.txt").read_text()
@@ -263,17 +296,17 @@ def test_every_sentence_scored_once_shards_balanced_one_bar(arch, models, senten
         assert abs(cost[0] - cost[1]) <= biggest
 
 
-def test_failure_on_one_rank_stops_all_and_writes_nothing(models, run_dir, tmp_path):
-    out = tmp_path / "report"
-    proc = torchrun([FAIL_CLI, "1", "2", "evaluate", "--models", models["gpt2"], "--data", run_dir,
-                     "--out", out, "--batch-tokens", "64", *DPI])
-    assert proc.returncode != 0
+def test_failure_on_one_rank_stops_all_and_writes_nothing(launch):
+    out = out_of(launch["fail"])
+    proc = cli_job(launch, "fail")
+    assert proc.returncode == [1, 1] and launch["proc"].returncode != 0
     lines = [l for l in proc.stderr.splitlines() if l.startswith("fairpairs: error:")]
     assert len(lines) == 1, proc.stderr  # told once, by rank 0
     assert "rank 1 of 2 failed" in lines[0] and "failure injected" in lines[0]
     assert "no output was written" in lines[0]
     # torchrun reports the failed processes (with a traceback of its own); fairpairs raised none
-    assert "fairpairs/" not in "".join(l for l in proc.stderr.splitlines() if l.strip().startswith("File "))
+    text = proc.stderr + launch["proc"].stderr
+    assert "fairpairs/" not in "".join(l for l in text.splitlines() if l.strip().startswith("File "))
     written = [p for p in out.rglob("*") if p.is_file()] if out.exists() else []
     # only the saved batches (and the markers of the report and cache folders, which are ours)
     assert not [p for p in written if ".parts" not in str(p) and p.name != ".fairpairs"], written
@@ -300,21 +333,29 @@ def killed_run(models, sentences, tmp_path_factory):
 
 @pytest.mark.parametrize("restart_ranks", [1, 2])
 def test_killed_run_resumes_with_only_the_rest(restart_ranks, killed_run, models, sentences, one_process_scores,
-                                               tmp_path):
+                                               tmp_path, request):
     model = models["gpt2"]
     spec, proc, logs, out = killed_run
-    cache = tmp_path / "cache"
-    shutil.copytree(spec["cache_dir"], cache)
-    spec = spec | {"cache_dir": str(cache)}
     assert proc.returncode == -9
-    assert not out.exists() and not list(cache.glob("*.parquet"))  # no cache file, no output
+    killed_cache = Path(spec["cache_dir"])
+    assert not out.exists() and not list(killed_cache.glob("*.parquet"))  # no cache file, no output
     first = causal_counts(model, sentences, logged_rows(logs, 0))
-    saved = saved_sentences(cache)
+    saved = saved_sentences(killed_cache)
     assert sorted(saved) == sorted(first)  # every finished batch was kept, nothing else
     assert 0 < len(saved) < len(sentences)
 
-    proc, logs, out = run_worker(tmp_path, "restart", spec, nproc=restart_ranks)
-    assert proc.returncode == 0, proc.stderr
+    if restart_ranks == 1:   # the rerun: in this process (the kill was a process of its own)
+        from dist_worker import run
+
+        shutil.copytree(killed_cache, tmp_path / "cache")
+        job = spec | {"cache_dir": str(tmp_path / "cache"), "log_dir": str(tmp_path / "logs"),
+                      "out": str(tmp_path / "out.parquet")}
+        request.getfixturevalue("one_torch_thread")
+        run(job)
+    else:                    # two ranks: a job of the shared launch, started on a copy of the same cache
+        job = request.getfixturevalue("launch")["resume"]
+    logs, out, cache = Path(job["log_dir"]), Path(job["out"]), Path(job["cache_dir"])
+    assert out.is_file(), request.getfixturevalue("launch")["proc"].stderr[-3000:] if restart_ranks == 2 else ""
     again = sum((causal_counts(model, sentences, logged_rows(logs, r)) for r in range(restart_ranks)), Counter())
     assert set(again.values()) == {1}
     assert set(again) == set(sentences) - set(saved)  # only the rest was scored
