@@ -67,7 +67,7 @@ def test_evaluate_cli_end_to_end(models, run_dir, tmp_path, capsys):
 
     out = tmp_path / "report"
     code, stdout, err = run_cli(["evaluate", "--models", f"{models['gpt2']},{models['bert']}", "--data", run_dir,
-                                 "--normalize", "lp,mean_lp", "--out", out], capsys)
+                                 "--normalize", "lp,mean_lp", "--out", out, "--dpi", 50], capsys)   # (the smallest PNGs: not looked at)
     assert code == 0, err
     assert "Overall accuracy" in stdout and "scored" in err
     for stem in ("accuracy", "splits", "length_diff_accuracy", "loglik_length", "summary"):
@@ -103,7 +103,7 @@ def test_evaluate_cli_end_to_end(models, run_dir, tmp_path, capsys):
 
 def test_rerun_uses_cache_and_split_tokenizer(models, run_dir, tmp_path, capsys):
     out = tmp_path / "r"
-    args = ["evaluate", "--models", models["bert"], "--data", run_dir, "--out", out, "--normalize", "lp"]
+    args = ["evaluate", "--models", models["bert"], "--data", run_dir, "--out", out, "--normalize", "lp", "--dpi", 50]
     assert run_cli(args, capsys)[0] == 0
     cached = sorted((out / "cache").glob("*.parquet"))
     stamp = [p.stat().st_mtime_ns for p in cached]

@@ -65,7 +65,7 @@ def model(tiny_models) -> str:
 
 
 def evaluate_args(model, data, out, *extra):
-    return ["evaluate", "--models", model, "--data", data, "--out", out, "--normalize", "lp", *extra]
+    return ["evaluate", "--models", model, "--data", data, "--out", out, "--normalize", "lp", "--dpi", "50", *extra]
 
 
 # ------------------------------------------------------------------ item 1: evaluate's folders are ours
