@@ -132,7 +132,7 @@ def test_summary_and_ranking_change(report):
 
 
 def test_report_files_are_written_nonempty_and_reproducible(report, tmp_path):
-    files = write_report(report, tmp_path / "r1")
+    files = write_report(report, tmp_path / "r1", dpi=50)   # (the smallest PNGs: the quickest; test_report checks dpi)
     names = {p.name for p in files}
     for stem in ("accuracy", "splits", "length_diff_accuracy", "loglik_length", "summary"):
         assert {f"{stem}.csv", f"{stem}.md", f"{stem}.png"} <= names
@@ -148,7 +148,7 @@ def test_report_files_are_written_nonempty_and_reproducible(report, tmp_path):
             in md)
     assert "![splits](splits.png)" in (tmp_path / "r1" / "report.md").read_text()
     assert not list((tmp_path / "r1").glob(".*tmp"))
-    write_report(report, tmp_path / "r2")
+    write_report(report, tmp_path / "r2", dpi=50)
     for p in files:
         assert p.read_bytes() == (tmp_path / "r2" / p.name).read_bytes(), p.name
 
