@@ -4,6 +4,9 @@ imports of a launch paid once for several tests; each job keeps its own logs, ou
 
     python tests/dist_worker.py SPEC.json          SPEC: {"jobs": [JOB, ...]} or one JOB
 
+With "launch_log": FOLDER in SPEC, each rank first writes its launch variables (RANK, WORLD_SIZE,
+LOCAL_RANK, LOCAL_WORLD_SIZE, GROUP_RANK) to FOLDER/rank-<rank>.json.
+
 A scoring JOB counts the real work independently of fairpairs' own bookkeeping: a forward hook on
 the model's input embeddings (a torch module of transformers, not our code) logs every row that goes
 through the model to ``rows-<rank>.jsonl``, one line per batch, trailing padding stripped.
@@ -54,6 +57,11 @@ def main() -> None:
 
     torch.set_num_threads(1)
     hf_logging.disable_progress_bar()
+    if spec.get("launch_log"):   # this rank's place in the launch, as the launcher set it
+        log = Path(spec["launch_log"])
+        log.mkdir(parents=True, exist_ok=True)
+        keys = ("RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "GROUP_RANK")
+        (log / f"rank-{rank()}.json").write_text(json.dumps({k: os.environ.get(k) for k in keys}))
     code = 0
     for job in spec.get("jobs", [spec]):
         code = cli_job(job) if "cli" in job else run(job)

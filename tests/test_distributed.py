@@ -1,4 +1,5 @@
-"""Data-parallel scoring on the CPU: 2 gloo processes started by torchrun against one process.
+"""Data-parallel scoring on the CPU: 2 gloo processes started by torchrun (docs/scaling.md's multi-node
+form: two agents, one process each) and by accelerate launch, against one process.
 
 The work is counted outside fairpairs (tests/dist_worker.py logs every row the model's input
 embeddings see), the reference results come from a plain single-process run, and token counts from
@@ -44,10 +45,22 @@ def env(**extra) -> dict:
     return e
 
 
-def torchrun(args, nproc=2, **extra) -> subprocess.CompletedProcess:
-    cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", str(nproc)]
-    return subprocess.run(cmd + [str(a) for a in args], env=env(**extra), capture_output=True, text=True,
-                          timeout=TIMEOUT)
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def two_nodes(args) -> subprocess.CompletedProcess:
+    """docs/scaling.md's multi-node command, both "nodes" on this machine: two torchrun agents meeting
+    at one c10d endpoint, one process each (global ranks 0 and 1, both LOCAL_RANK 0). Returns the
+    agents' exit codes (a list) and their output joined."""
+    cmd = [sys.executable, "-m", "torch.distributed.run", "--nnodes", "2", "--nproc_per_node", "1",
+           "--rdzv_backend", "c10d", "--rdzv_endpoint", f"127.0.0.1:{free_port()}", "--rdzv_id", "fairpairs-test"]
+    nodes = [subprocess.Popen(cmd + [str(a) for a in args], env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True) for _ in range(2)]
+    outs = [n.communicate(timeout=TIMEOUT) for n in nodes]
+    return subprocess.CompletedProcess(cmd, [n.returncode for n in nodes], *("".join(o) for o in zip(*outs)))
 
 
 def single(args, **extra) -> subprocess.CompletedProcess:
@@ -103,12 +116,12 @@ def logged_rows(log_dir: Path, rank: int) -> list[list[int]]:
     return [row for line in path.read_text().splitlines() for row in json.loads(line)]
 
 
-def run_worker(tmp_path, name, spec, nproc=1, **extra):
+def run_worker(tmp_path, name, spec, **extra):
     spec = {"log_dir": str(tmp_path / name / "logs"), "out": str(tmp_path / name / "out.parquet"), **spec}
     (tmp_path / name).mkdir(parents=True, exist_ok=True)
     path = tmp_path / name / "spec.json"
     path.write_text(json.dumps(spec))
-    proc = torchrun([WORKER, path], nproc, **extra) if nproc > 1 else single([WORKER, path], **extra)
+    proc = single([WORKER, path], **extra)
     return proc, Path(spec["log_dir"]), Path(spec["out"])
 
 
@@ -142,10 +155,11 @@ REPEATED = 7   # the first sentences, given twice: a repeated sentence is still 
 
 @pytest.fixture(scope="module")
 def launch(models, run_dir, sentences, killed_run, tmp_path_factory):
-    """One 2-rank torchrun launch running the jobs of several tests in turn in the same two processes
-    (tests/dist_worker.py; the torch and transformers imports of 3 processes paid once, not once per
-    test): {name: job}, each job with its own logs, output and exit code, and "proc": the launch.
-    The failing job runs last (its exit code is the launch's)."""
+    """One launch of two ranks on two "nodes" (`two_nodes`) running the jobs of several tests in turn in
+    the same two processes (tests/dist_worker.py; the torch and transformers imports of 4 processes paid
+    once, not once per test): {name: job}, each job with its own logs, output and exit code, and "proc":
+    the launch, "ranks": each rank's launch variables. The failing job runs last (its exit code is the
+    launch's). (test_rank_agreement.py's launch is the single-node form, `--standalone --nproc_per_node 2`.)"""
     tmp = tmp_path_factory.mktemp("launch")
     args = models | {"run_dir": run_dir}
     jobs = {arch: {"model": models[arch], "sentences": sentences + sentences[:REPEATED], "mode": "score",
@@ -159,8 +173,10 @@ def launch(models, run_dir, sentences, killed_run, tmp_path_factory):
                              "out": str(tmp / "resume" / "out.parquet")}
     jobs["fail"] = {"cli": ["evaluate", "--models", models["gpt2"], "--data", run_dir, "--out", tmp / "fail" / "report",
                             "--batch-tokens", "64", *DPI], "fail": {"rank": 1, "batches": 2}, "log_dir": tmp / "fail"}
-    (tmp / "spec.json").write_text(json.dumps({"jobs": list(jobs.values())}, default=str))
-    return jobs | {"proc": torchrun([WORKER, tmp / "spec.json"], 2)}
+    (tmp / "spec.json").write_text(json.dumps({"jobs": list(jobs.values()), "launch_log": tmp / "ranks"}, default=str))
+    proc = two_nodes([WORKER, tmp / "spec.json"])
+    ranks = [json.loads(p.read_text()) for p in sorted((tmp / "ranks").glob("*.json"))]
+    return jobs | {"proc": proc, "ranks": ranks}
 
 
 def cli_job(launch, name) -> subprocess.CompletedProcess:
@@ -229,26 +245,14 @@ def test_score_two_ranks_equals_one_process(models, run_dir, tmp_path, launch, o
         assert np.abs(a[nums].to_numpy() - b[nums].to_numpy()).max() < 1e-5
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def test_two_nodes_with_a_rendezvous_endpoint(models, run_dir, one_process_evaluation, tmp_path):
-    """docs/scaling.md's multi-node command, both "nodes" on this machine: two torchrun agents
-    meeting at one c10d endpoint, one process each (global ranks 0 and 1, both LOCAL_RANK 0)."""
-    args = ["-m", "fairpairs.cli", *evaluate_args(models | {"run_dir": run_dir})]
-    port = free_port()
-    cmd = [sys.executable, "-m", "torch.distributed.run", "--nnodes", "2", "--nproc_per_node", "1",
-           "--rdzv_backend", "c10d", "--rdzv_endpoint", f"127.0.0.1:{port}", "--rdzv_id", "fairpairs-test"]
-    nodes = [subprocess.Popen(cmd + [str(a) for a in args] + ["--out", str(tmp_path / "two")], env=env(),
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
-    outs = [n.communicate(timeout=TIMEOUT) for n in nodes]
-    assert [n.returncode for n in nodes] == [0, 0], [o[1][-2000:] for o in outs]
-    assert sum(o[0].count("Overall accuracy") for o in outs) == 1  # rank 0 alone reports
-    pd.testing.assert_frame_equal(pd.read_csv(one_process_evaluation[1] / "accuracy.csv"),
-                                  pd.read_csv(tmp_path / "two" / "accuracy.csv"), check_exact=True)
+def test_two_nodes_with_a_rendezvous_endpoint(launch):
+    """The shared launch is docs/scaling.md's multi-node form: two agents, one process each; global ranks
+    0 and 1 of 2, both local rank 0 of 1 (the other tests check what the ranks computed)."""
+    assert len(launch["proc"].returncode) == 2, launch["proc"].stderr[-3000:]
+    assert sorted((r["RANK"], r["WORLD_SIZE"], r["LOCAL_RANK"], r["LOCAL_WORLD_SIZE"]) for r in launch["ranks"]) == \
+        [("0", "2", "0", "1"), ("1", "2", "0", "1")]
+    assert {r["GROUP_RANK"] for r in launch["ranks"]} == {"0", "1"}     # two nodes, one rank each
+    assert cli_job(launch, "evaluate").returncode == [0, 0]
 
 
 @pytest.fixture(scope="module")
@@ -299,7 +303,7 @@ def test_every_sentence_scored_once_shards_balanced_one_bar(arch, models, senten
 def test_failure_on_one_rank_stops_all_and_writes_nothing(launch):
     out = out_of(launch["fail"])
     proc = cli_job(launch, "fail")
-    assert proc.returncode == [1, 1] and launch["proc"].returncode != 0
+    assert proc.returncode == [1, 1] and 0 not in launch["proc"].returncode     # both agents report it
     lines = [l for l in proc.stderr.splitlines() if l.startswith("fairpairs: error:")]
     assert len(lines) == 1, proc.stderr  # told once, by rank 0
     assert "rank 1 of 2 failed" in lines[0] and "failure injected" in lines[0]
