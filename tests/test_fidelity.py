@@ -239,7 +239,19 @@ def run_script(*args):
                           cwd=REPO, timeout=300, check=False)
 
 
-def test_script_reads_a_run_folder_and_writes_the_report(tmp_path):
+def script_in_process(*args, capsys) -> subprocess.CompletedProcess:
+    """The script's `main(argv)` (what `python benchmarks/fidelity.py ARGS` exits with) in this process."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("fidelity_script", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    code = module.main([str(a) for a in args])
+    out = capsys.readouterr()
+    return subprocess.CompletedProcess([str(SCRIPT), *args], code, out.out, out.err)
+
+
+def test_script_reads_a_run_folder_and_writes_the_report(tmp_path, capsys):
     run = tmp_path / "run"
     write_jsonl(run / "original" / "para_a.jsonl", HAND)
     write_jsonl(run / "original" / "para_b.jsonl", HAND[:2])
@@ -257,25 +269,25 @@ def test_script_reads_a_run_folder_and_writes_the_report(tmp_path):
     # para_b: ours 5 6 3 4 words (mean 4.5, variance 5/4); BLiMP 3 words each; of BLiMP's types
     # a, dog, dogs, ran only "dog" occurs in ours
     assert rows["para_b"][1:4] == ["4.50 ± 1.12", "3.00 ± 0.00", "25.0%"]
-    again = run_script("--run", run, "--blimp", blimp, "--out", out)
+    again = script_in_process("--run", run, "--blimp", blimp, "--out", out, capsys=capsys)   # (here: not the first run's process or hash seed)
     assert again.stdout == res.stdout              # deterministic
 
 
-def test_script_missing_blimp_file_is_one_line_error(tmp_path):
+def test_script_missing_blimp_file_is_one_line_error(tmp_path, capsys):
     write_jsonl(tmp_path / "run" / "para_x.jsonl", HAND)
     (tmp_path / "blimp").mkdir()
-    res = run_script("--run", tmp_path / "run", "--blimp", tmp_path / "blimp")
+    res = script_in_process("--run", tmp_path / "run", "--blimp", tmp_path / "blimp", capsys=capsys)
     assert res.returncode == 1
     assert res.stderr.strip().count("\n") == 0
     assert "para_x.jsonl" in res.stderr and "no BLiMP file" in res.stderr
 
 
-def test_script_bad_pair_file_names_file_and_field(tmp_path):
+def test_script_bad_pair_file_names_file_and_field(tmp_path, capsys):
     run = tmp_path / "run"
     run.mkdir()
     (run / "para_x.jsonl").write_text('{"sentence_good": "A cat sat."}\n', encoding="utf-8")
     write_jsonl(tmp_path / "blimp" / "para_x.jsonl", HAND)
-    res = run_script("--run", run, "--blimp", tmp_path / "blimp")
+    res = script_in_process("--run", run, "--blimp", tmp_path / "blimp", capsys=capsys)
     assert res.returncode == 1
     assert "para_x.jsonl:1: missing field 'sentence_bad'" in res.stderr
 
