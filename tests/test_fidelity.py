@@ -269,7 +269,8 @@ def test_script_reads_a_run_folder_and_writes_the_report(tmp_path, capsys):
     # para_b: ours 5 6 3 4 words (mean 4.5, variance 5/4); BLiMP 3 words each; of BLiMP's types
     # a, dog, dogs, ran only "dog" occurs in ours
     assert rows["para_b"][1:4] == ["4.50 ± 1.12", "3.00 ± 0.00", "25.0%"]
-    again = script_in_process("--run", run, "--blimp", blimp, "--out", out, capsys=capsys)   # (here: not the first run's process or hash seed)
+    # the second run in this process: not the first run's process or hash seed
+    again = script_in_process("--run", run, "--blimp", blimp, "--out", out, capsys=capsys)
     assert again.stdout == res.stdout              # deterministic
 
 
