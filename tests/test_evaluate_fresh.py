@@ -111,7 +111,8 @@ def test_a_run_not_controlled_for_a_models_tokenizer_is_warned_once_per_model(ti
                     f"for gpt2)"]
     assert any(line.startswith(f"**Warning** (model {b})") for line in report.notes)
 
-    code, out, err = run_cli(["evaluate", "--models", f"{a},{b}", "--data", run, "-n", "lp", "--dpi", 50, "--out", tmp_path / "r"],
+    code, out, err = run_cli(["evaluate", "--models", f"{a},{b}", "--data", run, "-n", "lp", "--dpi", 50,
+                              "--out", tmp_path / "r"],
                              capsys)
     assert code == 0, err
     # the headline (report.md's and the closing summary's) says so before any figure of the bias

@@ -67,7 +67,7 @@ def test_evaluate_cli_end_to_end(models, run_dir, tmp_path, capsys):
 
     out = tmp_path / "report"
     code, stdout, err = run_cli(["evaluate", "--models", f"{models['gpt2']},{models['bert']}", "--data", run_dir,
-                                 "--normalize", "lp,mean_lp", "--out", out, "--dpi", 50], capsys)   # (the smallest PNGs: not looked at)
+                                 "--normalize", "lp,mean_lp", "--out", out, "--dpi", 50], capsys)   # (PNGs: not looked at)
     assert code == 0, err
     assert "Overall accuracy" in stdout and "scored" in err
     for stem in ("accuracy", "splits", "length_diff_accuracy", "loglik_length", "summary"):
