@@ -253,7 +253,24 @@ class LengthMeter:
 
     def length(self, text: str) -> int:
         n = self._cache.get(text)
-        return n if n is not None else self.lengths([text])[0]
+        if n is not None:
+            return n
+        if not self.decomposable or _OTHER_SPACE.search(text):
+            return self.lengths([text])[0]
+        # (one sentence, as `lengths` measures it, without a batch's lists and sets: the search asks
+        # for one sentence at a time, under every tokenizer)
+        first, *rest = text.split(" ")
+        n = self._first.get(first)
+        if n is None:
+            n = self._first[first] = self._encode([first])[0]
+        later = self._later
+        for c in rest:
+            m = later.get(c)
+            if m is None:
+                m = later[c] = self._encode([" " + c])[0]
+            n += m
+        self._cache[text] = n
+        return n
 
     def file_hashes(self) -> dict[str, str]:
         """sha256 of the tokenizer files (for the manifest)."""
