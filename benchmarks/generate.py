@@ -35,7 +35,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 
 
-def _tree(root: int) -> list[int]:
+def process_tree(root: int) -> list[int]:
     """`root` and every process under it (from /proc)."""
     children: dict[int, list[int]] = {}
     for d in os.listdir("/proc"):
@@ -54,7 +54,7 @@ def _tree(root: int) -> list[int]:
     return out
 
 
-def _memory(pids: list[int]) -> tuple[int, int]:
+def tree_memory(pids: list[int]) -> tuple[int, int]:
     """Memory of the processes `pids` (kB), the first the one that started the others: the sum of
     their RSS (a page forked workers share with it counted once per process: an upper bound), and
     the first's RSS plus the others' private pages (a shared page counted once)."""
@@ -87,7 +87,7 @@ def run_once(root: Path, args, real_map: Path | None) -> dict:
 
         def watch():
             while proc.poll() is None:
-                rss, tree = _memory(_tree(proc.pid))
+                rss, tree = tree_memory(process_tree(proc.pid))
                 peak[0], peak[1] = max(peak[0], rss), max(peak[1], tree)
                 time.sleep(0.05)
         watcher = threading.Thread(target=watch, daemon=True)
