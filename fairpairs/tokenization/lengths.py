@@ -272,6 +272,12 @@ class LengthMeter:
         self._cache[text] = n
         return n
 
+    def forget_sentences(self) -> None:
+        """Drop the counts of whole sentences (a run's paradigms share no sentence, so a worker
+        generating one paradigm after another would only pile them up); the counts of words, which
+        paradigms share, stay."""
+        self._cache.clear()
+
     def file_hashes(self) -> dict[str, str]:
         """sha256 of the tokenizer files (for the manifest)."""
         return tokenizer_file_hashes(self.name, self.backend)
