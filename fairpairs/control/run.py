@@ -131,6 +131,11 @@ class ParadigmJob:
         for code in dict.fromkeys(wordfreq_code(p.language) for p in self.paradigms):
             zipf("the", code)
 
+    def in_worker(self) -> None:
+        """In a forked worker: the tokenizers' own word caches off (see `LengthMeter.drop_model_cache`)."""
+        for m in self.meters:
+            m.drop_model_cache()
+
     def run(self, i: int, on_pairs=None) -> ParadigmDone:
         """Paradigm i: its two sets generated and written (original/<uid>.jsonl, debiased/<uid>.jsonl);
         `strict`: a set short of its pairs is an error (ShortSetError), before anything is written."""
@@ -281,7 +286,7 @@ def generate_run(paradigms: list[Paradigm], vocab: Vocabulary, cfg: RunConfig, o
             result.stats[uid] = done.stats
             manifest_paradigms[uid] = done.entry
             result.balance[uid] = done.entry.balance
-        in_order(task, len(paradigms), take, workers, prepare=job.prepare)
+        in_order(task, len(paradigms), take, workers, prepare=job.prepare, in_worker=job.in_worker)
         manifest = RunManifest(
             fairpairs_version=__version__,
             command=cfg.command,
