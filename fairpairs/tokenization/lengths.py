@@ -27,7 +27,7 @@ from fairpairs.errors import Param, NetworkError, TokenizerError
 from fairpairs.io.network import network_deadline
 from fairpairs.tokenization.sources import TokenizerSource, resolve_tokenizer
 from fairpairs.tokenization.names import MAP_ENV
-from fairpairs.tokenization.cache import CONVERTED, cached
+from fairpairs.tokenization.cache import CONVERTED, cached, convert_apart
 from fairpairs.tokenization.files import sentencepiece_tokenizer, check_file
 from fairpairs.tokenization.spaces import splits_at_spaces
 
@@ -162,7 +162,7 @@ def _backend(src: TokenizerSource):
     if f is None and src.kind not in CONVERTED:
         return _load(src).backend_tokenizer
     if f is None:    # converted once, then read from the cache (the converter and its reader are not kept)
-        tok = cached(src, lambda: convert(src))
+        tok = cached(src, lambda: convert_apart(lambda: convert(src)))
     else:
         from tokenizers import Tokenizer
 
