@@ -12,7 +12,6 @@ the generator's inner loop is array indexing. The table is held as numpy arrays,
 
 from __future__ import annotations
 
-import csv
 import hashlib
 from functools import lru_cache
 from pathlib import Path
