@@ -20,6 +20,7 @@ Targets: issue 36 - the main job at most 0.5x of c7e230c's time and 300 MB; pres
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import resource
@@ -34,7 +35,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 
 
-def _tree(root: int) -> list[int]:
+def process_tree(root: int) -> list[int]:
     """`root` and every process under it (from /proc)."""
     children: dict[int, list[int]] = {}
     for d in os.listdir("/proc"):
@@ -53,7 +54,7 @@ def _tree(root: int) -> list[int]:
     return out
 
 
-def _memory(pids: list[int]) -> tuple[int, int]:
+def tree_memory(pids: list[int]) -> tuple[int, int]:
     """Memory of the processes `pids` (kB), the first the one that started the others: the sum of
     their RSS (a page forked workers share with it counted once per process: an upper bound), and
     the first's RSS plus the others' private pages (a shared page counted once)."""
@@ -86,7 +87,7 @@ def run_once(root: Path, args, real_map: Path | None) -> dict:
 
         def watch():
             while proc.poll() is None:
-                rss, tree = _memory(_tree(proc.pid))
+                rss, tree = tree_memory(process_tree(proc.pid))
                 peak[0], peak[1] = max(peak[0], rss), max(peak[1], tree)
                 time.sleep(0.05)
         watcher = threading.Thread(target=watch, daemon=True)
@@ -98,10 +99,13 @@ def run_once(root: Path, args, real_map: Path | None) -> dict:
         if proc.returncode != 0:
             raise SystemExit(f"{root}: fairpairs generate failed ({proc.returncode}):\n{err[-2000:]}")
         manifest = json.loads((Path(tmp) / "run" / "manifest.json").read_text())
-        if args.keep is not None:     # (each run's manifest, to compare them)
+        if args.keep is not None:     # (each run's manifest and its pair files' sha256, to compare them)
             args.keep.mkdir(parents=True, exist_ok=True)
-            name = f"{root.name}-{len(list(args.keep.iterdir()))}.json"
-            (args.keep / name).write_text((Path(tmp) / "run" / "manifest.json").read_text())
+            name = f"{root.name}-{len(list(args.keep.glob('*.json')))}"
+            (args.keep / f"{name}.json").write_text((Path(tmp) / "run" / "manifest.json").read_text())
+            files = sorted((Path(tmp) / "run").glob("*/*.jsonl"))
+            (args.keep / f"{name}.sha256").write_text("".join(
+                f"{hashlib.sha256(f.read_bytes()).hexdigest()}  {f.parent.name}/{f.name}\n" for f in files))
     return {"wall": wall, "cpu": (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime),
             "rss_mb": peak[0] / 1024, "tree_mb": peak[1] / 1024, "models": manifest["models"],
             "stats": {uid: e["debiased_stats"] for uid, e in manifest["paradigms"].items()}}
@@ -117,7 +121,7 @@ def main() -> None:
     ap.add_argument("--real-map", action="store_true", help="load preset:modern's files through a written map")
     ap.add_argument("--baseline", metavar="REV", help="also time commit REV, in turns with this checkout")
     ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--keep", type=Path, metavar="DIR", help="keep each run's manifest.json in DIR")
+    ap.add_argument("--keep", type=Path, metavar="DIR", help="keep each run's manifest.json and the sha256 of its jsonl files in DIR")
     args = ap.parse_args()
     real_map = None
     if args.real_map:

@@ -8,7 +8,8 @@ Each run is the command `python -m fairpairs.cli generate --models preset:modern
 checkout here and the baseline checkout (a worktree of the baseline commit, e.g. `git worktree
 add --detach ../c7 c7e230c`) take turns, so that a busy machine slows both alike. Measured per run
 (the whole process, imports and tokenizers too): wall seconds, CPU seconds (user + system, from
-wait4) and peak resident memory (maxrss); the load average before the run. Printed: every run, the
+wait4), peak resident memory (maxrss: the largest process) and the peak of the process tree's memory
+with pages its forked workers share counted once (as benchmarks/generate.py measures it); the load average before the run. Printed: every run, the
 median of the rounds per checkout, the ratios (CPU is the fairer one on a shared machine), and
 whether the two checkouts' first runs wrote the same bytes (original/ and debiased/ byte for byte;
 the manifest's fields that differ).
@@ -30,10 +31,13 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from generate import process_tree, tree_memory  # noqa: E402  (benchmarks/generate.py: the same measure)
 
 
 def run(root: Path, out: Path, args, cache: Path) -> dict:
@@ -44,14 +48,25 @@ def run(root: Path, out: Path, args, cache: Path) -> dict:
     load = os.getloadavg()[0]
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=out.parent)
+    peak, done = [0], threading.Event()
+
+    def watch():     # the process tree's memory, a page its forked workers share counted once
+        while not done.is_set():
+            peak[0] = max(peak[0], tree_memory(process_tree(proc.pid))[1])
+            time.sleep(0.05)
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
     _, status, usage = os.wait4(proc.pid, 0)
+    done.set()
+    watcher.join()
     wall = time.perf_counter() - t0
     proc.returncode = os.waitstatus_to_exitcode(status)
     err = proc.stderr.read().decode(errors="replace")
     proc.stderr.close()
     if proc.returncode != 0:
         sys.exit(f"{root}: fairpairs generate failed ({proc.returncode}):\n{err[-2000:]}")
-    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "peak_mb": usage.ru_maxrss / 1024, "load": load}
+    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "peak_mb": usage.ru_maxrss / 1024,
+            "tree_mb": peak[0] / 1024, "load": load}
 
 
 def same_bytes(a: Path, b: Path) -> list[str]:
@@ -86,7 +101,7 @@ def main() -> None:
     try:
         if not args.cold:
             f = run(sides["this"], work / "warm-up", args, cache)
-            print(f"warm-up  this     wall {f['wall']:6.1f} s  cpu {f['cpu']:6.1f} s  peak {f['peak_mb']:5.0f} MB  "
+            print(f"warm-up  this     wall {f['wall']:6.1f} s  cpu {f['cpu']:6.1f} s  peak {f['peak_mb']:5.0f} MB  shared once {f['tree_mb']:5.0f} MB  "
                   f"load {f['load']:.1f}  (empty tokenizer cache: every file converted)", flush=True)
             shutil.rmtree(work / "warm-up")
         for rnd in range(args.rounds):
@@ -97,7 +112,7 @@ def main() -> None:
                 f = run(root, out, args, cache)
                 figures[side].append(f)
                 print(f"round {rnd + 1} {side:<8} wall {f['wall']:6.1f} s  cpu {f['cpu']:6.1f} s  "
-                      f"peak {f['peak_mb']:5.0f} MB  load {f['load']:.1f}", flush=True)
+                      f"peak {f['peak_mb']:5.0f} MB  shared once {f['tree_mb']:5.0f} MB  load {f['load']:.1f}", flush=True)
             if rnd == 0:     # (compared at once: a long run on a busy machine may be cut short)
                 diff = same_bytes(work / "this-0", work / "baseline-0")
                 print("same bytes: " + ("yes" if not diff else ", ".join(diff)), flush=True)
@@ -106,7 +121,7 @@ def main() -> None:
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
-    med = {s: {k: statistics.median(f[k] for f in figures[s]) for k in ("wall", "cpu", "peak_mb", "load")}
+    med = {s: {k: statistics.median(f[k] for f in figures[s]) for k in ("wall", "cpu", "peak_mb", "tree_mb", "load")}
            for s in sides}
     head = subprocess.run(["git", "-C", str(sides["this"]), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
     base = subprocess.run(["git", "-C", str(sides["baseline"]), "rev-parse", "--short", "HEAD"],
@@ -116,10 +131,11 @@ def main() -> None:
     print(f"\n{args.models}, {args.paradigms} x {args.pairs}, {'cold' if args.cold else 'warm'} tokenizer cache, "
           f"median of {args.rounds}: this {head.stdout.strip()}{' (+ uncommitted changes)' if dirty else ''}, "
           f"baseline {base.stdout.strip()}")
-    print("| checkout | wall s | CPU s | peak MB | load |\n|---|---|---|---|---|")
+    print("| checkout | wall s | CPU s | peak MB (largest process) | peak MB, shared pages once | load |\n"
+          "|---|---|---|---|---|---|")
     for s in sides:
         m = med[s]
-        print(f"| {s} | {m['wall']:.1f} | {m['cpu']:.1f} | {m['peak_mb']:.0f} | {m['load']:.1f} |")
+        print(f"| {s} | {m['wall']:.1f} | {m['cpu']:.1f} | {m['peak_mb']:.0f} | {m['tree_mb']:.0f} | {m['load']:.1f} |")
     print(f"ratio this / baseline: wall {med['this']['wall'] / med['baseline']['wall']:.2f}x, "
           f"CPU {med['this']['cpu'] / med['baseline']['cpu']:.2f}x")
     print("same bytes: " + ("yes (original/, debiased/; manifest equal)" if not diff else ", ".join(diff)))

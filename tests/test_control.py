@@ -231,7 +231,12 @@ def test_length_meter_matches_whole_encoding(zoo):
         m = LengthMeter(name)
         assert m.decomposable, name
         tok = Tokenizer.from_file(str(path))
-        assert m.lengths(sents) == [n_tokens(tok, t) for t in sents], name
+        whole = [n_tokens(tok, t) for t in sents]
+        assert m.lengths(sents) == whole, name
+        one = LengthMeter(name)      # one sentence at a time (the search's way), and again once forgotten
+        assert [one.length(t) for t in sents] == whole, name
+        one.forget_sentences()
+        assert [one.length(t) for t in sents[::7]] == whole[::7], name
     # a Unigram model without whitespace splitting may learn tokens that span a space (trained on
     # every 9th sentence, all 67 paradigms: a twentieth of the time of training on all of them x 3,
     # and it still learns hundreds of such tokens, as the check below shows)

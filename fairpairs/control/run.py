@@ -125,10 +125,16 @@ class ParadigmJob:
         """Load what every paradigm's balance report reads (its modules, the word frequencies of
         the run's languages), so that forked workers share it instead of each loading its own."""
         from fairpairs.control.balance_measures import zipf
+        from fairpairs.control.balance_report import paradigm_balance   # noqa: F401  (imported here, once)
         from fairpairs.generation.languages import wordfreq_code
 
         for code in dict.fromkeys(wordfreq_code(p.language) for p in self.paradigms):
             zipf("the", code)
+
+    def in_worker(self) -> None:
+        """In a forked worker: the tokenizers' own word caches off (see `LengthMeter.drop_model_cache`)."""
+        for m in self.meters:
+            m.drop_model_cache()
 
     def run(self, i: int, on_pairs=None) -> ParadigmDone:
         """Paradigm i: its two sets generated and written (original/<uid>.jsonl, debiased/<uid>.jsonl);
@@ -142,9 +148,11 @@ class ParadigmJob:
         for which in ("original", "debiased"):
             rows[which] = sets.rows(which)
             write_jsonl(self.folder / which / f"{p.uid}.jsonl", rows[which])
+        entry = paradigm_manifest(sets, rows["original"], rows["debiased"], self.meters)
+        for m in self.meters:     # (the paradigm's sentences are measured: their counts are not needed again)
+            m.forget_sentences()
         return ParadigmDone(stats={"original": sets.original.stats, "debiased": sets.debiased.stats},
-                            entry=paradigm_manifest(sets, rows["original"], rows["debiased"], self.meters),
-                            pairs=len(rows["original"]) + len(rows["debiased"]), shown=on_pairs is not None)
+                            entry=entry, pairs=len(rows["original"]) + len(rows["debiased"]), shown=on_pairs is not None)
 
 
 def paradigm_manifest(sets: ParadigmSets, original: list[dict], debiased: list[dict],
@@ -278,7 +286,7 @@ def generate_run(paradigms: list[Paradigm], vocab: Vocabulary, cfg: RunConfig, o
             result.stats[uid] = done.stats
             manifest_paradigms[uid] = done.entry
             result.balance[uid] = done.entry.balance
-        in_order(task, len(paradigms), take, workers, prepare=job.prepare)
+        in_order(task, len(paradigms), take, workers, prepare=job.prepare, in_worker=job.in_worker)
         manifest = RunManifest(
             fairpairs_version=__version__,
             command=cfg.command,

@@ -10,6 +10,7 @@ most `MAX_WORKERS` (each holds one paradigm's sets at a time) and at most one pe
 
 from __future__ import annotations
 
+import ctypes
 import gc
 import multiprocessing
 import os
@@ -40,17 +41,30 @@ def default_workers(tasks: int) -> int:
     return max(1, min(n, tasks))
 
 
+def release_free_memory() -> None:
+    """Give the pages the C heap holds free back to the system (glibc's `malloc_trim`; elsewhere
+    nothing): loading tokenizers parses JSON of tens of MB whose freed pages the heap keeps (~150 MB
+    after preset:modern's eight), resident in this process and in every worker forked from it."""
+    try:
+        trim = ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):    # (not glibc)
+        return
+    trim(0)
+
+
 FAILED = "failed"    # a worker's answer when its task raised: the caller runs that task itself
 TASK: list = []      # (the task of a forked worker: set by `start` in the worker, before any call)
 
 
-def start(task: Callable[[int, bool], Any]) -> None:
+def start(task: Callable[[int, bool], Any], in_worker: Callable[[], None] | None = None) -> None:
     # A worker leaves cleanup to the calling process: it ends quietly on SIGTERM (which the calling
     # process may have made raise) and ignores Ctrl-C (which the calling process gets too, and answers
     # by dropping the paradigms not started).
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     TASK[:] = [task]
+    if in_worker is not None:
+        in_worker()
 
 
 def call(i: int):
@@ -61,14 +75,17 @@ def call(i: int):
 
 
 def in_order(task: Callable[[int, bool], Any], n: int, take: Callable[[int, Any], None],
-             workers: int | None = None, prepare: Callable[[], None] | None = None) -> None:
+             workers: int | None = None, prepare: Callable[[], None] | None = None,
+             in_worker: Callable[[], None] | None = None) -> None:
     """`take(i, task(i, here))` for i in 0..n-1, in that order; `here` tells the task whether it runs
     in this process (where it may show progress). With more than one worker, `task` runs in forked
     worker processes (its answer must pickle); a task that raises there is run again here, so its
     error is the one a run in this process gives. `prepare()` runs before the workers start (to load
-    here, once, what every worker would otherwise load for itself)."""
+    here, once, what every worker would otherwise load for itself), `in_worker()` in each worker as
+    it starts (it must not raise)."""
     workers = default_workers(n) if workers is None else max(1, min(int(workers), n))
     if workers == 1 or "fork" not in multiprocessing.get_all_start_methods():
+        release_free_memory()
         for i in range(n):
             take(i, task(i, True))
         return
@@ -79,8 +96,9 @@ def in_order(task: Callable[[int, bool], Any], n: int, take: Callable[[int, Any]
     before = os.environ.get("TOKENIZERS_PARALLELISM")
     os.environ["TOKENIZERS_PARALLELISM"] = "false"
     gc.freeze()     # (objects made so far stay out of the collector's walks: fewer pages the workers copy)
+    release_free_memory()
     pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"), initializer=start,
-                               initargs=(task,))
+                               initargs=(task, in_worker))
     try:
         try:
             answers = pool.map(call, range(n))     # (the workers are forked here, all at once)

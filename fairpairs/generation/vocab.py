@@ -6,42 +6,47 @@ alternatives, `^` joins conditions, a condition is `column=value` (`column=` ask
 cell). An empty restriction accepts every row.
 
 All queries return numpy boolean masks or integer row indices over the table and are cached, so
-the generator's inner loop is array indexing.
+the generator's inner loop is array indexing. The table is held as numpy arrays, one per column
+(generating imports no pandas); `Vocabulary.df` gives it as a pandas DataFrame.
 """
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
 from functools import lru_cache
 from pathlib import Path
-from typing import Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 import numpy as np
-import pandas as pd
 
-from fairpairs.errors import FixTargetError, VocabularyError, one_line
+from fairpairs.errors import FixTargetError, VocabularyError
 from fairpairs.io.reading import reading
 from fairpairs.io.paths import data_dir
 from fairpairs.generation.restrictions import BUNDLED_ROWS, BUNDLED_SHA256, BUNDLED_TABLE, RESTRICTION_COLUMNS, parse_dnf
-from fairpairs.generation.vocab_files import check_against, check_language_table, check_restrictions, check_rows, apply_fixes, is_language_table
+from fairpairs.generation.vocab_files import Table, check_against, check_language_table, check_restrictions, read_table, rows_of, apply_fixes, is_language_table, select_rows
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 class Vocabulary:
-    """The (fixed) vocabulary table with vectorised, cached queries."""
+    """The (fixed) vocabulary table with vectorised, cached queries.
 
-    def __init__(self, table: pd.DataFrame, *, source: str = "<table>", fixes: list[str] | None = None,
-                 sha256: str = "", language: str = "en"):
-        self.df = table.reset_index(drop=True)
+    `table`: column name -> the column's values (strings), or a pandas DataFrame."""
+
+    def __init__(self, table: "Table | pd.DataFrame | Mapping[str, Any]", *, source: str = "<table>",
+                 fixes: list[str] | None = None, sha256: str = "", language: str = "en"):
         self.source = source
         self.language = language      # "en": BLiMP's columns; else a language table ("*": of any language)
         self.fixes = list(fixes or [])
         self.sha256 = sha256
-        self.columns = frozenset(self.df.columns)
-        self.expressions = self.df["expression"].to_numpy(dtype=object)
-        self._values = {c: frozenset(self.df[c].unique()) for c in self.df.columns}
-        self._col_arrays = {c: self.df[c].to_numpy(dtype=object) for c in self.df.columns}
+        self._col_arrays: dict[str, np.ndarray] = {c: np.asarray(table[c], dtype=object) for c in table}
+        self.column_names = tuple(self._col_arrays)     # (in the table's order)
+        self.columns = frozenset(self.column_names)
+        self._len = rows_of(self._col_arrays)
+        self.expressions = self._col_arrays["expression"]
+        self._values = {c: frozenset(v) for c, v in self._col_arrays.items()}
+        self._df = None
         self._dnf_cache: dict[str, np.ndarray] = {}
         self._accept_cache: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self._by_expr: dict[str, list[int]] = {}
@@ -73,13 +78,9 @@ class Vocabulary:
             fixes_path = vocab_dir / "fixes.yaml" if bundled else None
         with reading(csv_path, "vocabulary table", VocabularyError):
             raw = csv_path.read_bytes()
-            check_rows(csv_path, raw)      # (decodes the bytes: a UnicodeDecodeError is read's)
-        try:
-            df = pd.read_csv(io.BytesIO(raw), dtype=str, keep_default_na=False)
-        except ValueError as exc:   # pandas: ParserError, EmptyDataError
-            raise VocabularyError(f"{csv_path}: cannot read vocabulary table: {one_line(exc)}") from None
+            df = read_table(csv_path, raw)      # (decodes the bytes: a UnicodeDecodeError is read's)
         sha256 = hashlib.sha256(raw).hexdigest()
-        if "expression" not in df.columns:
+        if "expression" not in df:
             raise VocabularyError(f"{csv_path}: expression: column missing")
         if language != "en":
             check_language_table(csv_path, df)
@@ -87,39 +88,48 @@ class Vocabulary:
         elif reference is not None:
             check_against(csv_path, df, reference)
         for col in ("root", "category", "category_2", *RESTRICTION_COLUMNS):
-            if col not in df.columns:
-                df[col] = ""
+            if col not in df:
+                df[col] = np.full(rows_of(df), "", dtype=object)
         check_restrictions(csv_path, df)
         applied: list[str] = []
-        if df.empty:
+        if not rows_of(df):
             raise VocabularyError(f"{csv_path}: vocabulary table has no rows")
         if fixes_path:
             if fixes_path == vocab_dir / "fixes.yaml" and sha256 != BUNDLED_SHA256:
                 raise VocabularyError(
-                    f"{csv_path}: not the BLiMP table that fixes.yaml corrects ({len(df)} rows, expected "
+                    f"{csv_path}: not the BLiMP table that fixes.yaml corrects ({rows_of(df)} rows, expected "
                     f"{BUNDLED_ROWS}; sha256 differs): a truncated or modified copy. Restore it, or load a "
                     f"table of your own from another folder (fixes.yaml applies to the bundled table only)")
             try:
                 df, applied = apply_fixes(df, Path(fixes_path))
             except FixTargetError as exc:
                 raise VocabularyError(f"{csv_path}: the vocabulary table lacks rows that {Path(fixes_path).name} "
-                                      f"corrects ({len(df)} rows; truncated, or not BLiMP's table?): {exc}") from None
+                                      f"corrects ({rows_of(df)} rows; truncated, or not BLiMP's table?): {exc}") from None
         return cls(df, source=str(csv_path), fixes=applied, sha256=sha256, language=language)
 
     def subset(self, mask: np.ndarray) -> "Vocabulary":
         """The rows where `mask` is True, as a vocabulary of their own (same source and hash). A
         value of the whole table stays a valid query value, matching no row if none is left."""
-        sub = Vocabulary(self.df[np.asarray(mask, dtype=bool)], source=self.source, fixes=self.fixes,
-                         sha256=self.sha256, language=self.language)
+        sub = Vocabulary(select_rows(self._col_arrays, np.asarray(mask, dtype=bool)), source=self.source,
+                         fixes=self.fixes, sha256=self.sha256, language=self.language)
         sub._values = self._values
         return sub
 
     # ------------------------------------------------------------------ basic access
+    @property
+    def df(self) -> "pd.DataFrame":
+        """The table as a pandas DataFrame (built on first use; imports pandas)."""
+        if self._df is None:
+            import pandas as pd
+
+            self._df = pd.DataFrame(self._col_arrays, columns=list(self.column_names))
+        return self._df
+
     def __len__(self) -> int:
-        return len(self.df)
+        return self._len
 
     def row(self, i: int) -> dict[str, str]:
-        return self.df.iloc[int(i)].to_dict()
+        return {c: v[int(i)] for c, v in self._col_arrays.items()}
 
     def get(self, i: int, column: str) -> str:
         return self._col_arrays[column][int(i)]
@@ -196,7 +206,7 @@ class Vocabulary:
         """(codes, table): table[codes[r], s] is True when row s satisfies row r's `arg`."""
         hit = self._accept_cache.get(arg)
         if hit is None:
-            codes, uniques = pd.factorize(self.df[arg], sort=True)
+            uniques, codes = np.unique(self._col_arrays[arg], return_inverse=True)
             table = np.stack([self.dnf_mask(u) for u in uniques]) if len(uniques) else np.ones((1, len(self)), bool)
             hit = (codes.astype(np.int64), table)
             self._accept_cache[arg] = hit

@@ -1,6 +1,10 @@
-"""Checking vocabulary table files row by row (fields per line, restrictions, binary features, a
+"""Reading vocabulary table files (`read_table`: the csv module, no pandas, so that generating
+imports no pandas), checking them row by row (fields per line, restrictions, binary features, a
 language table's columns and values) and applying fixes.yaml; every error names the file, line
-and expression."""
+and expression.
+
+A table here is a `Table`: column name -> numpy object array of strings, in the header's order
+(all columns of one length), as pandas' `read_csv(dtype=str, keep_default_na=False)` gives it."""
 
 from __future__ import annotations
 
@@ -8,9 +12,9 @@ from typing import TYPE_CHECKING
 
 import csv
 import io
+import re
 from pathlib import Path
 import numpy as np
-import pandas as pd
 import yaml
 from fairpairs.errors import FixTargetError, VocabularyError
 from fairpairs.io.paths import data_dir
@@ -20,14 +24,20 @@ from fairpairs.generation.restrictions import BUNDLED_TABLE, RESTRICTION_COLUMNS
 if TYPE_CHECKING:
     from fairpairs.generation.vocab import Vocabulary
 
+Table = dict[str, np.ndarray]
+
 
 def _where(path: Path, line: int, expression: str) -> str:
     return f"{path}: line {line} (expression {expression!r})"
 
 
-def check_rows(path: Path, raw: bytes) -> None:
-    """Every data row has as many fields as the header (a cut-off file ends in a short row)."""
-    reader = csv.reader(io.StringIO(raw.decode("utf-8")))
+def read_table(path: Path, raw: bytes) -> Table:
+    """The table in the CSV bytes `raw` of file `path`, every cell a string ("" = empty), as pandas'
+    `read_csv(dtype=str, keep_default_na=False)` reads it (blank lines skipped, a leading BOM
+    dropped, an unnamed column "Unnamed: i", a repeated name "name.1"). Every data row must have as
+    many fields as the header (a cut-off file ends in a short row)."""
+    text = raw.decode("utf-8")
+    reader = csv.reader(io.StringIO(text))
     header = next(reader, None)
     if not header:
         raise VocabularyError(f"{path}: empty vocabulary table (no header line)")
@@ -35,38 +45,113 @@ def check_rows(path: Path, raw: bytes) -> None:
         sep = "tabs" if "\t" in header[0] else "semicolons"
         raise VocabularyError(f"{path}: not comma-separated (the header line is split by {sep}); save the "
                               f"table as CSV with commas")
+    rows = []
     for row in reader:
         if row and len(row) != len(header):
             raise VocabularyError(f"{path}: line {reader.line_num}: {len(row)} field(s), the header has "
                                   f"{len(header)} (a truncated or damaged file?)")
+        if row:
+            rows.append(row)
+    open_quote = _open_quote(text)
+    if open_quote is not None:
+        raise VocabularyError(f"{path}: cannot read vocabulary table: Error tokenizing data. C error: EOF inside "
+                              f"string starting at row {open_quote}")
+    names = _column_names(header)
+    cells = np.empty((len(rows), len(names)), dtype=object)
+    if rows:
+        cells[:] = rows
+    return {name: cells[:, j].copy() for j, name in enumerate(names)}
 
 
-def check_restrictions(path: Path, df: pd.DataFrame) -> None:
+def _open_quote(text: str) -> int | None:
+    """The line (from 0) where the record starts whose quoted field the end of `text` leaves open,
+    as pandas reports it; None if no quoted field is left open."""
+    if '"' not in text:
+        return None
+    start, state = 0, "start"     # (the csv module's states for the excel dialect, not strict)
+    for k, ch in enumerate(text):
+        if state == "quoted":
+            if ch == '"':
+                state = "quote in quoted"
+        elif ch in "\r\n":
+            start, state = k + 1, "start"
+        elif ch == ",":
+            state = "field start"
+        elif state in ("start", "field start") and ch == '"':
+            state = "quoted"
+        elif state == "quote in quoted" and ch == '"':
+            state = "quoted"
+        else:
+            state = "field"
+    return len(re.findall(r"\r\n|\r|\n", text[:start])) if state == "quoted" else None
+
+
+def _column_names(header: list[str]) -> list[str]:
+    """pandas' column names for a header line: the BOM dropped, "Unnamed: i" for an empty name, and
+    "name.1", "name.2" ... for a name met again."""
+    names = [h if h else f"Unnamed: {j}" for j, h in enumerate([header[0].removeprefix("\ufeff"), *header[1:]])]
+    counts: dict[str, int] = {}
+    for j, name in enumerate(names):
+        n = counts.get(name, 0)
+        while n > 0:
+            counts[name] = n + 1
+            name = f"{name}.{n}"
+            n = counts.get(name, 0)
+        names[j] = name
+        counts[name] = n + 1
+    return names
+
+
+def rows_of(table: Table) -> int:
+    return len(next(iter(table.values()))) if table else 0
+
+
+def duplicated(table: Table) -> np.ndarray:
+    """Rows identical in every column to an earlier row (pandas' `duplicated(keep="first")`)."""
+    seen: set[tuple] = set()
+    out = np.zeros(rows_of(table), dtype=bool)
+    for i, row in enumerate(zip(*table.values())):
+        if row in seen:
+            out[i] = True
+        else:
+            seen.add(row)
+    return out
+
+
+def select_rows(table: Table, mask: np.ndarray) -> Table:
+    return {c: v[mask] for c, v in table.items()}
+
+
+def check_restrictions(path: Path, table: Table) -> None:
     for col in RESTRICTION_COLUMNS:
-        for value in df[col].unique():
+        for value in dict.fromkeys(table[col]):
             try:
                 parse_dnf(value)
             except VocabularyError as exc:
-                i = int(np.flatnonzero(df[col].to_numpy() == value)[0])
-                raise VocabularyError(f"{_where(path, i + 2, df['expression'].iat[i])}: {col}: {exc}") from None
+                i = int(np.flatnonzero(table[col] == value)[0])
+                raise VocabularyError(f"{_where(path, i + 2, table['expression'][i])}: {col}: {exc}") from None
 
 
 BINARY = frozenset({"", "0", "1"})
 
 
-def check_against(path: Path, df: pd.DataFrame, reference: "Vocabulary") -> None:
+def _outside(values: np.ndarray, allowed) -> np.ndarray:
+    return np.fromiter((v not in allowed for v in values), dtype=bool, count=len(values))
+
+
+def check_against(path: Path, table: Table, reference: "Vocabulary") -> None:
     """A table of one's own has the reference's columns, and its 0/1 columns hold only 0, 1 or ''."""
-    missing = [c for c in reference.df.columns if c not in df.columns]
+    missing = [c for c in reference.column_names if c not in table]
     if missing:
         raise VocabularyError(f"{path}: missing column(s) {', '.join(missing)} (a vocabulary table needs the "
                               f"columns of the bundled {BUNDLED_TABLE}; docs/vocabulary.md)")
-    for col in reference.df.columns:
+    for col in reference.column_names:
         if reference._values[col] <= BINARY:
-            bad = ~df[col].isin(BINARY).to_numpy()
+            bad = _outside(table[col], BINARY)
             if bad.any():
                 i = int(np.flatnonzero(bad)[0])
-                raise VocabularyError(f"{_where(path, i + 2, df['expression'].iat[i])}: {col}: "
-                                      f"{df[col].iat[i]!r} is not 0, 1 or empty")
+                raise VocabularyError(f"{_where(path, i + 2, table['expression'][i])}: {col}: "
+                                      f"{table[col][i]!r} is not 0, 1 or empty")
 
 
 # a language table (vocab/fr.csv, vocab/de.csv; docs/vocabulary.md): these columns, these values
@@ -75,88 +160,97 @@ LANGUAGE_VALUES = {"person": {"", "1", "2", "3"}, "number": {"", "sg", "pl", "du
                    "gender": {"", "m", "f", "n", "c"}}
 
 
-def check_language_table(path: Path, df: pd.DataFrame) -> None:
+def check_language_table(path: Path, table: Table) -> None:
     """A language table has the columns `LANGUAGE_COLUMNS`, known agreement values, an expression
     on every row and no row twice."""
-    missing = [c for c in LANGUAGE_COLUMNS if c not in df.columns]
+    missing = [c for c in LANGUAGE_COLUMNS if c not in table]
     if missing:
         raise VocabularyError(f"{path}: missing column(s) {', '.join(missing)} (a language table needs "
                               f"{', '.join(LANGUAGE_COLUMNS)}; docs/vocabulary.md)")
+    expressions = table["expression"]
     for col, allowed in LANGUAGE_VALUES.items():
-        bad = ~df[col].isin(allowed).to_numpy()
+        bad = _outside(table[col], allowed)
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
-            raise VocabularyError(f"{_where(path, i + 2, df['expression'].iat[i])}: {col}: {df[col].iat[i]!r} "
+            raise VocabularyError(f"{_where(path, i + 2, expressions[i])}: {col}: {table[col][i]!r} "
                                   f"is not one of {', '.join(repr(v) for v in sorted(allowed) if v)} or empty")
-    empty = (df["expression"].str.strip() == "").to_numpy()
+    empty = np.fromiter((e.strip() == "" for e in expressions), dtype=bool, count=len(expressions))
     if empty.any():
         i = int(np.flatnonzero(empty)[0])
         raise VocabularyError(f"{path}: line {i + 2}: expression: empty")
-    dup = df.duplicated(keep="first").to_numpy()
+    dup = duplicated(table)
     if dup.any():
         i = int(np.flatnonzero(dup)[0])
-        raise VocabularyError(f"{_where(path, i + 2, df['expression'].iat[i])}: the same row as an earlier one")
+        raise VocabularyError(f"{_where(path, i + 2, expressions[i])}: the same row as an earlier one")
 
 
-def apply_fixes(df: pd.DataFrame, path: Path) -> tuple[pd.DataFrame, list[str]]:
+def _add_rows(table: Table, rows: list[dict], where: str) -> Table:
+    for r in rows:
+        unknown = set(r) - set(table)
+        if unknown:
+            raise VocabularyError(f"{where}add: unknown column(s) {sorted(unknown)}")
+    out = {}
+    for c, v in table.items():
+        added = np.empty(len(rows), dtype=object)
+        added[:] = [str(r.get(c, "")) for r in rows]
+        out[c] = np.concatenate([v, added])
+    return out
+
+
+def apply_fixes(table: Table, path: Path) -> tuple[Table, list[str]]:
     """Apply the corrections of a fixes.yaml file; returns the new table and the fix ids."""
     text = read_text(path, "fixes file", VocabularyError)
     try:
         fixes = yaml.safe_load(text) or []
     except yaml.YAMLError as exc:
         raise VocabularyError(f"{path}: cannot read fixes: {exc}") from None
+    table = {c: v.copy() for c, v in table.items()}
     applied = []
     for n, fix in enumerate(fixes):
         fid = fix.get("id", f"#{n}")
         where = f"{path}: {fid}: "
         if "add" in fix:
-            rows = []
-            for r in fix["add"]:
-                unknown = set(r) - set(df.columns)
-                if unknown:
-                    raise VocabularyError(f"{where}add: unknown column(s) {sorted(unknown)}")
-                rows.append({c: str(r.get(c, "")) for c in df.columns})
-            df = pd.concat([df, pd.DataFrame(rows, columns=df.columns)], ignore_index=True)
+            table = _add_rows(table, fix["add"], where)
             applied.append(fid)
             continue
         match = fix.get("match") or {}
-        mask = np.ones(len(df), dtype=bool)
+        mask = np.ones(rows_of(table), dtype=bool)
         for col, val in match.items():
-            if col not in df.columns:
+            if col not in table:
                 raise VocabularyError(f"{where}match: unknown column {col!r}")
             values = [str(v) for v in val] if isinstance(val, list) else [str(val)]
-            mask &= df[col].isin(values).to_numpy()
+            mask &= np.isin(table[col], values)
         if not mask.any():
             raise FixTargetError(f"{where}match: no row matches {match}")
         for col, val in match.items():  # a list matches any of its values, and each must match
             for v in val if isinstance(val, list) else []:
-                if not (mask & (df[col] == str(v)).to_numpy()).any():
+                if not (mask & (table[col] == str(v))).any():
                     raise FixTargetError(f"{where}match: no row matches {col}={v!r} with the other conditions")
         if fix.get("drop"):
-            df = df[~mask].reset_index(drop=True)
+            table = select_rows(table, ~mask)
         elif fix.get("dedupe"):
             # a row identical in every column to an earlier one goes (its twin matches too)
-            dup = mask & df.duplicated(keep="first").to_numpy()
+            dup = mask & duplicated(table)
             for col, val in match.items():
                 for v in val if isinstance(val, list) else [val]:
-                    if not (dup & (df[col] == str(v)).to_numpy()).any():
+                    if not (dup & (table[col] == str(v))).any():
                         raise FixTargetError(f"{where}dedupe: no two identical rows with {col}={v!r}")
             if not dup.any():
                 raise FixTargetError(f"{where}dedupe: no two matched rows are identical")
-            df = df[~dup].reset_index(drop=True)
+            table = select_rows(table, ~dup)
         elif "set" in fix:
             for col, val in fix["set"].items():
-                if col not in df.columns:
+                if col not in table:
                     raise VocabularyError(f"{where}set: unknown column {col!r}")
-                df.loc[mask, col] = str(val)
+                table[col][mask] = str(val)
         elif "set_by" in fix:
             key = fix["set_by"]
             for k, val in fix["values"].items():
-                df.loc[mask & (df[key] == k).to_numpy(), "category"] = str(val)
+                table["category"][mask & (table[key] == k)] = str(val)
         else:
             raise VocabularyError(f"{where}one of add, drop, dedupe, set, set_by is required")
         applied.append(fid)
-    return df, applied
+    return table, applied
 
 
 def _header(path: Path) -> list[str]:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import tempfile
 from importlib import metadata
 from pathlib import Path
 
@@ -96,3 +97,37 @@ def _write(path: Path, digest: Path, text: str) -> None:
         atomic_write(digest, hashlib.sha256(data).hexdigest() + "\n")   # last: marks the entry whole
     except OSError:    # (OutputError is one) a read-only or full cache folder: no caching, the run goes on
         pass
+
+
+def convert_apart(convert):
+    """`convert()` (a tokenizer's conversion) in a forked child process where the platform forks:
+    a conversion imports transformers (and torch) and leaves hundreds of MB behind, which this
+    process would keep and share with the workers it forks; it reads the converted tokenizer back
+    instead. Where the child does not deliver it, the conversion runs here (its error is this
+    process's)."""
+    if not hasattr(os, "fork"):
+        return convert()
+    with tempfile.TemporaryDirectory(prefix="fairpairs-convert-") as tmp:
+        out = Path(tmp) / "tokenizer.json"
+        before = os.environ.get("TOKENIZERS_PARALLELISM")
+        os.environ["TOKENIZERS_PARALLELISM"] = "false"     # (the Rust library warns of a fork otherwise)
+        pid = os.fork()
+        if pid == 0:     # the child: convert, write, end (no cleanup of the parent's runs here)
+            code = 1
+            try:
+                out.write_text(convert().to_str(), encoding="utf-8")
+                code = 0
+            finally:
+                os._exit(code)
+        if before is None:
+            del os.environ["TOKENIZERS_PARALLELISM"]
+        else:
+            os.environ["TOKENIZERS_PARALLELISM"] = before
+        if os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0:
+            from tokenizers import Tokenizer
+
+            try:
+                return Tokenizer.from_file(str(out))
+            except Exception:    # (the Rust library's own exception type: convert here)
+                pass
+    return convert()

@@ -27,8 +27,9 @@ from fairpairs.errors import Param, NetworkError, TokenizerError
 from fairpairs.io.network import network_deadline
 from fairpairs.tokenization.sources import TokenizerSource, resolve_tokenizer
 from fairpairs.tokenization.names import MAP_ENV
-from fairpairs.tokenization.cache import CONVERTED, cached
+from fairpairs.tokenization.cache import CONVERTED, cached, convert_apart
 from fairpairs.tokenization.files import sentencepiece_tokenizer, check_file
+from fairpairs.tokenization.spaces import splits_at_spaces
 
 
 def load_tokenizer(name: str):
@@ -161,7 +162,7 @@ def _backend(src: TokenizerSource):
     if f is None and src.kind not in CONVERTED:
         return _load(src).backend_tokenizer
     if f is None:    # converted once, then read from the cache (the converter and its reader are not kept)
-        tok = cached(src, lambda: convert(src))
+        tok = cached(src, lambda: convert_apart(lambda: convert(src)))
     else:
         from tokenizers import Tokenizer
 
@@ -218,7 +219,7 @@ class LengthMeter:
         self._cache: dict[str, int] = {}
         self._first: dict[str, int] = {}
         self._later: dict[str, int] = {}
-        self.decomposable = _splits_at_spaces(self.backend) and all(
+        self.decomposable = splits_at_spaces(self.backend) and all(
             self._by_chunks([t]) == [self._encode([t])[0]] for t in self.PROBES)
 
     def _encode(self, texts: list[str]) -> list[int]:
@@ -253,7 +254,39 @@ class LengthMeter:
 
     def length(self, text: str) -> int:
         n = self._cache.get(text)
-        return n if n is not None else self.lengths([text])[0]
+        if n is not None:
+            return n
+        if not self.decomposable or _OTHER_SPACE.search(text):
+            return self.lengths([text])[0]
+        # (one sentence, as `lengths` measures it, without a batch's lists and sets: the search asks
+        # for one sentence at a time, under every tokenizer)
+        first, *rest = text.split(" ")
+        n = self._first.get(first)
+        if n is None:
+            n = self._first[first] = self._encode([first])[0]
+        later = self._later
+        for c in rest:
+            m = later.get(c)
+            if m is None:
+                m = later[c] = self._encode([" " + c])[0]
+            n += m
+        self._cache[text] = n
+        return n
+
+    def forget_sentences(self) -> None:
+        """Drop the counts of whole sentences (a run's paradigms share no sentence, so a worker
+        generating one paradigm after another would only pile them up); the counts of words, which
+        paradigms share, stay."""
+        self._cache.clear()
+
+    def drop_model_cache(self) -> None:
+        """Turn off the tokenizer model's own cache of encoded words (BPE's, Unigram's), for this
+        process: the meter keeps the counts it needs itself, and in a process forked from the one
+        that loaded the tokenizer every entry the cache adds copies memory shared with that process
+        (~25 MB per worker process under preset:modern's eight tokenizers). Counts do not change."""
+        model = self.backend.model
+        if hasattr(model, "_resize_cache"):     # (tokenizers >= 0.20)
+            model._resize_cache(0)
 
     def file_hashes(self) -> dict[str, str]:
         """sha256 of the tokenizer files (for the manifest)."""
@@ -261,51 +294,6 @@ class LengthMeter:
 
 
 _OTHER_SPACE = re.compile(r"[^\S ]")
-_CHAR_NORMALIZERS = {"BertNormalizer", "Lowercase", "NFC", "NFD", "NFKC", "NFKD", "StripAccents"}
-_SPLITTING = {"ByteLevel", "BertPreTokenizer", "Whitespace", "WhitespaceSplit", "Metaspace"}
-_FURTHER = {"Punctuation", "Digits", "UnicodeScripts", "Split", "CharDelimiterSplit"} | _SPLITTING
-
-
-def _splits_at_spaces(backend) -> bool:
-    """Whether no token of this tokenizer can span a space (see LengthMeter)."""
-    spec = json.loads(backend.to_str())
-    norm = spec.get("normalizer")
-    norms = (norm.get("normalizers") or [] if norm and norm.get("type") == "Sequence" else [norm] if norm else [])
-    if any(n.get("type") not in _CHAR_NORMALIZERS for n in norms):
-        return False
-    pre = spec.get("pre_tokenizer")
-    if not pre:
-        return False
-    pres = pre.get("pretokenizers") or [] if pre.get("type") == "Sequence" else [pre]
-
-    def splits(p: dict) -> bool:
-        t = p.get("type")
-        if t == "ByteLevel":
-            return p.get("use_regex", True)
-        if t == "Metaspace":
-            return p.get("split", True) or _pieces_start_at_spaces(spec)
-        if t == "Split":   # GPT-2-family regexes (tiktoken, Llama-3, Qwen, DeepSeek): a space only starts a piece
-            return (p.get("behavior") == "Isolated" and not p.get("invert")
-                    and r"\s+(?!\S)" in (p.get("pattern") or {}).get("Regex", ""))
-        return t in {"BertPreTokenizer", "Whitespace", "WhitespaceSplit"}
-
-    if not any(splits(p) for p in pres) or any(p.get("type") not in _FURTHER for p in pres):
-        return False
-    return not any(" " in a.get("content", "") for a in spec.get("added_tokens") or [])
-
-
-def _pieces_start_at_spaces(spec: dict) -> bool:
-    """Whether a Metaspace tokenizer that does not split at "▁" (transformers' Llama / Mistral
-    sentencepiece BPE) still cannot make a token across one: a BPE model whose vocabulary has "▁"
-    only at the start of a piece (or pieces of "▁" alone), as sentencepiece's split_by_whitespace
-    training gives, never merges across it."""
-    model = spec.get("model") or {}
-    vocab = model.get("vocab")
-    if model.get("type") != "BPE" or not isinstance(vocab, dict):
-        return False
-    return all(t.find("▁", 1) < 0 or not t.strip("▁") for t in vocab)
-
-
 def tokenizer_file_hashes(name: str, backend=None) -> dict[str, str]:
     """sha256 of the files that define tokenizer `name` (its serialised form for a Hub tokenizer)."""
     from fairpairs.io.hashing import file_sha256     # (a packaged file was hashed when it was checked: not read again)
