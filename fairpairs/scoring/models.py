@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import copy
 import functools
 import importlib.util
+import os
 import re
 import warnings
 from contextlib import contextmanager
@@ -152,8 +154,6 @@ def load_model(name: str, kind: str | None = None, device: str = "auto", dtype=N
 
     With `device_map` the model is dispatched by accelerate (big-model inference) and the device
     returned is the one its inputs go to."""
-    from transformers import AutoModelForCausalLM, AutoModelForMaskedLM
-
     if kind is not None and kind not in KINDS:
         raise ModelError(Param("kind"), f" {kind}", value=kind, reason=f"expected causal or masked")
     from fairpairs.scoring.launch import detect_launch
@@ -167,6 +167,22 @@ def load_model(name: str, kind: str | None = None, device: str = "auto", dtype=N
     else:
         dev = resolve_device(device)
     tdtype = resolve_dtype(dtype, dev)
+    with gguf_read_once(source):
+        model, tok, kind = _load_parts(name, source, kind, tdtype, device_map)
+    if device_map:
+        dev = str(model.get_input_embeddings().weight.device)
+        model = model.eval()
+    else:
+        model = model.to(dev).eval()
+    for p in model.parameters():
+        p.requires_grad_(False)
+    return model, tok, kind, dev, tdtype
+
+
+def _load_parts(name: str, source: ModelSource, kind: str | None, tdtype, device_map: str | None):
+    """(model, tokenizer, kind) of model `name`, as read from its files (not yet placed or frozen)."""
+    from transformers import AutoModelForCausalLM, AutoModelForMaskedLM
+
     config = _load_config(name, source)
     detected = detect_kind(config)
     kind = kind or detected
@@ -182,42 +198,48 @@ def load_model(name: str, kind: str | None = None, device: str = "auto", dtype=N
         with warnings.catch_warnings(), network_deadline((Param("model"), f" {name}"), source.path):
             warnings.simplefilter("ignore")
             placed = {"device_map": device_map} if device_map else {}
-            # (the config read above: a GGUF file is not parsed for it again, ~4 s for SmolLM2)
-            with gguf_name_map_once(source):
-                model = auto.from_pretrained(source.path, dtype=tdtype, config=config, **placed, **source.kwargs())
+            # (the config read above: a GGUF file is not parsed for it again)
+            model = auto.from_pretrained(source.path, dtype=tdtype, config=config, **placed, **source.kwargs())
     except NetworkError:
         raise
     except Exception as exc:
         raise ModelError(Param("model"), f" {name}", value=name, reason=f"cannot load it as a {kind} LM ({_first_line(exc)})") from None
-    if device_map:
-        dev = str(model.get_input_embeddings().weight.device)
-        model = model.eval()
-    else:
-        model = model.to(dev).eval()
-    for p in model.parameters():
-        p.requires_grad_(False)
-    return model, tok, kind, dev, tdtype
+    return model, tok, kind
 
 
 @contextmanager
-def gguf_name_map_once(source: ModelSource):
-    """While a GGUF model loads, gguf's tensor-name map is built once per (architecture, layers).
+def gguf_read_once(source: ModelSource):
+    """While a GGUF model loads, what transformers reads of its file several times is read once.
 
-    transformers' GGUF loader (`get_gguf_hf_weights_map`) calls `gguf.get_tensor_name_map` afresh
-    for the model and again for every one of its submodules (397 times for SmolLM2, about 7 s of CPU
-    of a 17 s load); the map depends only on its two arguments and is only read. The memo lives for
-    this one load: gguf's own function is put back after it. Nothing changes for other models."""
+    transformers parses the GGUF's metadata (gguf's reader builds every vocabulary string in
+    Python: ~4 s of CPU for SmolLM2) for the config and again for the tokenizer's config, and builds
+    gguf's tensor-name map for the model and again for each of its submodules (397 times for
+    SmolLM2, ~7 s). Both depend only on their arguments and are only read, so for the length of this
+    load the first result is kept (the metadata handed out as a copy each time); the libraries' own
+    functions are put back after it. Nothing changes for other models, nor for the weights."""
     if not source.gguf_file or importlib.util.find_spec("gguf") is None:   # (transformers says what is missing)
         yield
         return
     import gguf
+    from transformers import modeling_gguf_pytorch_utils as reading
 
-    original = gguf.get_tensor_name_map
-    gguf.get_tensor_name_map = functools.lru_cache(maxsize=None)(original)
+    name_map, checkpoint = gguf.get_tensor_name_map, reading.load_gguf_checkpoint
+    metadata = {}
+
+    def metadata_once(path, return_tensors=False, model_to_load=None, torch_dtype=None):
+        if return_tensors or model_to_load is not None or torch_dtype is not None:
+            return checkpoint(path, return_tensors, model_to_load, torch_dtype)
+        key = os.fspath(path)
+        if key not in metadata:
+            metadata[key] = checkpoint(path, return_tensors=False)
+        return copy.deepcopy(metadata[key])
+
+    gguf.get_tensor_name_map = functools.lru_cache(maxsize=None)(name_map)
+    reading.load_gguf_checkpoint = metadata_once
     try:
         yield
     finally:
-        gguf.get_tensor_name_map = original
+        gguf.get_tensor_name_map, reading.load_gguf_checkpoint = name_map, checkpoint
 
 
 def _load_config(name: str, source: ModelSource):
