@@ -3,7 +3,7 @@ scoring time).
 
 transformers parses a GGUF's metadata for the config and again for the tokenizer's config, and asks
 `gguf.get_tensor_name_map` for the same map once per submodule of the model (397 times for
-SmolLM2); `fairpairs.scoring.models.gguf_read_once` keeps the first result for the length of one
+SmolLM2); `fairpairs.scoring.gguf_reading.gguf_read_once` keeps the first result for the length of one
 load and puts the libraries' functions back after it. The GGUF files here are written with gguf's
 own writer (a 2-block llama with a 3-token vocabulary); the expected tensor names are gguf's naming
 convention (``blk.N.attn_q``, ``token_embd``, ``output``), not read from our code.
@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from transformers import modeling_gguf_pytorch_utils as reading
 
-from fairpairs.scoring.models import gguf_read_once
+from fairpairs.scoring.gguf_reading import gguf_read_once
 from fairpairs.tokenization.sources import ModelSource
 
 

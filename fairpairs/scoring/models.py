@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-import copy
-import functools
 import importlib.util
-import os
 import re
 import warnings
-from contextlib import contextmanager
 from pathlib import Path
 
 from fairpairs.errors import Param, FairpairsWarning, ModelError, NetworkError, TokenizerError
@@ -22,6 +18,7 @@ from fairpairs.tokenization.sources import (  # noqa: F401  (re-exported: where 
 )
 from fairpairs.tokenization.lengths import load_tokenizer as _load_tokenizer
 from fairpairs.scoring.settings import DEVICE_MAPS   # (the --device-map choices: one home)
+from fairpairs.scoring.gguf_reading import gguf_read_once
 
 KINDS = ("causal", "masked")
 DTYPES = {"float32": "float32", "fp32": "float32", "bfloat16": "bfloat16", "bf16": "bfloat16",
@@ -205,41 +202,6 @@ def _load_parts(name: str, source: ModelSource, kind: str | None, tdtype, device
     except Exception as exc:
         raise ModelError(Param("model"), f" {name}", value=name, reason=f"cannot load it as a {kind} LM ({_first_line(exc)})") from None
     return model, tok, kind
-
-
-@contextmanager
-def gguf_read_once(source: ModelSource):
-    """While a GGUF model loads, what transformers reads of its file several times is read once.
-
-    transformers parses the GGUF's metadata (gguf's reader builds every vocabulary string in
-    Python: ~4 s of CPU for SmolLM2) for the config and again for the tokenizer's config, and builds
-    gguf's tensor-name map for the model and again for each of its submodules (397 times for
-    SmolLM2, ~7 s). Both depend only on their arguments and are only read, so for the length of this
-    load the first result is kept (the metadata handed out as a copy each time); the libraries' own
-    functions are put back after it. Nothing changes for other models, nor for the weights."""
-    if not source.gguf_file or importlib.util.find_spec("gguf") is None:   # (transformers says what is missing)
-        yield
-        return
-    import gguf
-    from transformers import modeling_gguf_pytorch_utils as reading
-
-    name_map, checkpoint = gguf.get_tensor_name_map, reading.load_gguf_checkpoint
-    metadata = {}
-
-    def metadata_once(path, return_tensors=False, model_to_load=None, torch_dtype=None):
-        if return_tensors or model_to_load is not None or torch_dtype is not None:
-            return checkpoint(path, return_tensors, model_to_load, torch_dtype)
-        key = os.fspath(path)
-        if key not in metadata:
-            metadata[key] = checkpoint(path, return_tensors=False)
-        return copy.deepcopy(metadata[key])
-
-    gguf.get_tensor_name_map = functools.lru_cache(maxsize=None)(name_map)
-    reading.load_gguf_checkpoint = metadata_once
-    try:
-        yield
-    finally:
-        gguf.get_tensor_name_map, reading.load_gguf_checkpoint = name_map, checkpoint
 
 
 def _load_config(name: str, source: ModelSource):
