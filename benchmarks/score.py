@@ -361,11 +361,13 @@ def api_speed(args) -> None:
     tmp.cleanup()
 
 
-def _timed(cmd: list[str], env: dict) -> tuple[float, float, float, str]:
-    """Wall seconds, CPU seconds (user + sys), peak RSS (MB) and stderr of one whole process."""
+def _timed(cmd: list[str], env: dict, cwd: Path) -> tuple[float, float, float, str]:
+    """Wall seconds, CPU seconds (user + sys), peak RSS (MB) and stderr of one whole process, run in
+    `cwd` (`python -m` puts its working folder first on sys.path, before PYTHONPATH: started in a
+    checkout, every process would import that checkout's fairpairs, whatever --code says)."""
     t0 = time.perf_counter()
     with tempfile.TemporaryFile() as err:
-        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=err)
+        proc = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=err)
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - t0
         proc.returncode = os.waitstatus_to_exitcode(status)
@@ -419,7 +421,7 @@ def whole_process(args) -> None:
                 cmd = [sys.executable, "-m", "fairpairs.cli", "score", "--models", model, "--input", str(inp),
                        "--out", str(out), "--normalize", "lp", "--no-progress", "--device", "cpu"]
                 cmd += ["--kind", kind] + (["--pll", variant] if kind == "masked" else [])
-            wall, cpu, rss, _ = _timed(cmd, dict(env, PYTHONPATH=code) if code else env)
+            wall, cpu, rss, _ = _timed(cmd, dict(env, PYTHONPATH=code) if code else env, root)
             runs[name].append((wall, cpu, rss))
             outs[name] = pd.read_csv(out)["sum_logprob"].to_numpy()
             print(f"  round {rep + 1} {name:<12} {wall:7.1f} s wall {cpu:7.1f} s CPU {rss:7.0f} MB "
