@@ -25,8 +25,8 @@ no cache; prints sentences/s of each (issue 23: score_pairs must run as fast as 
 Whole process (--whole-process): `fairpairs score` (CLI, a fresh process: imports, model load,
 tokenisation, scoring, writing the table) against a fresh minicons process doing the same (imports,
 load, score in batches of --minicons-batch, write a csv), alternating runs (--code DIR adds another
-fairpairs checkout, e.g. a baseline, to the rotation); median wall time and peak RSS of each, their
-ratio, and the largest score difference:
+fairpairs checkout, e.g. a baseline, to the rotation); median wall and CPU (user + sys) time and peak RSS
+of each, their ratios (per round and of the medians), and the largest score difference:
     python benchmarks/score.py --whole-process --minicons-python /work/venv-minicons/bin/python \
         --n-sentences 1000 --repeats 3 --code base=/tmp/base        # tiny random bert-base-cased, word_l2r
     python benchmarks/score.py --whole-process --minicons-python ... --model smollm2-135m --n-sentences 200
@@ -257,7 +257,7 @@ def scale_out(args, ranks: list[int]) -> None:
 
     tmp = tempfile.TemporaryDirectory()
     root = Path(tmp.name)
-    models = list(args.model or []) or [str(build_tiny_model(a, root / f"tiny-{a}"))
+    models = list(args.models or []) or [str(build_tiny_model(a, root / f"tiny-{a}"))
                                         for a in ("gpt2", "bert-base-cased")]
     data = root / "data"
     env = dict(os.environ, HF_HUB_OFFLINE="1", OMP_NUM_THREADS=str(args.threads or 1), PYTHONPATH=str(REPO))
@@ -315,7 +315,7 @@ def api_speed(args) -> None:
         torch.set_num_threads(args.threads)
     tmp = tempfile.TemporaryDirectory()
     root = Path(tmp.name)
-    models = list(args.model or []) or [str(build_tiny_model(a, root / f"tiny-{a}")) for a in ("gpt2", "bert-base-cased")]
+    models = list(args.models or []) or [str(build_tiny_model(a, root / f"tiny-{a}")) for a in ("gpt2", "bert-base-cased")]
     run = root / "run"
     uids = [p["uid"] for p in fp.paradigms() if p["standard"]][: args.paradigms]
     fp.generate_run(run, paradigms=uids, pairs=args.pairs, seed=0)
@@ -361,11 +361,13 @@ def api_speed(args) -> None:
     tmp.cleanup()
 
 
-def _timed(cmd: list[str], env: dict) -> tuple[float, float, str]:
-    """Wall seconds, peak RSS (MB) and stderr of one whole process."""
+def _timed(cmd: list[str], env: dict, cwd: Path) -> tuple[float, float, float, str]:
+    """Wall seconds, CPU seconds (user + sys), peak RSS (MB) and stderr of one whole process, run in
+    `cwd` (`python -m` puts its working folder first on sys.path, before PYTHONPATH: started in a
+    checkout, every process would import that checkout's fairpairs, whatever --code says)."""
     t0 = time.perf_counter()
     with tempfile.TemporaryFile() as err:
-        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=err)
+        proc = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=err)
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - t0
         proc.returncode = os.waitstatus_to_exitcode(status)
@@ -373,7 +375,7 @@ def _timed(cmd: list[str], env: dict) -> tuple[float, float, str]:
         text = err.read().decode("utf-8", "replace")
     if proc.returncode != 0:
         sys.exit(f"{' '.join(cmd[:4])} ... failed ({proc.returncode}):\n{text[-2000:]}")
-    return wall, usage.ru_maxrss / 1024, text
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, text
 
 
 def whole_process(args) -> None:
@@ -387,7 +389,7 @@ def whole_process(args) -> None:
         sys.exit("--whole-process needs --minicons-python")
     tmp = tempfile.TemporaryDirectory()
     root = Path(tmp.name)
-    model = (args.model or [None])[0] or str(build_tiny_model("bert-base-cased", root / "tiny-bert-base-cased"))
+    model = (args.models or [None])[0] or str(build_tiny_model("bert-base-cased", root / "tiny-bert-base-cased"))
     sentences = load_sentences(args.blimp_dir, None if args.all else args.n_sentences)
     inp = root / "sentences.txt"
     inp.write_text("\n".join(sentences) + "\n", encoding="utf-8")
@@ -416,23 +418,29 @@ def whole_process(args) -> None:
             else:
                 out = root / f"{name}.csv"
                 out.unlink(missing_ok=True)
-                cmd = [sys.executable, "-m", "fairpairs.cli", "score", "--model", model, "--input", str(inp),
+                cmd = [sys.executable, "-m", "fairpairs.cli", "score", "--models", model, "--input", str(inp),
                        "--out", str(out), "--normalize", "lp", "--no-progress", "--device", "cpu"]
                 cmd += ["--kind", kind] + (["--pll", variant] if kind == "masked" else [])
-            wall, rss, _ = _timed(cmd, dict(env, PYTHONPATH=code) if code else env)
-            runs[name].append((wall, rss))
+            wall, cpu, rss, _ = _timed(cmd, dict(env, PYTHONPATH=code) if code else env, root)
+            runs[name].append((wall, cpu, rss))
             outs[name] = pd.read_csv(out)["sum_logprob"].to_numpy()
-            print(f"  round {rep + 1} {name:<12} {wall:7.1f} s {rss:7.0f} MB (load {os.getloadavg()[0]:.1f})",
-                  flush=True)
+            print(f"  round {rep + 1} {name:<12} {wall:7.1f} s wall {cpu:7.1f} s CPU {rss:7.0f} MB "
+                  f"(load {os.getloadavg()[0]:.1f})", flush=True)
     print(f"load after: {_load()}")
-    med = {k: (float(np.median([w for w, _ in v])), max(r for _, r in v)) for k, v in runs.items()}
-    mc = med["minicons"][0]
-    lines = ["| process | wall s, median | peak RSS MB, max | minicons / it | max abs score diff vs minicons |",
-             "|---|---:|---:|---:|---:|"]
-    for name, (wall, rss) in med.items():
+    for name, _ in codes:
+        print(f"minicons / {name} per round: wall " + ", ".join(
+            f"{m[0] / o[0]:.2f}x" for m, o in zip(runs["minicons"], runs[name])) + "; CPU " + ", ".join(
+            f"{m[1] / o[1]:.2f}x" for m, o in zip(runs["minicons"], runs[name])))
+    med = {k: (float(np.median([w for w, _, _ in v])), float(np.median([c for _, c, _ in v])),
+               max(r for _, _, r in v)) for k, v in runs.items()}
+    mc_wall, mc_cpu, _ = med["minicons"]
+    lines = ["| process | wall s, median | CPU s, median | peak RSS MB, max | minicons / it, wall | "
+             "minicons / it, CPU | max abs score diff vs minicons |", "|---|---:|---:|---:|---:|---:|---:|"]
+    for name, (wall, cpu, rss) in med.items():
         diff = "-" if name == "minicons" else f"{float(np.abs(outs[name] - outs['minicons']).max()):.1e}"
-        ratio = "-" if name == "minicons" else f"{mc / wall:.2f}x"
-        lines.append(f"| {name} | {wall:.1f} | {rss:.0f} | {ratio} | {diff} |")
+        ratio = "-" if name == "minicons" else f"{mc_wall / wall:.2f}x"
+        cratio = "-" if name == "minicons" else f"{mc_cpu / cpu:.2f}x"
+        lines.append(f"| {name} | {wall:.1f} | {cpu:.1f} | {rss:.0f} | {ratio} | {cratio} | {diff} |")
     for name, _ in codes[1:]:
         same = bool(np.array_equal(outs[name], outs["fairpairs"]))
         lines.append(f"\n{name} vs fairpairs: scores identical: {same}; max abs diff "
@@ -494,7 +502,7 @@ def main():
         torch.set_num_threads(args.threads)
     sentences = load_sentences(args.blimp_dir, None if args.all else args.n_sentences)
     tmp = tempfile.TemporaryDirectory()
-    models = list(args.model or [])
+    models = list(args.models or [])
     if not models and not args.full_size_bert:
         models = [str(build_tiny_model(a, Path(tmp.name) / a)) for a in ("gpt2", "bert-base-cased")]
     if args.full_size_bert:

@@ -18,6 +18,7 @@ from fairpairs.tokenization.sources import (  # noqa: F401  (re-exported: where 
 )
 from fairpairs.tokenization.lengths import load_tokenizer as _load_tokenizer
 from fairpairs.scoring.settings import DEVICE_MAPS   # (the --device-map choices: one home)
+from fairpairs.scoring.gguf_reading import gguf_read_once
 
 KINDS = ("causal", "masked")
 DTYPES = {"float32": "float32", "fp32": "float32", "bfloat16": "bfloat16", "bf16": "bfloat16",
@@ -150,8 +151,6 @@ def load_model(name: str, kind: str | None = None, device: str = "auto", dtype=N
 
     With `device_map` the model is dispatched by accelerate (big-model inference) and the device
     returned is the one its inputs go to."""
-    from transformers import AutoModelForCausalLM, AutoModelForMaskedLM
-
     if kind is not None and kind not in KINDS:
         raise ModelError(Param("kind"), f" {kind}", value=kind, reason=f"expected causal or masked")
     from fairpairs.scoring.launch import detect_launch
@@ -165,6 +164,22 @@ def load_model(name: str, kind: str | None = None, device: str = "auto", dtype=N
     else:
         dev = resolve_device(device)
     tdtype = resolve_dtype(dtype, dev)
+    with gguf_read_once(source):
+        model, tok, kind = _load_parts(name, source, kind, tdtype, device_map)
+    if device_map:
+        dev = str(model.get_input_embeddings().weight.device)
+        model = model.eval()
+    else:
+        model = model.to(dev).eval()
+    for p in model.parameters():
+        p.requires_grad_(False)
+    return model, tok, kind, dev, tdtype
+
+
+def _load_parts(name: str, source: ModelSource, kind: str | None, tdtype, device_map: str | None):
+    """(model, tokenizer, kind) of model `name`, as read from its files (not yet placed or frozen)."""
+    from transformers import AutoModelForCausalLM, AutoModelForMaskedLM
+
     config = _load_config(name, source)
     detected = detect_kind(config)
     kind = kind or detected
@@ -180,19 +195,13 @@ def load_model(name: str, kind: str | None = None, device: str = "auto", dtype=N
         with warnings.catch_warnings(), network_deadline((Param("model"), f" {name}"), source.path):
             warnings.simplefilter("ignore")
             placed = {"device_map": device_map} if device_map else {}
-            model = auto.from_pretrained(source.path, dtype=tdtype, **placed, **source.kwargs())
+            # (the config read above: a GGUF file is not parsed for it again)
+            model = auto.from_pretrained(source.path, dtype=tdtype, config=config, **placed, **source.kwargs())
     except NetworkError:
         raise
     except Exception as exc:
         raise ModelError(Param("model"), f" {name}", value=name, reason=f"cannot load it as a {kind} LM ({_first_line(exc)})") from None
-    if device_map:
-        dev = str(model.get_input_embeddings().weight.device)
-        model = model.eval()
-    else:
-        model = model.to(dev).eval()
-    for p in model.parameters():
-        p.requires_grad_(False)
-    return model, tok, kind, dev, tdtype
+    return model, tok, kind
 
 
 def _load_config(name: str, source: ModelSource):

@@ -1,0 +1,47 @@
+"""Reading a GGUF model once: what transformers reads of a GGUF file several times during one load
+is kept for that load (issue 36: SmolLM2's load took ~13 s more CPU than needed)."""
+
+from __future__ import annotations
+
+import copy
+import functools
+import importlib.util
+import os
+from contextlib import contextmanager
+
+from fairpairs.tokenization.sources import ModelSource
+
+
+@contextmanager
+def gguf_read_once(source: ModelSource):
+    """While a GGUF model loads, what transformers reads of its file several times is read once.
+
+    transformers parses the GGUF's metadata (gguf's reader builds every vocabulary string in
+    Python: ~4 s of CPU for SmolLM2) for the config and again for the tokenizer's config, and builds
+    gguf's tensor-name map for the model and again for each of its submodules (397 times for
+    SmolLM2, ~7 s). Both depend only on their arguments and are only read, so for the length of this
+    load the first result is kept (the metadata handed out as a copy each time); the libraries' own
+    functions are put back after it. Nothing changes for other models, nor for the weights."""
+    if not source.gguf_file or importlib.util.find_spec("gguf") is None:   # (transformers says what is missing)
+        yield
+        return
+    import gguf
+    from transformers import modeling_gguf_pytorch_utils as reading
+
+    name_map, checkpoint = gguf.get_tensor_name_map, reading.load_gguf_checkpoint
+    metadata = {}
+
+    def metadata_once(path, return_tensors=False, model_to_load=None, torch_dtype=None):
+        if return_tensors or model_to_load is not None or torch_dtype is not None:
+            return checkpoint(path, return_tensors, model_to_load, torch_dtype)
+        key = os.fspath(path)
+        if key not in metadata:
+            metadata[key] = checkpoint(path, return_tensors=False)
+        return copy.deepcopy(metadata[key])
+
+    gguf.get_tensor_name_map = functools.lru_cache(maxsize=None)(name_map)
+    reading.load_gguf_checkpoint = metadata_once
+    try:
+        yield
+    finally:
+        gguf.get_tensor_name_map, reading.load_gguf_checkpoint = name_map, checkpoint
