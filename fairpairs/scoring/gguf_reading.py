@@ -31,9 +31,11 @@ def gguf_read_once(source: ModelSource):
     name_map, checkpoint = gguf.get_tensor_name_map, reading.load_gguf_checkpoint
     metadata = {}
 
-    def metadata_once(path, return_tensors=False, model_to_load=None, torch_dtype=None):
-        if return_tensors or model_to_load is not None or torch_dtype is not None:
-            return checkpoint(path, return_tensors, model_to_load, torch_dtype)
+    def metadata_once(path, *args, **kwargs):
+        # (only the metadata-only call is kept; any other, whatever its arguments in this or a later
+        # transformers, goes to the library's own function as it came)
+        if any(args) or any(v not in (None, False) for v in kwargs.values()):
+            return checkpoint(path, *args, **kwargs)
         key = os.fspath(path)
         if key not in metadata:
             metadata[key] = checkpoint(path, return_tensors=False)
