@@ -82,9 +82,11 @@ def test_one_step_equals_generate_then_evaluate(tiny_models, tmp_path, capsys):
     assert code == 0, err
     assert files_of(run) == before                       # byte for byte
 
-    # the library: fp.evaluate(models=...) without data, through the same code path
+    # the library: fp.evaluate(models=...) without data, through the same code path (with the CLI run's
+    # score cache: the pairs are what is compared; scoring them again would redo what `two` did)
     report = fp.evaluate(models=[a, b], paradigms=PARADIGMS.split(","), pairs=8, seed=3, normalize="lp",
-                         run_dir=tmp_path / "api-run")
+                         run_dir=tmp_path / "api-run", cache_dir=two / "cache")
+    assert set(report.cache_hits.values()) == {True}
     assert files_of(tmp_path / "api-run") == before
     assert report.accuracy.to_csv(index=False, lineterminator="\n") == (two / "accuracy.csv").read_text()
     assert "fairpairs generate --models" in report.notes[1]
