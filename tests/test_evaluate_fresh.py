@@ -82,9 +82,11 @@ def test_one_step_equals_generate_then_evaluate(tiny_models, tmp_path, capsys):
     assert code == 0, err
     assert files_of(run) == before                       # byte for byte
 
-    # the library: fp.evaluate(models=...) without data, through the same code path
+    # the library: fp.evaluate(models=...) without data, through the same code path (with the CLI run's
+    # score cache: the pairs are what is compared; scoring them again would redo what `two` did)
     report = fp.evaluate(models=[a, b], paradigms=PARADIGMS.split(","), pairs=8, seed=3, normalize="lp",
-                         run_dir=tmp_path / "api-run")
+                         run_dir=tmp_path / "api-run", cache_dir=two / "cache")
+    assert set(report.cache_hits.values()) == {True}
     assert files_of(tmp_path / "api-run") == before
     assert report.accuracy.to_csv(index=False, lineterminator="\n") == (two / "accuracy.csv").read_text()
     assert "fairpairs generate --models" in report.notes[1]
@@ -103,7 +105,7 @@ def test_a_run_not_controlled_for_a_models_tokenizer_is_warned_once_per_model(ti
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        report = fp.evaluate(run, [a, b], normalize="lp")
+        report = fp.evaluate(run, [a, b], normalize="lp", cache_dir=tmp_path / "cache")
     ours = [str(w.message) for w in caught if issubclass(w.category, FairpairsWarning)]
     # tiny-gpt2's tokenizer is the run's gpt2 (the same tokenizer.json): no warning; tiny-bert's is not
     assert ours == [f"models {b}: the debiased set of {run} is not length-controlled for this model's tokenizer "
@@ -112,8 +114,9 @@ def test_a_run_not_controlled_for_a_models_tokenizer_is_warned_once_per_model(ti
     assert any(line.startswith(f"**Warning** (model {b})") for line in report.notes)
 
     code, out, err = run_cli(["evaluate", "--models", f"{a},{b}", "--data", run, "-n", "lp", "--dpi", 50,
-                              "--out", tmp_path / "r"],
-                             capsys)
+                              "--out", tmp_path / "r", "--cache-dir", tmp_path / "cache"],   # (scored above: the
+                             capsys)                                                          # warning is the point)
+    assert "cached" in err
     assert code == 0, err
     # the headline (report.md's and the closing summary's) says so before any figure of the bias
     headline = out[out.index("### Token-length bias by direction"):]

@@ -117,11 +117,15 @@ def test_rerun_uses_cache_and_split_tokenizer(models, run_dir, tmp_path, capsys)
     code, _, _ = run_cli(args + ["--split-tokenizer", "gpt2"], capsys)
     assert code == 0
     sp = pd.read_csv(out / "splits.csv")
-    gpt2 = reference_tokenizer("gpt2")
-    rows = [json.loads(l) for l in (run_dir / "original" / "causative.jsonl").read_text().splitlines()]
-    n_longer = sum(ntok(gpt2, r["sentence_good"]) > ntok(gpt2, r["sentence_bad"]) for r in rows)
-    sel = sp[(sp.set == "original") & (sp.uid == "causative") & (sp.split == "A>U")]
-    assert sel.n_pairs.tolist() == [n_longer]
+    gpt2, bert = reference_tokenizer("gpt2"), reference_tokenizer("bert-base-cased")
+    differs = False     # (the data tells the two tokenizers apart: determiner_noun_agreement_1 does)
+    for uid in UIDS:
+        rows = [json.loads(l) for l in (run_dir / "original" / f"{uid}.jsonl").read_text().splitlines()]
+        n_longer = sum(ntok(gpt2, r["sentence_good"]) > ntok(gpt2, r["sentence_bad"]) for r in rows)
+        differs |= n_longer != sum(ntok(bert, r["sentence_good"]) > ntok(bert, r["sentence_bad"]) for r in rows)
+        sel = sp[(sp.set == "original") & (sp.uid == uid) & (sp.split == "A>U")]
+        assert sel.n_pairs.tolist() == [n_longer], uid
+    assert differs
 
 
 def test_cache_hit_does_not_call_the_real_scorer(models, run_dir, tmp_path):

@@ -20,35 +20,43 @@ def report():
     return analyse(scored())
 
 
+@pytest.fixture(scope="module")
+def written(report, tmp_path_factory):
+    """The report written once in every format, SVG first, at 50 dpi (the smallest PNGs): the
+    folder the tests that only read a written report share (drawing the 8 figures is most of
+    the time); the paths write_report returned."""
+    return write_report(report, tmp_path_factory.mktemp("report") / "a", figures="svg,pdf,png", dpi=50)
+
+
 def png_size(data: bytes) -> tuple[int, int]:
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     return struct.unpack(">II", data[16:24])          # IHDR width, height
 
 
-def test_formats_dpi_and_byte_identical_files(report, tmp_path):
-    files = write_report(report, tmp_path / "a", figures=("png", "pdf", "svg"), dpi=50)
-    write_report(report, tmp_path / "b", figures="png,pdf,svg", dpi=50)
+def test_formats_dpi_and_byte_identical_files(report, written, tmp_path):
+    files = written
+    a = files[0].parent
+    write_report(report, tmp_path / "b", figures=("svg", "pdf", "png"), dpi=50)     # the same, as a sequence
     names = {p.name for p in files}
     for stem in ("directions", "gap_per_paradigm", "summary", "effects", "accuracy", "splits", "length_diff_accuracy",
                  "loglik_length"):
         assert {f"{stem}.png", f"{stem}.pdf", f"{stem}.svg"} <= names
     for p in files:
         assert p.read_bytes() == (tmp_path / "b" / p.name).read_bytes(), p.name   # no dates, fixed ids
-    assert (tmp_path / "a" / "effects.pdf").read_bytes()[:5] == b"%PDF-"
-    svg = (tmp_path / "a" / "effects.svg").read_text()
+    assert (a / "effects.pdf").read_bytes()[:5] == b"%PDF-"
+    svg = (a / "effects.svg").read_text()
     assert svg.lstrip().startswith("<?xml") and "<svg" in svg
     assert "selection" in svg and "<text" in svg           # text stays text (editable in a paper's figure)
     # dpi: the same figure at 100 dpi has twice the pixels of 50 dpi (the smallest: quickest)
     write_report(report, tmp_path / "c", figures=["png"], dpi=100)
-    w1, h1 = png_size((tmp_path / "a" / "summary.png").read_bytes())
+    w1, h1 = png_size((a / "summary.png").read_bytes())
     w2, h2 = png_size((tmp_path / "c" / "summary.png").read_bytes())
     assert (abs(w2 - 2 * w1) <= 1, abs(h2 - 2 * h1) <= 1) == (True, True)
     assert not (tmp_path / "c" / "summary.pdf").exists()
 
 
-def test_report_md_starts_with_the_headline_and_keeps_sections_in_order(report, tmp_path):
-    write_report(report, tmp_path / "r", figures="svg,png")
-    md = (tmp_path / "r" / "report.md").read_text()
+def test_report_md_starts_with_the_headline_and_keeps_sections_in_order(written):
+    md = (written[0].parent / "report.md").read_text()
     heads = [line for line in md.splitlines() if line.startswith("## ")]
     assert heads[0] == "## Headline: token-length bias by direction, and what length control did"
     assert [h.split()[1] for h in heads[1:]] == ["1.", "2.", "3.", "4.", "5.", "6."]
@@ -56,12 +64,11 @@ def test_report_md_starts_with_the_headline_and_keeps_sections_in_order(report, 
     assert "| A | lp | +14.3 = [0.20 × (+100.0)" in md    # the net change, decomposed by direction
 
 
-def test_results_json_holds_every_headline_figure_with_its_interval(report, tmp_path):
+def test_results_json_holds_every_headline_figure_with_its_interval(report, written):
     import hashlib
     import json
 
-    write_report(report, tmp_path / "r", figures="png")
-    doc = json.loads((tmp_path / "r" / "results.json").read_text())       # strict JSON: NaN is null
+    doc = json.loads((written[0].parent / "results.json").read_text())      # strict JSON: NaN is null
     h = report.headline.iloc[0]
     row = doc["headline"][0]
     for key in ("gap", "gap_low", "gap_high", "effect_longer", "effect_longer_low", "effect_longer_high",

@@ -89,20 +89,29 @@ def test_evaluate_refuses_a_folder_it_did_not_write_before_any_work(run_dir, tmp
 
 
 def test_evaluate_report_folder_carries_the_marker_and_keeps_user_files(run_dir, model, tmp_path, capsys):
-    out = tmp_path / "ev"
-    code, _, err = cli(*evaluate_args(model, run_dir, out), capsys=capsys)
+    """The report folder sits beside the sets of (a copy of) the run: docs/outputs.md, evaluation
+    folders inside a run folder are allowed (and kept when it is regenerated); one evaluation checks
+    both (drawing a report's figures is most of an evaluate's time)."""
+    import shutil
+
+    run = tmp_path / "run"
+    shutil.copytree(run_dir, run)
+    out = run / "evaluation"
+    code, _, err = cli(*evaluate_args(model, run, out), capsys=capsys)
     assert code == 0, err
+    assert (out / "report.md").is_file()
+    assert cli("audit", run, "--models", "gpt2", capsys=capsys)[0] == 0      # the run still reads
     marker = json.loads((out / MARKER).read_text())
     assert "report.md" in marker["files"] and "accuracy.csv" in marker["files"]
     assert json.loads((out / "cache" / MARKER).read_text())["signature"] == marker["signature"]
     (out / "notes.md").write_text("my notes")
     (out / "report.md").write_text("edited")           # a file of ours: a re-run replaces it
-    code, _, err = cli(*evaluate_args(model, run_dir, out), capsys=capsys)
+    code, _, err = cli(*evaluate_args(model, run, out), capsys=capsys)
     assert code == 0, err
     assert (out / "notes.md").read_text() == "my notes"
     assert (out / "report.md").read_text().startswith("# fairpairs evaluation report")
     assert "cached" in err                              # the cache inside OUT survived the swap
-    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]   # no temporary folder left
+    assert [p.name for p in run.iterdir() if p.name.startswith(".")] == [MARKER]   # no temporary folder left
 
 
 # ------------------------------------------------------------------ item 4: no output inside an input
@@ -131,18 +140,6 @@ def test_outputs_inside_what_a_command_reads_are_refused(run_dir, tmp_path, caps
     (folder / "a.jsonl").write_bytes((run_dir / "debiased" / f"{UID}.jsonl").read_bytes())
     code, _, err = cli(*evaluate_args(broken, folder, folder / "ev"), capsys=capsys)
     assert code == 1 and "reads as input" in error_line(err) and not (folder / "ev").exists()
-
-
-def test_an_evaluation_beside_the_sets_of_a_run_is_still_allowed(run_dir, model, tmp_path, capsys):
-    """docs/outputs.md: evaluation folders inside a run folder are kept when it is regenerated."""
-    import shutil
-
-    run = tmp_path / "run"
-    shutil.copytree(run_dir, run)
-    code, _, err = cli(*evaluate_args(model, run, run / "evaluation"), capsys=capsys)
-    assert code == 0, err
-    assert (run / "evaluation" / "report.md").is_file()
-    assert cli("audit", run, "--models", "gpt2", capsys=capsys)[0] == 0
 
 
 # ------------------------------------------------------------------ item 5: values that cannot be right
