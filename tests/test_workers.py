@@ -98,3 +98,19 @@ def test_a_worker_that_dies_is_an_error_not_a_hang():
     with pytest.raises(OutputError, match="a worker process generating paradigms ended abruptly"):
         in_order(_dies_on_one, 6, lambda i, answer: got.append(answer), workers=2)
     assert 1 not in got
+
+
+def _parallelism(i: int, here: bool):
+    return os.environ.get("TOKENIZERS_PARALLELISM")
+
+
+@pytest.mark.parametrize("setting", [None, "true"])
+def test_workers_fork_with_tokenizer_threads_off_and_this_process_keeps_its_setting(monkeypatch, setting):
+    if setting is None:
+        monkeypatch.delenv("TOKENIZERS_PARALLELISM", raising=False)
+    else:
+        monkeypatch.setenv("TOKENIZERS_PARALLELISM", setting)
+    got = []
+    in_order(_parallelism, 2, lambda i, answer: got.append(answer), workers=2)
+    assert got == ["false", "false"]
+    assert os.environ.get("TOKENIZERS_PARALLELISM") == setting

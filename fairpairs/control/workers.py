@@ -20,6 +20,7 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Callable
 
 from fairpairs.errors import OutputError, UsageError
+from fairpairs.tokenization.cache import tokenizer_threads_off
 
 WORKERS_ENV = "FAIRPAIRS_WORKERS"
 MAX_WORKERS = 4      # the default's bound: memory grows with every worker
@@ -91,23 +92,16 @@ def in_order(task: Callable[[int, bool], Any], n: int, take: Callable[[int, Any]
         return
     if prepare is not None:
         prepare()
-    # The Rust tokenizers warn in a forked child that has used their thread pool unless this is set
-    # (the workers encode one batch at a time anyway); this process keeps its own setting.
-    before = os.environ.get("TOKENIZERS_PARALLELISM")
-    os.environ["TOKENIZERS_PARALLELISM"] = "false"
     gc.freeze()     # (objects made so far stay out of the collector's walks: fewer pages the workers copy)
     release_free_memory()
     pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"), initializer=start,
                                initargs=(task, in_worker))
     try:
         try:
-            answers = pool.map(call, range(n))     # (the workers are forked here, all at once)
+            with tokenizer_threads_off():
+                answers = pool.map(call, range(n))     # (the workers are forked here, all at once)
         finally:
             gc.unfreeze()
-            if before is None:
-                del os.environ["TOKENIZERS_PARALLELISM"]
-            else:
-                os.environ["TOKENIZERS_PARALLELISM"] = before
         for i, answer in enumerate(answers):
             take(i, task(i, True) if isinstance(answer, str) and answer == FAILED else answer)
     except BrokenProcessPool:

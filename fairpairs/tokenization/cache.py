@@ -19,6 +19,7 @@ import hashlib
 import json
 import os
 import tempfile
+from contextlib import contextmanager
 from importlib import metadata
 from pathlib import Path
 
@@ -109,9 +110,8 @@ def convert_apart(convert):
         return convert()
     with tempfile.TemporaryDirectory(prefix="fairpairs-convert-") as tmp:
         out = Path(tmp) / "tokenizer.json"
-        before = os.environ.get("TOKENIZERS_PARALLELISM")
-        os.environ["TOKENIZERS_PARALLELISM"] = "false"     # (the Rust library warns of a fork otherwise)
-        pid = os.fork()
+        with tokenizer_threads_off():
+            pid = os.fork()
         if pid == 0:     # the child: convert, write, end (no cleanup of the parent's runs here)
             code = 1
             try:
@@ -119,10 +119,6 @@ def convert_apart(convert):
                 code = 0
             finally:
                 os._exit(code)
-        if before is None:
-            del os.environ["TOKENIZERS_PARALLELISM"]
-        else:
-            os.environ["TOKENIZERS_PARALLELISM"] = before
         if os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0:
             from tokenizers import Tokenizer
 
@@ -131,3 +127,19 @@ def convert_apart(convert):
             except Exception:    # (the Rust library's own exception type: convert here)
                 pass
     return convert()
+
+
+@contextmanager
+def tokenizer_threads_off():
+    """TOKENIZERS_PARALLELISM=false while processes are forked from this one: the Rust tokenizers
+    warn in a forked child once this process has used their thread pool, unless it is set (a forked
+    worker encodes one batch at a time anyway). This process's own setting is put back after."""
+    before = os.environ.get("TOKENIZERS_PARALLELISM")
+    os.environ["TOKENIZERS_PARALLELISM"] = "false"
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ["TOKENIZERS_PARALLELISM"]
+        else:
+            os.environ["TOKENIZERS_PARALLELISM"] = before
