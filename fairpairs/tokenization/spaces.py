@@ -20,12 +20,11 @@ def _component(part) -> dict | None:
 
 def splits_at_spaces(backend) -> bool:
     """Whether no token of this tokenizer can span a space (see LengthMeter)."""
-    spec = {"normalizer": _component(backend.normalizer), "pre_tokenizer": _component(backend.pre_tokenizer)}
-    norm = spec.get("normalizer")
+    norm = _component(backend.normalizer)
     norms = (norm.get("normalizers") or [] if norm and norm.get("type") == "Sequence" else [norm] if norm else [])
     if any(n.get("type") not in _CHAR_NORMALIZERS for n in norms):
         return False
-    pre = spec.get("pre_tokenizer")
+    pre = _component(backend.pre_tokenizer)
     if not pre:
         return False
     pres = pre.get("pretokenizers") or [] if pre.get("type") == "Sequence" else [pre]
