@@ -84,11 +84,38 @@ def test_results_json_holds_every_headline_figure_with_its_interval(report, writ
     assert doc["fairpairs"] == fp.__version__
 
 
+def test_figures_none_writes_the_tables_and_the_text_alone(report, written, tmp_path, monkeypatch):
+    """figures="none" (the CLI's `--figures none`) or an empty list: every file of the report but the
+    figures, byte for byte, and report.md without its figure links; matplotlib makes no figure."""
+    import re
+    from matplotlib.figure import Figure
+
+    def no_figure(*args, **kwargs):
+        raise AssertionError("a figure was made")
+
+    monkeypatch.setattr(Figure, "__init__", no_figure)
+    none = write_report(report, tmp_path / "none", figures="none", dpi=50)
+    empty = fp.write_report(report, tmp_path / "empty", figures=[])
+    monkeypatch.undo()
+    a = written[0].parent
+    kept = sorted(p.name for p in written if p.suffix not in (".png", ".pdf", ".svg"))
+    assert sorted(p.name for p in none) == kept == sorted(p.name for p in empty)
+    assert sorted(p.name for p in (tmp_path / "none").iterdir() if p.name != ".fairpairs") == kept
+    for name in kept:
+        if name != "report.md":
+            assert (tmp_path / "none" / name).read_bytes() == (a / name).read_bytes(), name
+    md = (tmp_path / "none" / "report.md").read_text()
+    assert md == (tmp_path / "empty" / "report.md").read_text() and "![" not in md and "\n\n\n" not in md
+    # the same text as the report with figures, its links taken out
+    assert md == re.sub(r"\n{3,}", "\n\n", re.sub(r"!\[\w+\]\(\w+\.svg\)", "", (a / "report.md").read_text()))
+
+
 def test_bad_formats_and_dpi_name_the_parameter_and_write_nothing(report, tmp_path):
     with pytest.raises(ValueError, match="^figures: .*eps"):
         fp.write_report(report, tmp_path / "x", figures="png,eps")
-    with pytest.raises(ValueError, match="^figures: "):
-        fp.write_report(report, tmp_path / "x", figures=[])
+    for nothing in ("", " , ", "none,png", ["png", "none"]):    # "none" is no figures: alone, never with formats
+        with pytest.raises(ValueError, match="^figures: .*or none"):
+            fp.write_report(report, tmp_path / "x", figures=nothing)
     with pytest.raises(TypeError, match="^dpi: "):
         fp.write_report(report, tmp_path / "x", dpi="high")
     with pytest.raises(ValueError, match="^dpi: .*1200"):

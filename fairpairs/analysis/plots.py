@@ -17,22 +17,27 @@ from fairpairs.analysis.length_audit import ALL
 
 
 FORMATS = ("png", "pdf", "svg")
+NONE = "none"      # figures="none": no figure files (and no matplotlib import)
 DPI = 200
 
 
 def check_formats(figures, dpi) -> tuple[tuple[str, ...], int]:
-    """The figure formats ("png,pdf" or a list of png, pdf, svg; at least one) and the PNG dpi
-    (default 200), checked: a UsageError / UsageTypeError names `figures` or `dpi`."""
+    """The figure formats ("png,pdf" or a list of png, pdf, svg; "none" or an empty list: no figures,
+    a report of tables and text) and the PNG dpi (default 200), checked: a UsageError /
+    UsageTypeError names `figures` or `dpi`."""
     from fairpairs.errors import Param, UsageError, UsageTypeError
 
     if isinstance(figures, str):
-        figures = [f.strip() for f in figures.split(",") if f.strip()]
+        figures = [f.strip() for f in figures.split(",") if f.strip()] or [""]
+        if [f.lower() for f in figures] == [NONE]:
+            figures = []
     elif isinstance(figures, (bytes, int, float)) or figures is None or not hasattr(figures, "__iter__"):
         raise UsageTypeError(Param("figures"), f": expected formats such as 'png,pdf', not {type(figures).__name__}")
     formats = [str(f).strip().lower().lstrip(".") for f in figures]
     bad = [f for f in formats if f not in FORMATS]
-    if bad or not formats:
-        raise UsageError(Param("figures"), f": expected one or more of {', '.join(FORMATS)}, not {','.join(bad) or 'nothing'}")
+    if bad:
+        raise UsageError(Param("figures"), f": expected one or more of {', '.join(FORMATS)}, or {NONE}, "
+                                           f"not {','.join(bad) or 'nothing'}")
     if dpi is None:
         dpi = DPI
     elif isinstance(dpi, bool) or not isinstance(dpi, (int, np.integer)):

@@ -161,11 +161,36 @@ def fit_markdown(fits: pd.DataFrame) -> str:
 # ---------------------------------------------------------------------------- writing
 
 
+def _draw_figures(report: Report, out: Path, formats: tuple[str, ...], dpi: int) -> list[Path]:
+    """Each figure of the report in every format of `formats` (none: nothing drawn, matplotlib not
+    imported); the files written."""
+    from fairpairs.analysis import figures, plots
+
+    draw = {
+        "directions": lambda: plots.direction_dumbbells(report.effects),
+        "gap_per_paradigm": lambda: plots.gap_dots(report.effects),
+        "summary": lambda: figures.summary_bars(report.summary),
+        "effects": lambda: figures.effect_bars(report.effects),
+        "accuracy": lambda: figures.accuracy_scatter(report.accuracy),
+        "splits": lambda: figures.split_bars(report.splits),
+        "length_diff_accuracy": lambda: figures.diff_curves(report.curve),
+        "loglik_length": lambda: figures.loglik_vs_length(sentence_table(report.pairs), report.fits),
+    }
+    written = []
+    for stem, make in draw.items() if formats else ():
+        fig = make()
+        for fmt in formats:
+            atomic_write(out / f"{stem}.{fmt}", plots.render(fig, fmt, dpi))
+            written.append(out / f"{stem}.{fmt}")
+    return written
+
+
 def write_report(report: Report, out, *, figures=("png",), dpi: int | None = None) -> list[Path]:
     """Write the CSV, markdown and figure files of `report` into the folder `out`, atomically, as a
     folder of ours (fairpairs.io.files.OutputFolder: a folder fairpairs did not write is refused, files
     a user added to an earlier report are kept); returns the paths. `figures`: the formats of every
-    figure (png, pdf, svg; report.md shows the first); `dpi`: the PNGs' resolution (default 200)."""
+    figure (png, pdf, svg; report.md shows the first; "none" or an empty list: tables and text alone,
+    no figure drawn); `dpi`: the PNGs' resolution (default 200)."""
     from fairpairs.arguments import path
     from fairpairs.errors import Param, UsageTypeError
     from fairpairs.io.files import OutputFolder
@@ -180,8 +205,6 @@ def write_report(report: Report, out, *, figures=("png",), dpi: int | None = Non
 
 
 def _write_files(report: Report, out: Path, formats: tuple[str, ...], dpi: int) -> list[Path]:
-    from fairpairs.analysis import figures, plots
-
     tables = {
         "headline.csv": report.headline, "effects.csv": report.effects, "pair_scores.csv": report.pairs,
         "accuracy.csv": report.accuracy, "splits.csv": report.splits, "length_diff_accuracy.csv": report.curve,
@@ -202,29 +225,19 @@ def _write_files(report: Report, out: Path, formats: tuple[str, ...], dpi: int) 
     for stem, text in md.items():
         atomic_write(out / f"{stem}.md", text)
         written.append(out / f"{stem}.md")
-    draw = {
-        "directions": lambda: plots.direction_dumbbells(report.effects),
-        "gap_per_paradigm": lambda: plots.gap_dots(report.effects),
-        "summary": lambda: figures.summary_bars(report.summary),
-        "effects": lambda: figures.effect_bars(report.effects),
-        "accuracy": lambda: figures.accuracy_scatter(report.accuracy),
-        "splits": lambda: figures.split_bars(report.splits),
-        "length_diff_accuracy": lambda: figures.diff_curves(report.curve),
-        "loglik_length": lambda: figures.loglik_vs_length(sentence_table(report.pairs), report.fits),
-    }
-    for stem, make in draw.items():
-        fig = make()
-        for fmt in formats:
-            atomic_write(out / f"{stem}.{fmt}", plots.render(fig, fmt, dpi))
-            written.append(out / f"{stem}.{fmt}")
+    written += _draw_figures(report, out, formats, dpi)
+
+    def figure(stem: str, before: str = "", after: str = "\n\n") -> str:  # report.md's link to a figure (first format)
+        return f"{before}![{stem}]({stem}.{formats[0]}){after}" if formats else ""
+
     body = ["# fairpairs evaluation report\n"]
     if report.notes:
         body.append("\n".join(f"- {line}" for line in report.notes) + "\n")
     body.append(f"## Headline: token-length bias by direction, and what length control did\n\n"
-                f"![directions](directions.{formats[0]})\n\n{headline_markdown(report.headline, report.notes)}\n"
-                f"![gap_per_paradigm](gap_per_paradigm.{formats[0]})\n")
+                f"{figure('directions')}{headline_markdown(report.headline, report.notes)}"
+                + figure("gap_per_paradigm", "\n", "\n"))
     for title, stem in SECTIONS:
-        body.append(f"## {title}\n\n![{stem}]({stem}.{formats[0]})\n\n{md[stem]}")
+        body.append(f"## {title}\n\n{figure(stem)}{md[stem]}")
     atomic_write(out / "report.md", "\n".join(body))
     written.append(out / "report.md")
     atomic_write(out / "results.json", results_json(report))

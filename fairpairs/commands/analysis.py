@@ -104,7 +104,8 @@ def audit(dataset, models, out, fmt, select_dir, language, good_col, bad_col, gr
               help="Spread each model over the visible GPUs (accelerate), for models larger than one GPU.")
 @click.option("--batch-tokens", type=click.IntRange(min=1), default=None, help="Tokens per scoring batch (default: the scorer's).")
 @click.option("--figures", default="png", show_default=True,
-              help="Comma-separated figure formats: png, pdf, svg (vector, for papers). report.md shows the first.")
+              help="Comma-separated figure formats: png, pdf, svg (vector, for papers); report.md shows the first. "
+                   "none: tables and text alone, no figure drawn.")
 @click.option("--dpi", type=int, default=200, show_default=True, help="Resolution of the PNG figures (50-1200).")
 @_column_options
 def evaluate(models, data, paradigms, phenomenon, pairs, seed, strategy, pll, normalize, unigrams, length_params, out,
