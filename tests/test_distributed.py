@@ -35,7 +35,7 @@ WORKER = Path(__file__).with_name("dist_worker.py")
 UIDS = ("determiner_noun_agreement_1", "causative", "anaphor_gender_agreement", "wh_island")
 N = 8
 TIMEOUT = 300
-DPI = ["--dpi", "50"]   # evaluate's figures are not compared here: the smallest PNGs (a quarter of a run's time at 200 dpi)
+NO_FIGURES = ["--figures", "none"]   # evaluate's figures are not compared here: none drawn (a quarter of a run's time)
 
 
 def env(**extra) -> dict:
@@ -142,7 +142,7 @@ def causal_counts(model, sentences, rows) -> Counter:
 
 def evaluate_args(models) -> list:
     return ["evaluate", "--models", f"{models['gpt2']},{models['bert']}", "--data", models["run_dir"],
-            "--normalize", "lp,mean_lp", *DPI]
+            "--normalize", "lp,mean_lp", *NO_FIGURES]
 
 
 def score_args(models) -> list:
@@ -172,7 +172,7 @@ def launch(models, run_dir, sentences, killed_run, tmp_path_factory):
     jobs["resume"] = spec | {"cache_dir": str(tmp / "resume" / "cache"), "log_dir": str(tmp / "resume" / "logs"),
                              "out": str(tmp / "resume" / "out.parquet")}
     jobs["fail"] = {"cli": ["evaluate", "--models", models["gpt2"], "--data", run_dir, "--out", tmp / "fail" / "report",
-                            "--batch-tokens", "64", *DPI], "fail": {"rank": 1, "batches": 2}, "log_dir": tmp / "fail"}
+                            "--batch-tokens", "64", *NO_FIGURES], "fail": {"rank": 1, "batches": 2}, "log_dir": tmp / "fail"}
     (tmp / "spec.json").write_text(json.dumps({"jobs": list(jobs.values()), "launch_log": tmp / "ranks"}, default=str))
     proc = two_nodes([WORKER, tmp / "spec.json"])
     ranks = [json.loads(p.read_text()) for p in sorted((tmp / "ranks").glob("*.json"))]
@@ -459,7 +459,7 @@ def test_sigterm_keeps_saved_batches_and_a_rerun_finishes(models, run_dir, tmp_p
 
     out = tmp_path / "report"
     args = [sys.executable, "-m", "fairpairs.cli", "evaluate", "--models", models["bert"], "--data", str(run_dir),
-            "--out", str(out), "--batch-tokens", "64", *DPI]
+            "--out", str(out), "--batch-tokens", "64", *NO_FIGURES]
     proc = subprocess.Popen(args, env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + TIMEOUT
     while not list(out.glob("cache/*.parts/part-*.parquet")) and proc.poll() is None and time.monotonic() < deadline:

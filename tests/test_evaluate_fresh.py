@@ -46,7 +46,7 @@ def test_one_step_equals_generate_then_evaluate(tiny_models, tmp_path, capsys):
     a, b = tiny_models["gpt2"], tiny_models["bert"]
     one = tmp_path / "one"
     code, out, err = run_cli(["evaluate", "--models", f"{a},{b}", "--paradigms", PARADIGMS, "--pairs", 8, "--seed", 3,
-                              "-n", "lp", "--dpi", 50, "--out", one], capsys)   # (figures not compared: the quickest)
+                              "-n", "lp", "--figures", "none", "--out", one], capsys)   # (figures not looked at)
     assert code == 0, err
     run = one / "run"
     toks = [Tokenizer.from_file(str(Path(m) / "tokenizer.json")) for m in (a, b)]
@@ -65,7 +65,7 @@ def test_one_step_equals_generate_then_evaluate(tiny_models, tmp_path, capsys):
     assert code == 0, err
     assert files_of(run) == files_of(gen)
     two = tmp_path / "two"
-    code, _, err = run_cli(["evaluate", "--models", f"{a},{b}", "--data", gen, "-n", "lp", "--dpi", 50, "--out", two], capsys)
+    code, _, err = run_cli(["evaluate", "--models", f"{a},{b}", "--data", gen, "-n", "lp", "--figures", "none", "--out", two], capsys)
     assert code == 0, err
     assert "warning" not in err
     for name in TABLES:
@@ -113,7 +113,7 @@ def test_a_run_not_controlled_for_a_models_tokenizer_is_warned_once_per_model(ti
                     f"for gpt2)"]
     assert any(line.startswith(f"**Warning** (model {b})") for line in report.notes)
 
-    code, out, err = run_cli(["evaluate", "--models", f"{a},{b}", "--data", run, "-n", "lp", "--dpi", 50,
+    code, out, err = run_cli(["evaluate", "--models", f"{a},{b}", "--data", run, "-n", "lp", "--figures", "none",
                               "--out", tmp_path / "r", "--cache-dir", tmp_path / "cache"],   # (scored above: the
                              capsys)                                                          # warning is the point)
     assert "cached" in err

@@ -103,7 +103,7 @@ def test_evaluate_cli_end_to_end(models, run_dir, tmp_path, capsys):
 
 def test_rerun_uses_cache_and_split_tokenizer(models, run_dir, tmp_path, capsys):
     out = tmp_path / "r"
-    args = ["evaluate", "--models", models["bert"], "--data", run_dir, "--out", out, "--normalize", "lp", "--dpi", 50]
+    args = ["evaluate", "--models", models["bert"], "--data", run_dir, "--out", out, "--normalize", "lp", "--figures", "none"]
     assert run_cli(args, capsys)[0] == 0
     cached = sorted((out / "cache").glob("*.parquet"))
     stamp = [p.stat().st_mtime_ns for p in cached]

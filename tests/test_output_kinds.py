@@ -50,7 +50,7 @@ def _evaluate(model, data, out) -> int:
 
     try:
         main(["evaluate", "--models", str(model), "--data", str(data), "--out", str(out), "--normalize", "lp",
-              "--dpi", "50"])      # (the smallest PNGs: only the folder's kind and files are looked at)
+              "--figures", "none"])      # (only the folder's kind and files are looked at)
     except SystemExit as exc:
         return exc.code
     return 0
