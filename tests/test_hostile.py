@@ -58,9 +58,23 @@ def grammar_folder(tmp_path: Path, name: str = "g") -> Path:
 
 def run(args, env=None, timeout=120, cwd=None) -> subprocess.CompletedProcess:
     """`fairpairs ARGS` as a subprocess (args may hold bytes)."""
+    return side_by_side([args], env, timeout, cwd)[0]
+
+
+def side_by_side(commands, env=None, timeout=120, cwd=None) -> list[subprocess.CompletedProcess]:
+    """`fairpairs ARGS` for each ARGS of `commands`, as subprocesses started together (commands that
+    each wait on a network deadline take, together, the time of the longest)."""
     full = {**os.environ, **(env or {})}
-    return subprocess.run([sys.executable, "-m", "fairpairs.cli", *args], capture_output=True,
-                          timeout=timeout, env=full, cwd=cwd)
+    procs = [subprocess.Popen([sys.executable, "-m", "fairpairs.cli", *args], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, env=full, cwd=cwd) for args in commands]
+    try:
+        outputs = [p.communicate(timeout=timeout) for p in procs]
+        return [subprocess.CompletedProcess(p.args, p.returncode, *out) for p, out in zip(procs, outputs)]
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
 
 
 def one_error_line(err: str | bytes) -> str:
@@ -321,13 +335,12 @@ def silent_server():
 def test_hub_calls_are_bounded_by_the_network_timeout(tmp_path, silent_server, capsys, monkeypatch):
     env = {"HF_ENDPOINT": silent_server, "HF_HUB_OFFLINE": "0", "TRANSFORMERS_OFFLINE": "0",
            "FAIRPAIRS_HUB_TIMEOUT": "1", "HF_TOKEN": "hf_dummy", "HF_HOME": str(tmp_path / "hf")}
-    t0 = time.monotonic()     # (a second is enough: without the deadline the silent server holds the call for good)
-    r = run([*GEN, "--models", "some-org/some-model", "--out", str(tmp_path / "o")], env=env, timeout=90)
-    assert r.returncode == 1 and "did not answer within 1 s" in one_error_line(r.stderr)
     run_dir = tmp_path / "run"
     assert cli(*GEN, "--out", run_dir, capsys=capsys)[0] == 0   # (the run to publish: no hub involved)
-    r = run(["publish", str(run_dir), "--repo-id", "me/pairs"], env=env, timeout=90)
-    assert r.returncode == 1 and "did not answer within 1 s" in one_error_line(r.stderr)
+    t0 = time.monotonic()     # (a second is enough: without the deadline the silent server holds the call for good)
+    for r in side_by_side([[*GEN, "--models", "some-org/some-model", "--out", str(tmp_path / "o")],
+                           ["publish", str(run_dir), "--repo-id", "me/pairs"]], env=env, timeout=90):
+        assert r.returncode == 1 and "did not answer within 1 s" in one_error_line(r.stderr), r.args
     assert time.monotonic() - t0 < 80
     # the variable is read when a command starts (not at import): a bad value, in this process
     monkeypatch.setenv("FAIRPAIRS_HUB_TIMEOUT", "soon")
@@ -342,9 +355,9 @@ def test_an_unreachable_hub_is_one_line_without_the_hubs_retry_chatter(tmp_path)
     env = {"HF_ENDPOINT": f"http://127.0.0.1:{port}", "HF_HUB_OFFLINE": "0", "TRANSFORMERS_OFFLINE": "0",
            "FAIRPAIRS_HUB_TIMEOUT": "2", "HF_HOME": str(tmp_path / "hf")}   # (its first retry comes after 1 s)
     (tmp_path / "in.txt").write_text("The cat sat.\n", encoding="utf-8")
-    for argv in ([*GEN, "--models", "some-org/some-model", "--out", str(tmp_path / "o")],
-                 ["score", "--models", "some-org/some-model", "--input", str(tmp_path / "in.txt"), "--out", str(tmp_path / "s.jsonl")]):
-        r = run(argv, env=env, timeout=90)
+    for r in side_by_side([[*GEN, "--models", "some-org/some-model", "--out", str(tmp_path / "o")],
+                           ["score", "--models", "some-org/some-model", "--input", str(tmp_path / "in.txt"),
+                            "--out", str(tmp_path / "s.jsonl")]], env=env, timeout=90):
         lines = r.stderr.decode().strip().splitlines()
         # huggingface_hub retries refused requests, logging two warnings per retry, unless told not to
         assert r.returncode == 1 and len(lines) == 1 and lines[0].startswith("fairpairs: error: --model"), r.stderr
