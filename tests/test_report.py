@@ -113,9 +113,12 @@ def test_figures_none_writes_the_tables_and_the_text_alone(report, written, tmp_
 def test_bad_formats_and_dpi_name_the_parameter_and_write_nothing(report, tmp_path):
     with pytest.raises(ValueError, match="^figures: .*eps"):
         fp.write_report(report, tmp_path / "x", figures="png,eps")
-    for nothing in ("", " , ", "none,png", ["png", "none"]):    # "none" is no figures: alone, never with formats
-        with pytest.raises(ValueError, match="^figures: .*or none"):
+    for nothing in ("", " , "):
+        with pytest.raises(ValueError, match="^figures: .*or none, not nothing"):
             fp.write_report(report, tmp_path / "x", figures=nothing)
+    for both in ("none,png", ["png", "None"]):                 # "none" is no figures: alone, never with formats
+        with pytest.raises(ValueError, match="^figures: none .*stands alone"):
+            fp.write_report(report, tmp_path / "x", figures=both)
     with pytest.raises(TypeError, match="^dpi: "):
         fp.write_report(report, tmp_path / "x", dpi="high")
     with pytest.raises(ValueError, match="^dpi: .*1200"):
