@@ -4,6 +4,7 @@ errors name the file and key."""
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -291,15 +292,25 @@ class PlainTemplate:
         return self._format.format_map(values)
 
 
+@functools.lru_cache(maxsize=4096)
+def _template(source: str) -> tuple[frozenset[str], jinja2.Template | PlainTemplate]:
+    """The variables a template text uses and the template itself, made once per text: a function of
+    the text alone (one environment, `template_env`'s settings), and rendering keeps no state, so the
+    paradigms of one process that share a template text (or load one file again) share the template.
+    A syntax error is raised, never kept."""
+    env = template_env()
+    variables = frozenset(jinja2.meta.find_undeclared_variables(env.parse(source)))
+    return variables, PlainTemplate(source) if _PLAIN.match(source) else env.from_string(source)
+
+
 def compile_template(ctx: ParseContext, key: str, source: Any, slot_names: set[str]) -> jinja2.Template | PlainTemplate:
     if not isinstance(source, str) or not source.strip():
         raise ctx.error(key, "must be a non-empty Jinja2 template string")
-    env = template_env()
     try:
-        ast = env.parse(source)
+        variables, template = _template(source)
     except jinja2.TemplateSyntaxError as exc:
         raise ctx.error(key, f"template syntax error: {exc.message} (line {exc.lineno})") from None
-    undefined = jinja2.meta.find_undeclared_variables(ast) - slot_names
+    undefined = variables - slot_names
     if undefined:
         raise ctx.error(key, f"undefined variable(s) {', '.join(sorted(undefined))} (slots: {', '.join(sorted(slot_names))})")
-    return PlainTemplate(source) if _PLAIN.match(source) else env.from_string(source)
+    return template
