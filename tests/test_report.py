@@ -96,6 +96,8 @@ def test_figures_none_writes_the_tables_and_the_text_alone(report, written, tmp_
     monkeypatch.setattr(Figure, "__init__", no_figure)
     none = write_report(report, tmp_path / "none", figures="none", dpi=50)
     empty = fp.write_report(report, tmp_path / "empty", figures=[])
+    assert sorted(p.name for p in fp.write_report(report, tmp_path / "listed", figures=["None"])) == \
+        sorted(p.name for p in none)
     monkeypatch.undo()
     a = written[0].parent
     kept = sorted(p.name for p in written if p.suffix not in (".png", ".pdf", ".svg"))

@@ -29,12 +29,12 @@ def check_formats(figures, dpi) -> tuple[tuple[str, ...], int]:
 
     if isinstance(figures, str):
         figures = [f.strip() for f in figures.split(",") if f.strip()] or [""]
-        if [f.lower() for f in figures] == [NONE]:
-            figures = []
     elif isinstance(figures, (bytes, int, float)) or figures is None or not hasattr(figures, "__iter__"):
         raise UsageTypeError(Param("figures"), f": expected formats such as 'png,pdf', not {type(figures).__name__}")
     formats = [str(f).strip().lower().lstrip(".") for f in figures]
-    if NONE in formats:
+    if formats == [NONE]:
+        formats = []
+    elif NONE in formats:
         raise UsageError(Param("figures"), f": {NONE} (no figures) stands alone, not with formats: {','.join(formats)}")
     bad = [f for f in formats if f not in FORMATS]
     if bad:
