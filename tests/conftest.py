@@ -60,6 +60,16 @@ def tiny_models(tmp_path_factory) -> dict[str, str]:
             "bert": str(build_tiny_model("bert-base-cased", root / "tiny-bert", seed=0))}
 
 
+@pytest.fixture(scope="session")
+def checkpoints(tmp_path_factory) -> dict[int, Path]:
+    """Two tiny GPT-2 checkpoints with the same config and different weights (seeds 0 and 1): ranks
+    that must notice they hold different models (test_rank_agreement, test_distributed)."""
+    from fairpairs.scoring import build_tiny_model
+
+    root = tmp_path_factory.mktemp("ckpt")
+    return {seed: build_tiny_model("gpt2", root / f"seed{seed}", seed=seed) for seed in (0, 1)}
+
+
 @pytest.fixture(autouse=True)
 def _process_state_restored():
     """`fairpairs.cli.main` run in this process installs its SIGTERM handler and wraps

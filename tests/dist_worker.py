@@ -1,4 +1,4 @@
-"""The process of tests/test_distributed.py and tests/test_rank_agreement.py: run alone or as one
+"""The process of tests/test_distributed.py: run alone or as one
 rank under torchrun, it runs a list of jobs in turn in the same process (the torch and transformers
 imports of a launch paid once for several tests; each job keeps its own logs, output and exit code).
 

@@ -154,12 +154,12 @@ REPEATED = 7   # the first sentences, given twice: a repeated sentence is still 
 
 
 @pytest.fixture(scope="module")
-def launch(models, run_dir, sentences, killed_run, tmp_path_factory):
+def launch(models, run_dir, sentences, killed_run, checkpoints, tmp_path_factory):
     """One launch of two ranks on two "nodes" (`two_nodes`) running the jobs of several tests in turn in
     the same two processes (tests/dist_worker.py; the torch and transformers imports of 4 processes paid
     once, not once per test): {name: job}, each job with its own logs, output and exit code, and "proc":
     the launch, "ranks": each rank's launch variables. The failing job runs last (its exit code is the
-    launch's). (test_rank_agreement.py's launch is the single-node form, `--standalone --nproc_per_node 2`.)"""
+    launch's); the two jobs whose ranks disagree stop before scoring, and the launch goes on."""
     tmp = tmp_path_factory.mktemp("launch")
     args = models | {"run_dir": run_dir}
     jobs = {arch: {"model": models[arch], "sentences": sentences + sentences[:REPEATED], "mode": "score",
@@ -171,6 +171,8 @@ def launch(models, run_dir, sentences, killed_run, tmp_path_factory):
     shutil.copytree(spec["cache_dir"], tmp / "resume" / "cache")
     jobs["resume"] = spec | {"cache_dir": str(tmp / "resume" / "cache"), "log_dir": str(tmp / "resume" / "logs"),
                              "out": str(tmp / "resume" / "out.parquet")}
+    for differs in DIFFERS:     # ranks that hold different models, or read different input, at the same paths
+        jobs[differs] = disagreeing_job(tmp / differs, checkpoints, differs)
     jobs["fail"] = {"cli": ["evaluate", "--models", models["gpt2"], "--data", run_dir, "--out", tmp / "fail" / "report",
                             "--batch-tokens", "64", *NO_FIGURES], "fail": {"rank": 1, "batches": 2}, "log_dir": tmp / "fail"}
     (tmp / "spec.json").write_text(json.dumps({"jobs": list(jobs.values()), "launch_log": tmp / "ranks"}, default=str))
@@ -253,6 +255,52 @@ def test_two_nodes_with_a_rendezvous_endpoint(launch):
         [("0", "2", "0", "1"), ("1", "2", "0", "1")]
     assert {r["GROUP_RANK"] for r in launch["ranks"]} == {"0", "1"}     # two nodes, one rank each
     assert cli_job(launch, "evaluate").returncode == [0, 0]
+
+
+# ---------------------------------------------------------------------------- ranks that disagree
+
+
+DIFFERS = ("model", "input")
+AGREE_SENTENCES = ["The cat sat.", "The cats sat.", "Every dog barks.", "Every dogs barks."]
+
+
+def node(root: Path, checkpoint: Path, name: str, sentences: list[str]) -> Path:
+    """A folder as one node sees it: a checkpoint at ./NAME and the input at ./pairs.txt."""
+    root.mkdir(parents=True)
+    shutil.copytree(checkpoint, root / name)
+    (root / "pairs.txt").write_text("\n".join(sentences) + "\n")
+    return root
+
+
+def disagreeing_job(tmp: Path, checkpoints, differs: str) -> dict:
+    """A CLI job of the launch whose two ranks, each started in its own node's folder, find another
+    checkpoint (`differs` "model") or another input ("input") at the same relative path."""
+    other = checkpoints[1] if differs == "model" else checkpoints[0]
+    name = f"model-{differs}"   # one relative name per job (models and tokenizers are kept by the name given)
+    dirs = [node(tmp / "node0", checkpoints[0], name, AGREE_SENTENCES),
+            node(tmp / "node1", other, name, AGREE_SENTENCES if differs == "model" else AGREE_SENTENCES[:3])]
+    cli = ["score", "--models", name, "--input", "pairs.txt", "--out", "scores.csv", "--normalize", "lp", "--no-progress"]
+    return {"cli": cli, "cwd": [str(d) for d in dirs], "log_dir": str(tmp / "logs")}
+
+
+@pytest.mark.parametrize("differs", DIFFERS)
+def test_a_launch_whose_ranks_differ_stops_every_rank_with_one_line(differs, launch):
+    """Issue 22 item 2 (the identities compared: tests/test_rank_agreement.py): every rank stops with
+    one line naming what differs, before any scoring, and writes nothing."""
+    job = launch[differs]
+    dirs, name = [Path(d) for d in job["cwd"]], job["cli"][2]
+    proc = cli_job(launch, differs)
+    assert proc.returncode == [1, 1]
+    lines = [ln for ln in proc.stderr.splitlines() if ln.startswith("fairpairs: error:")]
+    assert len(lines) == 1, proc.stderr      # told once, by rank 0
+    if differs == "model":
+        assert lines[0].startswith(f"fairpairs: error: ranks disagree on the model: rank 1 has a different "
+                                   f"checkpoint ({dirs[1] / name}; rank 0: {dirs[0] / name}) (weights digest ")
+    else:
+        assert lines[0].startswith("fairpairs: error: ranks disagree on the input: rank 1 has 3 sentence(s)")
+        assert "this is a bug" not in proc.stderr
+    assert lines[0].endswith("all ranks stopped before scoring, no output was written")
+    assert not (dirs[0] / "scores.csv").exists() and not (dirs[1] / "scores.csv").exists()
 
 
 @pytest.fixture(scope="module")

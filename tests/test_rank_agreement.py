@@ -2,9 +2,10 @@
 the work - model (config and a digest of its weights, its resolved files), tokenizer, scorer
 settings and input - and on any disagreement every rank stops with one line naming what differs.
 
-The identities compared are those of real (tiny, random) models loaded from disk; the launch is
-a real torchrun launch of two gloo processes on the CPU (one CLI job per case, run in turn in the same
-processes: tests/dist_worker.py).
+Here: the identities of real (tiny, random) models loaded from disk (the `checkpoints` of
+tests/conftest.py), compared in this process. That a real launch whose ranks differ stops every rank
+with one line is tests/test_distributed.py's `test_a_launch_whose_ranks_differ_stops_every_rank_with_one_line`
+(two jobs of its shared launch).
 """
 
 from __future__ import annotations
@@ -12,26 +13,15 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from fairpairs.scoring import Scorer, build_tiny_model
+from fairpairs.scoring import Scorer
 
-REPO = Path(__file__).resolve().parents[1]
-WORKER = Path(__file__).with_name("dist_worker.py")   # runs the CLI jobs of one launch in its ranks
 SENTENCES = ["The cat sat.", "The cats sat.", "Every dog barks.", "Every dogs barks."]
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
-
-
-@pytest.fixture(scope="module")
-def checkpoints(tmp_path_factory) -> dict[str, Path]:
-    """Two tiny GPT-2 checkpoints with the same config and different weights (seeds 0 and 1)."""
-    root = tmp_path_factory.mktemp("ckpt")
-    return {seed: build_tiny_model("gpt2", root / f"seed{seed}", seed=seed) for seed in (0, 1)}
 
 
 def loaded(folder: Path, monkeypatch, name: str = "model", **kw) -> Scorer:
@@ -82,60 +72,3 @@ def test_identities_of_real_models_name_what_differs(checkpoints, tmp_path, monk
     # three ranks: the first that differs is named
     assert disagreement([same, same, s1.identity(SENTENCES, ("lp",))]).startswith(
         "the model: rank 2 has a different checkpoint")
-
-
-def node(root: Path, checkpoint: Path, name: str, sentences: list[str]) -> Path:
-    """A folder as one node sees it: a checkpoint at ./NAME and the input at ./pairs.txt."""
-    root.mkdir(parents=True)
-    shutil.copytree(checkpoint, root / name)
-    (root / "pairs.txt").write_text("\n".join(sentences) + "\n")
-    return root
-
-
-def score(name: str) -> list[str]:
-    return ["score", "--models", name, "--input", "pairs.txt", "--out", "scores.csv", "--normalize", "lp",
-            "--no-progress"]
-
-
-DIFFERS = ("model", "input")
-
-
-@pytest.fixture(scope="module")
-def launch(checkpoints, tmp_path_factory) -> dict[str, dict]:
-    """One torchrun launch of two gloo processes running one CLI job per case in turn (tests/dist_worker.py),
-    each rank started in its node's folder: {case: job} (its node folders in "cwd")."""
-    tmp = tmp_path_factory.mktemp("launch")
-    jobs = {}
-    for differs in DIFFERS:
-        other = checkpoints[1] if differs == "model" else checkpoints[0]
-        name = f"model-{differs}"   # one relative name per job (models and tokenizers are kept by the name given)
-        dirs = [node(tmp / differs / "node0", checkpoints[0], name, SENTENCES),
-                node(tmp / differs / "node1", other, name, SENTENCES if differs == "model" else SENTENCES[:3])]
-        jobs[differs] = {"cli": score(name), "cwd": [str(d) for d in dirs], "log_dir": str(tmp / differs / "logs")}
-    (tmp / "spec.json").write_text(json.dumps({"jobs": list(jobs.values())}))
-    env = {k: v for k, v in os.environ.items() if k not in {"RANK", "WORLD_SIZE", "LOCAL_RANK"}}
-    env.update(OMP_NUM_THREADS="1", HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", PYTHONPATH=str(REPO))
-    cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2",
-           str(WORKER), str(tmp / "spec.json")]
-    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
-    return jobs | {"proc": proc}
-
-
-@pytest.mark.parametrize("differs", DIFFERS)
-def test_a_launch_whose_ranks_differ_stops_every_rank_with_one_line(differs, launch):
-    job = launch[differs]
-    logs, dirs, name = Path(job["log_dir"]), [Path(d) for d in job["cwd"]], job["cli"][2]
-    assert (logs / "code-0.txt").is_file() and (logs / "code-1.txt").is_file(), launch["proc"].stderr[-3000:]
-    assert [int((logs / f"code-{r}.txt").read_text()) for r in (0, 1)] == [1, 1]
-    stderr = "".join((logs / f"stderr-{r}.txt").read_text() for r in (0, 1))
-    lines = [ln for ln in stderr.splitlines() if ln.startswith("fairpairs: error:")]
-    assert len(lines) == 1, stderr      # told once, by rank 0
-    if differs == "model":
-        assert lines[0].startswith(f"fairpairs: error: ranks disagree on the model: rank 1 has a different "
-                                   f"checkpoint ({dirs[1] / name}; rank 0: {dirs[0] / name}) (weights digest ")
-    else:
-        assert lines[0].startswith("fairpairs: error: ranks disagree on the input: rank 1 has 3 sentence(s)")
-        assert "this is a bug" not in stderr
-    assert lines[0].endswith("all ranks stopped before scoring, no output was written")
-    assert not (dirs[0] / "scores.csv").exists() and not (dirs[1] / "scores.csv").exists()
-    # (agreeing ranks score as one process: tests/test_distributed.py)
