@@ -4,30 +4,21 @@ ZhoBLiMP-style jsonl (fairpairs.analysis.readers), the pairs equal under every t
 and licences there). Expected token counts come from the `tokenizers` library reading the bundled
 GPT-2 and BERT files directly (a peer reader, not fairpairs' LengthMeter)."""
 
-import functools
 from pathlib import Path
 
 import pandas as pd
 import pytest
-from tokenizers import Tokenizer
 
 import fairpairs as fp
 from fairpairs.cli import main
 from fairpairs.errors import DatasetError
 from fairpairs.analysis.readers import detect, read
+from references import reference_tokenizer
 
 FIX = Path(__file__).parent / "fixtures"
-ASSETS = Path(fp.__file__).parent / "assets" / "tokenizers"
-
-
-@functools.lru_cache(maxsize=None)
-def tokenizer(name: str) -> Tokenizer:
-    """The bundled tokenizer file, loaded with the `tokenizers` library (once: not once per sentence)."""
-    return Tokenizer.from_file(str(ASSETS / name / "tokenizer.json"))
-
-
 def n_tokens(name: str, text: str) -> int:
-    return len(tokenizer(name).encode(text, add_special_tokens=False).ids)
+    """Tokens of `text` under the reference tokenizer file, read by the `tokenizers` library (loaded once)."""
+    return len(reference_tokenizer(name).encode(text, add_special_tokens=False).ids)
 
 
 def run_cli(args, capsys):
