@@ -28,7 +28,7 @@ def check_formats(figures, dpi) -> tuple[tuple[str, ...], int]:
     from fairpairs.errors import Param, UsageError, UsageTypeError
 
     if isinstance(figures, str):
-        figures = [f.strip() for f in figures.split(",") if f.strip()] or [""]
+        figures = [f.strip() for f in figures.split(",") if f.strip()] or [""]   # ("" names no format: an error)
     elif isinstance(figures, (bytes, int, float)) or figures is None or not hasattr(figures, "__iter__"):
         raise UsageTypeError(Param("figures"), f": expected formats such as 'png,pdf', not {type(figures).__name__}")
     formats = [str(f).strip().lower().lstrip(".") for f in figures]
