@@ -33,30 +33,46 @@ MIN_PAIRS = 10      # below this many pairs a direction's figures are shown as "
 NAN = float("nan")
 
 
-def wilson_columns(x: np.ndarray, prefix: str) -> dict:
-    """`prefix` (accuracy), its Wilson interval and its n, from 0/1 outcomes."""
-    e = stats.wilson(int(x.sum()), len(x))
+def wilson_columns(x: np.ndarray, prefix: str, w=None) -> dict:
+    """`prefix` (accuracy), its Wilson interval and its n (units scored), from 0/1 outcomes; with
+    survey weights `w` (`fairpairs.analysis.sampling`) the weighted accuracy and the Wilson interval
+    at Kish's effective size (`stats.weighted_wilson`; every weight 1: the unweighted figures)."""
+    e = stats.weighted_wilson(x, w)
     return {f"n_{prefix}": len(x), prefix: e.value, f"{prefix}_low": e.low, f"{prefix}_high": e.high}
 
 
-def directions(o: np.ndarray, d: np.ndarray, split, changed=None) -> dict:
+def _successes(x: np.ndarray, w: np.ndarray) -> tuple[float, float]:
+    """(successes, trials) of 0/1 outcomes for a difference of proportions: the counts, or with
+    weights the weighted share at Kish's effective size."""
+    if np.all(w == 1.0):
+        return int(x.sum()), len(x)
+    if not len(x):
+        return 0, 0
+    total, n_eff = stats.kish(w)
+    return float((w * x).sum() / total) * n_eff, n_eff
+
+
+def directions(o: np.ndarray, d: np.ndarray, split, changed=None, w=None) -> dict:
     """The token-length bias by direction (module doc, "By direction") of one group of units (`o`,
     `d`, `split`, `changed` as for `decompose`): the gap with its Newcombe interval, the accuracy
     per direction with its Wilson interval, the effect of length control per direction of the
     original pair (and on the changed contexts) with Newcombe's paired interval and the exact
-    McNemar p-value, and each direction's share of the matched contexts."""
+    McNemar p-value, and each direction's share of the matched contexts. `w`: survey weights per
+    unit (default 1; `fairpairs.analysis.sampling`): accuracies, effects and shares are then
+    weighted, and every n stays the number of units scored."""
     o = np.asarray(o, dtype=float)
     d = np.asarray(d, dtype=float)
     split = np.asarray(split, dtype=object)
     changed = np.zeros(len(o), dtype=bool) if changed is None else np.asarray(changed, dtype=float) == 1
+    w = np.ones(len(o)) if w is None else np.asarray(w, dtype=float)
     has_o = ~np.isnan(o)
     m = has_o & ~np.isnan(d)
     row = {}
     right = {}
     for name, label in DIRECTIONS.items():
-        x = o[has_o & (split == label)]
-        right[name] = (int(x.sum()), len(x))
-        row.update(wilson_columns(x, f"acc_{name}"))
+        sel = has_o & (split == label)
+        right[name] = _successes(o[sel], w[sel])
+        row.update(wilson_columns(o[sel], f"acc_{name}", w[sel]))
     row = {"n_longer": row.pop("n_acc_longer"), "n_shorter": row.pop("n_acc_shorter"),
            "n_equal": row.pop("n_acc_equal"), **row}
     gap = stats.newcombe(*right["shorter"], *right["longer"])       # A>U accuracy minus A<U accuracy
@@ -65,14 +81,14 @@ def directions(o: np.ndarray, d: np.ndarray, split, changed=None) -> dict:
     groups = {name: m & (split == label) for name, label in DIRECTIONS.items()}
     groups["changed"] = m & changed
     for name, sel in groups.items():
-        e = stats.newcombe_paired(o[sel], d[sel])
+        e = stats.newcombe_paired(o[sel], d[sel], w=w[sel])
         row[f"effect_{name}"], row[f"effect_{name}_low"], row[f"effect_{name}_high"] = e.value, e.low, e.high
         row[f"effect_{name}_p"] = e.p_value
         row[f"n_matched_{name}"] = int(sel.sum())
         if name != "changed":
-            row[f"share_{name}"] = sel.sum() / n_m if n_m else NAN
+            row[f"share_{name}"] = w[sel].sum() / w[m].sum() if n_m else NAN
             for which, x in (("original", o[sel]), ("debiased", d[sel])):   # (the paper figure's points)
-                acc = wilson_columns(x, f"matched_{name}_{which}")
+                acc = wilson_columns(x, f"matched_{name}_{which}", w[sel])
                 del acc[f"n_matched_{name}_{which}"]
                 row.update(acc)
     row["n_equal_changed"] = int((groups["equal"] & changed).sum())

@@ -89,7 +89,7 @@ def match_units(pairs: pd.DataFrame) -> tuple[np.ndarray, str]:
 
 
 def decompose(o: np.ndarray, d: np.ndarray, split=None, changed=None, *, seed: int = 0,
-              resamples: int = stats.RESAMPLES) -> dict:
+              resamples: int = stats.RESAMPLES, w=None) -> dict:
     """The decomposition (module doc) of one model, score and group of units.
 
     `o`, `d`: per unit, 1.0 correct / 0.0 not correct on the original / debiased set, NaN where
@@ -99,14 +99,17 @@ def decompose(o: np.ndarray, d: np.ndarray, split=None, changed=None, *, seed: i
     sentence was redrawn); with them the row also holds the length bias by direction
     (`directions`). Returns the accuracies with their Wilson intervals, the four parts with their
     intervals, the McNemar p-value of `length` and the counts of matched pairs that became correct
-    (`n_gained`) or not (`n_lost`)."""
+    (`n_gained`) or not (`n_lost`). `w`: survey weights per unit (`fairpairs.analysis.sampling`;
+    default 1): every accuracy and part is then weighted (the identity still holds exactly) and
+    every n stays the number of units scored."""
     o = np.asarray(o, dtype=float)
     d = np.asarray(d, dtype=float)
+    w = np.ones(len(o)) if w is None else np.asarray(w, dtype=float)
     has_o, has_d = ~np.isnan(o), ~np.isnan(d)
     m = has_o & has_d
     om, dm = o[m], d[m]
-    row = {**wilson_columns(o[has_o], "original"), **wilson_columns(d[has_d], "debiased"),
-           **wilson_columns(om, "matched_original"), **wilson_columns(dm, "matched_debiased"),
+    row = {**wilson_columns(o[has_o], "original", w[has_o]), **wilson_columns(d[has_d], "debiased", w[has_d]),
+           **wilson_columns(om, "matched_original", w[m]), **wilson_columns(dm, "matched_debiased", w[m]),
            "n_original_only": int((has_o & ~has_d).sum()), "n_debiased_only": int((has_d & ~has_o).sum())}
     row["n_matched"] = row.pop("n_matched_original")
     del row["n_matched_debiased"]
@@ -115,12 +118,12 @@ def decompose(o: np.ndarray, d: np.ndarray, split=None, changed=None, *, seed: i
     row["change"] = acc_d - acc_o
     row["selection"] = acc_om - acc_o
     row["remainder"] = acc_d - acc_dm
-    paired = stats.newcombe_paired(om, dm)
+    paired = stats.newcombe_paired(om, dm, w=w[m])
     row["length"], row["length_low"], row["length_high"] = acc_dm - acc_om, paired.low, paired.high
     row["length_p"] = paired.p_value
     row["n_gained"] = int(((om == 0) & (dm == 1)).sum())
     row["n_lost"] = int(((om == 1) & (dm == 0)).sum())
-    lows, highs = _joint_intervals(o, d, m, seed, resamples)
+    lows, highs = _joint_intervals(o, d, m, seed, resamples, w)
     for part, lo, hi in zip(("change", "selection", "remainder"), lows, highs):
         row[f"{part}_low"], row[f"{part}_high"] = (lo, hi) if lo < hi else (NAN, NAN)   # never a zero width
     order = ["n_original", "n_debiased", "n_matched", "n_original_only", "n_debiased_only"]
@@ -130,23 +133,26 @@ def decompose(o: np.ndarray, d: np.ndarray, split=None, changed=None, *, seed: i
     assert set(order) == set(row)
     row = {k: row[k] for k in order}
     if split is not None:
-        row.update(directions(o, d, split, changed))
+        row.update(directions(o, d, split, changed, w))
     return row
 
 
-def _joint_intervals(o, d, m, seed, resamples):
+def _joint_intervals(o, d, m, seed, resamples, w=None):
     """Bootstrap intervals of change, selection and remainder from the same resamples of units,
     resampled within their kind (matched, original only, debiased only), so that every resample
     has the sets' sizes. The figures depend only on how many units of each outcome were drawn, so
     the units are resampled as counts (`fairpairs.stats.bootstrap_counts`): kinds 0-3 matched with
     (original, debiased) outcome (0,0), (0,1), (1,0), (1,1); 4-5 original only with 0, 1; 6-7
-    debiased only with 0, 1."""
+    debiased only with 0, 1. With survey weights other than 1 (`_weighted_intervals`), each kind
+    is split by weight, and every resample keeps the units of each weight."""
     has_o, has_d = ~np.isnan(o), ~np.isnan(d)
     if not has_o.any() or not has_d.any():
         return [NAN] * 3, [NAN] * 3
     m = has_o & has_d
     oo, dd = np.nan_to_num(o).astype(int), np.nan_to_num(d).astype(int)
     kind = np.where(m, 2 * oo + dd, np.where(has_o, 4 + oo, 6 + dd))
+    if w is not None and not np.all(w == 1.0):
+        return _weighted_intervals(kind, w, seed, resamples)
     counts = np.bincount(kind, minlength=8)
     n_o, n_d, n_m = int(has_o.sum()), int(has_d.sum()), int(m.sum())
 
@@ -158,6 +164,33 @@ def _joint_intervals(o, d, m, seed, resamples):
 
     lows, highs = stats.bootstrap_counts(statistic, counts, strata=[0, 0, 0, 0, 1, 1, 2, 2], seed=seed,
                                          resamples=resamples)
+    return list(lows), list(highs)
+
+
+def _parts(k: np.ndarray) -> np.ndarray:
+    """change, selection and remainder from (weighted) unit totals per kind (resamples x 8)."""
+    right_om, right_dm = k[:, 2] + k[:, 3], k[:, 1] + k[:, 3]
+    n_m = k[:, :4].sum(axis=1)
+    n_o, n_d = n_m + k[:, 4] + k[:, 5], n_m + k[:, 6] + k[:, 7]
+    acc_o, acc_d = (right_om + k[:, 5]) / n_o, (right_dm + k[:, 7]) / n_d
+    acc_om, acc_dm = right_om / n_m, right_dm / n_m
+    return np.column_stack([acc_d - acc_o, acc_om - acc_o, acc_d - acc_dm])
+
+
+def _weighted_intervals(kind: np.ndarray, w: np.ndarray, seed: int, resamples: int):
+    """`_joint_intervals` with survey weights: the units are counted per kind and weight, resampled
+    within (kind group, weight), and the parts computed from the weighted totals."""
+    classes, which = np.unique(w, return_inverse=True)
+    n_w = len(classes)
+    counts = np.bincount(kind * n_w + which, minlength=8 * n_w)
+    group = np.repeat([0, 0, 0, 0, 1, 1, 2, 2], n_w)
+    strata = group * n_w + np.tile(np.arange(n_w), 8)
+    weight = np.tile(classes, 8)
+
+    def statistic(c):
+        return _parts((c * weight).reshape(len(c), 8, n_w).sum(axis=2))
+
+    lows, highs = stats.bootstrap_counts(statistic, counts, strata=strata, seed=seed, resamples=resamples)
     return list(lows), list(highs)
 
 
@@ -173,6 +206,7 @@ def unit_outcomes(ps: pd.DataFrame) -> pd.DataFrame:
     `matched_by`. `ps` is `fairpairs.analysis.evaluation.pair_scores`' frame (with an optional draw
     column)."""
     ps = ps[ps["set"].isin([ORIGINAL, DEBIASED])]
+    weighted = "weight" in ps.columns and not (ps["weight"] == 1.0).all()
     cols = ["set", "uid", "sentence_good"] + (["draw"] if "draw" in ps.columns else [])
     frames = []
     groups = ps.groupby(["model", "normalization"], sort=False)
@@ -188,14 +222,20 @@ def unit_outcomes(ps: pd.DataFrame) -> pd.DataFrame:
                              "unit": labels, "set": g["set"].to_numpy(),
                              "correct": (g["outcome"].to_numpy() == 1).astype(float),
                              "split": g["split"].to_numpy(), "bad": g["sentence_bad"].to_numpy()})
+        if weighted:
+            part["weight"] = g["weight"].to_numpy(dtype=float)
         o = part[part["set"] == ORIGINAL].drop(columns="set").rename(columns={"correct": "o", "bad": "bad_o"})
         d = part[part["set"] == DEBIASED].drop(columns=["set", "split"]).rename(columns={"correct": "d",
                                                                                           "bad": "bad_d"})
-        wide = o.merge(d, on=keys_out, how="outer", sort=True, validate="one_to_one")
+        wide = o.merge(d, on=keys_out, how="outer", sort=True, validate="one_to_one", suffixes=("", "_d"))
         matched = wide["o"].notna() & wide["d"].notna()
         wide["changed"] = np.where(matched, (wide["bad_o"] != wide["bad_d"]).astype(float), NAN)
         wide["split"] = wide["split"].astype(object).where(wide["split"].notna(), None)
-        frames.append(wide[keys_out + ["o", "d", "split", "changed"]].assign(matched_by=how))
+        extra = []
+        if weighted:     # (a unit's weight is the same in both sets)
+            wide["weight"] = wide["weight"].fillna(wide["weight_d"])
+            extra = ["weight"]
+        frames.append(wide[keys_out + ["o", "d", "split", "changed"] + extra].assign(matched_by=how))
     if not frames:
         return pd.DataFrame(columns=keys_out + ["o", "d", "split", "changed", "matched_by"])
     return pd.concat(frames, ignore_index=True)
@@ -215,14 +255,20 @@ def effects_table(ps: pd.DataFrame, *, seed: int = 0, resamples: int = stats.RES
         for uid, u in list(g.groupby("uid", sort=True)) + [(ALL, g)]:
             rows.append({"model": model, "normalization": norm, "uid": uid, "matched_by": how,
                          **decompose(u["o"].to_numpy(), u["d"].to_numpy(), u["split"].to_numpy(),
-                                     u["changed"].to_numpy(), seed=seed, resamples=resamples)})
+                                     u["changed"].to_numpy(), seed=seed, resamples=resamples,
+                                     w=u["weight"].to_numpy() if "weight" in u.columns else None)})
     return pd.DataFrame(rows)
 
 
 def with_wilson(table: pd.DataFrame) -> pd.DataFrame:
     """`table` (n_correct, n_pairs) plus accuracy_low / accuracy_high: the 95% Wilson interval of
     every accuracy (NaN for an empty row)."""
-    w = [stats.wilson(int(k), int(n)) for k, n in zip(table["n_correct"], table["n_pairs"])]
+    if "n_effective" in table.columns:     # weighted accuracies: Wilson at Kish's effective size
+        w = [stats.wilson(int(k), int(n)) if r == n else stats.wilson(min(max(a * e, 0.0), e), e)
+             for k, n, r, a, e in zip(table["n_correct"], table["n_pairs"], table["n_represented"],
+                                      table["accuracy"], table["n_effective"])]
+    else:
+        w = [stats.wilson(int(k), int(n)) for k, n in zip(table["n_correct"], table["n_pairs"])]
     out = table.copy()
     at = list(out.columns).index("accuracy") + 1
     out.insert(at, "accuracy_low", [x.low for x in w])

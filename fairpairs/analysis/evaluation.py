@@ -80,6 +80,8 @@ def pair_scores(pairs: pd.DataFrame, scores: pd.DataFrame, model: str, normalize
     })
     if "draw" in pairs.columns:   # which draw a generated pair came from: matches contexts (fairpairs.analysis.effects)
         base["draw"] = pairs["draw"].to_numpy()
+    if "weight" in pairs.columns:   # survey weight of a pair scored in a sample (fairpairs.analysis.sampling)
+        base["weight"] = pairs["weight"].to_numpy(dtype=float)
     base["len_diff"] = base["len_bad"] - base["len_good"]
     base["split"] = [split_label(g, b) for g, b in zip(base["len_good"], base["len_bad"])]
     frames = []
@@ -95,10 +97,30 @@ def pair_scores(pairs: pd.DataFrame, scores: pd.DataFrame, model: str, normalize
 
 
 def _tally(g: pd.DataFrame) -> dict:
+    """Counts and accuracy of a group of pairs. Where the pairs carry survey weights other than 1
+    (`fairpairs.analysis.sampling`: a sample of the A=U contexts was scored), the accuracy is
+    weighted and `n_represented` (the pairs the scored ones stand for) and `n_effective` (Kish's
+    effective size, which `with_wilson` uses) follow; every count stays the pairs scored."""
     n = len(g)
     correct = int((g["outcome"] == 1).sum())
-    return {"n_pairs": n, "n_correct": correct, "n_ties": int((g["outcome"] == 0).sum()),
-            "n_wrong": int((g["outcome"] == -1).sum()), "accuracy": correct / n if n else float("nan")}
+    out = {"n_pairs": n, "n_correct": correct, "n_ties": int((g["outcome"] == 0).sum()),
+           "n_wrong": int((g["outcome"] == -1).sum()), "accuracy": correct / n if n else float("nan")}
+    if "weight" in g.columns:
+        from fairpairs.stats import kish
+
+        w = g["weight"].to_numpy(dtype=float)
+        total, n_eff = kish(w)
+        out["accuracy"] = float(w[g["outcome"].to_numpy() == 1].sum() / total) if n else float("nan")
+        out["n_represented"], out["n_effective"] = total, n_eff
+    return out
+
+
+def _weighted(ps: pd.DataFrame) -> pd.DataFrame:
+    """`ps` with its weight column only where a weight differs from 1 (at sampling rate 1 every
+    table is exactly the unweighted one)."""
+    if "weight" in ps.columns and (ps["weight"] == 1.0).all():
+        return ps.drop(columns="weight")
+    return ps
 
 
 def _with_all(ps: pd.DataFrame) -> pd.DataFrame:
@@ -109,7 +131,7 @@ def accuracy_table(ps: pd.DataFrame) -> pd.DataFrame:
     """Per set, paradigm (plus ``ALL``, pooled over pairs), model and normalisation: counts and
     accuracy, and ``best`` = this model has the highest accuracy of all models in its row."""
     keys = ["set", "uid", "model", "normalization"]
-    rows = [dict(zip(keys, k), **_tally(g)) for k, g in _with_all(ps).groupby(keys, sort=False)]
+    rows = [dict(zip(keys, k), **_tally(g)) for k, g in _with_all(_weighted(ps)).groupby(keys, sort=False)]
     acc = pd.DataFrame(rows)
     top = acc.groupby(["set", "uid", "normalization"])["accuracy"].transform("max")
     acc["best"] = acc["accuracy"] == top
@@ -121,7 +143,7 @@ def split_table(ps: pd.DataFrame) -> pd.DataFrame:
     and accuracy; an empty split has n_pairs 0 and accuracy NaN (N/A)."""
     keys = ["set", "uid", "model", "normalization"]
     rows = []
-    for k, g in _with_all(ps).groupby(keys, sort=False):
+    for k, g in _with_all(_weighted(ps)).groupby(keys, sort=False):
         for split in SPLITS:
             rows.append(dict(zip(keys, k), split=split, **_tally(g[g["split"] == split])))
     out = pd.DataFrame(rows)
@@ -132,7 +154,7 @@ def split_table(ps: pd.DataFrame) -> pd.DataFrame:
 def diff_curve(ps: pd.DataFrame) -> pd.DataFrame:
     """Accuracy per token-length difference len(bad) - len(good), per set, model, normalisation."""
     keys = ["set", "model", "normalization", "len_diff"]
-    rows = [dict(zip(keys, k), **_tally(g)) for k, g in ps.groupby(keys, sort=False)]
+    rows = [dict(zip(keys, k), **_tally(g)) for k, g in _weighted(ps).groupby(keys, sort=False)]
     return _sorted(pd.DataFrame(rows), keys)
 
 
@@ -255,15 +277,19 @@ def analyse(ps: pd.DataFrame, balance: pd.DataFrame | None = None, seed: int = 0
 
 def evaluate(sets: dict[str, pd.DataFrame], models: list, settings: Settings, cache_dir: Path | None,
              split_tokenizer: str | None = None, load_scorer: Callable[[str, Settings], object] = default_loader,
-             balance: pd.DataFrame | None = None) -> Report | None:
+             balance: pd.DataFrame | None = None, samples: dict | None = None) -> Report | None:
     """Score every sentence of `sets` with each model (through the cache) and analyse (`analyse`;
     `balance`: the balance report of the run folder the sets come from, if any). A model is a name
     (loaded with `load_scorer` when its scores are not cached) or a loaded `Scorer` (used as it is;
     cached under its content fingerprint and its own settings, `scorer_settings`; not cached without a name).
 
+    `samples` (model key -> `fairpairs.analysis.sampling.Sample`): a model with a sample scores only
+    its rows, weighted (stratified scoring); without one, every pair.
+
     Under a multi-process launch (torchrun, accelerate launch) every rank calls this; the ranks
     share the scoring and rank 0 alone analyses and returns the report (the others return None).
     """
+    from fairpairs.analysis.sampling import sampled_pairs, sentences_of
     from fairpairs.scoring.launch import is_main
 
     pairs = pd.concat([df.assign(set=name) for name, df in sets.items()], ignore_index=True)
@@ -291,6 +317,8 @@ def evaluate(sets: dict[str, pd.DataFrame], models: list, settings: Settings, ca
 
     for model, key, label in zip(models, keys, labels):
         start = time.perf_counter()
+        part = sampled_pairs(pairs, (samples or {}).get(key))
+        sentences = sentences_of(part)
         if isinstance(model, str):
             scores, hits[label] = cached_scores(model, sentences, settings, cache_dir, timed_load)
         else:   # a loaded Scorer: no loading, its own settings
@@ -300,7 +328,7 @@ def evaluate(sets: dict[str, pd.DataFrame], models: list, settings: Settings, ca
                                                 cache_dir if key else None, lambda m, s, obj=model: obj,
                                                 fingerprint=model_fingerprint(model) if key and cache_dir else None)
         seconds[label] = time.perf_counter() - start - loading.get(key, 0.0)
-        frames.append(pair_scores(pairs, scores, label, settings.normalize, lengths))
+        frames.append(pair_scores(part, scores, label, settings.normalize, lengths))
     if not is_main():
         return None
     report = analyse(pd.concat(frames, ignore_index=True), balance=balance)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Mapping
 
 from fairpairs import arguments as check
 from fairpairs.errors import Param, UsageError, UsageTypeError
-from fairpairs.io.progress import takes_progress
+from fairpairs.io.progress import announce, takes_progress
 from fairpairs.api.common import DEFAULT_NORMALIZE, is_scorer, items, load_frames, normalize_names, read_paths, resolve_models
 from fairpairs.api.datasets import load_sets
 from fairpairs.control.config import RunConfig
@@ -82,7 +82,8 @@ def evaluate(data=None, models: "Iterable[str | Scorer] | str | Scorer | None" =
              paradigms: str | Iterable[str] = RunConfig.paradigms, phenomenon: str | None = None,
              pairs: int | None = None, seed: int = RunConfig.seed, strategy: str = RunConfig.strategy,
              run_dir: str | os.PathLike | None = None,
-             length_params=None) -> "Report | None":
+             length_params=None, target_halfwidth: float | None = None, max_sentences: int | None = None,
+             equal_rate: float | None = None) -> "Report | None":
     """Score every set of `data` (e.g. ``{"original": orig, "debiased": pairs}``, or a run folder)
     with each model and analyse how token-length bias changes accuracy and rankings: the
     `fairpairs.analysis.evaluation.Report` that `fp.write_report` saves (`fairpairs evaluate` calls this). A
@@ -113,8 +114,10 @@ def evaluate(data=None, models: "Iterable[str | Scorer] | str | Scorer | None" =
     names = _distinct_models(names)
     settings = replace(settings, length_params=_length_settings(settings.normalize, length_params, names))
     tokenizers = _tokenizers(names, data, cache_dir)
-    data, sets, prepared = evaluation_data(data, tokenizers, columns, run_dir=run_dir, paradigms=paradigms,
-                                           phenomenon=phenomenon, pairs=pairs, seed=seed, strategy=strategy)
+    data, sets, prepared, plan = evaluation_data(data, tokenizers, columns, run_dir=run_dir, paradigms=paradigms,
+                                                 phenomenon=phenomenon, pairs=pairs, seed=seed, strategy=strategy,
+                                                 target_halfwidth=target_halfwidth, max_sentences=max_sentences)
+    samples = _samples(sets, tokenizers, plan, equal_rate, seed)
     if cache_dir is not None:   # a score cache of ours (its marker), never inside what `data` reads
         _claim_cache(cache_dir, data)
     if load_scorer is None:
@@ -123,13 +126,60 @@ def evaluate(data=None, models: "Iterable[str | Scorer] | str | Scorer | None" =
                 on_load(model)
             return default_loader(model, s, device=device, batch_tokens=batch_tokens,
                                   device_map=device_map)
-    load_scorer, identities = remembering(load_scorer)
+    from fairpairs.api.design import timed_loader
+
+    load_scorer, identities = remembering(timed_loader(load_scorer, samples))
     report = run(sets, names, settings, None if cache_dir is None else Path(cache_dir),
-                 split_tokenizer=split_tokenizer, load_scorer=load_scorer, balance=prepared.balance)
+                 split_tokenizer=split_tokenizer, load_scorer=load_scorer, balance=prepared.balance,
+                 samples=samples)
     if report is not None:   # (once the models have scored: a run that fails says only why)
         report.notes += prepared.notes()
         report.notes += model_notes(names, identities, settings.dtype)
+        report.settings["design"] = _design(plan, samples, {k: len(v) for k, v in sets.items()})
+        report.notes += _design_notes(plan, samples)
     return report
+
+
+def _samples(sets: dict, tokenizers: list[str], plan, equal_rate: float | None, seed: int) -> dict | None:
+    """Each model's stratified sample (`fairpairs.analysis.sampling`): at `equal_rate` when given,
+    else at the rate the design plans (one-step evaluation without --pairs); None (every pair
+    scored) otherwise, or without an original and a debiased set."""
+    from fairpairs.analysis.effects import DEBIASED, ORIGINAL
+    from fairpairs.api.design import draw_samples, sample_lines
+
+    planned = plan is not None and not plan.explicit_pairs
+    if (equal_rate is None and not planned) or not {ORIGINAL, DEBIASED} <= set(sets):
+        return None
+    models = [t for t in tokenizers if t]
+    samples = draw_samples({k: sets[k] for k in (ORIGINAL, DEBIASED)}, models, rate=equal_rate,
+                           equal_target=plan.equal_target if plan is not None else 0, seed=seed)
+    for line in sample_lines(samples):
+        announce(line)
+    if plan is not None:
+        plan.sentences = {m: s.sentences for m, s in samples.items()}
+    return samples
+
+
+def _design_notes(plan, samples: dict | None) -> list[str]:
+    """The design in the report's first lines (what was printed before scoring)."""
+    from fairpairs.api.design import sample_lines
+
+    lines = plan.lines() if plan is not None else []
+    if samples:
+        lines += ["Stratified scoring (docs/evaluation.md, 'The designed evaluation'):"] + sample_lines(samples)
+    return [" ".join(line.split()) for line in lines]
+
+
+def _design(plan, samples: dict | None, sizes: dict) -> dict:
+    """results.json's `design`: the target, the pairs generated per set (`sizes`), and per model
+    the strata, the sampling rate and the sentences scored."""
+    out = {"planned": plan is not None and not plan.explicit_pairs, "pairs_per_set": sizes,
+           "sampling": "stratified: every unequal or changed context, a known-rate sample of the A=U contexts kept "
+                       "as drawn, weighted by the inverse rate" if samples else "none: every pair scored",
+           "models": {m: s.summary() for m, s in (samples or {}).items()}}
+    if plan is not None:
+        out.update({k: v for k, v in plan.as_dict().items() if k != "sentences"})
+    return out
 
 
 def _tokenizers(names: list, data, cache_dir) -> list[str]:
