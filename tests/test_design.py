@@ -136,3 +136,28 @@ def test_weighted_headline_matches_a_naive_weighted_mean():
     assert shares == pytest.approx(1.0)
     assert r["length"] == pytest.approx(sum(r[f"share_{n}"] * r[f"effect_{n}"]
                                             for n in ("longer", "shorter", "equal") if r[f"share_{n}"] > 0))
+
+
+def test_models_compared_pair_for_pair_by_hand():
+    """Two models on the same 6 original and 6 debiased pairs: the paired differences and the change
+    of the difference under control, counted by hand."""
+    from fairpairs.analysis.comparison import comparison_table
+
+    rows = []
+    # contexts 0-5; contexts 0-2 changed by control (new bad sentence), 3-5 kept as drawn
+    a_o, b_o = [1, 0, 0, 1, 1, 0], [1, 1, 1, 1, 1, 0]   # original: A 3/6, B 5/6 -> +33.3
+    a_d, b_d = [1, 1, 0, 1, 1, 0], [0, 1, 0, 1, 1, 0]   # debiased: A 4/6, B 3/6 -> -16.7
+    for s, (ya, yb) in (("original", (a_o, b_o)), ("debiased", (a_d, b_d))):
+        for i in range(6):
+            bad = f"b{i}" if s == "original" or i >= 3 else f"c{i}"
+            for m, y in (("A", ya[i]), ("B", yb[i])):
+                rows.append(dict(set=s, uid="u", pair_id=i, draw=i, model=m, normalization="lp",
+                                 sentence_good=f"g{i}", sentence_bad=bad, outcome=1 if y else -1))
+    table = comparison_table(pd.DataFrame(rows)).iloc[0]
+    assert (table["first"], table["second"]) == ("A", "B")
+    assert table["diff_original"] == pytest.approx(2 / 6)
+    assert table["diff_debiased"] == pytest.approx(-1 / 6)
+    # per matched context: (B_d - A_d) - (B_o - A_o) = -1, -1, -1, 0, 0, 0 -> -0.5
+    assert table["control"] == pytest.approx(-0.5)
+    assert table["ranking"] == "reversed"
+    assert table["diff_original_low"] < table["diff_original"] < table["diff_original_high"]

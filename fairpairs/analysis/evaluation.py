@@ -254,6 +254,7 @@ class Report:
     balance: pd.DataFrame | None = None   # fp.balance of the run folder evaluated (None for other data)
     notes: list[str] = field(default_factory=list)  # what the pairs are (provenance, warnings): report.md's first lines
     settings: dict = field(default_factory=dict)    # how the pairs were scored (results.json: models, scores, ...)
+    comparison: pd.DataFrame | None = None   # every two models pair for pair (fairpairs.analysis.comparison)
 
 
 def analyse(ps: pd.DataFrame, balance: pd.DataFrame | None = None, seed: int = 0) -> Report:
@@ -269,10 +270,13 @@ def analyse(ps: pd.DataFrame, balance: pd.DataFrame | None = None, seed: int = 0
     splits = with_wilson(split_table(ps))
     sets = set(ps["set"])
     effects = effects_table(ps, seed=seed)
+    from fairpairs.analysis.comparison import comparison_table
+
     return Report(pairs=ps, accuracy=acc, splits=splits, curve=with_wilson(diff_curve(ps)),
                   fits=length_fit(sentence_table(ps)),
                   summary=summary, change=ranking_change(summary) if {"original", "debiased"} <= sets else None,
-                  cache_hits={}, effects=effects, headline=headline_table(effects, balance), balance=balance)
+                  cache_hits={}, effects=effects, headline=headline_table(effects, balance), balance=balance,
+                  comparison=comparison_table(ps, seed=seed))
 
 
 def evaluate(sets: dict[str, pd.DataFrame], models: list, settings: Settings, cache_dir: Path | None,

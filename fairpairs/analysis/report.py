@@ -204,12 +204,39 @@ def write_report(report: Report, out, *, figures=("png",), dpi: int | None = Non
     return [Path(out) / p.relative_to(tmp) for p in written]
 
 
+def comparison_markdown(comparison: pd.DataFrame) -> str:
+    """Per two models and score: the paired accuracy difference on each set, its change under
+    length control on the matched contexts, and whether the ranking holds
+    (`fairpairs.analysis.comparison`)."""
+    from fairpairs.analysis.markdown import markdown_table, pp_interval
+
+    sets = [c.removeprefix("diff_") for c in comparison.columns
+            if c.startswith("diff_") and not c.endswith(("_low", "_high", "_p"))]
+    head = ["second − first", "score"] + [f"{s}, pp [95% CI] (n)" for s in sets]
+    has_control = "control" in comparison.columns
+    head += ["change under control, pp [95% CI]", "ranking"] if has_control else []
+    rows = []
+    for r in comparison.to_dict("records"):
+        row = [f"{r['second']} − {r['first']}", r["normalization"]]
+        row += [f"{pp_interval(r[f'diff_{s}'], r[f'diff_{s}_low'], r[f'diff_{s}_high'])} ({int(r[f'n_{s}']):,})"
+                for s in sets]
+        if has_control:
+            row += [f"{pp_interval(r['control'], r['control_low'], r['control_high'])} ({int(r['n_matched']):,} matched)",
+                    r["ranking"]]
+        rows.append(row)
+    return (markdown_table(head, rows) + "\nEach difference is on the pairs both models scored (the same pairs, the "
+            "same weights), with Newcombe's interval for paired proportions. **Change under control**: on the "
+            "matched contexts, the difference on the debiased set minus on the original set (percentile bootstrap "
+            "over the contexts whose pair control changed; a context kept as drawn adds exactly 0). **Ranking**: "
+            "whether the two models are in the same order on both sets.\n")
+
+
 def _write_files(report: Report, out: Path, formats: tuple[str, ...], dpi: int) -> list[Path]:
     tables = {
         "headline.csv": report.headline, "effects.csv": report.effects, "pair_scores.csv": report.pairs,
         "accuracy.csv": report.accuracy, "splits.csv": report.splits, "length_diff_accuracy.csv": report.curve,
         "loglik_length.csv": report.fits, "summary.csv": report.summary, "ranking_change.csv": report.change,
-        "balance.csv": report.balance,
+        "balance.csv": report.balance, "comparison.csv": report.comparison,
     }
     written = []
     for name, df in tables.items():
@@ -236,6 +263,8 @@ def _write_files(report: Report, out: Path, formats: tuple[str, ...], dpi: int) 
     body.append(f"## Headline: token-length bias by direction, and what length control did\n\n"
                 f"{figure('directions')}{headline_markdown(report.headline, report.notes)}"
                 + figure("gap_per_paradigm", "\n", "\n"))
+    if report.comparison is not None:
+        body.append("## Models compared pair for pair\n\n" + comparison_markdown(report.comparison))
     for title, stem in SECTIONS:
         body.append(f"## {title}\n\n{figure(stem)}{md[stem]}")
     atomic_write(out / "report.md", "\n".join(body))

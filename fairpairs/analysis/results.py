@@ -65,6 +65,7 @@ def results_json(report: Report) -> str:
         "headline": records(report.headline),
         "effects": records(report.effects),
         "summary": records(report.summary),
+        "comparison": records(report.comparison),
         "splits": records(report.splits[report.splits["uid"] == ALL]) if report.splits is not None else None,
     }
     return json.dumps(doc, indent=1, ensure_ascii=False, allow_nan=False) + "\n"

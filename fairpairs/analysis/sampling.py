@@ -13,6 +13,9 @@ pair. Under one model's tokenizer a unit falls into one of two strata:
   control kept as drawn, or an A=U pair in one set only). Scoring it says the same in both sets; it
   weighs in the A=U accuracy, the overall accuracies and the decomposition's parts.
 
+With several models, one sample serves them all (so that they are compared on the same pairs with
+the same weights): a unit is equal when it is equal under every model's tokenizer.
+
 Within each paradigm and kind of unit (matched, original-only, debiased-only), `ceil(rate * N)` of
 the N equal units are drawn without replacement (seeded) and get the weight N / n, every other unit
 weight 1: a stratified simple random sample with its exact inverse-inclusion (Horvitz-Thompson)
@@ -54,16 +57,18 @@ class Sample:
                 "sentences": self.sentences}
 
 
-def unit_strata(pairs: pd.DataFrame, length: dict[str, int]) -> pd.DataFrame:
+def unit_strata(pairs: pd.DataFrame, length) -> pd.DataFrame:
     """Per row of `pairs` (set, uid, sentence_good, sentence_bad, optionally draw): its unit label,
     the unit's kind (matched / original / debiased) and whether the unit is in the equal stratum
-    under the token lengths `length` (sentence -> tokens)."""
+    under the token lengths `length` (sentence -> tokens; or a list of such tables, one per model:
+    a pair is then equal when it is equal under every one)."""
+    tables = [length] if isinstance(length, dict) else list(length)
     keys = pairs[["set", "uid", "sentence_good"] + (["draw"] if "draw" in pairs.columns else [])]
     labels, _ = match_units(keys.reset_index(drop=True))
     frame = pd.DataFrame({"unit": labels, "set": pairs["set"].to_numpy(), "uid": pairs["uid"].to_numpy(),
                           "bad": pairs["sentence_bad"].to_numpy(),
-                          "equal": [length[g] == length[b] for g, b in zip(pairs["sentence_good"],
-                                                                             pairs["sentence_bad"])]})
+                          "equal": [all(t[g] == t[b] for t in tables) for g, b in zip(pairs["sentence_good"],
+                                                                                        pairs["sentence_bad"])]})
     frame["ours"] = frame["set"].isin([ORIGINAL, DEBIASED])
     per = frame.groupby("unit", sort=False).agg(n_sets=("set", "nunique"), first=("set", "first"),
                                                equal=("equal", "all"), bads=("bad", "nunique"), ours=("ours", "all"))
@@ -72,9 +77,10 @@ def unit_strata(pairs: pd.DataFrame, length: dict[str, int]) -> pd.DataFrame:
     return frame[["unit", "uid"]].join(per[["kind", "sampled"]], on="unit")
 
 
-def draw_sample(pairs: pd.DataFrame, length: dict[str, int], rate: float, *, seed: int, model: str = "") -> Sample:
+def draw_sample(pairs: pd.DataFrame, length, rate: float, *, seed: int, model: str = "") -> Sample:
     """A stratified sample (module doc) of `pairs` at `rate` (0 < rate <= 1) of the equal stratum
-    under `length`, seeded by `seed`: same pairs, lengths, rate and seed, same sample."""
+    under `length` (one table, or one per model: `unit_strata`), seeded by `seed`: same pairs,
+    lengths, rate and seed, same sample."""
     if not 0 < rate <= 1:
         raise ValueError(f"rate: expected 0 < rate <= 1, not {rate}")
     strata = unit_strata(pairs, length)
@@ -98,7 +104,7 @@ def draw_sample(pairs: pd.DataFrame, length: dict[str, int], rate: float, *, see
                   first_sentences=tuple(distinct[:32]))
 
 
-def default_rate(pairs: pd.DataFrame, length: dict[str, int], equal_target: int) -> float:
+def default_rate(pairs: pd.DataFrame, length, equal_target: int) -> float:
     """The rate that scores about `equal_target` units of the equal stratum (at most 1)."""
     n = int(unit_strata(pairs, length).drop_duplicates("unit")["sampled"].sum())
     return 1.0 if n <= equal_target else equal_target / n

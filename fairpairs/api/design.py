@@ -58,18 +58,16 @@ def _sentences_at(pairs: int, cost: dict, equal_target: int) -> int:
 
 
 def _fit_budget(result, original, lengths: dict, max_sentences: int) -> None:
-    """Lower `result.pairs` until every model's planned sentences fit `max_sentences` (an error
-    when even one pair per paradigm does not)."""
+    """Lower `result.pairs` until the planned sentences (each model scores the same ones) fit
+    `max_sentences` (an error when even one pair per paradigm does not)."""
     from fairpairs.analysis.design import direction_shares, expected
     from fairpairs.analysis.sampling import unit_strata
 
-    costs = {}
-    for model, length in lengths.items():
-        strata = unit_strata(original.assign(set="original"), length)
-        certain = original[~strata["sampled"].to_numpy()]
-        costs[model] = {"pilot": result.pilot_pairs, "equal": int(strata["sampled"].sum()),
-                        "certain": len(set(certain["sentence_good"]) | set(certain["sentence_bad"]))
-                        + int((~strata["sampled"]).sum())}     # + the debiased bad sentence of each
+    strata = unit_strata(original.assign(set="original"), list(lengths.values()))   # (one sample for all models)
+    certain = original[~strata["sampled"].to_numpy()]
+    costs = {"all": {"pilot": result.pilot_pairs, "equal": int(strata["sampled"].sum()),
+                     "certain": len(set(certain["sentence_good"]) | set(certain["sentence_bad"]))
+                     + int((~strata["sampled"]).sum())}}     # + the debiased bad sentence of each
     pairs = result.pairs
     while pairs > 1 and max(_sentences_at(pairs, c, result.equal_target) for c in costs.values()) > max_sentences:
         pairs = max(1, int(pairs * 0.9))
@@ -82,29 +80,31 @@ def _fit_budget(result, original, lengths: dict, max_sentences: int) -> None:
 
 
 def draw_samples(sets: dict, models: list[str], *, rate: float | None, equal_target: int, seed: int) -> dict:
-    """Per model, its stratified sample of `sets` (original and debiased): at `rate`, or the rate
-    that scores about `equal_target` A=U units."""
+    """One stratified sample of `sets` (original and debiased) for all `models` (a context is in the
+    equal stratum when it is A=U and kept as drawn under every model's tokenizer, so the models
+    score the same pairs with the same weights and can be compared pair for pair): at `rate`, or
+    the rate that scores about `equal_target` such contexts. Returns model -> the sample."""
     import pandas as pd
 
     from fairpairs.analysis.sampling import default_rate, draw_sample
 
     pairs = pd.concat([df.assign(set=name) for name, df in sets.items()], ignore_index=True)
     sentences = sorted(set(pairs["sentence_good"]) | set(pairs["sentence_bad"]))
-    out = {}
-    for model, length in model_lengths(models, sentences).items():
-        r = rate if rate is not None else default_rate(pairs, length, equal_target)
-        out[model] = draw_sample(pairs, length, r, seed=seed, model=model)
-    return out
+    tables = list(model_lengths(models, sentences).values())
+    r = rate if rate is not None else default_rate(pairs, tables, equal_target)
+    sample = draw_sample(pairs, tables, r, seed=seed, model="+".join(models))
+    return {model: sample for model in models}
 
 
 def sample_lines(samples: dict) -> list[str]:
-    """The samples in words (printed before scoring; the report's design notes)."""
-    lines = []
-    for model, s in samples.items():
-        lines.append(f"  {model}: scores {int(s.rows.sum()):,} pairs: every one of {s.units_certain:,} contexts that "
-                     f"are unequal or were changed, and {s.units_equal_scored:,} of {s.units_equal:,} A=U contexts "
-                     f"kept as drawn (rate {s.rate:.3g}, weighted by the inverse rate)")
-    return lines
+    """The sample in words (printed before scoring; the report's design notes)."""
+    if not samples:
+        return []
+    s = next(iter(samples.values()))
+    return [f"  every model ({', '.join(samples)}) scores the same {int(s.rows.sum()):,} pairs ({s.sentences:,} sentences): "
+            f"all {s.units_certain:,} contexts that are unequal under some model's tokenizer or were changed by "
+            f"control, and {s.units_equal_scored:,} of the {s.units_equal:,} A=U contexts kept as drawn (rate "
+            f"{s.rate:.3g}, each weighted by the inverse rate)"]
 
 
 def timed_loader(load_scorer, samples: dict | None, first: int = 32):
