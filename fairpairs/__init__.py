@@ -22,7 +22,7 @@ _EXPORTS = {name: "api" for name in (
     "audit", "audit_report", "score_pairs", "evaluate", "matched_pairs", "publish", "balance", "read_sentences",
     "score_sentences", "pair_accuracy", "write_scores", "count_unigrams", "load_judgments", "fit_morcela",
     "PairRecord", "read_pairs", "Scorer", "write_report", "Report", "tokenizers", "to_frame", "robustness",
-    "fit_length_params", "disable_progress_bars", "enable_progress_bars", "are_progress_bars_disabled")}
+    "fit_length_params", "placebo_pairs", "disable_progress_bars", "enable_progress_bars", "are_progress_bars_disabled")}
 
 __all__ = ["__version__", *_EXPORTS]
 

@@ -328,6 +328,10 @@ def error_rule_cases(scorer, pairs_file, model, missing: Path):
         ("to_frame", lambda: fp.to_frame(M / "d.jsonl"), "missing", FileNotFoundError, "data"),
         ("to_frame", lambda: fp.to_frame(5), "type", TypeError, "data"),
         ("to_frame", lambda: fp.to_frame({}), "value", ValueError, "data"),
+        ("placebo_pairs", lambda: fp.placebo_pairs(M / "run"), "missing", FileNotFoundError, "run_dir"),
+        ("placebo_pairs", lambda: fp.placebo_pairs(5), "type", TypeError, "run_dir"),
+        ("placebo_pairs", lambda: fp.placebo_pairs(P.parent, per_paradigm=0), "value", ValueError, "per_paradigm"),
+        ("placebo_pairs", lambda: fp.placebo_pairs(P), "value", ValueError, "run_dir"),
     ]
 
 

@@ -21,6 +21,7 @@ from fairpairs.api.generation import load_paradigm, paradigms, languages, valida
 from fairpairs.api.datasets import read_pairs, load_sets, to_frame, audit, audit_report
 from fairpairs.api.evaluation import score_pairs, evaluate, matched_pairs, robustness
 from fairpairs.api.publishing import publish
+from fairpairs.api.placebo import placebo_pairs
 from fairpairs.io.progress import are_progress_bars_disabled, disable_progress_bars, enable_progress_bars
 from fairpairs.registry import lazy_getattr
 
@@ -40,5 +41,5 @@ __getattr__ = lazy_getattr(__name__, REEXPORTS, globals())
 
 __all__ = ['DEFAULT_MODELS', 'DEFAULT_NORMALIZE', 'load_vocabulary', 'load_paradigm', 'paradigms', 'languages', 'validate',
            'tokenizers', 'generate', 'generate_run', 'read_pairs', 'load_sets', 'to_frame', 'audit', 'audit_report',
-           'score_pairs', 'evaluate', 'matched_pairs', 'robustness', 'publish', *REEXPORTS]
+           'score_pairs', 'evaluate', 'matched_pairs', 'robustness', 'publish', 'placebo_pairs', *REEXPORTS]
 __all__ += ['disable_progress_bars', 'enable_progress_bars', 'are_progress_bars_disabled']
