@@ -255,6 +255,7 @@ class Report:
     notes: list[str] = field(default_factory=list)  # what the pairs are (provenance, warnings): report.md's first lines
     settings: dict = field(default_factory=dict)    # how the pairs were scored (results.json: models, scores, ...)
     comparison: pd.DataFrame | None = None   # every two models pair for pair (fairpairs.analysis.comparison)
+    placebo: pd.DataFrame | None = None      # the placebo of control per paradigm (fairpairs.analysis.placebo)
 
 
 def analyse(ps: pd.DataFrame, balance: pd.DataFrame | None = None, seed: int = 0) -> Report:
@@ -264,6 +265,9 @@ def analyse(ps: pd.DataFrame, balance: pd.DataFrame | None = None, seed: int = 0
     distinct-word ratio when given)."""
     from fairpairs.analysis.directions import headline_table
     from fairpairs.analysis.effects import effects_table, with_wilson
+    from fairpairs.analysis.placebo import split_placebo
+
+    ps, placebo = split_placebo(ps)
 
     acc = with_wilson(accuracy_table(ps))
     summary = summary_table(acc)
@@ -271,28 +275,34 @@ def analyse(ps: pd.DataFrame, balance: pd.DataFrame | None = None, seed: int = 0
     sets = set(ps["set"])
     effects = effects_table(ps, seed=seed)
     from fairpairs.analysis.comparison import comparison_table
+    from fairpairs.analysis.placebo import beside_headline
 
     return Report(pairs=ps, accuracy=acc, splits=splits, curve=with_wilson(diff_curve(ps)),
                   fits=length_fit(sentence_table(ps)),
                   summary=summary, change=ranking_change(summary) if {"original", "debiased"} <= sets else None,
-                  cache_hits={}, effects=effects, headline=headline_table(effects, balance), balance=balance,
-                  comparison=comparison_table(ps, seed=seed))
+                  cache_hits={}, effects=effects, headline=beside_headline(headline_table(effects, balance), placebo),
+                  balance=balance,
+                  comparison=comparison_table(ps, seed=seed), placebo=placebo)
 
 
 def evaluate(sets: dict[str, pd.DataFrame], models: list, settings: Settings, cache_dir: Path | None,
              split_tokenizer: str | None = None, load_scorer: Callable[[str, Settings], object] = default_loader,
-             balance: pd.DataFrame | None = None, samples: dict | None = None) -> Report | None:
+             balance: pd.DataFrame | None = None, samples: dict | None = None,
+             placebo: pd.DataFrame | None = None) -> Report | None:
     """Score every sentence of `sets` with each model (through the cache) and analyse (`analyse`;
     `balance`: the balance report of the run folder the sets come from, if any). A model is a name
     (loaded with `load_scorer` when its scores are not cached) or a loaded `Scorer` (used as it is;
     cached under its content fingerprint and its own settings, `scorer_settings`; not cached without a name).
 
     `samples` (model key -> `fairpairs.analysis.sampling.Sample`): a model with a sample scores only
-    its rows, weighted (stratified scoring); without one, every pair.
+    its rows, weighted (stratified scoring); without one, every pair. `placebo`: the placebo pairs
+    (`fp.placebo_pairs(...).pairs.frame`, with their draw): every model also scores them and their
+    original pairs, and the report's `placebo` table says what redrawing the bad word alone did.
 
     Under a multi-process launch (torchrun, accelerate launch) every rank calls this; the ranks
     share the scoring and rank 0 alone analyses and returns the report (the others return None).
     """
+    from fairpairs.analysis.placebo import with_placebo
     from fairpairs.analysis.sampling import sampled_pairs, sentences_of
     from fairpairs.scoring.launch import is_main
 
@@ -321,7 +331,7 @@ def evaluate(sets: dict[str, pd.DataFrame], models: list, settings: Settings, ca
 
     for model, key, label in zip(models, keys, labels):
         start = time.perf_counter()
-        part = sampled_pairs(pairs, (samples or {}).get(key))
+        part = with_placebo(sampled_pairs(pairs, (samples or {}).get(key)), placebo, sets)
         sentences = sentences_of(part)
         if isinstance(model, str):
             scores, hits[label] = cached_scores(model, sentences, settings, cache_dir, timed_load)

@@ -87,3 +87,48 @@ def placebo_table(ps: pd.DataFrame) -> pd.DataFrame:
             rows.append({"model": model, "normalization": norm, "uid": uid,
                          **placebo_effect(u["outcome_original"].to_numpy(), u["outcome_placebo"].to_numpy())})
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+PLACEBO, ITS_ORIGINAL = "placebo", "placebo_original"
+
+
+def with_placebo(pairs: pd.DataFrame, placebo: pd.DataFrame | None, sets: dict) -> pd.DataFrame:
+    """`pairs` (what one model scores) with the placebo pairs (set "placebo") and their original
+    pairs (set "placebo_original": the original set's rows of the same contexts, scored whether or
+    not the stratified sample holds them, weight 1), so that every placebo pair is compared with
+    its own original. Unchanged without placebo pairs."""
+    if placebo is None or not len(placebo):
+        return pairs
+    original = sets["original"]
+    keys = ["uid", "draw", "sentence_good"]
+    own = original.merge(placebo[keys].drop_duplicates(), on=keys, how="inner")
+    extra = pd.concat([own.assign(set=ITS_ORIGINAL), placebo.assign(set=PLACEBO)], ignore_index=True)
+    if "weight" in pairs.columns:
+        extra["weight"] = 1.0
+    cols = [c for c in pairs.columns if c in extra.columns]
+    return pd.concat([pairs, extra[cols]], ignore_index=True)
+
+
+def split_placebo(ps: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+    """(the pair scores without the placebo sets, `placebo_table` of the placebo pairs against their
+    own originals or None)."""
+    extra = ps["set"].isin([PLACEBO, ITS_ORIGINAL])
+    if not extra.any():
+        return ps, None
+    placebo = ps[extra].assign(set=ps.loc[extra, "set"].replace({ITS_ORIGINAL: "original"}))
+    if "weight" in placebo.columns:
+        placebo = placebo.drop(columns="weight")
+    return ps[~extra].reset_index(drop=True), placebo_table(placebo.reset_index(drop=True))
+
+
+def beside_headline(headline: pd.DataFrame | None, placebo: pd.DataFrame | None) -> pd.DataFrame | None:
+    """The headline with the pooled placebo effect of each model and score beside the direction
+    effects (`effect_placebo`, its interval and p, `n_placebo`; NaN where there is no placebo)."""
+    if headline is None:
+        return None
+    cols = ["effect_placebo", "effect_placebo_low", "effect_placebo_high", "effect_placebo_p", "n_placebo"]
+    if placebo is None:
+        return headline
+    pooled = placebo[placebo["uid"] == ALL][["model", "normalization", *cols]]
+    out = headline.drop(columns=[c for c in cols if c in headline.columns])
+    return out.merge(pooled, on=["model", "normalization"], how="left")

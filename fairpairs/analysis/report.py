@@ -236,7 +236,7 @@ def _write_files(report: Report, out: Path, formats: tuple[str, ...], dpi: int) 
         "headline.csv": report.headline, "effects.csv": report.effects, "pair_scores.csv": report.pairs,
         "accuracy.csv": report.accuracy, "splits.csv": report.splits, "length_diff_accuracy.csv": report.curve,
         "loglik_length.csv": report.fits, "summary.csv": report.summary, "ranking_change.csv": report.change,
-        "balance.csv": report.balance, "comparison.csv": report.comparison,
+        "balance.csv": report.balance, "comparison.csv": report.comparison, "placebo.csv": report.placebo,
     }
     written = []
     for name, df in tables.items():

@@ -66,6 +66,7 @@ def results_json(report: Report) -> str:
         "effects": records(report.effects),
         "summary": records(report.summary),
         "comparison": records(report.comparison),
+        "placebo": records(report.placebo),
         "splits": records(report.splits[report.splits["uid"] == ALL]) if report.splits is not None else None,
     }
     return json.dumps(doc, indent=1, ensure_ascii=False, allow_nan=False) + "\n"

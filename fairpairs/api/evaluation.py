@@ -83,7 +83,7 @@ def evaluate(data=None, models: "Iterable[str | Scorer] | str | Scorer | None" =
              pairs: int | None = None, seed: int = RunConfig.seed, strategy: str = RunConfig.strategy,
              run_dir: str | os.PathLike | None = None,
              length_params=None, target_halfwidth: float | None = None, max_sentences: int | None = None,
-             equal_rate: float | None = None) -> "Report | None":
+             equal_rate: float | None = None, placebo: int | None = None) -> "Report | None":
     """Score every set of `data` (e.g. ``{"original": orig, "debiased": pairs}``, or a run folder)
     with each model and analyse how token-length bias changes accuracy and rankings: the
     `fairpairs.analysis.evaluation.Report` that `fp.write_report` saves (`fairpairs evaluate` calls this). A
@@ -118,6 +118,7 @@ def evaluate(data=None, models: "Iterable[str | Scorer] | str | Scorer | None" =
                                                  phenomenon=phenomenon, pairs=pairs, seed=seed, strategy=strategy,
                                                  target_halfwidth=target_halfwidth, max_sentences=max_sentences)
     samples = _samples(sets, tokenizers, plan, equal_rate, seed)
+    placebo_set = _placebo(data, sets, tokenizers, placebo, seed)
     if cache_dir is not None:   # a score cache of ours (its marker), never inside what `data` reads
         _claim_cache(cache_dir, data)
     if load_scorer is None:
@@ -131,7 +132,7 @@ def evaluate(data=None, models: "Iterable[str | Scorer] | str | Scorer | None" =
     load_scorer, identities = remembering(timed_loader(load_scorer, samples))
     report = run(sets, names, settings, None if cache_dir is None else Path(cache_dir),
                  split_tokenizer=split_tokenizer, load_scorer=load_scorer, balance=prepared.balance,
-                 samples=samples)
+                 samples=samples, placebo=placebo_set)
     if report is not None:   # (once the models have scored: a run that fails says only why)
         report.notes += prepared.notes()
         report.notes += model_notes(names, identities, settings.dtype)
@@ -158,6 +159,27 @@ def _samples(sets: dict, tokenizers: list[str], plan, equal_rate: float | None, 
     if plan is not None:
         plan.sentences = {m: s.sentences for m, s in samples.items()}
     return samples
+
+
+def _placebo(data, sets: dict, tokenizers: list[str], per_paradigm: int | None, seed: int):
+    """The placebo pairs every model scores (docs/evaluation.md, "The placebo"): for a run folder of
+    `fairpairs generate` whose pairs carry their draw, `per_paradigm` contexts per paradigm (0: none;
+    None: enough for the design's pairs per direction, ceil(193 / paradigms) at the default target,
+    at least 5), A=U under every model's tokenizer; None otherwise."""
+    import math
+
+    from fairpairs.analysis.design import TARGET_HALFWIDTH, per_direction
+    from fairpairs.analysis.fresh import is_run_folder
+    from fairpairs.api.placebo import placebo_pairs
+
+    if per_paradigm == 0 or not is_run_folder(data) or "draw" not in sets["original"].columns \
+            or not all(tokenizers):
+        return None
+    if per_paradigm is None:
+        per_paradigm = max(5, math.ceil(per_direction(TARGET_HALFWIDTH) / max(1, sets["original"]["uid"].nunique())))
+    made = placebo_pairs(data, tokenizers, per_paradigm=per_paradigm, seed=seed)
+    frame = made.pairs.frame
+    return frame[["uid", "pair_id", "sentence_good", "sentence_bad", "draw"]] if len(frame) else None
 
 
 def _design_notes(plan, samples: dict | None) -> list[str]:
