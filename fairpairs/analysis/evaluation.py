@@ -247,6 +247,11 @@ def analyse(ps: pd.DataFrame, balance: pd.DataFrame | None = None, seed: int = 0
     splits = with_wilson(split_table(ps))
     sets = set(ps["set"])
     effects = effects_table(ps, seed=seed)
+    if effects is not None:   # the gap's and the effects' intervals clustered by paradigm (fairpairs.analysis.clustered)
+        from fairpairs.analysis.clustered import with_clustered
+        from fairpairs.analysis.effects import unit_outcomes
+
+        effects = with_clustered(effects, unit_outcomes(ps), seed=seed)
     return Report(pairs=ps, accuracy=acc, splits=splits, curve=with_wilson(diff_curve(ps)),
                   fits=length_fit(sentence_table(ps)),
                   summary=summary, change=ranking_change(summary) if {"original", "debiased"} <= sets else None,
