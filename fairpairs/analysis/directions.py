@@ -16,6 +16,10 @@ control (an A=U context whose pair was kept cannot move; `n_equal_changed` count
 different bad sentence). Below MIN_PAIRS pairs a direction's figures stay in the tables but the
 report prints "too few pairs".
 
+Beside these pair-level intervals, the pooled rows carry the gap's and the two direction effects'
+intervals clustered by paradigm (`fairpairs.analysis.clustered`); the headline's words use those
+where at least 10 paradigms contribute, and say which (`chosen_interval`).
+
 Pure functions on arrays and DataFrames (`fairpairs.analysis.effects` calls `directions` for every
 row of its table; `headline_table` picks the pooled rows).
 """
@@ -26,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from fairpairs import stats
+from fairpairs.analysis.clustered import CLUSTERED_COLUMNS, FIGURES
 from fairpairs.analysis.length_audit import ALL
 
 DIRECTIONS = {"longer": "A>U", "shorter": "A<U", "equal": "A=U"}   # the original pair's direction, by name
@@ -103,7 +108,7 @@ HEADLINE = ["gap", "gap_low", "gap_high", "n_longer", "n_shorter", "n_equal",
             "n_equal_changed", "length", "length_low", "length_high", "length_p", "n_matched",
             "selection", "selection_low", "selection_high", "remainder", "remainder_low", "remainder_high",
             "change", "change_low", "change_high", "original", "original_low", "original_high",
-            "debiased", "debiased_low", "debiased_high"]
+            "debiased", "debiased_low", "debiased_high", *CLUSTERED_COLUMNS]
 
 
 def headline_table(effects: pd.DataFrame | None, balance: pd.DataFrame | None = None) -> pd.DataFrame | None:
@@ -111,16 +116,18 @@ def headline_table(effects: pd.DataFrame | None, balance: pd.DataFrame | None = 
     (A>U minus A<U accuracy on the original set) and the accuracy of each direction, the effect of
     length control per direction of the original pair, on the changed contexts and net (`length`),
     the rest of the decomposition, the debiased accuracy, the distinct-word ratio of the debiased
-    set (`fairpairs.balance`'s pooled row; NaN without a balance report) and `in_words`: one
+    set (`fairpairs.balance`'s pooled row; NaN without a balance report), the intervals clustered
+    by paradigm (`fairpairs.analysis.clustered`; NaN where `effects` has none) and `in_words`: one
     sentence that says it (`headline_sentence`)."""
     if effects is None:
         return None
-    out = effects[effects["uid"] == ALL].reset_index(drop=True)
+    out = effects[effects["uid"] == ALL].reset_index(drop=True).reindex(columns=["model", "normalization",
+                                                                                 *HEADLINE, "matched_by"])
     ratio = NAN
     if balance is not None and "distinct_ratio" in balance.columns:
         pooled = balance.loc[balance["uid"] == ALL, "distinct_ratio"]
         ratio = float(pooled.iloc[0]) if len(pooled) and pd.notna(pooled.iloc[0]) else NAN
-    out = out[["model", "normalization", *HEADLINE, "matched_by"]].assign(distinct_ratio=ratio)
+    out = out.assign(distinct_ratio=ratio)
     out["in_words"] = [headline_sentence(r) for r in out.itertuples()]
     return out
 
@@ -138,12 +145,27 @@ def _pp_range(low, high) -> str:
     return "" if pd.isna(low) or pd.isna(high) else f" [{round(100 * low, 1) + 0.0:+.1f}, {round(100 * high, 1) + 0.0:+.1f}]"
 
 
+def chosen_interval(r, figure: str) -> tuple[float, float, str]:
+    """The interval the headline's words give `figure` (gap, effect_longer or effect_shorter) of
+    headline row `r`: the one clustered by paradigm where there is one (at least 10 paradigms,
+    `fairpairs.analysis.clustered`), else the pair-level one; with its label ("clustered by
+    paradigm, 23 paradigms" or "pair-level")."""
+    low, high = getattr(r, f"{figure}_low_clustered", NAN), getattr(r, f"{figure}_high_clustered", NAN)
+    if pd.notna(low) and pd.notna(high):
+        return low, high, f"clustered by paradigm, {int(getattr(r, f'n_paradigms_{FIGURES[figure]}'))} paradigms"
+    return getattr(r, f"{figure}_low"), getattr(r, f"{figure}_high"), "pair-level"
+
+
 def headline_sentence(r) -> str:
     """The headline in words: the gap on the original set (or "too few pairs"), what length control
-    did to the formerly-A>U and formerly-A<U contexts, and the net change they add up to."""
+    did to the formerly-A>U and formerly-A<U contexts, and the net change they add up to; the
+    intervals of the gap and the two effects clustered by paradigm where possible, labelled
+    (`chosen_interval`)."""
     if enough(r.n_longer) and enough(r.n_shorter):
+        low, high, label = chosen_interval(r, "gap")
+        ci = _pp_range(low, high)
         gap = (f"A>U pairs score {_pp(r.gap)} points {'below' if r.gap < 0 else 'above'} A<U pairs"
-               f" (gap {round(100 * r.gap, 1) + 0.0:+.1f}{_pp_range(r.gap_low, r.gap_high)}")
+               f" (gap {round(100 * r.gap, 1) + 0.0:+.1f}{ci}{f', 95% CI {label}' if ci else ''}")
     else:
         gap = (f"too few pairs to compare A>U with A<U pairs (n = {int(r.n_longer)} and {int(r.n_shorter)}")
     eq = (f"A=U {100 * r.acc_equal:.1f}%, n = {int(r.n_equal):,}" if enough(r.n_equal)
@@ -155,11 +177,13 @@ def headline_sentence(r) -> str:
             parts.append(f"could not be judged on the formerly-{label} contexts (too few pairs, n = {int(n)})")
             continue
         v = getattr(r, f"effect_{name}")
-        interval = _pp_range(getattr(r, f"effect_{name}_low"), getattr(r, f"effect_{name}_high"))
+        low, high, which = chosen_interval(r, f"effect_{name}")
+        interval = _pp_range(low, high)
         if v == 0:
-            parts.append(f"did not move the formerly-{label} contexts (+0.0{interval})")
+            parts.append(f"did not move the formerly-{label} contexts (+0.0{interval}{f', {which}' if interval else ''})")
         else:
-            parts.append(f"{'raised' if v > 0 else 'lowered'} the formerly-{label} contexts by {_pp(v)} points{interval}")
+            parts.append(f"{'raised' if v > 0 else 'lowered'} the formerly-{label} contexts by {_pp(v)} points"
+                         f"{interval}{f' ({which})' if interval else ''}")
     net = (f"the matched contexts' accuracy moved {round(100 * r.length, 1) + 0.0:+.1f} points"
            f"{_pp_range(r.length_low, r.length_high)}" if enough(r.n_matched) else
            f"too few matched contexts (n = {int(r.n_matched)}) for a net figure")

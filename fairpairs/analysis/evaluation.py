@@ -274,6 +274,11 @@ def analyse(ps: pd.DataFrame, balance: pd.DataFrame | None = None, seed: int = 0
     splits = with_wilson(split_table(ps))
     sets = set(ps["set"])
     effects = effects_table(ps, seed=seed)
+    if effects is not None:   # the gap's and the effects' intervals clustered by paradigm (fairpairs.analysis.clustered)
+        from fairpairs.analysis.clustered import with_clustered
+        from fairpairs.analysis.effects import unit_outcomes
+
+        effects = with_clustered(effects, unit_outcomes(ps), seed=seed)
     from fairpairs.analysis.comparison import comparison_table
     from fairpairs.analysis.placebo import beside_headline
 

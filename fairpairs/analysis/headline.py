@@ -1,16 +1,21 @@
 """The evaluation report's headline in markdown (report.md's opening block, the closing summary of
 `fairpairs evaluate`) and the per-paradigm table of the same figures: the gap A>U - A<U, the
 effect of length control per direction of the original pair, the net change decomposed, in words
-and in tables (`fairpairs.analysis.directions`). Fewer than MIN_PAIRS pairs: "too few pairs"; an
-interval that cannot be estimated: "(no interval)"."""
+and in tables (`fairpairs.analysis.directions`), with the intervals clustered by paradigm beside
+the pair-level ones (`fairpairs.analysis.clustered`). Fewer than MIN_PAIRS pairs: "too few pairs";
+an interval that cannot be estimated: "(no interval)"."""
 
 from __future__ import annotations
 
 import pandas as pd
 
-from fairpairs.analysis.directions import DIRECTIONS, MIN_PAIRS, enough
+from fairpairs.stats import RESAMPLES
+from fairpairs.analysis.clustered import MIN_PARADIGMS
+from fairpairs.analysis.length_audit import ALL
+from fairpairs.analysis.directions import DIRECTIONS, MIN_PAIRS, chosen_interval, enough
 from fairpairs.analysis.markdown import markdown_table, p_value, pct_interval, pp_interval
 
+NAN = float("nan")
 TIES = "Ties (equal scores) count as not correct and stay in the denominator."
 
 
@@ -61,6 +66,45 @@ def _net(r) -> str:
             else _few(r.n_matched))
 
 
+def _clustered(r, figure: str) -> str:
+    """`figure`'s value with its interval clustered by paradigm; why there is none otherwise."""
+    n = min(r.n_longer, r.n_shorter) if figure == "gap" else getattr(r, f"n_matched_{figure.split('_')[1]}")
+    if not enough(n):
+        return _few(n)
+    low, high, which = chosen_interval(r, figure)
+    if which == "pair-level":
+        return f"{pp_interval(getattr(r, figure), NAN, NAN)} (no clustered interval)"
+    return pp_interval(getattr(r, figure), low, high)
+
+
+def _clustered_table(headline: pd.DataFrame) -> str:
+    """The gap and the two direction effects with their intervals clustered by paradigm, and a note
+    for every row that has none."""
+    if "interval_method" not in headline.columns:
+        return ""
+    rows = [[r.model, r.normalization, f"{_n(r.n_paradigms_gap)} / {_n(r.n_paradigms_longer)} / "
+             f"{_n(r.n_paradigms_shorter)}", _clustered(r, "gap"), _clustered(r, "effect_longer"),
+             _clustered(r, "effect_shorter"), r.interval_method if isinstance(r.interval_method, str) else "pair-level"]
+            for r in headline.itertuples()]
+    notes = "".join(f"\n- {r.model}, `{r.normalization}`: {r.interval_note}." for r in headline.itertuples()
+                    if isinstance(r.interval_note, str) and r.interval_note)
+    return ("\n### The same figures with intervals clustered by paradigm\n\n"
+            + markdown_table(["model", "score", "paradigms (gap / formerly A>U / formerly A<U)",
+                              "gap A>U − A<U, pp [95% CI clustered]", "formerly A>U", "formerly A<U",
+                              "the words use"], rows)
+            + "\nPairs of one paradigm share a template and often their words, so they are not independent; "
+              "the pair-level intervals above treat them as if they were. These intervals resample whole "
+              "paradigms (a percentile cluster bootstrap over the paradigms with A>U or A<U pairs, "
+              f"{RESAMPLES:,} resamples, seed as the report's) and answer: how much would the figure move with other "
+              f"paradigms like these? With fewer than {MIN_PARADIGMS} paradigms a cluster bootstrap is too "
+              "narrow, so there is none and the words above use the pair-level interval; the words say which "
+              "they use." + notes + "\n")
+
+
+def _n(x) -> str:
+    return "0" if pd.isna(x) else f"{int(x)}"
+
+
 def _decomposition(r) -> str:
     """change = Σ share x effect (= length) + selection + remainder, in points, for one row."""
     terms = " + ".join(f"{getattr(r, f'share_{n}'):.2f} × ({100 * getattr(r, f'effect_{n}'):+.1f})"
@@ -98,8 +142,9 @@ def headline_markdown(headline: pd.DataFrame | None, notes=()) -> str:
     return (head + words + "\n\n### The bias on the original set, by direction (the scoring model's own tokenizer)\n\n"
             + bias
             + "\n**Gap**: accuracy on the original set's A>U pairs (good sentence longer) minus on its A<U pairs "
-              "(good sentence shorter), with Newcombe's 95% interval for a difference of proportions; a model "
-              "that prefers fewer tokens has a negative gap. A=U (equal lengths) is the baseline.\n"
+              "(good sentence shorter), with Newcombe's 95% interval for a difference of proportions (pair-level); "
+              "a model that prefers fewer tokens has a negative gap. A=U (equal lengths) is the baseline.\n"
+            + _clustered_table(headline)
             + "\n### What length control did, by direction of the original pair\n\n" + control
             + f"\nOn the **matched contexts** (the same context in both sets, matched by {how}): debiased minus "
               "original accuracy of the contexts whose original pair was A>U, A<U or A=U, with Newcombe's 95% "
@@ -124,13 +169,25 @@ def direction_markdown(effects: pd.DataFrame, balance: pd.DataFrame | None = Non
         {r.uid: (r.flags if isinstance(r.flags, str) else "") for r in balance.itertuples()}
     text = ""
     for norm, a in effects.groupby("normalization", sort=False):
-        rows = [[r.uid, r.model, _gap(r), _dir_acc(r, "equal"), _effect(r, "longer"), _effect(r, "shorter"),
-                 _effect(r, "equal"), _effect(r, "changed"), _net(r), flags.get(r.uid, "") or "-"]
+        rows = [[r.uid, r.model, _gap(r), _pooled(r), _dir_acc(r, "equal"), _effect(r, "longer"),
+                 _effect(r, "shorter"), _effect(r, "equal"), _effect(r, "changed"), _net(r),
+                 flags.get(r.uid, "") or "-"]
                 for r in a.itertuples()]
         text += (f"\n### Bias by direction per paradigm, normalization `{norm}`\n\n"
-                 + markdown_table(["paradigm", "model", "gap A>U − A<U, pp", "A=U accuracy, %", "formerly A>U, pp",
-                                   "formerly A<U", "A=U (control)", "changed contexts", "net, all matched",
-                                   "balance flags"], rows))
-    return text + (f"\nAs in the headline (fewer than {MIN_PAIRS} pairs: \"too few pairs\"). Balance flags: "
-                   "`fairpairs balance` on the evaluated run folder (balance.csv), for the debiased set of "
-                   "that paradigm.\n")
+                 + markdown_table(["paradigm", "model", "gap A>U − A<U, pp", "gap, partially pooled", "A=U accuracy, %",
+                                   "formerly A>U, pp", "formerly A<U", "A=U (control)", "changed contexts",
+                                   "net, all matched", "balance flags"], rows))
+    return text + (f"\nAs in the headline (fewer than {MIN_PAIRS} pairs: \"too few pairs\"). **Gap, partially "
+                   "pooled**: the paradigm's gap shrunk toward the mean over paradigms by a random-effects model "
+                   "(empirical Bayes), with its 95% interval: a paradigm with few A>U or A<U pairs moves toward the "
+                   "mean, a large one keeps its own figure; on the ALL row, the mean over paradigms (the average "
+                   f"paradigm's gap); n/a for a paradigm without both A>U and A<U pairs, or with fewer than "
+                   f"{MIN_PARADIGMS} such paradigms. Balance flags: `fairpairs balance` on the evaluated run folder "
+                   "(balance.csv), for the debiased set of that paradigm.\n")
+
+
+def _pooled(r) -> str:
+    value = getattr(r, "gap_pooled", NAN)
+    if pd.isna(value):
+        return "n/a"
+    return pp_interval(value, r.gap_pooled_low, r.gap_pooled_high) + (" (mean)" if r.uid == ALL else "")

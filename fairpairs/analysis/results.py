@@ -6,6 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from fairpairs import stats
+from fairpairs.analysis.clustered import MIN_PARADIGMS
 from fairpairs.analysis.directions import MIN_PAIRS
 from fairpairs.analysis.evaluation import Report
 from fairpairs.analysis.length_audit import ALL
@@ -61,7 +62,14 @@ def results_json(report: Report) -> str:
         "statistics": {"level": 0.95, "accuracy": "Wilson", "gap": "Newcombe (independent proportions)",
                        "effects": "Newcombe (paired proportions), exact McNemar p",
                        "change, selection, remainder": f"percentile bootstrap over units ({stats.RESAMPLES:,} resamples, seed 0)",
-                       "too_few_pairs": f"fewer than {MIN_PAIRS} pairs: the report prints 'too few pairs'"},
+                       "too_few_pairs": f"fewer than {MIN_PAIRS} pairs: the report prints 'too few pairs'",
+                       "gap, effects clustered": f"percentile cluster bootstrap over paradigms ({stats.RESAMPLES:,} "
+                                                 "resamples, seed 0): *_low_clustered, *_high_clustered, null below "
+                                                 f"{MIN_PARADIGMS} paradigms (n_paradigms_*, interval_method, "
+                                                 "interval_note); the headline's words use it where it exists",
+                       "pooled per paradigm": "normal random-effects model, Paule-Mandel tau^2, empirical-Bayes "
+                                              "shrinkage, Agresti-Caffo / Agresti-Min variances: *_pooled, "
+                                              "*_pooled_low, *_pooled_high of effects (ALL: the mean over paradigms)"},
         "headline": records(report.headline),
         "effects": records(report.effects),
         "summary": records(report.summary),
