@@ -73,29 +73,6 @@ def z_value(level: float = LEVEL) -> float:
     return _z(level)
 
 
-def kish(w) -> tuple[float, float]:
-    """(sum of weights, Kish's effective sample size (sum w)^2 / sum w^2) of survey weights `w`:
-    the size of an unweighted sample that would estimate a mean as precisely (Kish 1965); equal to
-    the number of units when every weight is 1."""
-    w = np.asarray(w, dtype=float)
-    total, squares = float(w.sum()), float((w * w).sum())
-    return total, (total * total / squares if squares > 0 else 0.0)
-
-
-def weighted_wilson(x, w=None, level: float = LEVEL) -> Estimate:
-    """The weighted share of 0/1 outcomes `x` (weights `w`: inverse sampling rates) with the Wilson
-    interval at Kish's effective sample size (`kish`). Without weights, or when every weight is 1,
-    exactly `wilson(sum(x), len(x))`. `n` is the number of units, not the weighted total."""
-    x = np.asarray(x, dtype=float)
-    if w is None or (len(x) and np.all(np.asarray(w) == 1.0)) or not len(x):
-        return wilson(int(x.sum()), len(x), level)
-    w = np.asarray(w, dtype=float)
-    total, n_eff = kish(w)
-    p = float((w * x).sum() / total)
-    e = wilson(min(max(p * n_eff, 0.0), n_eff), n_eff, level)
-    return Estimate(p, e.low, e.high, len(x), level=level)
-
-
 def wilson(k: int, n: int, level: float = LEVEL) -> Estimate:
     """k successes out of n with the Wilson score interval (NaN for n = 0)."""
     if n <= 0:
@@ -123,19 +100,13 @@ def newcombe(k1: int, n1: int, k2: int, n2: int, level: float = LEVEL) -> Estima
     return Estimate(d, max(-1.0, low), min(1.0, high), min(n1, n2), level=level)
 
 
-def newcombe_paired(a, b, level: float = LEVEL, w=None) -> Estimate:
+def newcombe_paired(a, b, level: float = LEVEL) -> Estimate:
     """mean(b) - mean(a) for 0/1 outcomes of the same units (a before, b after) with Newcombe's
     (1998b, method 10) interval from the Wilson intervals of the two margins and their correlation
     phi (continuity-corrected), and the exact McNemar p-value. Unlike a bootstrap, the interval
-    keeps a width where no unit changed (n >= 1). NaN for n = 0.
-
-    With survey weights `w` (inverse sampling rates), the 2x2 table holds weighted counts scaled to
-    Kish's effective sample size (`kish`), and the McNemar p-value is computed on the unweighted
-    discordant units (in the stratified evaluation every discordant unit is scored with certainty,
-    `fairpairs.analysis.sampling`). Every weight 1 gives exactly the unweighted figures."""
-    if w is not None and not np.all(np.asarray(w, dtype=float) == 1.0):
-        return _newcombe_paired_weighted(a, b, level, np.asarray(w, dtype=float))
-    a, b = _check_paired(a, b)
+    keeps a width where no unit changed (n >= 1). NaN for n = 0. (With survey weights:
+    `fairpairs.survey.newcombe_paired`.)"""
+    a, b = check_paired(a, b)
     n = len(a)
     if n == 0:
         return Estimate(NAN, NAN, NAN, 0, level=level)
@@ -143,11 +114,12 @@ def newcombe_paired(a, b, level: float = LEVEL, w=None) -> Estimate:
     gained = int(((a == 0) & (b == 1)).sum())
     lost = int(((a == 1) & (b == 0)).sum())
     neither = n - both - gained - lost
-    e = _paired_table(both, gained, lost, neither, n, level)
+    e = paired_table(both, gained, lost, neither, n, level)
     return Estimate(e.value, e.low, e.high, n, p_value=mcnemar_exact(gained, lost), level=level)
 
 
-def _check_paired(a, b) -> tuple[np.ndarray, np.ndarray]:
+def check_paired(a, b) -> tuple[np.ndarray, np.ndarray]:
+    """`a` and `b` as float arrays: two 1-d arrays of 0/1 outcomes of the same length, or ValueError."""
     a = np.asarray(a, dtype=float)
     b = np.asarray(b, dtype=float)
     if a.shape != b.shape or a.ndim != 1:
@@ -157,21 +129,9 @@ def _check_paired(a, b) -> tuple[np.ndarray, np.ndarray]:
     return a, b
 
 
-def _newcombe_paired_weighted(a, b, level: float, w: np.ndarray) -> Estimate:
-    """`newcombe_paired` on a weighted 2x2 table scaled to Kish's effective sample size."""
-    a, b = _check_paired(a, b)
-    if len(a) == 0:
-        return Estimate(NAN, NAN, NAN, 0, level=level)
-    total, n_eff = kish(w)
-    scale = n_eff / total
-    cells = [float(w[(a == x) & (b == y)].sum()) * scale for x, y in ((1, 1), (0, 1), (1, 0), (0, 0))]
-    e = _paired_table(*cells, n_eff, level)
-    p = mcnemar_exact(int(((a == 0) & (b == 1)).sum()), int(((a == 1) & (b == 0)).sum()))
-    return Estimate(e.value, e.low, e.high, len(a), p_value=p, level=level)
-
-
-def _paired_table(both, gained, lost, neither, n, level: float) -> Estimate:
-    """Newcombe's method 10 from the 2x2 table (counts may be weighted, n their total)."""
+def paired_table(both, gained, lost, neither, n, level: float = LEVEL) -> Estimate:
+    """Newcombe's method 10 from the 2x2 table of paired 0/1 outcomes (both right, gained, lost,
+    neither; counts may be weighted, n their total): the difference after - before and its interval."""
     before, after = wilson(both + lost, n, level), wilson(both + gained, n, level)
     margins = (both + lost) * (gained + neither) * (both + gained) * (lost + neither)
     cross = both * neither - gained * lost

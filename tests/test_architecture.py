@@ -15,7 +15,7 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parents[1] / "fairpairs"
 
 # each part of the package and the parts it may import (docs/architecture.md: left to right)
-ORDER = ["errors", "suggest", "registry", "arguments", "stats", "typecheck", "io", "records", "manifest", "pairsets", "generation", "tokenization", "control", "scoring",
+ORDER = ["errors", "suggest", "registry", "arguments", "stats", "survey", "typecheck", "io", "records", "manifest", "pairsets", "generation", "tokenization", "control", "scoring",
          "analysis", "publishing", "api", "commands", "cli"]
 MAY_IMPORT = {part: set(ORDER[:i]) | {"fairpairs"} for i, part in enumerate(ORDER)}
 

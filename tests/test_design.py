@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fairpairs import stats
+from fairpairs import survey
 from fairpairs.analysis.design import Shares, equal_sample, gap_halfwidth, per_direction, plan
 from fairpairs.analysis.evaluation import analyse
 from fairpairs.analysis.sampling import draw_sample, sampled_pairs
@@ -110,7 +110,7 @@ def test_weighted_estimates_are_unbiased_and_cover():
         part = _scored(sampled_pairs(frame, s), length, truth)
         w = part["weight"].to_numpy()
         eq = (part["set"] == "original") & (part["split"] == "A=U")
-        e = stats.weighted_wilson((part.loc[eq, "outcome"] == 1).to_numpy(float), w[eq.to_numpy()])
+        e = survey.weighted_wilson((part.loc[eq, "outcome"] == 1).to_numpy(float), w[eq.to_numpy()])
         estimates.append(e.value)
         covered += e.low <= full["acc_equal"] <= e.high
     assert np.mean(estimates) == pytest.approx(full["acc_equal"], abs=0.01)

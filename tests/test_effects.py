@@ -12,7 +12,8 @@ import pytest
 
 from fairpairs import stats
 from fairpairs.analysis.directions import headline_table
-from fairpairs.analysis.effects import attach_draws, decompose, effects_table, match_units
+from fairpairs.analysis.draws import attach_draws
+from fairpairs.analysis.effects import decompose, effects_table, match_units
 from fairpairs.analysis.evaluation import analyse, pair_scores
 from fairpairs.analysis.headline import headline_markdown
 

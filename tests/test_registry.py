@@ -109,7 +109,7 @@ def test_a_registered_reader_is_a_format_of_fp_audit(tmp_path, restore):
 
 
 def test_a_registered_normalisation_can_be_reported_by_evaluate_but_morcela_still_cannot(restore):
-    from fairpairs.analysis.evaluation import parse_normalize
+    from fairpairs.analysis.reported import parse_normalize
     from fairpairs.scoring.normalize import Normalization
 
     NORMALIZATIONS.register("lp_per_char", Normalization(lambda x: x.lp / x.df["sentence"].str.len().to_numpy(float)))

@@ -28,7 +28,7 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
-from fairpairs import stats
+from fairpairs import stats, survey
 from fairpairs.analysis.effects import DEBIASED, ORIGINAL, match_units
 
 KEYS = ["set", "uid", "pair_id"]
@@ -48,7 +48,7 @@ def _outcomes(ps: pd.DataFrame, norm: str, models: list[str]) -> pd.DataFrame:
 
 
 def _paired(x: pd.DataFrame, a: str, b: str) -> dict:
-    e = stats.newcombe_paired(x[f"y_{a}"].to_numpy(), x[f"y_{b}"].to_numpy(), w=x["weight"].to_numpy())
+    e = survey.newcombe_paired(x[f"y_{a}"].to_numpy(), x[f"y_{b}"].to_numpy(), w=x["weight"].to_numpy())
     return {"diff": e.value, "diff_low": e.low, "diff_high": e.high, "diff_p": e.p_value, "n": len(x)}
 
 

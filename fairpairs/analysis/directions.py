@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from fairpairs import stats
+from fairpairs import stats, survey
 from fairpairs.analysis.clustered import CLUSTERED_COLUMNS, FIGURES
 from fairpairs.analysis.length_audit import ALL
 
@@ -41,8 +41,8 @@ NAN = float("nan")
 def wilson_columns(x: np.ndarray, prefix: str, w=None) -> dict:
     """`prefix` (accuracy), its Wilson interval and its n (units scored), from 0/1 outcomes; with
     survey weights `w` (`fairpairs.analysis.sampling`) the weighted accuracy and the Wilson interval
-    at Kish's effective size (`stats.weighted_wilson`; every weight 1: the unweighted figures)."""
-    e = stats.weighted_wilson(x, w)
+    at Kish's effective size (`survey.weighted_wilson`; every weight 1: the unweighted figures)."""
+    e = survey.weighted_wilson(x, w)
     return {f"n_{prefix}": len(x), prefix: e.value, f"{prefix}_low": e.low, f"{prefix}_high": e.high}
 
 
@@ -53,7 +53,7 @@ def _successes(x: np.ndarray, w: np.ndarray) -> tuple[float, float]:
         return int(x.sum()), len(x)
     if not len(x):
         return 0, 0
-    total, n_eff = stats.kish(w)
+    total, n_eff = survey.kish(w)
     return float((w * x).sum() / total) * n_eff, n_eff
 
 
@@ -86,7 +86,7 @@ def directions(o: np.ndarray, d: np.ndarray, split, changed=None, w=None) -> dic
     groups = {name: m & (split == label) for name, label in DIRECTIONS.items()}
     groups["changed"] = m & changed
     for name, sel in groups.items():
-        e = stats.newcombe_paired(o[sel], d[sel], w=w[sel])
+        e = survey.newcombe_paired(o[sel], d[sel], w=w[sel])
         row[f"effect_{name}"], row[f"effect_{name}_low"], row[f"effect_{name}_high"] = e.value, e.low, e.high
         row[f"effect_{name}_p"] = e.p_value
         row[f"n_matched_{name}"] = int(sel.sum())

@@ -46,7 +46,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from fairpairs import stats
+from fairpairs import stats, survey
 from fairpairs.analysis.directions import directions, wilson_columns
 from fairpairs.analysis.length_audit import ALL
 
@@ -118,7 +118,7 @@ def decompose(o: np.ndarray, d: np.ndarray, split=None, changed=None, *, seed: i
     row["change"] = acc_d - acc_o
     row["selection"] = acc_om - acc_o
     row["remainder"] = acc_d - acc_dm
-    paired = stats.newcombe_paired(om, dm, w=w[m])
+    paired = survey.newcombe_paired(om, dm, w=w[m])
     row["length"], row["length_low"], row["length_high"] = acc_dm - acc_om, paired.low, paired.high
     row["length_p"] = paired.p_value
     row["n_gained"] = int(((om == 0) & (dm == 1)).sum())
@@ -277,7 +277,7 @@ def with_wilson(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def matched_table(sets: dict[str, pd.DataFrame]) -> pd.DataFrame:
-    """The original/debiased join the report uses (`match_units` on `sets`, as `attach_draws` left
+    """The original/debiased join the report uses (`match_units` on `sets`, as `fairpairs.analysis.draws.attach_draws` left
     them): one row per matched context, in the original set's order, with uid, draw (where known),
     sentence_good, the original and the debiased pair's pair_id and bad sentence, `changed` (the
     bad sentence was replaced) and `matched_by`. Empty without both sets."""
@@ -299,51 +299,3 @@ def matched_table(sets: dict[str, pd.DataFrame]) -> pd.DataFrame:
     out["changed"] = out["sentence_bad_original"] != out["sentence_bad_debiased"]
     out["matched_by"] = how
     return out[cols].reset_index(drop=True)
-
-
-# ---------------------------------------------------------------------------- inputs
-
-
-def attach_draws(sets: dict[str, pd.DataFrame], data) -> dict[str, pd.DataFrame]:
-    """`sets` (as `fairpairs.api.load_sets` read them from `data`) with a `draw` column where
-    `data` says which draw each pair came from: a run folder of `fairpairs generate` (its rows,
-    joined on uid and pair_id) or a mapping whose original and debiased values are PairRecords,
-    dicts or DataFrames with a draw for every pair (by position). Sets without one are unchanged,
-    and are then matched on the good sentence's text."""
-    import os
-    from collections.abc import Mapping
-    from pathlib import Path
-
-    if not {ORIGINAL, DEBIASED} <= set(sets) or all("draw" in df.columns for df in sets.values()):
-        return sets
-    out = dict(sets)
-    if isinstance(data, (str, os.PathLike)) and (Path(data) / ORIGINAL).is_dir():
-        from fairpairs.control.balance_report import read_run
-
-        original, debiased, _ = read_run(data)
-        for name, rows in ((ORIGINAL, original), (DEBIASED, debiased)):
-            flat = [r for uid_rows in rows.values() for r in uid_rows]
-            if not flat or not all(isinstance(r.get("draw"), int) for r in flat):
-                return sets
-            keys = pd.DataFrame({"uid": [r["uid"] for r in flat], "pair_id": [r["pair_id"] for r in flat],
-                                 "draw": [r["draw"] for r in flat]})
-            if keys.duplicated(["uid", "pair_id"]).any():
-                return sets
-            merged = sets[name].merge(keys, on=["uid", "pair_id"], how="left", validate="many_to_one")
-            if merged["draw"].isna().any():
-                return sets
-            out[name] = merged.assign(draw=merged["draw"].astype(int))
-        return out
-    if isinstance(data, Mapping):
-        for name in (ORIGINAL, DEBIASED):
-            value = data.get(name)
-            if isinstance(value, pd.DataFrame):
-                draws = value["draw"].tolist() if "draw" in value.columns else []
-            else:
-                draws = [getattr(r, "draw", None) if not isinstance(r, Mapping) else r.get("draw")
-                         for r in (value if isinstance(value, (list, tuple)) else [])]
-            if len(draws) != len(sets[name]) or not all(isinstance(d, (int, np.integer)) for d in draws):
-                return sets
-            out[name] = sets[name].assign(draw=[int(d) for d in draws])
-        return out
-    return sets

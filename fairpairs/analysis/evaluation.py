@@ -8,11 +8,9 @@ tokenizer* (the ``n_tokens`` the scorer reports): the bias being measured is the
 model under evaluation decides what "longer" means. ``split_tokenizer`` fixes one tokenizer for
 every model instead (e.g. to compare models on identical splits).
 
-Scores are cached per (model, scorer settings, sentence set) as parquet under the cache folder.
-The pure functions `pair_scores`, `accuracy_table`, `split_table`, `diff_curve`, `length_fit`
-and `summary_table` work on plain DataFrames and need no model; so does the decomposition of the
-change into selection and length (`fairpairs.analysis.effects`). `fairpairs.analysis.report` writes the report.
-"""
+Scores are cached per (model, scorer settings, sentence set) under the cache folder. The pure
+functions (`pair_scores`, `accuracy_table`, ..., `analyse`) need no model; pairs scored in a
+stratified sample carry weights (`fairpairs.analysis.sampling`). `analysis.report` writes the report."""
 
 from __future__ import annotations
 
@@ -25,31 +23,10 @@ import numpy as np
 import pandas as pd
 
 from fairpairs.analysis.length_audit import ALL, SPLITS, split_label
+from fairpairs.analysis.sampling import tally, without_unit_weights
 from fairpairs.errors import FairpairsError
 from fairpairs.scoring.cache import (Settings, cached_scores, default_loader,
                                      score_column, scorer_settings)
-
-# the built-in normalisations evaluate reports (tcf_lp: docs/robustness.md); MORCELA needs fitted
-# parameters and the word-level scores an extra pass, so they are not among them
-REPORTED = ("lp", "mean_lp", "pen_lp", "slor", "tcf_lp")
-
-
-def reported_normalizations() -> tuple[str, ...]:
-    """What `evaluate` can report: `REPORTED` and every normalisation registered beyond the
-    built-in ones (fairpairs.registry.NORMALIZATIONS) that needs no fitted MORCELA parameters."""
-    from fairpairs.registry import BUILT_IN, NORMALIZATIONS
-
-    added = [n for n in NORMALIZATIONS if n not in BUILT_IN[NORMALIZATIONS.kind]
-             and "morcela_params" not in NORMALIZATIONS.get(n).needs]
-    return (*REPORTED, *added)
-
-
-def parse_normalize(value) -> tuple[str, ...]:
-    """The normalisations to report ('lp,mean_lp' or an iterable; at least one)."""
-    from fairpairs.scoring.normalize import parse_normalize as parse
-
-    return parse(value, reported_normalizations(), at_least_one=True)
-
 
 # ---------------------------------------------------------------------------- pure analyses
 
@@ -96,33 +73,6 @@ def pair_scores(pairs: pd.DataFrame, scores: pd.DataFrame, model: str, normalize
     return pd.concat(frames, ignore_index=True)
 
 
-def _tally(g: pd.DataFrame) -> dict:
-    """Counts and accuracy of a group of pairs. Where the pairs carry survey weights other than 1
-    (`fairpairs.analysis.sampling`: a sample of the A=U contexts was scored), the accuracy is
-    weighted and `n_represented` (the pairs the scored ones stand for) and `n_effective` (Kish's
-    effective size, which `with_wilson` uses) follow; every count stays the pairs scored."""
-    n = len(g)
-    correct = int((g["outcome"] == 1).sum())
-    out = {"n_pairs": n, "n_correct": correct, "n_ties": int((g["outcome"] == 0).sum()),
-           "n_wrong": int((g["outcome"] == -1).sum()), "accuracy": correct / n if n else float("nan")}
-    if "weight" in g.columns:
-        from fairpairs.stats import kish
-
-        w = g["weight"].to_numpy(dtype=float)
-        total, n_eff = kish(w)
-        out["accuracy"] = float(w[g["outcome"].to_numpy() == 1].sum() / total) if n else float("nan")
-        out["n_represented"], out["n_effective"] = total, n_eff
-    return out
-
-
-def _weighted(ps: pd.DataFrame) -> pd.DataFrame:
-    """`ps` with its weight column only where a weight differs from 1 (at sampling rate 1 every
-    table is exactly the unweighted one)."""
-    if "weight" in ps.columns and (ps["weight"] == 1.0).all():
-        return ps.drop(columns="weight")
-    return ps
-
-
 def _with_all(ps: pd.DataFrame) -> pd.DataFrame:
     return pd.concat([ps, ps.assign(uid=ALL)], ignore_index=True)
 
@@ -131,7 +81,7 @@ def accuracy_table(ps: pd.DataFrame) -> pd.DataFrame:
     """Per set, paradigm (plus ``ALL``, pooled over pairs), model and normalisation: counts and
     accuracy, and ``best`` = this model has the highest accuracy of all models in its row."""
     keys = ["set", "uid", "model", "normalization"]
-    rows = [dict(zip(keys, k), **_tally(g)) for k, g in _with_all(_weighted(ps)).groupby(keys, sort=False)]
+    rows = [dict(zip(keys, k), **tally(g)) for k, g in _with_all(without_unit_weights(ps)).groupby(keys, sort=False)]
     acc = pd.DataFrame(rows)
     top = acc.groupby(["set", "uid", "normalization"])["accuracy"].transform("max")
     acc["best"] = acc["accuracy"] == top
@@ -143,9 +93,9 @@ def split_table(ps: pd.DataFrame) -> pd.DataFrame:
     and accuracy; an empty split has n_pairs 0 and accuracy NaN (N/A)."""
     keys = ["set", "uid", "model", "normalization"]
     rows = []
-    for k, g in _with_all(_weighted(ps)).groupby(keys, sort=False):
+    for k, g in _with_all(without_unit_weights(ps)).groupby(keys, sort=False):
         for split in SPLITS:
-            rows.append(dict(zip(keys, k), split=split, **_tally(g[g["split"] == split])))
+            rows.append(dict(zip(keys, k), split=split, **tally(g[g["split"] == split])))
     out = pd.DataFrame(rows)
     out["_s"] = out["split"].map(SPLITS.index)
     return _sorted(out, keys + ["_s"]).drop(columns="_s")
@@ -154,7 +104,7 @@ def split_table(ps: pd.DataFrame) -> pd.DataFrame:
 def diff_curve(ps: pd.DataFrame) -> pd.DataFrame:
     """Accuracy per token-length difference len(bad) - len(good), per set, model, normalisation."""
     keys = ["set", "model", "normalization", "len_diff"]
-    rows = [dict(zip(keys, k), **_tally(g)) for k, g in _weighted(ps).groupby(keys, sort=False)]
+    rows = [dict(zip(keys, k), **tally(g)) for k, g in without_unit_weights(ps).groupby(keys, sort=False)]
     return _sorted(pd.DataFrame(rows), keys)
 
 
@@ -274,13 +224,13 @@ def analyse(ps: pd.DataFrame, balance: pd.DataFrame | None = None, seed: int = 0
     splits = with_wilson(split_table(ps))
     sets = set(ps["set"])
     effects = effects_table(ps, seed=seed)
-    if effects is not None:   # the gap's and the effects' intervals clustered by paradigm (fairpairs.analysis.clustered)
-        from fairpairs.analysis.clustered import with_clustered
-        from fairpairs.analysis.effects import unit_outcomes
-
-        effects = with_clustered(effects, unit_outcomes(ps), seed=seed)
+    from fairpairs.analysis.clustered import with_clustered
     from fairpairs.analysis.comparison import comparison_table
+    from fairpairs.analysis.effects import unit_outcomes
     from fairpairs.analysis.placebo import beside_headline
+
+    if effects is not None:   # the gap's and the effects' intervals clustered by paradigm (fairpairs.analysis.clustered)
+        effects = with_clustered(effects, unit_outcomes(ps), seed=seed)
 
     return Report(pairs=ps, accuracy=acc, splits=splits, curve=with_wilson(diff_curve(ps)),
                   fits=length_fit(sentence_table(ps)),
@@ -288,6 +238,28 @@ def analyse(ps: pd.DataFrame, balance: pd.DataFrame | None = None, seed: int = 0
                   cache_hits={}, effects=effects, headline=beside_headline(headline_table(effects, balance), placebo),
                   balance=balance,
                   comparison=comparison_table(ps, seed=seed), placebo=placebo)
+
+
+def _split_lengths(split_tokenizer: str | None, sentences: list[str]) -> dict[str, int] | None:
+    """Token lengths under `split_tokenizer` (one tokenizer deciding every model's splits), or None."""
+    if not split_tokenizer:
+        return None
+    from fairpairs.tokenization.lengths import LengthMeter
+
+    try:
+        meter = LengthMeter(split_tokenizer)
+    except FairpairsError as exc:   # (the tokenizer is this call's `split_tokenizer`)
+        raise exc.with_param("models", "split_tokenizer") from None
+    return dict(zip(sentences, meter.lengths(sentences)))
+
+
+def _labels(models: list) -> tuple[list[str], list[str]]:
+    """Each model's key (its name; a Scorer's name) and its label in the tables (unique)."""
+    keys = [m if isinstance(m, str) else str(getattr(m, "name", "") or "") for m in models]
+    labels = [display_name(k) if k else f"scorer {i + 1}" for i, k in enumerate(keys)]
+    if len(set(labels)) < len(labels):
+        labels = [k or label for k, label in zip(keys, labels)]
+    return keys, labels
 
 
 def evaluate(sets: dict[str, pd.DataFrame], models: list, settings: Settings, cache_dir: Path | None,
@@ -299,10 +271,8 @@ def evaluate(sets: dict[str, pd.DataFrame], models: list, settings: Settings, ca
     (loaded with `load_scorer` when its scores are not cached) or a loaded `Scorer` (used as it is;
     cached under its content fingerprint and its own settings, `scorer_settings`; not cached without a name).
 
-    `samples` (model key -> `fairpairs.analysis.sampling.Sample`): a model with a sample scores only
-    its rows, weighted (stratified scoring); without one, every pair. `placebo`: the placebo pairs
-    (`fp.placebo_pairs(...).pairs.frame`, with their draw): every model also scores them and their
-    original pairs, and the report's `placebo` table says what redrawing the bad word alone did.
+    `samples` (model key -> `fairpairs.analysis.sampling.Sample`): a model with one scores only its
+    rows, weighted; `placebo` (`fp.placebo_pairs(...).pairs.frame`): scored too, with their originals.
 
     Under a multi-process launch (torchrun, accelerate launch) every rank calls this; the ranks
     share the scoring and rank 0 alone analyses and returns the report (the others return None).
@@ -312,20 +282,8 @@ def evaluate(sets: dict[str, pd.DataFrame], models: list, settings: Settings, ca
     from fairpairs.scoring.launch import is_main
 
     pairs = pd.concat([df.assign(set=name) for name, df in sets.items()], ignore_index=True)
-    sentences = sorted(set(pairs["sentence_good"]) | set(pairs["sentence_bad"]))
-    lengths = None
-    if split_tokenizer:
-        from fairpairs.tokenization.lengths import LengthMeter
-
-        try:
-            meter = LengthMeter(split_tokenizer)
-        except FairpairsError as exc:   # (the tokenizer is this call's `split_tokenizer`)
-            raise exc.with_param("models", "split_tokenizer") from None
-        lengths = dict(zip(sentences, meter.lengths(sentences)))
-    keys = [m if isinstance(m, str) else str(getattr(m, "name", "") or "") for m in models]
-    labels = [display_name(k) if k else f"scorer {i + 1}" for i, k in enumerate(keys)]
-    if len(set(labels)) < len(labels):
-        labels = [k or label for k, label in zip(keys, labels)]
+    lengths = _split_lengths(split_tokenizer, sentences_of(with_placebo(pairs, placebo, sets)))
+    keys, labels = _labels(models)
     frames, hits, seconds, loading = [], {}, {}, {}
 
     def timed_load(model, s):

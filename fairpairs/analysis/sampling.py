@@ -21,7 +21,7 @@ the N equal units are drawn without replacement (seeded) and get the weight N / 
 weight 1: a stratified simple random sample with its exact inverse-inclusion (Horvitz-Thompson)
 weights, so every weighted accuracy is unbiased for the figure that scoring every pair would give
 (post-stratified on paradigm and kind: the weights of a paradigm's units add up to its pairs).
-Intervals of weighted figures use Kish's effective sample size (`fairpairs.stats.kish`). At rate 1
+Intervals of weighted figures use Kish's effective sample size (`fairpairs.survey.kish`). At rate 1
 every weight is 1 and every number is exactly the unweighted one.
 """
 
@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from fairpairs.analysis.effects import DEBIASED, ORIGINAL, match_units
+from fairpairs.survey import kish
 
 
 @dataclass
@@ -121,3 +122,28 @@ def sampled_pairs(pairs: pd.DataFrame, sample: Sample | None) -> pd.DataFrame:
 def sentences_of(pairs: pd.DataFrame) -> list[str]:
     """The distinct sentences of `pairs`, sorted (what one model scores)."""
     return sorted(set(pairs["sentence_good"]) | set(pairs["sentence_bad"]))
+
+
+def tally(g: pd.DataFrame) -> dict:
+    """Counts and accuracy of a group of pairs (pair_scores' rows). Where the pairs carry survey
+    weights (a sample of the A=U contexts was scored), the accuracy is weighted and `n_represented`
+    (the pairs the scored ones stand for) and `n_effective` (Kish's effective size, which the
+    accuracy's Wilson interval uses) follow; every count stays the pairs scored."""
+    n = len(g)
+    correct = int((g["outcome"] == 1).sum())
+    out = {"n_pairs": n, "n_correct": correct, "n_ties": int((g["outcome"] == 0).sum()),
+           "n_wrong": int((g["outcome"] == -1).sum()), "accuracy": correct / n if n else float("nan")}
+    if "weight" in g.columns:
+        w = g["weight"].to_numpy(dtype=float)
+        total, n_eff = kish(w)
+        out["accuracy"] = float(w[g["outcome"].to_numpy() == 1].sum() / total) if n else float("nan")
+        out["n_represented"], out["n_effective"] = total, n_eff
+    return out
+
+
+def without_unit_weights(ps: pd.DataFrame) -> pd.DataFrame:
+    """`ps` with its weight column only where a weight differs from 1 (at sampling rate 1 every
+    table is exactly the unweighted one)."""
+    if "weight" in ps.columns and (ps["weight"] == 1.0).all():
+        return ps.drop(columns="weight")
+    return ps

@@ -30,7 +30,7 @@ LAZY = {
     "FIT_CORPUS": "fairpairs.scoring.length:CORPUS",
     "read_vocabulary": "fairpairs.generation.vocab:load_vocabulary",   # (its own not-found message, as validate's)
     "is_main": "fairpairs.scoring.launch:is_main",
-    "parse_normalize": "fairpairs.analysis.evaluation:parse_normalize",
+    "parse_normalize": "fairpairs.analysis.reported:parse_normalize",
 }
 __getattr__ = lazy_getattr(__name__, LAZY)
 

@@ -95,7 +95,7 @@ def load_frames(data, columns, name: str, param: str) -> dict[str, "pd.DataFrame
 
 
 def normalize_names(value) -> tuple[str, ...]:
-    from fairpairs.analysis.evaluation import parse_normalize
+    from fairpairs.analysis.reported import parse_normalize
 
     return parse_normalize(value)
 

@@ -126,3 +126,87 @@ def timed_loader(load_scorer, samples: dict | None, first: int = 32):
                  f"minutes for its {sample.sentences:,} sentences")
         return scorer
     return load
+
+
+def design_samples(sets: dict, tokenizers: list[str], plan, equal_rate: float | None, seed: int) -> dict | None:
+    """Each model's stratified sample (`fairpairs.analysis.sampling`): at `equal_rate` when given,
+    else at the rate the design plans (one-step evaluation without --pairs); None (every pair
+    scored) otherwise, or without an original and a debiased set."""
+    from fairpairs.analysis.effects import DEBIASED, ORIGINAL
+
+    planned = plan is not None and not plan.explicit_pairs
+    if (equal_rate is None and not planned) or not {ORIGINAL, DEBIASED} <= set(sets):
+        return None
+    models = [t for t in tokenizers if t]
+    samples = draw_samples({k: sets[k] for k in (ORIGINAL, DEBIASED)}, models, rate=equal_rate,
+                           equal_target=plan.equal_target if plan is not None else 0, seed=seed)
+    for line in sample_lines(samples):
+        announce(line)
+    if plan is not None:
+        plan.sentences = {m: s.sentences for m, s in samples.items()}
+    return samples
+
+
+def placebo_frame(data, sets: dict, tokenizers: list[str], per_paradigm: int | None, seed: int, planned: bool = False):
+    """The placebo pairs every model scores (docs/evaluation.md, "The placebo"): for a run folder of
+    `fairpairs generate` whose pairs carry their draw, `per_paradigm` contexts per paradigm (0: none;
+    None: in a planned evaluation, enough for the design's pairs per direction, ceil(193 / paradigms)
+    at the default target, at least 5; else none), A=U under every model's tokenizer; None otherwise."""
+    import math
+
+    from fairpairs.analysis.design import TARGET_HALFWIDTH, per_direction
+    from fairpairs.analysis.fresh import is_run_folder
+    from fairpairs.api.placebo import placebo_pairs
+
+    if per_paradigm == 0 or (per_paradigm is None and not planned) or not is_run_folder(data) or "draw" not in sets["original"].columns \
+            or not all(tokenizers):
+        return None
+    if per_paradigm is None:
+        per_paradigm = max(5, math.ceil(per_direction(TARGET_HALFWIDTH) / max(1, sets["original"]["uid"].nunique())))
+    made = placebo_pairs(data, tokenizers, per_paradigm=per_paradigm, seed=seed)
+    frame = made.pairs.frame
+    return frame[["uid", "pair_id", "sentence_good", "sentence_bad", "draw"]] if len(frame) else None
+
+
+def design_notes(plan, samples: dict | None) -> list[str]:
+    """The design in the report's first lines (what was printed before scoring)."""
+
+    lines = plan.lines() if plan is not None else []
+    if samples:
+        lines += ["Stratified scoring (docs/evaluation.md, 'The designed evaluation'):"] + sample_lines(samples)
+    return [" ".join(line.split()) for line in lines]
+
+
+def design_record(plan, samples: dict | None, sizes: dict) -> dict:
+    """results.json's `design`: the target, the pairs generated per set (`sizes`), and per model
+    the strata, the sampling rate and the sentences scored."""
+    out = {"planned": plan is not None and not plan.explicit_pairs, "pairs_per_set": sizes,
+           "sampling": "stratified: every unequal or changed context, a known-rate sample of the A=U contexts kept "
+                       "as drawn, weighted by the inverse rate" if samples else "none: every pair scored",
+           "models": {m: s.summary() for m, s in (samples or {}).items()}}
+    if plan is not None:
+        out.update({k: v for k, v in plan.as_dict().items() if k != "sentences"})
+    return out
+
+
+def scoring_design(data, sets: dict, tokenizers: list[str], plan, equal_rate: float | None, placebo: int | None,
+                   seed: int):
+    """(the stratified samples, the placebo pairs) an evaluation scores (`design_samples`,
+    `placebo_frame`), both seeded by the run's own seed for a run folder (so one-step evaluation and
+    `--data` on the same run draw the same), else by `seed` (default 0)."""
+    from fairpairs.analysis.fresh import is_run_folder
+
+    if is_run_folder(data):
+        from fairpairs.manifest import read_manifest
+
+        run_seed = read_manifest(data).seed
+        seed = run_seed if isinstance(run_seed, int) else seed
+    seed = 0 if seed is None else seed
+    return (design_samples(sets, tokenizers, plan, equal_rate, seed),
+            placebo_frame(data, sets, tokenizers, placebo, seed, planned=plan is not None and not plan.explicit_pairs))
+
+
+def record_design(report, plan, samples: dict | None, sets: dict) -> None:
+    """The design in the report: results.json's `settings.design` and report.md's first lines."""
+    report.settings["design"] = design_record(plan, samples, {k: len(v) for k, v in sets.items()})
+    report.notes += design_notes(plan, samples)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Mapping
 
 from fairpairs import arguments as check
 from fairpairs.errors import Param, UsageError, UsageTypeError
-from fairpairs.io.progress import announce, takes_progress
+from fairpairs.io.progress import takes_progress
 from fairpairs.api.common import DEFAULT_NORMALIZE, is_scorer, items, load_frames, normalize_names, read_paths, resolve_models
 from fairpairs.api.datasets import load_sets
 from fairpairs.control.config import RunConfig
@@ -97,14 +97,14 @@ def evaluate(data=None, models: "Iterable[str | Scorer] | str | Scorer | None" =
     docs/scaling.md) every rank calls this, the ranks share the scoring, and rank 0 alone gets the
     report (the others get None).
 
-    Without `data`, the pairs are generated first (`generate_run`), length-controlled for the
-    tokenizer of every model in `models`, with `paradigms`, `phenomenon`, `pairs` (per paradigm and
-    set; default `scoring.settings.SCORING.one_step_pairs`), `seed` and `strategy`, into `run_dir` (default: a new temporary folder, kept),
-    and evaluated as that run folder would be; the report's first lines (`Report.notes`) say for
-    which tokenizers, the seed and the `fairpairs generate` command that writes the same pairs. With
-    a run folder as `data`, a model whose tokenizer its debiased set is not controlled for gets a
-    `FairpairsWarning` and a line in the report."""
-    from fairpairs.analysis.evaluation import default_loader, evaluate as run
+    Without `data`, the pairs are generated first (`generate_run`, with `paradigms`, `phenomenon`,
+    `seed`, `strategy`) for every model's tokenizer into `run_dir` (default: a new temporary folder,
+    kept): `pairs` per paradigm, or the size planned for `target_halfwidth` within `max_sentences`,
+    scored in a stratified sample (`equal_rate`), with `placebo` placebo contexts per paradigm
+    (docs/evaluation.md, "The designed evaluation"). A run folder as `data` whose debiased set is not
+    controlled for a model's tokenizer gets a `FairpairsWarning` and a line in the report."""
+    from fairpairs.analysis.evaluation import evaluate as run
+    from fairpairs.api.design import record_design, scoring_design, timed_loader
     from fairpairs.api.inputs import evaluation_data
     from fairpairs.scoring.models import model_notes, remembering
 
@@ -117,91 +117,30 @@ def evaluate(data=None, models: "Iterable[str | Scorer] | str | Scorer | None" =
     data, sets, prepared, plan = evaluation_data(data, tokenizers, columns, run_dir=run_dir, paradigms=paradigms,
                                                  phenomenon=phenomenon, pairs=pairs, seed=seed, strategy=strategy,
                                                  target_halfwidth=target_halfwidth, max_sentences=max_sentences)
-    samples = _samples(sets, tokenizers, plan, equal_rate, seed)
-    placebo_set = _placebo(data, sets, tokenizers, placebo, seed)
+    samples, placebo_set = scoring_design(data, sets, tokenizers, plan, equal_rate, placebo, seed)
     if cache_dir is not None:   # a score cache of ours (its marker), never inside what `data` reads
         _claim_cache(cache_dir, data)
     if load_scorer is None:
-        def load_scorer(model, s):
-            if on_load is not None:
-                on_load(model)
-            return default_loader(model, s, device=device, batch_tokens=batch_tokens,
-                                  device_map=device_map)
-    from fairpairs.api.design import timed_loader
-
+        load_scorer = _loader(on_load, device=device, batch_tokens=batch_tokens, device_map=device_map)
     load_scorer, identities = remembering(timed_loader(load_scorer, samples))
     report = run(sets, names, settings, None if cache_dir is None else Path(cache_dir),
                  split_tokenizer=split_tokenizer, load_scorer=load_scorer, balance=prepared.balance,
                  samples=samples, placebo=placebo_set)
     if report is not None:   # (once the models have scored: a run that fails says only why)
-        report.notes += prepared.notes()
-        report.notes += model_notes(names, identities, settings.dtype)
-        report.settings["design"] = _design(plan, samples, {k: len(v) for k, v in sets.items()})
-        report.notes += _design_notes(plan, samples)
+        report.notes += prepared.notes() + model_notes(names, identities, settings.dtype)
+        record_design(report, plan, samples, sets)
     return report
 
 
-def _samples(sets: dict, tokenizers: list[str], plan, equal_rate: float | None, seed: int) -> dict | None:
-    """Each model's stratified sample (`fairpairs.analysis.sampling`): at `equal_rate` when given,
-    else at the rate the design plans (one-step evaluation without --pairs); None (every pair
-    scored) otherwise, or without an original and a debiased set."""
-    from fairpairs.analysis.effects import DEBIASED, ORIGINAL
-    from fairpairs.api.design import draw_samples, sample_lines
+def _loader(on_load, **options):
+    """The default `load_scorer` of `evaluate`: `on_load(model)`, then the model loaded with `options`."""
+    from fairpairs.analysis.evaluation import default_loader
 
-    planned = plan is not None and not plan.explicit_pairs
-    if (equal_rate is None and not planned) or not {ORIGINAL, DEBIASED} <= set(sets):
-        return None
-    models = [t for t in tokenizers if t]
-    samples = draw_samples({k: sets[k] for k in (ORIGINAL, DEBIASED)}, models, rate=equal_rate,
-                           equal_target=plan.equal_target if plan is not None else 0, seed=seed)
-    for line in sample_lines(samples):
-        announce(line)
-    if plan is not None:
-        plan.sentences = {m: s.sentences for m, s in samples.items()}
-    return samples
-
-
-def _placebo(data, sets: dict, tokenizers: list[str], per_paradigm: int | None, seed: int):
-    """The placebo pairs every model scores (docs/evaluation.md, "The placebo"): for a run folder of
-    `fairpairs generate` whose pairs carry their draw, `per_paradigm` contexts per paradigm (0: none;
-    None: enough for the design's pairs per direction, ceil(193 / paradigms) at the default target,
-    at least 5), A=U under every model's tokenizer; None otherwise."""
-    import math
-
-    from fairpairs.analysis.design import TARGET_HALFWIDTH, per_direction
-    from fairpairs.analysis.fresh import is_run_folder
-    from fairpairs.api.placebo import placebo_pairs
-
-    if per_paradigm == 0 or not is_run_folder(data) or "draw" not in sets["original"].columns \
-            or not all(tokenizers):
-        return None
-    if per_paradigm is None:
-        per_paradigm = max(5, math.ceil(per_direction(TARGET_HALFWIDTH) / max(1, sets["original"]["uid"].nunique())))
-    made = placebo_pairs(data, tokenizers, per_paradigm=per_paradigm, seed=seed)
-    frame = made.pairs.frame
-    return frame[["uid", "pair_id", "sentence_good", "sentence_bad", "draw"]] if len(frame) else None
-
-
-def _design_notes(plan, samples: dict | None) -> list[str]:
-    """The design in the report's first lines (what was printed before scoring)."""
-    from fairpairs.api.design import sample_lines
-
-    lines = plan.lines() if plan is not None else []
-    if samples:
-        lines += ["Stratified scoring (docs/evaluation.md, 'The designed evaluation'):"] + sample_lines(samples)
-    return [" ".join(line.split()) for line in lines]
-
-
-def _design(plan, samples: dict | None, sizes: dict) -> dict:
-    """results.json's `design`: the target, the pairs generated per set (`sizes`), and per model
-    the strata, the sampling rate and the sentences scored."""
-    out = {"planned": plan is not None and not plan.explicit_pairs, "pairs_per_set": sizes,
-           "sampling": "stratified: every unequal or changed context, a known-rate sample of the A=U contexts kept "
-                       "as drawn, weighted by the inverse rate" if samples else "none: every pair scored",
-           "models": {m: s.summary() for m, s in (samples or {}).items()}}
-    if plan is not None:
-        out.update({k: v for k, v in plan.as_dict().items() if k != "sentences"})
-    return out
+    def load(model, s):
+        if on_load is not None:
+            on_load(model)
+        return default_loader(model, s, **options)
+    return load
 
 
 def _tokenizers(names: list, data, cache_dir) -> list[str]:
@@ -237,7 +176,8 @@ def matched_pairs(data, *, columns=None) -> "pd.DataFrame":
     (docs/evaluation.md, "Matched contexts"): one row per context in both sets with uid, draw,
     sentence_good, the original and debiased pair_id and bad sentence, `changed` and `matched_by`.
     Its length per paradigm is the report's n_matched."""
-    from fairpairs.analysis.effects import attach_draws, matched_table
+    from fairpairs.analysis.draws import attach_draws
+    from fairpairs.analysis.effects import matched_table
 
     return matched_table(attach_draws(load_sets(data, columns), data))
 
@@ -347,7 +287,7 @@ def robustness(data, models: Iterable[str] | str, *, cache_dir: str | os.PathLik
         for name in names:
             load_length_params(length_params if isinstance(length_params, (str, os.PathLike)) else spec, name)
         length_params = length_params if isinstance(length_params, (str, os.PathLike)) else spec
-    from fairpairs.analysis.effects import attach_draws
+    from fairpairs.analysis.draws import attach_draws
 
     sets = attach_draws(load_sets(data, columns), data)   # contexts matched as evaluate matches them
     if cache_dir is not None:

@@ -41,7 +41,7 @@ def evaluation_data(data, models: list[str], columns, *, run_dir=None, paradigms
     `run_dir` (default: a new temporary folder), of `pairs` per paradigm when given, else of the
     size the design plans for `target_halfwidth` within `max_sentences` (`fairpairs.api.design`);
     the sets of the data, with each pair's draw where known; what the report needs about them."""
-    from fairpairs.analysis.effects import attach_draws
+    from fairpairs.analysis.draws import attach_draws
     from fairpairs.analysis.fresh import prepare
 
     lines, plan = [], None
