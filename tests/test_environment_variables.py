@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import pytest
 
-from fairpairs.errors import VariableError
-
 GEN = ["generate", "--paradigms", "causative,transitive", "--pairs", "3", "--models", "gpt2", "--quiet"]
 SWITCH_VALUES = ("1", "true", "yes", "on", "0", "false", "no", "off", "empty")
 
@@ -68,6 +66,7 @@ def test_a_dist_timeout_that_is_no_time_is_one_usage_line(value, fairpairs_cli, 
 
 
 def test_empty_timeouts_are_the_defaults_and_decimals_are_taken(monkeypatch):
+    from fairpairs.errors import VariableError
     from fairpairs.io.network import DEFAULT_HUB_TIMEOUT, hub_timeout
     from fairpairs.scoring.launch import DEFAULT_TIMEOUT, timeout_seconds
 
