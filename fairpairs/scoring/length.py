@@ -256,6 +256,7 @@ def add_entry(path, name: str, entry: dict, *, replace: bool = False) -> bool:
     the file unchanged): a name says nothing of what it holds, and a later run would lose it."""
     from fairpairs.io.locks import locked
 
+    check_params_out(path)      # (no lock file beside a file that is not ours)
     with locked(path, what=(Param("out"), f" {path}")):
         models = check_params_out(path)
         check_replacement(models, path, name, entry.get("model_sha256"), replace=replace)
