@@ -119,7 +119,8 @@ def cli():
 
 def main(argv=None):
     """Entry point: run the CLI. Every failure ends in one line on stderr, never a traceback:
-    FairpairsError and OS errors (naming the path) exit 1, usage errors 2, Ctrl-C 130, SIGTERM 143
+    FairpairsError and OS errors (naming the path) exit 1, usage errors 2 (a bad FAIRPAIRS_*
+    variable too), Ctrl-C 130, SIGTERM 143
     (both remove partial output, see fairpairs.io.files)."""
     from fairpairs.io import network, signals
 
@@ -138,7 +139,7 @@ def main(argv=None):
     except FairpairsError as exc:
         if getattr(exc, "quiet", False):  # a multi-process failure is told once, by rank 0
             sys.exit(1)
-        _fail(f"error: {cli_message(exc, command)}", 1)
+        _fail(f"error: {cli_message(exc, command)}", exc.exit_code)   # (2: an environment variable)
     except (click.exceptions.Abort, KeyboardInterrupt):   # click turns SIGTERM's Terminated into Abort
         if signals.received_sigterm:
             _fail("terminated (SIGTERM); no partial output was written", 143)

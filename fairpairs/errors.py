@@ -113,7 +113,9 @@ class FairpairsError(_Structured, Exception):
     ``UsageError(Param("pll"), f" {pll}: expected one of ...", value=pll)``: parts (text and
     `Param`), then the fields `param`, `value`, `expected`, `file` and `reason` as keywords. A
     `reason` ends the message (``parts: reason``) and stays readable alone, for a caller that words
-    the failure its own way (``exc.reason``)."""
+    the failure its own way (``exc.reason``). `exit_code`: the CLI's exit status for it."""
+
+    exit_code = 1
 
     def __init__(self, *parts, param: str | None = None, value=_UNSET, expected: str | None = None,
                  file=None, reason: str | None = None):
@@ -198,6 +200,15 @@ class DistributedError(FairpairsError, RuntimeError):
 
 class UsageError(FairpairsError, ValueError):
     """A library call got an argument whose value it cannot use (unknown name, out of range)."""
+
+
+class VariableError(UsageError):
+    """An environment variable of fairpairs (FAIRPAIRS_WORKERS, FAIRPAIRS_DIST_TIMEOUT, ...) holds
+    a value it cannot use (`fairpairs.arguments.variable_count` and its siblings). The CLI shows
+    it as one line naming the variable and the form it takes, exit 2 (a usage error, without a
+    command's usage: the variable is none of its options)."""
+
+    exit_code = 2
 
 
 class SettingsError(UsageError):

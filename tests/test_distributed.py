@@ -356,9 +356,21 @@ def test_failure_on_one_rank_stops_all_and_writes_nothing(launch):
     assert len(lines) == 1, proc.stderr  # told once, by rank 0
     assert "rank 1 of 2 failed" in lines[0] and "failure injected" in lines[0]
     assert "no output was written" in lines[0]
-    # torchrun reports the failed processes (with a traceback of its own); fairpairs raised none
+    # torchrun reports the failed processes (with a traceback of its own); fairpairs raised none: no
+    # frame of a traceback is in our package's folder. (Not "fairpairs/" anywhere in a frame: in a
+    # clone named fairpairs with its venv inside, torch's own frames are under .../fairpairs/.venv/.)
     text = proc.stderr + launch["proc"].stderr
-    assert "fairpairs/" not in "".join(l for l in text.splitlines() if l.strip().startswith("File "))
+    frames = [l.strip() for l in text.splitlines() if l.strip().startswith("File ")]
+    assert not [f for f in frames if any(f.startswith(f'File "{p}{os.sep}') for p in our_package_folders())], frames
+
+
+def our_package_folders() -> set[str]:
+    """Where a frame of fairpairs' own code is, as a traceback shows it: the package the ranks import
+    (the checkout's, first on their PYTHONPATH) and the one this process imported, as named and resolved."""
+    import fairpairs
+
+    found = {REPO / "fairpairs", Path(fairpairs.__file__).parent}
+    return {str(p) for p in found} | {str(p.resolve()) for p in found}
     written = [p for p in out.rglob("*") if p.is_file()] if out.exists() else []
     # only the saved batches (and the markers of the report and cache folders, which are ours)
     assert not [p for p in written if ".parts" not in str(p) and p.name != ".fairpairs"], written

@@ -345,7 +345,7 @@ def test_hub_calls_are_bounded_by_the_network_timeout(tmp_path, silent_server, c
     # the variable is read when a command starts (not at import): a bad value, in this process
     monkeypatch.setenv("FAIRPAIRS_HUB_TIMEOUT", "soon")
     code, _, err = cli(*GEN, "--models", "x/y", "--out", tmp_path / "o", capsys=capsys)
-    assert code == 1 and "FAIRPAIRS_HUB_TIMEOUT" in one_error_line(err)
+    assert code == 2 and "FAIRPAIRS_HUB_TIMEOUT" in one_error_line(err)     # (a usage error: exit 2)
 
 
 def test_an_unreachable_hub_is_one_line_without_the_hubs_retry_chatter(tmp_path):

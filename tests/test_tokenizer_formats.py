@@ -212,8 +212,9 @@ def test_a_converted_tokenizer_is_cached_and_a_damaged_entry_converted_again(tmp
         return converted[0]
 
     first = cached(src, counted)
-    entry = sorted((tmp_path / "cache").iterdir())
-    assert [p.suffix for p in entry] == [".json", ".sha256"] and len(conversions) == 1
+    json_file, record = sorted((tmp_path / "cache").iterdir(), key=lambda p: p.name.endswith(".entry.json"))
+    entry = [json_file, record]          # (the converted json; the record of its hash and source, written last)
+    assert record.name == json_file.name.replace(".json", ".entry.json") and len(conversions) == 1
     again = cached(src, counted)
     assert len(conversions) == 1 and again.to_str() == first.to_str()
     sents = blimp_sentences()
@@ -225,12 +226,12 @@ def test_a_converted_tokenizer_is_cached_and_a_damaged_entry_converted_again(tmp
     assert entry[0].read_text() == text                            # written again
     entry[0].write_text(text[: len(text) // 2])                    # cut short
     assert cached(src, counted).to_str() == first.to_str() and len(conversions) == 3
-    entry[1].unlink()                                              # no hash: not trusted
+    entry[1].unlink()                                              # no record: not trusted
     assert cached(src, counted).to_str() == first.to_str() and len(conversions) == 4
 
     other = resolve_tokenizer(f"{gpt2_tiktoken(tmp_path / 'other.tiktoken')}@cl100k")    # same file, other pattern
     cached(other, lambda: convert(other))
-    assert len(list((tmp_path / "cache").glob("*.json"))) == 2
+    assert len(list((tmp_path / "cache").glob("*.entry.json"))) == 2
 
 
 def test_the_cache_can_be_off_or_unwritable(tmp_path, monkeypatch):

@@ -81,7 +81,7 @@ def test_the_default_is_one_per_core_bounded_and_the_variable_is_checked(monkeyp
     assert default_workers(100) == 3 and default_workers(2) == 2
     for bad in ("0", "two", "-1"):
         monkeypatch.setenv(WORKERS_ENV, bad)
-        with pytest.raises(UsageError, match=rf"\$FAIRPAIRS_WORKERS: expected a whole number .* not '{bad}'"):
+        with pytest.raises(UsageError, match=rf"FAIRPAIRS_WORKERS='{bad}': expected a whole number of worker processes"):
             default_workers(5)
 
 

@@ -10,7 +10,7 @@ from fairpairs.errors import FairpairsError, Param, SettingsError, UsageError
 from fairpairs.registry import LANGUAGES, PLL_VARIANTS, READERS, STRATEGIES, lazy_getattr
 from fairpairs.scoring.settings import DEVICE_MAPS, SCORING, ScoringSettings
 from fairpairs.manifest import ParadigmStats, verdict_text
-from fairpairs.io.progress import scoped
+from fairpairs.io.progress import saying, scoped
 
 
 # name -> "module:attribute": what the commands print with, constants and helpers that import pandas
@@ -35,5 +35,5 @@ LAZY = {
 __getattr__ = lazy_getattr(__name__, LAZY)
 
 __all__ = ["setting", "DEFAULT_MODELS", "RunConfig", "FairpairsError", "Param", "SettingsError", "UsageError",
-           "LANGUAGES", "PLL_VARIANTS", "READERS", "STRATEGIES", "SCORING", "ScoringSettings", "DEVICE_MAPS", "ParadigmStats", "verdict_text", "scoped",
+           "LANGUAGES", "PLL_VARIANTS", "READERS", "STRATEGIES", "SCORING", "ScoringSettings", "DEVICE_MAPS", "ParadigmStats", "verdict_text", "scoped", "saying",
            *LAZY]

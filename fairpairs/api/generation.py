@@ -205,10 +205,10 @@ def generate_run(out: str | os.PathLike, paradigms: str | Iterable[str] = RunCon
     for m in cfg.models:     # an unknown tokenizer fails before any work (loaded once: the run's meters reuse it)
         load_backend(m)
     cfg, voc, chosen = _selection(cfg, vocabulary(vocab), on_lexicon)   # (vocab None: the language's table)
-    from fairpairs.io.progress import bar as progress_bar, wanted
+    from fairpairs.io.progress import bar as progress_bar, says
 
     bar = factory = None
-    if wanted():
+    if says():      # (the line where it is said; the bar where it is drawn: `bar` knows)
         what = f"length-controlled for {', '.join(cfg.models)}" if cfg.models else "no length control"
         bar = progress_bar(len(chosen) * 2 * cfg.pairs, "generating", "pair",
                            first=f"generating {len(chosen):,} paradigm{'s' if len(chosen) != 1 else ''} x "

@@ -110,23 +110,33 @@ def morcela_file(judgments, out, models: list[str], *, measure: str, unigrams=No
     return result
 
 
-def fit_length_file(corpus, out, models: list[str], *, n: int, seed: int, name: str | None = None, **load):
+def fit_length_file(corpus, out, models: list[str], *, n: int, seed: int, name: str | None = None,
+                    replace: bool = False, **load):
     """Fit the length parameters of the one model on `corpus` (default: the bundled excerpt) and
-    add its entry `name` (default: the model) to the file `out`. Returns (entry, replaced), or
-    None on the ranks but the first."""
+    add its entry `name` (default: the model) to the file `out`, under the file's lock; an entry
+    `name` of another model is replaced only when `replace` (`scoring.length.add_entry`). Returns
+    (entry, replaced), or None on the ranks but the first."""
     import warnings
 
     from fairpairs.io.files import check_output_file
+    from fairpairs.scoring.fingerprint import model_fingerprint
     from fairpairs.scoring.launch import is_main
-    from fairpairs.scoring.length import add_entry, check_params_out, corpus_sentences, fit_length_params
+    from fairpairs.scoring.length import add_entry, check_params_out, check_replacement, corpus_sentences, fit_length_params
 
     model = one_model(models, "a length fit")
     check_output_file(out, "out", inputs=corpus)
-    check_params_out(out)       # (an existing file is one of ours, before the model loads)
+    kept = check_params_out(out)       # (an existing file is one of ours, before the model loads)
+    if (name or model) in kept and not replace:     # another model's entry: refused before the fit (its files
+        try:                                        # hashed, once a process), and again under the lock
+            fingerprint = model_fingerprint(model)
+        except FairpairsError:      # (loading the model says what is wrong with it)
+            fingerprint = None
+        if fingerprint is not None:
+            check_replacement(kept, out, name or model, fingerprint)
     with warnings.catch_warnings():     # (the corpus too; its warning comes with the fit)
         warnings.simplefilter("ignore")
         corpus_sentences(list(corpus) or None, n, seed)
     entry = fit_length_params(load_scorer(model, **load), list(corpus) or None, n=n, seed=seed, model=name or model)
     if not is_main():      # (under torchrun the ranks share the scoring; rank 0 writes OUT)
         return None
-    return entry, add_entry(out, name or model, entry)
+    return entry, add_entry(out, name or model, entry, replace=replace)

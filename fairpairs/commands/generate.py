@@ -56,13 +56,14 @@ def generate(models, paradigms_spec, phenomenon, pairs, seed, strategy, max_retr
     Token length = tokens of the sentence as written, special tokens excluded.
     """
     from fairpairs.api import generate_run
-    from fairpairs.api.commandline import scoped
+    from fairpairs.api.commandline import saying, scoped
 
     given = _split(models)
     if out is None:
         slug = "+".join(m.replace("/", "_").replace(":", "_") for m in given)
         out = Path("outputs") / f"{slug}-s{seed}"
-    with scoped(not quiet):     # (a bar wherever stderr goes, logs too, unless --quiet)
+    # the bars where someone watches; what each step does said in a log too; nothing with --quiet
+    with scoped(False if quiet else None), saying(not quiet):
         result = generate_run(out, paradigms_spec, given, pairs=pairs, seed=seed, strategy=strategy,
                               max_retries=max_retries, match_frequency=match_frequency, max_draws=max_draws,
                               phenomenon=phenomenon, grammars=grammar_dir, vocab=vocab_path,

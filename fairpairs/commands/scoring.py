@@ -162,14 +162,17 @@ def fit(models, kind, pll, device, dtype, device_map, batch_tokens, judgments, m
 @click.option("--name", default=None, help="Name of the entry in OUT [default: --models].")
 @click.option("--out", type=click.Path(path_type=Path), required=True,
               help="Parameters file (.json; an existing one written by fit-length gets this model added).")
-def fit_length(models, kind, pll, device, dtype, device_map, batch_tokens, corpus, n, seed, name, out):
+@click.option("--replace", is_flag=True,
+              help="Replace OUT's entry --name even when it holds another model's parameters [default: refused; "
+                   "the same model's entry is always refitted].")
+def fit_length(models, kind, pll, device, dtype, device_map, batch_tokens, corpus, n, seed, name, out, replace):
     """Fit the length (and frequency) terms of slln_lp, tc_lp and tcf_lp for MODEL on unlabelled
     text (docs/robustness.md); the entry records the model's content fingerprint and tokenizer and
     is used for that model only (`score`, `evaluate`, `robustness --length-params OUT`)."""
     from fairpairs.api.commandline import FIT_CORPUS
     from fairpairs.api.model_files import fit_length_file
 
-    done = fit_length_file(corpus, out, models, n=n, seed=seed, name=name, kind=kind, pll=pll, device=device,
+    done = fit_length_file(corpus, out, models, n=n, seed=seed, name=name, replace=replace, kind=kind, pll=pll, device=device,
                            dtype=dtype, device_map=device_map, batch_tokens=batch_tokens)
     if done is None:      # (under torchrun the ranks share the scoring; rank 0 writes OUT)
         return

@@ -6,6 +6,11 @@ Workers are forked from the calling process, so they share its loaded tokenizers
 compiled paradigms instead of loading them again (where the platform cannot fork, the paradigms are
 generated one after the other). How many: `$FAIRPAIRS_WORKERS`, else one per available core, at
 most `MAX_WORKERS` (each holds one paradigm's sets at a time) and at most one per paradigm.
+
+A worker ends with the calling process however that one ends: SIGTERM, Ctrl-C and errors reach its
+cleanup (which stops the workers), and SIGKILL - the out-of-memory killer's choice, often the
+calling process, the largest - ends the workers too (`fairpairs.io.processes.end_with_parent`)
+instead of leaving them running, re-parented to init, each holding its copy of the tokenizers.
 """
 
 from __future__ import annotations
@@ -19,7 +24,9 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Callable
 
-from fairpairs.errors import OutputError, UsageError
+from fairpairs.arguments import variable_count
+from fairpairs.errors import OutputError
+from fairpairs.io.processes import end_with_parent
 from fairpairs.tokenization.cache import tokenizer_threads_off
 
 WORKERS_ENV = "FAIRPAIRS_WORKERS"
@@ -29,14 +36,10 @@ MAX_WORKERS = 4      # the default's bound: memory grows with every worker
 def default_workers(tasks: int) -> int:
     """The number of worker processes for `tasks` paradigms: `$FAIRPAIRS_WORKERS` (1: none, the
     paradigms one after the other in this process), else one per core this process may use, at
-    most MAX_WORKERS; never more than `tasks`."""
-    given = os.environ.get(WORKERS_ENV, "").strip()
-    if given:
-        if not given.isdigit() or int(given) < 1:
-            raise UsageError(f"${WORKERS_ENV}: expected a whole number of worker processes (1 or more), "
-                             f"not {given!r}")
-        n = int(given)
-    else:
+    most MAX_WORKERS; never more than `tasks`. A value that is not a whole number >= 1 is a
+    `VariableError` (exit 2 in the CLI)."""
+    n = variable_count(WORKERS_ENV, "worker processes")
+    if n is None:
         n = min(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1,
                 MAX_WORKERS)
     return max(1, min(n, tasks))
@@ -57,10 +60,13 @@ FAILED = "failed"    # a worker's answer when its task raised: the caller runs t
 TASK: list = []      # (the task of a forked worker: set by `start` in the worker, before any call)
 
 
-def start(task: Callable[[int, bool], Any], in_worker: Callable[[], None] | None = None) -> None:
-    # A worker leaves cleanup to the calling process: it ends quietly on SIGTERM (which the calling
-    # process may have made raise) and ignores Ctrl-C (which the calling process gets too, and answers
-    # by dropping the paradigms not started).
+def start(task: Callable[[int, bool], Any], in_worker: Callable[[], None] | None = None,
+          parent: int | None = None) -> None:
+    # A worker leaves cleanup to the calling process (`parent`): it ends quietly on SIGTERM (which the
+    # calling process may have made raise), ignores Ctrl-C (which the calling process gets too, and
+    # answers by dropping the paradigms not started), and ends when the calling process is killed.
+    if parent is not None:
+        end_with_parent(parent)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     TASK[:] = [task]
@@ -95,7 +101,7 @@ def in_order(task: Callable[[int, bool], Any], n: int, take: Callable[[int, Any]
     gc.freeze()     # (objects made so far stay out of the collector's walks: fewer pages the workers copy)
     release_free_memory()
     pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"), initializer=start,
-                               initargs=(task, in_worker))
+                               initargs=(task, in_worker, os.getpid()))
     try:
         try:
             with tokenizer_threads_off():

@@ -9,6 +9,7 @@ import threading
 import time
 from contextlib import contextmanager
 from pathlib import Path
+from fairpairs.arguments import variable_seconds
 from fairpairs.errors import NetworkError
 
 
@@ -26,17 +27,10 @@ def reset_network_time() -> None:
 
 
 def hub_timeout() -> float:
-    """Seconds all Hub calls of one command may take together (FAIRPAIRS_HUB_TIMEOUT, default 60)."""
-    raw = os.environ.get(HUB_TIMEOUT_ENV, "").strip()
-    if not raw:
-        return DEFAULT_HUB_TIMEOUT
-    try:
-        value = float(raw)
-    except ValueError:
-        value = float("nan")
-    if not value > 0 or value == float("inf"):
-        raise NetworkError(f"{HUB_TIMEOUT_ENV}={raw!r}: expected a number of seconds > 0")
-    return value
+    """Seconds all Hub calls of one command may take together (FAIRPAIRS_HUB_TIMEOUT, default 60;
+    a value that is not a number of seconds > 0 is a `VariableError`, exit 2 in the CLI)."""
+    value = variable_seconds(HUB_TIMEOUT_ENV)
+    return DEFAULT_HUB_TIMEOUT if value is None else value
 
 
 class _Deadline(BaseException):

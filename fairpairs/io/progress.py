@@ -4,12 +4,13 @@ bar fairpairs shows (generation, scoring, evaluation, publishing), and one switc
 
 - `disable_progress_bars()`: no bar, anywhere, until `enable_progress_bars()`;
 - `enable_progress_bars()`: a bar wherever stderr goes (a terminal, a log file, a notebook);
-- neither called (the default): a bar where someone is watching (stderr is a terminal, or a Jupyter
-  kernel), none in logs, pipes and tests.
+- neither called (the default): a bar where someone is watching (the stream the bar writes to,
+  stderr, is a terminal, or this is a Jupyter kernel), none in logs, pipes and tests.
 
 The environment variable FAIRPAIRS_DISABLE_PROGRESS_BARS=1 (or true, yes, on; 0, false, no, off or
-empty mean unset) turns every bar off, whatever the calls above say (as HF_HUB_DISABLE_PROGRESS_BARS
-does for huggingface_hub); it is read when a bar is made, not at import.
+empty mean unset; any other value is an error listing these) turns every bar off, whatever the
+calls above say (as HF_HUB_DISABLE_PROGRESS_BARS does for huggingface_hub); it is read when a bar is
+made, not at import.
 
 `are_progress_bars_disabled()` says whether a bar made now would be hidden. `scoped(value)`
 applies a value (True, False; None: no change) inside a `with` block and restores the switch
@@ -18,22 +19,23 @@ after it: the CLI's --progress / --no-progress / --quiet apply to their command,
 outer bar and of every rank but the first of a multi-process launch.
 
 A bar starts with one plain line saying what will be done ("scoring 5,616 sentences with
-SmolLM2-135M-Instruct (Q4_1 GGUF, de-quantised to float32)"). In a Jupyter kernel with ipywidgets
-the bar is tqdm's widget; without ipywidgets it is a plain text bar on stderr, which the notebook
-shows as it updates (never tqdm's "IProgress not found" warning, see `quiet_notebook`).
+SmolLM2-135M-Instruct (Q4_1 GGUF, de-quantised to float32)"). Inside `saying()` (a command that
+reports what it does, as `fairpairs generate`) that line is written wherever stderr goes, a log
+too, while the bar stays where someone watches: a log gets the line, not the bar's frames. In a
+Jupyter kernel with ipywidgets the bar is tqdm's widget; without ipywidgets it is a plain text bar
+on stderr, which the notebook shows as it updates (never tqdm's "IProgress not found" warning, see `quiet_notebook`).
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
 import sys
 import warnings
 
 DISABLE_ENV = "FAIRPAIRS_DISABLE_PROGRESS_BARS"
-_TRUE, _FALSE = ("1", "true", "yes", "on"), ("", "0", "false", "no", "off")
 
 _switch: bool | None = None     # True: bars everywhere; False: none; None: automatic (and the variable)
+_saying = False                 # the first line of long work written where no bar is drawn (`saying`)
 
 
 def disable_progress_bars() -> None:
@@ -67,6 +69,29 @@ def scoped(value: bool | None):
         yield
     finally:
         _switch = before
+
+
+@contextlib.contextmanager
+def saying(when: bool = True):
+    """Inside the block (when `when`), the line that starts long work is written wherever stderr
+    goes, a log file too, so that the log says what was done; the bar itself is drawn only where
+    it would be anyway (`wanted`). Progress switched off (`disable_progress_bars`, the variable,
+    `suppressed`) still hides both."""
+    global _saying
+    before = _saying
+    _saying = bool(when) or before
+    try:
+        yield
+    finally:
+        _saying = before
+
+
+def says() -> bool:
+    """Whether the line that starts long work is written now: where a bar is drawn (`wanted`), and
+    inside `saying()` wherever stderr goes, unless progress is switched off."""
+    if _switch is False or _disabled_by_environment():
+        return False
+    return _saying or wanted()
 
 
 def suppressed(when: bool = True):
@@ -113,14 +138,11 @@ def _outside_fairpairs() -> int:
 
 
 def _disabled_by_environment() -> bool:
-    from fairpairs.errors import UsageError
+    """FAIRPAIRS_DISABLE_PROGRESS_BARS, read now; a value it does not take is a `VariableError`
+    listing every value it takes (exit 2 in the CLI)."""
+    from fairpairs.arguments import variable_switch
 
-    raw = os.environ.get(DISABLE_ENV, "")
-    value = raw.strip().lower()
-    if value in _TRUE or value in _FALSE:
-        return value in _TRUE
-    raise UsageError(f"environment variable {DISABLE_ENV}={raw!r}: expected 1 (no progress bars) or 0",
-                     value=raw, expected="1, true, yes, on, 0, false, no, off or empty")
+    return variable_switch(DISABLE_ENV, "no progress bars")
 
 
 def in_notebook() -> bool:
@@ -163,8 +185,8 @@ def quiet_notebook() -> None:
 
 
 def announce(line: str) -> None:
-    """Print the first line of long work to stderr (when progress is shown)."""
-    if wanted():
+    """Print the first line of long work to stderr (when it is said: `says`)."""
+    if says():
         print(line, file=sys.stderr, flush=True)
 
 
@@ -197,9 +219,12 @@ def bar(total: int, desc: str, unit: str = "it", *, first: str | None = None, in
         leave: bool = False):
     """A progress bar over `total` steps (`update(n)`, `set_postfix_str`, `close`; a context
     manager), or a bar that does nothing when progress is off (`wanted`). `first`: the line printed
-    before the bar. `leave`: keep the finished bar in a terminal (in a notebook or a log it always
-    stays, so the output shows what was done)."""
+    before the bar (also where no bar is drawn, inside `saying`). `leave`: keep the finished bar
+    in a terminal (in a notebook, or a log it is forced into, it always stays, so the output shows
+    what was done)."""
     if not wanted():
+        if first and says():
+            print(first, file=sys.stderr, flush=True)
         return _Off()
     if first:
         print(first, file=sys.stderr, flush=True)

@@ -9,6 +9,7 @@ import os
 from dataclasses import dataclass
 from datetime import timedelta
 import numpy as np
+from fairpairs.arguments import variable_seconds
 from fairpairs.errors import DistributedError, FairpairsError
 
 
@@ -60,17 +61,10 @@ def is_main() -> bool:
 
 
 def timeout_seconds() -> float:
-    value = os.environ.get(TIMEOUT_ENV, "")
-    if not value:
-        return DEFAULT_TIMEOUT
-    try:
-        secs = float(value)
-    except ValueError:
-        secs = -1.0
-    if not secs > 0:
-        raise DistributedError(f"environment variable {TIMEOUT_ENV}: {value!r} is not a positive "
-                               f"number of seconds")
-    return secs
+    """Seconds a rank may wait for the others (FAIRPAIRS_DIST_TIMEOUT, default 1800; a value that
+    is not a number of seconds > 0 is a `VariableError`, exit 2 in the CLI)."""
+    value = variable_seconds(TIMEOUT_ENV)
+    return DEFAULT_TIMEOUT if value is None else value
 
 
 def _first_line(exc: BaseException) -> str:

@@ -247,14 +247,41 @@ def check_params_out(path) -> dict:
                           "overwrite it") from None
 
 
-def add_entry(path, name: str, entry: dict) -> bool:
-    """Add (or replace) the entry `name` of the parameters file `path` (atomically); True when it
-    replaced one."""
-    models = check_params_out(path)
-    replaced = name in models
-    models[name] = entry
-    save_params_file(path, models)
+def add_entry(path, name: str, entry: dict, *, replace: bool = False) -> bool:
+    """Add the entry `name` to the parameters file `path` (created when missing); True when it
+    replaced one. The file is read, changed and written back under its lock (`io.locks.locked`:
+    writers finishing together, as the jobs of a cluster's array do, each keep their entry) and
+    written atomically. An entry `name` of the same model (its `model_sha256`) is replaced, a
+    refit; one of another model, or that records none, only when `replace` (else OutputError,
+    the file unchanged): a name says nothing of what it holds, and a later run would lose it."""
+    from fairpairs.io.locks import locked
+
+    check_params_out(path)      # (no lock file beside a file that is not ours)
+    with locked(path, what=(Param("out"), f" {path}")):
+        models = check_params_out(path)
+        check_replacement(models, path, name, entry.get("model_sha256"), replace=replace)
+        replaced = name in models
+        models[name] = entry
+        save_params_file(path, models)
     return replaced
+
+
+def check_replacement(models: dict, path, name: str, fingerprint, *, replace: bool = False) -> None:
+    """Refuse (OutputError) to replace the entry `name` of `models` (the file `path`'s) with one
+    for the model of content fingerprint `fingerprint` when it was fitted for another model, or
+    records none, unless `replace`."""
+    from fairpairs.errors import OutputError
+    from fairpairs.scoring.fingerprint import short
+
+    old = models.get(name)
+    theirs = old.get("model_sha256") if isinstance(old, dict) else None
+    if old is None or replace or (theirs and theirs == fingerprint):
+        return
+    held = (f"another model's parameters (model_sha256 {short(str(theirs))})" if theirs
+            else "the parameters of a model it does not identify (no model_sha256)")
+    raise OutputError(Param("out"), f" {path}: its entry {name!r} holds {held}, not this model's "
+                      f"({short(str(fingerprint))}); not replaced without ", Param("replace"),
+                      " (or give another ", Param("name"), ")", value=path)
 
 
 def save_params_file(path, models: dict) -> None:

@@ -7,7 +7,7 @@ import re
 import warnings
 from pathlib import Path
 
-from fairpairs.errors import Param, FairpairsWarning, ModelError, NetworkError, TokenizerError
+from fairpairs.errors import Param, FairpairsWarning, ModelError, NetworkError, TokenizerError, VariableError
 from fairpairs.io.network import network_deadline
 from fairpairs.tokenization.sources import (  # noqa: F401  (re-exported: where scoring code has always found them)
     SMOLLM2_ALIASES,
@@ -197,7 +197,7 @@ def _load_parts(name: str, source: ModelSource, kind: str | None, tdtype, device
             placed = {"device_map": device_map} if device_map else {}
             # (the config read above: a GGUF file is not parsed for it again)
             model = auto.from_pretrained(source.path, dtype=tdtype, config=config, **placed, **source.kwargs())
-    except NetworkError:
+    except (NetworkError, VariableError):     # (VariableError: FAIRPAIRS_HUB_TIMEOUT, not the model)
         raise
     except Exception as exc:
         raise ModelError(Param("model"), f" {name}", value=name, reason=f"cannot load it as a {kind} LM ({_first_line(exc)})") from None
@@ -216,6 +216,8 @@ def _load_config(name: str, source: ModelSource):
         from fairpairs.suggest import did_you_mean
 
         raise exc.appended(did_you_mean(name, model_names())) from None
+    except VariableError:     # (FAIRPAIRS_HUB_TIMEOUT, not the model)
+        raise
     except Exception as exc:
         from fairpairs.tokenization.catalogue import model_names
         from fairpairs.suggest import did_you_mean

@@ -23,7 +23,7 @@ import re
 from functools import lru_cache
 from pathlib import Path
 
-from fairpairs.errors import Param, NetworkError, TokenizerError
+from fairpairs.errors import Param, NetworkError, TokenizerError, VariableError
 from fairpairs.io.network import network_deadline
 from fairpairs.tokenization.sources import TokenizerSource, resolve_tokenizer
 from fairpairs.tokenization.names import MAP_ENV
@@ -57,7 +57,7 @@ def _fresh(src: TokenizerSource):
         from fairpairs.suggest import did_you_mean
 
         raise exc.appended(did_you_mean(name, tokenizer_names())) from None
-    except TokenizerError:
+    except (TokenizerError, VariableError):    # (VariableError: FAIRPAIRS_HUB_TIMEOUT, not the tokenizer)
         raise
     except ImportError as exc:
         extra = {"sentencepiece": "sentencepiece", "tiktoken": "tiktoken", "tekken": "mistral"}.get(src.kind)
