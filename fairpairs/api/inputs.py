@@ -8,11 +8,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from fairpairs import arguments as check
 from fairpairs.api.datasets import load_sets
 from fairpairs.api.generation import generate_run
 from fairpairs.errors import Param, UsageError
-from fairpairs.scoring.settings import SCORING
 
 
 def default_run_dir() -> Path:
@@ -34,10 +32,10 @@ def generate_for(models: list[str], run_dir, *, paradigms, phenomenon, pairs: in
     return generated_notes(models, run_dir, len(result.stats), pairs, seed, strategy, command)
 
 
-def evaluation_data(data, models: list[str], columns, *, run_dir=None, paradigms, phenomenon, pairs: int | None,
-                    seed: int, strategy: str):
-    """(data, sets, Prepared): without `data`, a run generated for `models` into `run_dir`
-    (default: a new temporary folder; `pairs`: default `SCORING.one_step_pairs`); the sets of the
+def evaluation_data(data, models: list[str], columns, config):
+    """(data, sets, Prepared): without `data`, a run generated for `models` into `config.run_dir`
+    (default: a new temporary folder) with `config`'s generation settings (an
+    `analysis.config.EvaluationConfig`: checked, and resolved to their defaults); the sets of the
     data, with each pair's draw where known; what the report needs about them."""
     from fairpairs.analysis.effects import attach_draws
     from fairpairs.analysis.fresh import prepare
@@ -47,12 +45,9 @@ def evaluation_data(data, models: list[str], columns, *, run_dir=None, paradigms
         raise UsageError(Param("data"), ": under a multi-process launch, generate the pairs first (`fairpairs generate`) and "
                          "give the run folder")
     if data is None:                     # one step: pairs controlled for these models' tokenizers
-        run_dir = default_run_dir() if run_dir is None else check.path(run_dir, "run_dir", exists=False)
-        lines = generate_for(models, run_dir, paradigms=paradigms, phenomenon=phenomenon,
-                             pairs=SCORING.one_step_pairs if pairs is None else pairs, seed=seed, strategy=strategy)
+        run_dir = default_run_dir() if config.run_dir is None else Path(config.run_dir)
+        lines = generate_for(models, run_dir, paradigms=config.paradigms, phenomenon=config.phenomenon,
+                             pairs=config.pairs, seed=config.seed, strategy=config.strategy)
         data = run_dir
-    elif pairs is not None or run_dir is not None:
-        raise UsageError(f"{'pairs' if pairs is not None else 'run_dir'}: only without data (the pairs are then "
-                         f"generated)")
     sets = attach_draws(load_sets(data, columns), data)   # matched contexts by draw where the data says which
     return data, sets, prepare(data, models, sets, lines)
