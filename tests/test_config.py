@@ -144,6 +144,7 @@ def test_an_old_name_next_to_its_new_one_is_an_error(call, message, tmp_path):
 
 # ---------------------------------------------------------------- one home per default (issue 37)
 
+from fairpairs.analysis.config import EvaluationConfig, RobustnessConfig, resolved_default  # noqa: E402
 from fairpairs.control.config import DEFAULT_MODELS  # noqa: E402
 from fairpairs.scoring.settings import SCORING, ScoringSettings  # noqa: E402
 
@@ -157,10 +158,12 @@ OPTIONS = {
                  **{k: (RunConfig, k) for k in ("phenomenon", "pairs", "seed", "strategy", "max_retries",
                                                 "match_frequency", "max_draws", "lexicon_from", "min_count")},
                  "grammar_dir": (RunConfig, "grammars")},
-    "evaluate": {**{k: (RunConfig, k) for k in ("paradigms", "phenomenon", "seed", "strategy")},
-                 "pairs": (ScoringSettings, "one_step_pairs"), "pll": (ScoringSettings, "pll"),
-                 "normalize": (ScoringSettings, "normalize"), "device": (ScoringSettings, "device")},
-    "robustness": {"pll": (ScoringSettings, "pll"), "device": (ScoringSettings, "device")},
+    "evaluate": {k: (EvaluationConfig, k) for k in (   # (issue 44: evaluate's settings have one home)
+        "paradigms", "phenomenon", "pairs", "seed", "strategy", "target_halfwidth", "max_sentences", "equal_rate",
+        "placebo", "pll", "normalize", "unigrams", "length_params", "cache_dir", "split_tokenizer", "device",
+        "dtype", "device_map", "batch_tokens", "figures", "dpi")},
+    "robustness": {k: (RobustnessConfig, k) for k in ("cache_dir", "length_params", "morcela_params", "pll", "device",
+                                                      "batch_tokens", "seed")},
     "score": {"pll": (ScoringSettings, "pll"), "device": (ScoringSettings, "device"),
               "normalize": (ScoringSettings, "score_normalize"), "alpha": (ScoringSettings, "alpha")},
     "fit-length": {"pll": (ScoringSettings, "pll"), "device": (ScoringSettings, "device"),
@@ -177,10 +180,14 @@ def _option_drift(option, settings, name) -> str | None:
     setting's). An option with no default of its own names the setting's default in its help."""
     f = next(f for f in dataclasses.fields(settings) if f.name == name)
     text = f.metadata.get("help", "")
-    if option.default is None and f.default is not None:
-        if f"[default: {_shown(f.default)}" not in (option.help or ""):
-            return f"{option.name}: help does not name the default {f.default!r}: {option.help!r}"
+    default = resolved_default(settings, name)     # (a setting that is None until resolved: what it resolves to)
+    if option.default is None and default is not None:
+        shown = f"{default * 100:g}" if name == "target_halfwidth" else _shown(default)   # (the CLI's points)
+        if f"[default: {shown}" not in (option.help or ""):
+            return f"{option.name}: help does not name the default {default!r}: {option.help!r}"
         return None
+    if option.default is None and f.default is None and text and option.help != text.format(default=None):
+        return f"{option.name}: help {option.help!r} is not the setting's {text!r}"
     if option.default != _shown(f.default):
         return f"{option.name}: default {option.default!r}, the setting's is {f.default!r}"
     if text and option.help != text and not (option.help or "").startswith("Without --data: "):
@@ -227,8 +234,10 @@ def _api_defaults():
            "paradigms": RunConfig.paradigms}
     scoring = {"pll": SCORING.pll, "device": SCORING.device, "alpha": SCORING.alpha}
     calls = {fp.generate: {**run, "models": None}, fp.generate_run: {**run, "models": DEFAULT_MODELS},
-             fp.evaluate: {**run, **scoring, "normalize": SCORING.normalize, "pairs": None},   # (None: one_step_pairs)
-             fp.robustness: scoring,
+             # (evaluate's generation settings: None until EvaluationConfig resolves them, which tells
+             # a setting given from its default; test_evaluation_config.py checks what they resolve to)
+             fp.evaluate: {**{k: None for k in run}, **scoring, "normalize": SCORING.normalize, "pairs": None},
+             fp.robustness: {**scoring, "seed": 0},
              fp.audit: {"models": DEFAULT_MODELS}, fp.audit_report: {"models": DEFAULT_MODELS},
              fp.score_pairs: {"normalize": SCORING.normalize}, fp.Scorer.from_pretrained: scoring,
              fp.Scorer.score: {**scoring, "pll": None, "normalize": SCORING.score_normalize},   # (None: the scorer's)
@@ -253,10 +262,10 @@ def test_every_setting_has_help_and_one_literal_default():
     import re
     from pathlib import Path
 
-    shown = {n for opts in OPTIONS.values() for s, n in opts.values()}
-    for settings in (RunConfig, ScoringSettings):
+    shown = {(s, n) for opts in OPTIONS.values() for s, n in opts.values()}
+    for settings in (RunConfig, ScoringSettings, EvaluationConfig, RobustnessConfig):
         for f in dataclasses.fields(settings):
-            if f.name in shown:
+            if (settings, f.name) in shown:
                 assert f.metadata.get("help"), f"{settings.__name__}.{f.name} has no help text"
     import ast
     from pathlib import Path

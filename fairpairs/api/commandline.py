@@ -1,9 +1,12 @@
-"""What the `fairpairs` command needs besides the public calls: the settings objects (defaults
-and help texts of its options) and the renderers of the tables it prints. `fairpairs.commands`
-imports nothing else of fairpairs than `fairpairs.api` (tests/test_architecture.py)."""
+"""What the `fairpairs` command needs besides the public calls: the settings objects (defaults,
+help texts and checks of its options: `fairpairs evaluate` builds the `EvaluationConfig` that
+`fp.evaluate` builds, so both refuse the same settings with the same words) and the renderers of
+the tables it prints. `fairpairs.commands` imports nothing else of fairpairs than `fairpairs.api`
+(tests/test_architecture.py)."""
 
 from __future__ import annotations
 
+from fairpairs.analysis.config import EvaluationConfig, RobustnessConfig, resolved_default
 from fairpairs.arguments import setting
 from fairpairs.control.config import DEFAULT_MODELS, RunConfig
 from fairpairs.errors import FairpairsError, Param, SettingsError, UsageError
@@ -34,6 +37,6 @@ LAZY = {
 }
 __getattr__ = lazy_getattr(__name__, LAZY)
 
-__all__ = ["setting", "DEFAULT_MODELS", "RunConfig", "FairpairsError", "Param", "SettingsError", "UsageError",
+__all__ = ["setting", "resolved_default", "EvaluationConfig", "RobustnessConfig", "DEFAULT_MODELS", "RunConfig", "FairpairsError", "Param", "SettingsError", "UsageError",
            "LANGUAGES", "PLL_VARIANTS", "READERS", "STRATEGIES", "SCORING", "ScoringSettings", "DEVICE_MAPS", "ParadigmStats", "verdict_text", "scoped", "saying",
            *LAZY]

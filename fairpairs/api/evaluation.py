@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Mapping
 
@@ -12,8 +11,7 @@ from fairpairs.errors import Param, UsageError, UsageTypeError
 from fairpairs.io.progress import takes_progress
 from fairpairs.api.common import DEFAULT_NORMALIZE, is_scorer, items, load_frames, normalize_names, read_paths, resolve_models
 from fairpairs.api.datasets import load_sets
-from fairpairs.control.config import RunConfig
-from fairpairs.scoring.settings import SCORING
+from fairpairs.analysis.config import EvaluationConfig, RobustnessConfig
 
 if TYPE_CHECKING:   # (for readers and type checkers only: nothing heavy is imported at run time)
     import pandas as pd
@@ -74,15 +72,15 @@ def score_pairs(scorer: "Scorer", pairs, normalize: Iterable[str] | str = DEFAUL
 
 @takes_progress
 def evaluate(data=None, models: "Iterable[str | Scorer] | str | Scorer | None" = None, *,
-             normalize: Iterable[str] | str = DEFAULT_NORMALIZE,
-             pll: str = SCORING.pll, unigrams: str | None = None, cache_dir: str | os.PathLike | None = None,
-             split_tokenizer: str | None = None, device: str = SCORING.device, dtype: str | None = None,
+             normalize: Iterable[str] | str = EvaluationConfig.normalize,
+             pll: str = EvaluationConfig.pll, unigrams: str | None = None, cache_dir: str | os.PathLike | None = None,
+             split_tokenizer: str | None = None, device: str = EvaluationConfig.device, dtype: str | None = None,
              device_map: str | None = None, batch_tokens: int | None = None, columns=None,
              load_scorer: Callable | None = None, on_load: Callable[[str], None] | None = None,
-             paradigms: str | Iterable[str] = RunConfig.paradigms, phenomenon: str | None = None,
-             pairs: int | None = None, seed: int = RunConfig.seed, strategy: str = RunConfig.strategy,
-             run_dir: str | os.PathLike | None = None,
-             length_params=None, target_halfwidth: float | None = None, max_sentences: int | None = None,
+             paradigms: str | Iterable[str] | None = None, phenomenon: str | None = None,
+             pairs: int | None = None, seed: int | None = None, strategy: str | None = None,
+             run_dir: str | os.PathLike | None = None, length_params=None,
+             target_halfwidth: float | None = None, max_sentences: int | None = None,
              equal_rate: float | None = None, placebo: int | None = None) -> "Report | None":
     """Score every set of `data` (e.g. ``{"original": orig, "debiased": pairs}``, or a run folder)
     with each model and analyse how token-length bias changes accuracy and rankings: the
@@ -95,36 +93,53 @@ def evaluate(data=None, models: "Iterable[str | Scorer] | str | Scorer | None" =
     a model is loaded (a model whose scores are cached is not loaded). `device_map` spreads each
     model over the visible GPUs. Under a multi-process launch (torchrun, accelerate launch; see
     docs/scaling.md) every rank calls this, the ranks share the scoring, and rank 0 alone gets the
-    report (the others get None).
+    report (the others get None). Every setting is checked first, by `analysis.config.EvaluationConfig`
+    (its defaults and help texts; `fairpairs evaluate` builds the same object from its options).
 
-    Without `data`, the pairs are generated first (`generate_run`, with `paradigms`, `phenomenon`,
-    `seed`, `strategy`) for every model's tokenizer into `run_dir` (default: a new temporary folder,
-    kept): `pairs` per paradigm, or the size planned for `target_halfwidth` within `max_sentences`,
-    scored in a stratified sample (`equal_rate`), with `placebo` placebo contexts per paradigm
-    (docs/evaluation.md, "The designed evaluation"). A run folder as `data` whose debiased set is not
-    controlled for a model's tokenizer gets a `FairpairsWarning` and a line in the report."""
+    Without `data`, the pairs are generated first (`generate_run`), length-controlled for the
+    tokenizer of every model in `models`, with `paradigms` (default all), `phenomenon`, `pairs` (per
+    paradigm and set; default 20), `seed` (default 0) and `strategy` (default search), into `run_dir`
+    (default: a new temporary folder, kept): `pairs` per paradigm, or (default) the size planned for
+    `target_halfwidth` (a proportion, default 0.10) within `max_sentences`, scored in a stratified
+    sample (`equal_rate`) with `placebo` placebo contexts per paradigm (docs/evaluation.md, "The
+    designed evaluation"); the report's first lines say for which tokenizers, the seed, the design and
+    the `fairpairs generate` command that writes the same pairs. Every model named is found first.
+    With `data`, the generation settings are errors (``seed: only without data``): the pairs exist. With a run folder as `data`, a model whose
+    tokenizer its debiased set is not controlled for gets a `FairpairsWarning` and a line in the report."""
+    config = EvaluationConfig(
+        data_given=data is not None, normalize=normalize, pll=pll, unigrams=unigrams, cache_dir=cache_dir,
+        split_tokenizer=split_tokenizer, device=device, dtype=dtype, device_map=device_map,
+        batch_tokens=batch_tokens, length_params=length_params, paradigms=paradigms, phenomenon=phenomenon,
+        pairs=pairs, seed=seed, strategy=strategy, run_dir=run_dir, target_halfwidth=target_halfwidth,
+        max_sentences=max_sentences, equal_rate=equal_rate, placebo=placebo)
+    return evaluate_with(data, models, config, columns=columns, load_scorer=load_scorer, on_load=on_load)
+
+
+def evaluate_with(data, models, config: EvaluationConfig, *, columns=None, load_scorer: Callable | None = None,
+                  on_load: Callable[[str], None] | None = None) -> "Report | None":
+    """`fp.evaluate` with its settings checked already (`config`; `evaluate_into` writes the report
+    of the same call): the models are checked and found (without data, before the pairs are
+    generated), the data read or generated, the sets scored and analysed."""
     from fairpairs.analysis.evaluation import evaluate as run
     from fairpairs.api.design import record_design, scoring_design, timed_loader
     from fairpairs.api.inputs import evaluation_data
     from fairpairs.scoring.models import model_notes, remembering
 
     names = _model_list(models)
-    settings = _evaluate_settings([n for n in names if isinstance(n, str)], normalize, pll, unigrams, dtype,
-                                  split_tokenizer, device, device_map, batch_tokens)
+    resolve_models([n for n in names if isinstance(n, str)])
     names = _distinct_models(names)
-    settings = replace(settings, length_params=_length_settings(settings.normalize, length_params, names))
-    tokenizers = _tokenizers(names, data, cache_dir)
-    data, sets, prepared, plan = evaluation_data(data, tokenizers, columns, run_dir=run_dir, paradigms=paradigms,
-                                                 phenomenon=phenomenon, pairs=pairs, seed=seed, strategy=strategy,
-                                                 target_halfwidth=target_halfwidth, max_sentences=max_sentences)
-    samples, placebo_set = scoring_design(data, sets, tokenizers, plan, equal_rate, placebo, seed)
-    if cache_dir is not None:   # a score cache of ours (its marker), never inside what `data` reads
-        _claim_cache(cache_dir, data)
+    settings = config.scoring_settings(_length_settings(config.normalize, config.length_params, names))
+    tokenizers = _tokenizers(names, data, config.cache_dir)
+    data, sets, prepared, plan = evaluation_data(data, tokenizers, columns, config)
+    samples, placebo_set = scoring_design(data, sets, tokenizers, plan, config.equal_rate, config.placebo, config.seed)
+    if config.cache_dir is not None:   # a score cache of ours (its marker), never inside what `data` reads
+        _claim_cache(config.cache_dir, data)
     if load_scorer is None:
-        load_scorer = _loader(on_load, device=device, batch_tokens=batch_tokens, device_map=device_map)
+        load_scorer = _loader(on_load, device=config.device, batch_tokens=config.batch_tokens,
+                              device_map=config.device_map)
     load_scorer, identities = remembering(timed_loader(load_scorer, samples))
-    report = run(sets, names, settings, None if cache_dir is None else Path(cache_dir),
-                 split_tokenizer=split_tokenizer, load_scorer=load_scorer, balance=prepared.balance,
+    report = run(sets, names, settings, None if config.cache_dir is None else Path(config.cache_dir),
+                 split_tokenizer=config.split_tokenizer, load_scorer=load_scorer, balance=prepared.balance,
                  samples=samples, placebo=placebo_set)
     if report is not None:   # (once the models have scored: a run that fails says only why)
         report.notes += prepared.notes() + model_notes(names, identities, settings.dtype)
@@ -145,16 +160,32 @@ def _loader(on_load, **options):
 
 def _tokenizers(names: list, data, cache_dir) -> list[str]:
     """The tokenizer name of each model (a Scorer's name); without `data` (the pairs are generated
-    for them), every model must have one, and `cache_dir` is checked before anything is generated."""
+    for them), every model must have one and be found here (`scoring.availability`: its weights, or
+    its config on the Hub), and `cache_dir` is checked before anything is generated."""
     tokenizers = [n if isinstance(n, str) else str(getattr(n, "name", "") or "") for n in names]
     if data is None and not all(tokenizers):
         raise UsageError(Param("models"), ": a Scorer without a name has no tokenizer to generate pairs for; give data")
+    if data is None:
+        _check_loadable([n for n in names if isinstance(n, str)])
     if cache_dir is not None and data is None:    # (before the pairs are generated: a folder that cannot be the cache)
         from fairpairs.io.files import check_output_folder
 
         check_output_folder(check.path(cache_dir, "cache_dir", exists=False), "cache_dir", kind="cache",
                             action="write into")
     return tokenizers
+
+
+def _check_loadable(models: list[str]) -> None:
+    """Every model name can be loaded here (`scoring.availability.check_loadable`), in the order
+    given; errors name the parameter `models`."""
+    from fairpairs.errors import FairpairsError
+    from fairpairs.scoring.availability import check_loadable
+
+    for model in models:
+        try:
+            check_loadable(model)
+        except FairpairsError as exc:
+            raise exc.with_param("model", "models") from None
 
 
 def _model_list(models) -> list:
@@ -180,24 +211,6 @@ def matched_pairs(data, *, columns=None) -> "pd.DataFrame":
     from fairpairs.analysis.effects import matched_table
 
     return matched_table(attach_draws(load_sets(data, columns), data))
-
-
-def _evaluate_settings(models, normalize, pll, unigrams, dtype, split_tokenizer, device, device_map, batch_tokens):
-    """evaluate's settings, every argument checked before any work (errors name the parameter)."""
-    from fairpairs.analysis.evaluation import Settings
-    from fairpairs.scoring import check_pll
-    from fairpairs.scoring.unigrams import load_unigrams
-
-    for value, param in ((dtype, "dtype"), (split_tokenizer, "split_tokenizer"), (device, "device"),
-                         (device_map, "device_map")):
-        check.text(value, param, optional=True)
-    check.count(batch_tokens, "batch_tokens", 1, optional=True)
-    check_pll(pll)
-    norms = normalize_names(normalize)
-    if "slor" in norms:
-        load_unigrams(unigrams)
-    resolve_models(models)
-    return Settings(pll=pll, normalize=norms, dtype=dtype, unigrams=unigrams)
 
 
 def _length_settings(norms, spec, models) -> str | None:
@@ -249,8 +262,9 @@ def _distinct_models(models: list) -> list:
 
 @takes_progress
 def robustness(data, models: Iterable[str] | str, *, cache_dir: str | os.PathLike | None = None,
-               length_params=None, morcela_params=None, pll: str = SCORING.pll, device: str = SCORING.device,
-               batch_tokens: int | None = None, columns=None, seed: int = 0,
+               length_params=None, morcela_params=None, pll: str = RobustnessConfig.pll,
+               device: str = RobustnessConfig.device, batch_tokens: int | None = None, columns=None,
+               seed: int = RobustnessConfig.seed,
                load_scorer: Callable | None = None) -> "pd.DataFrame":
     """How far each acceptability score depends on token length (`fairpairs robustness`;
     docs/robustness.md): one row per model, set and score with the accuracy of the whole set and
@@ -260,10 +274,10 @@ def robustness(data, models: Iterable[str] | str, *, cache_dir: str | os.PathLik
     on the matched debiased contexts. `length_params`: a `fairpairs fit-length` file or a dict
     (default: the bundled parameters, for smollm2-135m; a file's entry is used only for the model
     it was fitted for, and a model it has none for is an error); `morcela_params`: as for `Scorer.score` (MORCELA is left out
-    without them). Scores are cached under `cache_dir` when given."""
+    without them). Scores are cached under `cache_dir` when given. `seed` seeds the bootstrap
+    intervals. The settings are checked first (`analysis.config.RobustnessConfig`)."""
     from fairpairs.analysis.evaluation import default_loader
     from fairpairs.analysis.score_robustness import run
-    from fairpairs.scoring import check_pll
 
     given = [models] if isinstance(models, (str, os.PathLike)) else \
         items(models, "models", "a model name or a list of them")
@@ -271,10 +285,8 @@ def robustness(data, models: Iterable[str] | str, *, cache_dir: str | os.PathLik
     if not names or not all(n.strip() for n in names):
         raise UsageError(Param("models"), ": give at least one model")
     names = list(dict.fromkeys(names))
-    check.text(device, "device")
-    check.count(batch_tokens, "batch_tokens", 1, optional=True)
-    check.count(seed, "seed", 0)
-    check_pll(pll)
+    config = RobustnessConfig(pll=pll, device=device, batch_tokens=batch_tokens, seed=seed, cache_dir=cache_dir,
+                              length_params=length_params, morcela_params=morcela_params)
     resolve_models(names)
     if morcela_params is not None:
         from fairpairs.scoring.morcela import load_params
@@ -294,10 +306,9 @@ def robustness(data, models: Iterable[str] | str, *, cache_dir: str | os.PathLik
         _claim_cache(cache_dir, data)
     if load_scorer is None:
         def load_scorer(model, s):
-            return default_loader(model, s, device=device, batch_tokens=batch_tokens)
-    return run(sets, names, None if cache_dir is None else Path(cache_dir), load_scorer,
-               length_params=length_params,
-               morcela_params=morcela_params, pll=pll, seed=seed)
+            return default_loader(model, s, device=config.device, batch_tokens=config.batch_tokens)
+    return run(sets, names, None if cache_dir is None else Path(cache_dir), load_scorer, length_params=length_params,
+               morcela_params=morcela_params, pll=config.pll, seed=config.seed)
 
 
 def _claim_cache(cache_dir, data) -> Path:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from fairpairs import arguments as check
 from fairpairs.api.datasets import load_sets
 from fairpairs.api.generation import generate_run
 from fairpairs.errors import Param, UsageError
@@ -34,13 +33,13 @@ def generate_for(models: list[str], run_dir, *, paradigms, phenomenon, pairs: in
     return generated_notes(models, run_dir, len(result.stats), pairs, seed, strategy, command)
 
 
-def evaluation_data(data, models: list[str], columns, *, run_dir=None, paradigms, phenomenon, pairs: int | None,
-                    seed: int, strategy: str, target_halfwidth: float | None = None,
-                    max_sentences: int | None = None):
+def evaluation_data(data, models: list[str], columns, config):
     """(data, sets, Prepared, Plan or None): without `data`, a run generated for `models` into
-    `run_dir` (default: a new temporary folder), of `pairs` per paradigm when given, else of the
-    size the design plans for `target_halfwidth` within `max_sentences` (`fairpairs.api.design`);
-    the sets of the data, with each pair's draw where known; what the report needs about them."""
+    `config.run_dir` (default: a new temporary folder) with `config`'s generation settings (an
+    `analysis.config.EvaluationConfig`: checked, and resolved to their defaults), of `config.pairs`
+    per paradigm when given, else of the size the design plans for `config.target_halfwidth` within
+    `config.max_sentences` (`fairpairs.api.design`); the sets of the data, with each pair's draw where
+    known; what the report needs about them."""
     from fairpairs.analysis.draws import attach_draws
     from fairpairs.analysis.fresh import prepare
 
@@ -49,36 +48,32 @@ def evaluation_data(data, models: list[str], columns, *, run_dir=None, paradigms
         raise UsageError(Param("data"), ": under a multi-process launch, generate the pairs first (`fairpairs generate`) and "
                          "give the run folder")
     if data is None:                     # one step: pairs controlled for these models' tokenizers
-        run_dir = default_run_dir() if run_dir is None else check.path(run_dir, "run_dir", exists=False)
-        plan = design_plan(models, paradigms=paradigms, phenomenon=phenomenon, pairs=pairs, seed=seed,
-                           strategy=strategy, target_halfwidth=target_halfwidth, max_sentences=max_sentences)
-        lines = generate_for(models, run_dir, paradigms=paradigms, phenomenon=phenomenon,
-                             pairs=plan.pairs, seed=seed, strategy=strategy)
+        run_dir = default_run_dir() if config.run_dir is None else Path(config.run_dir)
+        plan = design_plan(models, config)
+        lines = generate_for(models, run_dir, paradigms=config.paradigms, phenomenon=config.phenomenon,
+                             pairs=plan.pairs, seed=config.seed, strategy=config.strategy)
         data = run_dir
-    elif pairs is not None or run_dir is not None:
-        raise UsageError(f"{'pairs' if pairs is not None else 'run_dir'}: only without data (the pairs are then "
-                         f"generated)")
     sets = attach_draws(load_sets(data, columns), data)   # matched contexts by draw where the data says which
     return data, sets, prepare(data, models, sets, lines), plan
 
 
-def design_plan(models: list[str], *, paradigms, phenomenon, pairs: int | None, seed: int, strategy: str,
-                target_halfwidth: float | None, max_sentences: int | None):
-    """The design of a one-step evaluation: `pairs` as given (no planning), or planned from a pilot
-    run for `target_halfwidth` (default `analysis.design.TARGET_HALFWIDTH`) within `max_sentences`.
-    The plan's lines are announced before anything is scored."""
-    from fairpairs.analysis.design import TARGET_HALFWIDTH, Plan, equal_sample, per_direction
+def design_plan(models: list[str], config):
+    """The design of a one-step evaluation: `config.pairs` as given (no planning), or planned from a
+    pilot run for `config.target_halfwidth` within `config.max_sentences`. The plan's lines are
+    announced before anything is scored."""
+    from fairpairs.analysis.design import Plan, equal_sample, per_direction
     from fairpairs.api.design import pilot_plan
 
-    halfwidth = TARGET_HALFWIDTH if target_halfwidth is None else target_halfwidth
-    if pairs is not None:
-        plan = Plan(target_halfwidth=halfwidth, per_direction=per_direction(halfwidth), pairs=pairs, paradigms=0,
-                    pilot_pairs=0, equal_target=equal_sample(halfwidth), explicit_pairs=True)
+    halfwidth = config.target_halfwidth
+    if config.pairs is not None:
+        plan = Plan(target_halfwidth=halfwidth, per_direction=per_direction(halfwidth), pairs=config.pairs,
+                    paradigms=0, pilot_pairs=0, equal_target=equal_sample(halfwidth), explicit_pairs=True)
     else:
         def pilot(folder, n):
-            generate_run(folder, paradigms, models, pairs=n, seed=seed, strategy=strategy, phenomenon=phenomenon)
+            generate_run(folder, config.paradigms, models, pairs=n, seed=config.seed, strategy=config.strategy,
+                         phenomenon=config.phenomenon)
 
-        plan = pilot_plan(models, pilot, halfwidth=halfwidth, max_sentences=max_sentences)
+        plan = pilot_plan(models, pilot, halfwidth=halfwidth, max_sentences=config.max_sentences)
     for line in plan.lines():
         announce(line)
     return plan

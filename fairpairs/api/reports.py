@@ -8,9 +8,11 @@ import os
 import shutil
 from pathlib import Path
 
+from dataclasses import replace
+
 from fairpairs import arguments as check
-from fairpairs.api.common import DEFAULT_NORMALIZE, normalize_names
-from fairpairs.api.evaluation import evaluate
+from fairpairs.analysis.config import EvaluationConfig
+from fairpairs.api.evaluation import evaluate_with
 from fairpairs.errors import Param, SettingsError
 
 
@@ -50,27 +52,27 @@ def _clean_up(created: list[Path], cache: Path | None) -> None:
             shutil.rmtree(p, ignore_errors=True)
 
 
-def evaluate_into(out: str | os.PathLike, data=None, models=None, *, cache_dir: str | os.PathLike | None = None,
-                  cache: bool = True, figures="png", dpi: int = 200, **kwargs):
-    """`fp.evaluate(data, models, **kwargs)` written as a report folder `out` (`fp.write_report`):
-    the folder, and the score cache (`cache_dir`, default ``out/cache``; none when `cache` is False),
-    are checked before any work; without `data` the pairs are generated into ``out/run``. A failure
-    leaves no folder this call made, but the cache's resumable batches. Returns the report (None on
-    the ranks but the first of a multi-process launch, which write nothing)."""
-    from fairpairs.analysis.plots import check_formats
+def evaluate_into(out: str | os.PathLike, data=None, models=None, config: EvaluationConfig | None = None, *,
+                  columns=None, on_load=None, load_scorer=None):
+    """`fp.evaluate(data, models, ...)` with the settings of `config` (an `EvaluationConfig`, which
+    the command builds from its options: checked, as `fp.evaluate` checks its arguments; default:
+    every default) written as a report folder `out` (`fp.write_report`, with `config.figures` and
+    `config.dpi`): the folder, and the score cache (`config.cache_dir`, default ``out/cache``; none
+    when `config.cache` is False), are checked before any work; without `data` the pairs are
+    generated into ``out/run``. A failure leaves no folder this call made, but the cache's
+    resumable batches. Returns the report (None on the ranks but the first of a multi-process
+    launch, which write nothing)."""
     from fairpairs.analysis.report import write_report
 
     out = check.path(out, "out", exists=False)
-    normalize_names(kwargs.get("normalize", DEFAULT_NORMALIZE))       # (bad options fail before any work, in this order)
-    formats, dpi = check_formats(figures, dpi)
-    store = None if not cache else (out / "cache" if cache_dir is None else check.path(cache_dir, "cache_dir", exists=False))
-    created = _claim_report_folders(out, store, data, _inputs(data, kwargs.get("unigrams"), kwargs.get("length_params")))
-    if data is None:
-        kwargs["run_dir"] = out / "run"
+    config = EvaluationConfig(data_given=data is not None) if config is None else config
+    store = None if not config.cache else (out / "cache" if config.cache_dir is None else Path(config.cache_dir))
+    created = _claim_report_folders(out, store, data, _inputs(data, config.unigrams, config.length_params))
+    config = replace(config, cache_dir=store, run_dir=out / "run" if data is None else None)
     try:
-        report = evaluate(data, models, cache_dir=store, **kwargs)
+        report = evaluate_with(data, models, config, columns=columns, on_load=on_load, load_scorer=load_scorer)
         if report is not None:  # (not rank 0 of a multi-process launch: rank 0 writes OUT)
-            write_report(report, out, figures=formats, dpi=dpi)
+            write_report(report, out, figures=config.figures, dpi=config.dpi)
     except BaseException:
         _clean_up(created, store)
         raise

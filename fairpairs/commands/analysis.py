@@ -7,7 +7,8 @@ from pathlib import Path
 
 import click
 
-from fairpairs.api.commandline import DEFAULT_MODELS, DEVICE_MAPS, PLL_VARIANTS, READERS, STRATEGIES, FairpairsError, Param, RunConfig, ScoringSettings
+from fairpairs.api.commandline import (DEFAULT_MODELS, DEVICE_MAPS, PLL_VARIANTS, READERS, STRATEGIES, EvaluationConfig,
+                                      FairpairsError, Param)
 from fairpairs.commands.choices import RegistryChoice
 from fairpairs.commands.options import option, shown
 
@@ -71,71 +72,64 @@ def audit(dataset, models, out, fmt, select_dir, language, good_col, bad_col, gr
                    f"{select_dir / 'balance.csv'}", err=True)
 
 
+def _points(proportion):
+    """A proportion as the command line writes it: percentage points (0.1 -> 10)."""
+    return None if proportion is None else f"{proportion * 100:g}"
+
+
 @click.command()
-@click.option("--models", "-m", required=True, help="Comma-separated models: Hub names, local folders or aliases such as smollm2-135m.")
+@click.option("--models", "-m", required=True,
+              help="Comma-separated models: Hub names, local folders, GGUF files or smollm2-135m (found before "
+                   "anything is generated or scored; docs/evaluation.md).")
 @click.option("--data", "-d", "data", default=None, type=click.Path(path_type=Path),
               help="A run folder of `fairpairs generate`, or any dataset `fairpairs audit` accepts. Without it, "
                    "the pairs are generated first, length-controlled for every model's tokenizer, into OUT/run.")
-@option(RunConfig, "paradigms", "--paradigms", given=False,
-        help="Without --data: comma-separated paradigm UIDs, or 'all' [default: {default}].")
-@option(RunConfig, "phenomenon", "--phenomenon", given=False, help="Without --data: only paradigms of this phenomenon.")
-@option(ScoringSettings, "one_step_pairs", "--pairs", type=click.IntRange(min=1), given=False)
-@option(RunConfig, "seed", "--seed", type=click.IntRange(min=0), given=False,
-        help="Without --data: random seed [default: {default}].")
-@option(RunConfig, "strategy", "--strategy", type=RegistryChoice(STRATEGIES), given=False,
-        help="Without --data: length control strategy [default: {default}] (see `fairpairs generate`).")
-@option(ScoringSettings, "pll", "--pll", type=RegistryChoice(PLL_VARIANTS))
-@option(ScoringSettings, "normalize", "--normalize", "-n")
-@click.option("--unigrams", default=None,
-              help="Unigram table for slor: 'wordfreq' (default) or a file written by `fairpairs unigrams`.")
-@click.option("--length-params", type=click.Path(path_type=Path), default=None,
-              help="Length parameters for tcf_lp written by `fairpairs fit-length` (default: the bundled ones, for "
-                   "smollm2-135m); each model uses only the entry fitted for it.")
+@option(EvaluationConfig, "paradigms", "--paradigms", given=False)
+@option(EvaluationConfig, "phenomenon", "--phenomenon", given=False)
+@option(EvaluationConfig, "pairs", "--pairs", type=click.IntRange(min=1), given=False)
+@option(EvaluationConfig, "seed", "--seed", type=click.IntRange(min=0), given=False)
+@option(EvaluationConfig, "strategy", "--strategy", type=RegistryChoice(STRATEGIES), given=False)
+@option(EvaluationConfig, "target_halfwidth", "--target-halfwidth", type=click.FloatRange(0, 50, min_open=True),
+        given=False, show=_points)
+@option(EvaluationConfig, "max_sentences", "--max-sentences", type=click.IntRange(min=1), given=False)
+@option(EvaluationConfig, "equal_rate", "--equal-rate", type=click.FloatRange(0, 1, min_open=True), given=False)
+@option(EvaluationConfig, "placebo", "--placebo", type=click.IntRange(min=0), given=False)
+@option(EvaluationConfig, "pll", "--pll", type=RegistryChoice(PLL_VARIANTS))
+@option(EvaluationConfig, "normalize", "--normalize", "-n")
+@option(EvaluationConfig, "unigrams", "--unigrams")
+@option(EvaluationConfig, "length_params", "--length-params", type=click.Path(path_type=Path))
 @click.option("--out", "-o", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Report folder (default: ./evaluation-<dataset name>; without --data, ./evaluation-<models>-s<seed>).")
-@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Score cache (default: OUT/cache).")
+@option(EvaluationConfig, "cache_dir", "--cache-dir", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--no-cache", is_flag=True, help="Neither read nor write cached scores.")
-@click.option("--split-tokenizer", default=None,
-              help="Tokenizer deciding A=U/A>U/A<U for every model (default: each model's own tokenizer).")
-@option(ScoringSettings, "device", "--device")
-@click.option("--dtype", default=None, help="Model dtype, e.g. float32 or bfloat16 (default: the scorer's).")
-@click.option("--device-map", type=click.Choice(list(DEVICE_MAPS)), default=None,
-              help="Spread each model over the visible GPUs (accelerate), for models larger than one GPU.")
-@click.option("--batch-tokens", type=click.IntRange(min=1), default=None, help="Tokens per scoring batch (default: the scorer's).")
-@click.option("--figures", default="png", show_default=True,
-              help="Comma-separated figure formats: png, pdf, svg (vector, for papers); report.md shows the first. "
-                   "none: tables and text alone, no figure drawn.")
-@click.option("--dpi", type=int, default=200, show_default=True, help="Resolution of the PNG figures (50-1200).")
+@option(EvaluationConfig, "split_tokenizer", "--split-tokenizer")
+@option(EvaluationConfig, "device", "--device")
+@option(EvaluationConfig, "dtype", "--dtype")
+@option(EvaluationConfig, "device_map", "--device-map", type=click.Choice(list(DEVICE_MAPS)))
+@option(EvaluationConfig, "batch_tokens", "--batch-tokens", type=click.IntRange(min=1))
+@option(EvaluationConfig, "figures", "--figures")
+@option(EvaluationConfig, "dpi", "--dpi", type=int)
 @_column_options
-def evaluate(models, data, paradigms, phenomenon, pairs, seed, strategy, pll, normalize, unigrams, length_params, out,
-             cache_dir, no_cache, split_tokenizer, device, dtype, device_map, batch_tokens, figures, dpi, good_col, bad_col,
-             group_col):
+def evaluate(models, data, out, no_cache, good_col, bad_col, group_col, target_halfwidth, **settings):
     """Score the original and debiased sets with each model and report how token-length bias
     changes accuracy and rankings (CSV, markdown and figures under OUT; report.md links them all).
 
     Without --data, the pairs are generated first, length-controlled for the tokenizer of every
     model (as `fairpairs generate --models M1,M2` would), into OUT/run, and evaluated as --data
-    OUT/run would be; report.md's first lines give the command that regenerates them.
+    OUT/run would be; report.md's first lines give the command that regenerates them. The options
+    marked "Without --data" are errors with --data (the pairs exist).
 
     Started by torchrun or accelerate launch, the processes share the sentences out and rank 0
     writes OUT; a killed run resumes from the cache (docs/scaling.md)."""
 
-    from fairpairs.api.commandline import Columns
-    from fairpairs.api.commandline import is_main, parse_normalize
+    from fairpairs.api.commandline import Columns, is_main
     from fairpairs.api.reports import evaluate_into
 
     names = names_option(models, "--models")
-    generation = {"paradigms": paradigms, "phenomenon": phenomenon, "pairs": pairs, "seed": seed, "strategy": strategy}
-    given = [f"--{k}" for k, v in generation.items() if v is not None]
-    if data is not None and given:
-        raise click.UsageError(f"{', '.join(given)}: only without --data (they set how the pairs are generated)")
-    if data is None:
-        generation = {k: v for k, v in generation.items() if v is not None}
-        if paradigms is not None:
-            generation["paradigms"] = names_option(paradigms, "--paradigms") if paradigms and paradigms != "all" else "all"
+    config = EvaluationConfig(data_given=data is not None, cache=not no_cache, **settings,   # (fp.evaluate's checks)
+                              target_halfwidth=None if target_halfwidth is None else target_halfwidth / 100)
     name = data.resolve().name if data is not None else "+".join(Path(m).name or m for m in names).replace(
-        "/", "_").replace(":", "_") + f"-s{RunConfig.seed if seed is None else seed}"
+        "/", "_").replace(":", "_") + f"-s{config.seed}"
     out = out if out is not None else Path(f"evaluation-{name}")
     main = is_main()
     from transformers.utils import logging as hf_logging
@@ -146,25 +140,19 @@ def evaluate(models, data, paradigms, phenomenon, pairs, seed, strategy, pll, no
         if main:
             click.echo(f"scoring with {model} ...", err=True)
 
-    report = evaluate_into(out, data, names, cache_dir=cache_dir, cache=not no_cache, figures=figures, dpi=dpi,
-                           normalize=normalize, pll=pll, unigrams=unigrams, split_tokenizer=split_tokenizer,
-                           device=device, dtype=dtype, device_map=device_map, batch_tokens=batch_tokens,
-                           columns=Columns(good_col, bad_col, group_col),
-                           on_load=announce, length_params=length_params, **generation)
+    report = evaluate_into(out, data, names, config, columns=Columns(good_col, bad_col, group_col), on_load=announce)
     if report is not None:
-        print_evaluation(report, parse_normalize(normalize)[0], out)
+        print_evaluation(report, out)
 
 
-def print_evaluation(report, head: str, out: Path) -> None:
-    """The report's summary and headline for the headline score `head` (stdout), and where it went
-    (stderr)."""
+def print_evaluation(report, out: Path) -> None:
+    """The report's headline, the token-length bias by direction, then its accuracy and ranking,
+    for every score the report has, in the order asked for (stdout); where it went (stderr)."""
     from fairpairs.api.commandline import headline_markdown, summary_markdown
 
-    change = report.change[report.change["normalization"] == head] if report.change is not None else None
-    click.echo(summary_markdown(report.summary[report.summary["normalization"] == head], change, report.effects))
     click.echo("### Token-length bias by direction, and what length control did (report.md's headline)\n")
-    click.echo(headline_markdown(None if report.headline is None else
-                                 report.headline[report.headline["normalization"] == head], report.notes))
+    click.echo(headline_markdown(report.headline, report.notes))
+    click.echo(summary_markdown(report.summary, report.change, report.effects))
     hits = ", ".join(f"{m}: cached" if h else
                      f"{m}: scored in {report.seconds[m]:.1f} s after {report.load_seconds[m]:.1f} s loading"
                      for m, h in report.cache_hits.items())

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from fairpairs.api.commandline import PLL_VARIANTS, ScoringSettings
+from fairpairs.api.commandline import PLL_VARIANTS, RobustnessConfig
 from fairpairs.commands.choices import RegistryChoice
 from fairpairs.commands.options import option
 
@@ -18,16 +18,13 @@ from fairpairs.commands.options import option
               help="A run folder of `fairpairs generate` (original + debiased), or any dataset `fairpairs audit` accepts.")
 @click.option("--out", "-o", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Folder for robustness.csv and robustness.md (default: print only).")
-@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Score cache (shared with reruns; default: none).")
-@click.option("--length-params", default=None,
-              help="Length parameters of slln_lp/tc_lp/tcf_lp written by `fairpairs fit-length` (default: the bundled "
-                   "ones, for smollm2-135m); each model uses only the entry fitted for it.")
-@click.option("--morcela-params", default=None, help="MORCELA parameters (`fairpairs morcela fit`); without them MORCELA is left out.")
-@option(ScoringSettings, "pll", "--pll", type=RegistryChoice(PLL_VARIANTS))
-@option(ScoringSettings, "device", "--device")
-@click.option("--batch-tokens", type=click.IntRange(min=1), default=None, help="Tokens per scoring batch.")
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed of the bootstrap intervals.")
+@option(RobustnessConfig, "cache_dir", "--cache-dir", type=click.Path(file_okay=False, path_type=Path))
+@option(RobustnessConfig, "length_params", "--length-params")
+@option(RobustnessConfig, "morcela_params", "--morcela-params")
+@option(RobustnessConfig, "pll", "--pll", type=RegistryChoice(PLL_VARIANTS))
+@option(RobustnessConfig, "device", "--device")
+@option(RobustnessConfig, "batch_tokens", "--batch-tokens", type=click.IntRange(min=1))
+@option(RobustnessConfig, "seed", "--seed", type=click.IntRange(min=0))
 def robustness(models, data, out, cache_dir, length_params, morcela_params, pll, device, batch_tokens, seed):
     """For every score (lp, mean_lp, pen_lp, slor, morcela, slln_lp, tc_lp, tcf_lp, word_lp,
     word_mean_lp, centered_lp, entropy_lp): accuracy on the A=U / A>U / A<U splits by each model's own

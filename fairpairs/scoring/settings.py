@@ -3,7 +3,9 @@
 `ScoringSettings` is frozen and only holds values: the `fairpairs score`, `evaluate` and
 `robustness` options and the API's signatures (`fp.evaluate`, `fp.robustness`, `fp.score_pairs`,
 `Scorer.from_pretrained`) take their defaults from `SCORING` (tests/test_config.py fails when one
-drifts). `scoring.cache.Settings` is the part of them that changes scores (the cache key).
+drifts); evaluate's and robustness's own settings (the pairs evaluate generates without data, its
+report's figures) live in `analysis.config`, which takes the scoring ones from here.
+`scoring.cache.Settings` is the part of them that changes scores (the cache key).
 """
 
 from __future__ import annotations
@@ -33,9 +35,6 @@ class ScoringSettings:
     batch_tokens: int | None = None
     unigrams: str | None = None      # for slor: None ("wordfreq") or a unigram table file
     alpha: float = _setting(0.8, "PenLP exponent.")
-    one_step_pairs: int = _setting(      # fp.evaluate / fairpairs evaluate without data: the pairs it generates
-        20, "Without --data: pairs per paradigm in each set [default: {default}: at most 5,360 sentences per model "
-        "for all 67 paradigms, minutes on a CPU for a 135M-parameter model].")
     fit_sentences: int = _setting(       # fairpairs fit-length / fp.fit_length_params: the corpus sample
         1000, "Sentences to fit on (a seeded sample of the corpus's usable 4-14 word sentences).")
 
