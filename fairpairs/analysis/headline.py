@@ -116,6 +116,22 @@ def _decomposition(r) -> str:
             f"{signed(r.remainder)} (remainder)")
 
 
+def placebo_markdown(headline: pd.DataFrame) -> str:
+    """The placebo beside the direction effects: what redrawing the bad word alone did
+    (`fairpairs.analysis.placebo`), per model and score."""
+    rows = []
+    for r in headline.itertuples():
+        n = r.n_placebo
+        cell = (f"{diff_cell(r, 'effect_placebo')} (n = {int(n):,}, p {p_value(r.effect_placebo_p)})" if enough(n)
+                else _few(n))
+        rows.append([r.model, r.normalization, _effect(r, "longer"), _effect(r, "shorter"), cell])
+    return ("\n**The placebo** (A=U contexts whose bad word was redrawn among words that keep every token length "
+            "equal): what changing the bad word does without changing the length. A direction effect well "
+            "outside the placebo's interval is length's; one like the placebo's is the word change's.\n\n"
+            + markdown_table(["model", "score", "formerly A>U, pp", "formerly A<U, pp", "placebo (word change "
+                              "alone), pp [95% CI]"], rows))
+
+
 def headline_markdown(headline: pd.DataFrame | None, notes=()) -> str:
     """The headline: per model and score, in words; the gap on the original set by direction; what
     length control did to each direction; the net change as its decomposition. `notes`: the
@@ -136,6 +152,8 @@ def headline_markdown(headline: pd.DataFrame | None, notes=()) -> str:
         [[r.model, r.normalization, _effect(r, "longer"), _effect(r, "shorter"), _effect(r, "equal"),
           _effect(r, "changed"), _net(r), acc_cell(r, "debiased"), ratio_cell(r.distinct_ratio)]
          for r in headline.itertuples()])
+    if "effect_placebo" in headline.columns:
+        control += placebo_markdown(headline)
     parts = markdown_table(["model", "score", "change = Σ share × effect (= length) + selection + remainder, pp"],
                            [[r.model, r.normalization, _decomposition(r)] for r in headline.itertuples()])
     how = headline["matched_by"].iloc[0]

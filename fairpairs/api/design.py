@@ -147,22 +147,22 @@ def design_samples(sets: dict, tokenizers: list[str], plan, equal_rate: float | 
     return samples
 
 
-def placebo_frame(data, sets: dict, tokenizers: list[str], per_paradigm: int | None, seed: int, planned: bool = False):
+def placebo_frame(data, sets: dict, tokenizers: list[str], per_paradigm: int | None, seed: int,
+                  planned: int | None = None):
     """The placebo pairs every model scores (docs/evaluation.md, "The placebo"): for a run folder of
     `fairpairs generate` whose pairs carry their draw, `per_paradigm` contexts per paradigm (0: none;
-    None: in a planned evaluation, enough for the design's pairs per direction, ceil(193 / paradigms)
-    at the default target, at least 5; else none), A=U under every model's tokenizer; None otherwise."""
+    None: in a planned evaluation, enough for the design's pairs per direction (`planned`: 193 at the
+    default target), ceil(planned / paradigms), at least 5; else none), A=U under every model's tokenizer; None otherwise."""
     import math
 
-    from fairpairs.analysis.design import TARGET_HALFWIDTH, per_direction
     from fairpairs.analysis.fresh import is_run_folder
     from fairpairs.api.placebo import placebo_pairs
 
-    if per_paradigm == 0 or (per_paradigm is None and not planned) or not is_run_folder(data) or "draw" not in sets["original"].columns \
+    if per_paradigm == 0 or (per_paradigm is None and planned is None) or not is_run_folder(data) or "draw" not in sets["original"].columns \
             or not all(tokenizers):
         return None
     if per_paradigm is None:
-        per_paradigm = max(5, math.ceil(per_direction(TARGET_HALFWIDTH) / max(1, sets["original"]["uid"].nunique())))
+        per_paradigm = max(5, math.ceil(planned / max(1, sets["original"]["uid"].nunique())))
     made = placebo_pairs(data, tokenizers, per_paradigm=per_paradigm, seed=seed)
     frame = made.pairs.frame
     return frame[["uid", "pair_id", "sentence_good", "sentence_bad", "draw"]] if len(frame) else None
@@ -203,7 +203,8 @@ def scoring_design(data, sets: dict, tokenizers: list[str], plan, equal_rate: fl
         seed = run_seed if isinstance(run_seed, int) else seed
     seed = 0 if seed is None else seed
     return (design_samples(sets, tokenizers, plan, equal_rate, seed),
-            placebo_frame(data, sets, tokenizers, placebo, seed, planned=plan is not None and not plan.explicit_pairs))
+            placebo_frame(data, sets, tokenizers, placebo, seed,
+                          planned=None if plan is None or plan.explicit_pairs else plan.per_direction))
 
 
 def record_design(report, plan, samples: dict | None, sets: dict) -> None:

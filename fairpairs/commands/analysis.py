@@ -140,7 +140,10 @@ def evaluate(models, data, out, no_cache, good_col, bad_col, group_col, target_h
         if main:
             click.echo(f"scoring with {model} ...", err=True)
 
-    report = evaluate_into(out, data, names, config, columns=Columns(good_col, bad_col, group_col), on_load=announce)
+    from fairpairs.api.commandline import saying
+
+    with saying(main):      # (the design's plan and the estimated time go to a log too)
+        report = evaluate_into(out, data, names, config, columns=Columns(good_col, bad_col, group_col), on_load=announce)
     if report is not None:
         print_evaluation(report, out)
 
