@@ -179,9 +179,14 @@ def test_what_a_template_may_use_still_renders(tmp_path):
 
 @pytest.mark.parametrize("body, ok", [("{% for i in range(1000) %}{% endfor %}", True),
                                       ("{% for i in range(1001) %}{% endfor %}", False),
-                                      ("{{ 'ab' * 500 }}", True), ("{{ 'ab' * 501 }}", False)])
-def test_the_documented_bound_of_1000(tmp_path, body, ok):
-    """grammars/README.md: a range, a repetition or a concatenation makes at most 1000 items."""
+                                      ("{{ 'ab' * 500 }}", True), ("{{ 'ab' * 501 }}", False),
+                                      ("{{ ('ab' * 250) ~ ('ab' * 250) }}", True),
+                                      ("{{ ('ab' * 250) ~ ('ab' * 250) ~ 'c' }}", False),
+                                      ("{% for i in range(500) %}{{ 'abcdefghij' ~ 'klmnopqrst' }}{% endfor %}", True),
+                                      ("{% for i in range(501) %}{{ 'abcdefghij' ~ 'klmnopqrst' }}{% endfor %}", False)])
+def test_the_documented_bounds(tmp_path, body, ok):
+    """grammars/README.md: a range, a repetition or a concatenation makes at most 1000 items, and
+    loop bodies write at most 10,000 characters (500 x 20 is the most)."""
     from fairpairs.errors import GrammarError
 
     p = load_paradigm(write_paradigm(tmp_path, "bound", body + SENTENCE, tmp_path / "MARK"))

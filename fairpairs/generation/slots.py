@@ -14,7 +14,8 @@ import numpy as np
 from fairpairs.errors import GrammarError, VocabularyError
 from fairpairs.generation.vocab import Vocabulary
 from fairpairs.generation.restrictions import RESTRICTION_COLUMNS
-from fairpairs.generation.templates import JinjaTemplate, TemplateFailure, compile_bounded, parse_template
+from fairpairs.generation.sandbox import TemplateFailure
+from fairpairs.generation.templates import JinjaTemplate, compile_bounded, parse_template
 
 
 META_KEYS = ("uid", "phenomenon", "field", "linguistics_term")
