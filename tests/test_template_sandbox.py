@@ -11,7 +11,9 @@ Each hostile template below was run on the code before the sandbox (jinja2.Envir
 `validate` called every one of them OK (exit 0), `generate` ran the shell command (the mark file was
 made) or wrote a sentence thousands of characters long (exit 0), failed with a traceback (1/0, pop,
 the recursive macro, include), or did not end (the range, the loops, the doubling macro: stopped by
-`deadline` here). So each test below fails on that code.
+`deadline` here). So each test of a hostile template below fails on that code, as do the refused
+sides of `test_the_documented_bounds`; `test_what_a_template_may_use_still_renders` and the allowed
+sides of the bounds pass on both (they guard against a sandbox that refuses too much).
 """
 
 from __future__ import annotations
