@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import dataclasses
+import itertools
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,10 @@ from fairpairs.errors import GrammarError
 from fairpairs.generation.vocab import Vocabulary, default_vocabulary
 from fairpairs.generation.templates import finish_sentence
 from fairpairs.generation.includes import resolve_use, read_with_includes
-from fairpairs.generation.slots import FIELDS, META_KEYS, SlotSpec, TOP_KEYS, ParseContext, check_satisfiable, compile_slot, compile_template, topological
+from fairpairs.generation.slots import FIELDS, META_KEYS, PlainTemplate, SlotSpec, TOP_KEYS, ParseContext, check_satisfiable, compile_slot, compile_template, topological
+
+SAMPLE_DRAWS = 3       # draws whose fillers `check_render` renders each template on
+SAMPLE_VARIANTS = 64   # combinations of the literal slots' values it tries with each draw
 
 
 @dataclass
@@ -33,7 +37,7 @@ class Paradigm:
     slots: dict[str, SlotSpec]
     order: list[str]                      # slots in dependency order
     critical: dict[str, SlotSpec]
-    good_template: Any                    # jinja2.Template or PlainTemplate: .render(mapping) -> str
+    good_template: Any                    # templates.JinjaTemplate or PlainTemplate: .render(mapping) -> str
     bad_template: Any
     good_source: str
     bad_source: str
@@ -66,7 +70,8 @@ class Paradigm:
 
 
 def load_paradigm(path: str | Path, vocab: Vocabulary | None = None) -> Paradigm:
-    """Load and validate one paradigm file (this is also what `fairpairs validate` runs)."""
+    """Load and validate one paradigm file (what `fairpairs validate` runs, before it renders the
+    templates on a few draws: `check_render`)."""
     path = Path(path)
     ctx = ParseContext(path)
     if path.name.startswith("_"):
@@ -106,6 +111,39 @@ def load_paradigm(path: str | Path, vocab: Vocabulary | None = None) -> Paradigm
                     bad_source=bad_src, reorder=reorder, standard=data.get("standard", True),
                     description=str(data.get("description", "")), vocab=vocab, language=language.code,
                     rules=rules)
+
+
+def check_render(p: Paradigm, draws: int = SAMPLE_DRAWS, tries: int = 50) -> Paradigm:
+    """The paradigm, once each Jinja2 template has rendered on sample fillers: the good and bad
+    fillers of its first `draws` draws that fill every slot (pairs 0, 1, ... of seed 0, drawn as
+    generation draws them; at most `tries` tried), each with every combination of the literal slots'
+    values (up to SAMPLE_VARIANTS: the values an {% if %} usually switches on). Raises the GrammarError
+    (file, template key, error) of the first render that fails. What `fairpairs validate` adds to
+    loading, so that a template that fails while rendering is caught before any generation."""
+    from fairpairs.generation.pairs import Filler
+    from fairpairs.generation.sampler import Sampler
+
+    if isinstance(p.good_template, PlainTemplate) and isinstance(p.bad_template, PlainTemplate):
+        return p      # (substitution only: renders whatever the fillers)
+    sampler = Sampler(p, p.vocab, seed=0)
+    literal = [n for n, spec in p.slots.items() if spec.text]
+    variants = list(itertools.islice(itertools.product(*(p.slots[n].text for n in literal)), SAMPLE_VARIANTS))
+    done = 0
+    for k in range(tries):
+        rng = sampler.rng(k)
+        good = sampler.draw_good(rng)
+        if good is None:
+            continue
+        bad = sampler.draw_bad(good, rng)
+        for values in variants:
+            shown = {**good, **{n: Filler(None, -1, literal=v) for n, v in zip(literal, values)}}
+            p.good_template.render(shown)
+            if bad is not None:
+                p.bad_template.render({**shown, **bad})
+        done += 1
+        if done == draws:
+            break
+    return p
 
 
 def _check_top(ctx: ParseContext, data: dict, path: Path) -> None:

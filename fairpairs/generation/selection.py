@@ -9,7 +9,7 @@ from typing import Iterable
 from fairpairs.errors import Param, FairpairsError, GrammarError, GrammarNotFoundError
 from fairpairs.io.paths import data_dir
 from fairpairs.generation.vocab import Vocabulary, default_vocabulary
-from fairpairs.generation.grammar import Paradigm, load_paradigm
+from fairpairs.generation.grammar import Paradigm, check_render, load_paradigm
 from fairpairs.generation.includes import read_with_includes
 
 
@@ -98,7 +98,8 @@ def load_all(directory: str | Path | None = None, vocab: Vocabulary | None = Non
 def validate(paths: Iterable[str | Path] | None = None, vocab: Vocabulary | None = None
              ) -> list[tuple[Path, Paradigm | FairpairsError]]:
     """Check paradigm files without generating: each is loaded exactly as generation loads it
-    (schema, includes, vocabulary columns and values, templates, satisfiability of every slot).
+    (schema, includes, vocabulary columns and values, templates, satisfiability of every slot), and
+    each Jinja2 template is rendered on a few draws (`grammar.check_render`).
 
     `paths`: files or folders (a folder means its paradigm files); default: the bundled
     paradigms. Returns (path, Paradigm) for a valid file and (path, error) for a broken one."""
@@ -109,7 +110,7 @@ def validate(paths: Iterable[str | Path] | None = None, vocab: Vocabulary | None
     out: list[tuple[Path, Paradigm | FairpairsError]] = []
     for f in files:
         try:
-            out.append((f, load_paradigm(f, vocab)))
+            out.append((f, check_render(load_paradigm(f, vocab))))   # (templates rendered on samples)
         except FairpairsError as exc:
             out.append((f, exc))
     return out

@@ -10,12 +10,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 import jinja2
-import jinja2.meta
 import numpy as np
 from fairpairs.errors import GrammarError, VocabularyError
 from fairpairs.generation.vocab import Vocabulary
 from fairpairs.generation.restrictions import RESTRICTION_COLUMNS
-from fairpairs.generation.templates import template_env
+from fairpairs.generation.sandbox import TemplateFailure
+from fairpairs.generation.templates import JinjaTemplate, compile_bounded, parse_template
 
 
 META_KEYS = ("uid", "phenomenon", "field", "linguistics_term")
@@ -295,22 +295,28 @@ class PlainTemplate:
 @functools.lru_cache(maxsize=4096)
 def _template(source: str) -> tuple[frozenset[str], jinja2.Template | PlainTemplate]:
     """The variables a template text uses and the template itself, made once per text: a function of
-    the text alone (one environment, `template_env`'s settings), and rendering keeps no state, so the
-    paradigms of one process that share a template text (or load one file again) share the template.
-    A syntax error is raised, never kept."""
-    env = template_env()
-    variables = frozenset(jinja2.meta.find_undeclared_variables(env.parse(source)))
-    return variables, PlainTemplate(source) if _PLAIN.match(source) else env.from_string(source)
+    the text alone (one environment, `template_env`), and rendering keeps no state, so the paradigms
+    of one process that share a template text (or load one file again) share the template. A syntax
+    error or a refusal (`templates.unsafe_use`) is raised, never kept."""
+    tree, variables = parse_template(source)
+    return variables, PlainTemplate(source) if _PLAIN.match(source) else compile_bounded(tree)
 
 
-def compile_template(ctx: ParseContext, key: str, source: Any, slot_names: set[str]) -> jinja2.Template | PlainTemplate:
+def compile_template(ctx: ParseContext, key: str, source: Any, slot_names: set[str]) -> JinjaTemplate | PlainTemplate:
+    """The template of `key` (template, good or bad): a PlainTemplate when it only substitutes slots,
+    else a JinjaTemplate. Errors (syntax, a refused attribute or tag, a variable that is no slot)
+    name the file and key."""
     if not isinstance(source, str) or not source.strip():
         raise ctx.error(key, "must be a non-empty Jinja2 template string")
     try:
         variables, template = _template(source)
     except jinja2.TemplateSyntaxError as exc:
         raise ctx.error(key, f"template syntax error: {exc.message} (line {exc.lineno})") from None
+    except TemplateFailure as exc:
+        raise ctx.error(key, f"refused: {exc}") from None
+    except (RecursionError, MemoryError, SyntaxError):   # (Python's own limits on the compiled code)
+        raise ctx.error(key, "template nested too deeply to compile") from None
     undefined = variables - slot_names
     if undefined:
         raise ctx.error(key, f"undefined variable(s) {', '.join(sorted(undefined))} (slots: {', '.join(sorted(slot_names))})")
-    return template
+    return template if isinstance(template, PlainTemplate) else JinjaTemplate(template, functools.partial(ctx.error, key))
