@@ -296,4 +296,4 @@ def tvd(p: Mapping, q: Mapping) -> float:
     if sp <= 0 or sq <= 0:
         return NAN
     keys = set(p) | set(q)
-    return 0.5 * sum(abs(p.get(k, 0) / sp - q.get(k, 0) / sq) for k in keys)
+    return 0.5 * math.fsum(abs(p.get(k, 0) / sp - q.get(k, 0) / sq) for k in keys)   # (fsum: the same figure in any key order)
