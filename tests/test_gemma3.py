@@ -141,10 +141,37 @@ def test_a_single_file_is_used_in_place_and_checked(tmp_path, monkeypatch, reque
 
 
 def test_a_name_of_another_model_cannot_be_taken():
-    row = dataclasses.replace(GEMMA, name="my-gemma", aliases=("smollm2",))
-    with pytest.raises(Exception, match="'smollm2' is already a name of the pretrained model 'smollm2-135m'"):
+    from fairpairs.errors import UsageError
+
+    row = dataclasses.replace(GEMMA, name="my-model", aliases=("GEMMA3",))
+    with pytest.raises(UsageError, match="'GEMMA3' is already a name of the pretrained model 'gemma3-270m'"):
         pretrained.register(row)
-    assert pretrained.lookup("my-gemma") is None
+    assert pretrained.lookup("my-model") is None and pretrained.lookup("gemma3") is GEMMA
+
+
+# ------------------------------------------------------------------ one GGUF reader per load
+
+def test_the_weights_call_gets_the_reader_the_metadata_call_built(tmp_path, monkeypatch):
+    """transformers opens the file once for the metadata and again (gguf.GGUFReader(path)) for the
+    weights, each time building every field; during a load the second gets the first reader."""
+    import gguf
+    from transformers import modeling_gguf_pytorch_utils as reading
+
+    from fairpairs.scoring.gguf_reading import gguf_read_once
+    from fairpairs.tokenization.sources import ModelSource
+    from test_gguf_load import write_gguf
+
+    path = tmp_path / "tiny.gguf"
+    write_gguf(path, blocks=2)
+    built, init = [], gguf.gguf_reader.GGUFReader.__init__
+    monkeypatch.setattr(gguf.gguf_reader.GGUFReader, "__init__", lambda self, *a, **k: (built.append(a), init(self, *a, **k))[1])
+    with gguf_read_once(ModelSource(path=str(tmp_path), gguf_file="tiny.gguf")):
+        assert reading.load_gguf_checkpoint(str(path), return_tensors=False)["config"]["num_hidden_layers"] == 2
+        first = gguf.GGUFReader(str(path))                        # (as the weights call opens it)
+        assert gguf.GGUFReader(path) is first and len(built) == 1
+        assert gguf.GGUFReader(str(path), "c") is not first       # a writable copy is never shared
+    assert gguf.GGUFReader is gguf.gguf_reader.GGUFReader
+    assert gguf.GGUFReader(str(path)) is not first
 
 
 # ------------------------------------------------------------------ the real row, its packages hidden
