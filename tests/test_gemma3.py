@@ -273,6 +273,17 @@ def test_gemma_loads_what_it_is(gemma):
 
 
 @pytest.mark.slow
+def test_gemma_has_gemma_3_s_vocabulary(gemma):
+    """Gemma 3's special tokens as its tokenizer_config.json lists them (<bos> 2, <eos> 1, <pad> 0;
+    <start_of_turn> 105, <end_of_turn> 106, where Gemma 2 had 106 and 107) and its chat prompt
+    "<bos><start_of_turn>user\n" = [2, 105, 2364, 107]: the GGUF's tokenizer is Gemma 3's."""
+    tok = gemma.tokenizer
+    assert (tok.bos_token_id, tok.eos_token_id, tok.pad_token_id, len(tok)) == (2, 1, 0, 262144)
+    assert tok.convert_tokens_to_ids(["<start_of_turn>", "<end_of_turn>"]) == [105, 106]
+    assert tok("<start_of_turn>user\n")["input_ids"] == [2, 105, 2364, 107]
+
+
+@pytest.mark.slow
 def test_gemma_scores_after_its_bos_and_scores_the_first_word(gemma):
     """Gemma puts <bos> before every text; fairpairs prepends it once and scores every content token."""
     assert gemma.tokenizer.convert_ids_to_tokens([gemma.bos_id]) == ["<bos>"]
