@@ -16,21 +16,28 @@ Rules every command that writes follows (see docs/outputs.md):
 * SIGTERM is handled like Ctrl-C (`fairpairs.io.signals`): the temporary folder is removed.
   Temporary folders that a killed run (SIGKILL, power loss) left behind are recognised by their name
   and marker and removed by the next run into the same destination.
-* Whether the destination can be written is checked before the work starts.
+* Whether the destination can be written is checked before the work starts, and so is where it
+  lies: never inside a folder fairpairs wrote that holds only its command's outputs
+  (`check_not_in_ours`: a run folder is data, a publish folder is uploaded whole, a score cache is
+  read whole), whichever command writes.
+* A write the operating system refuses (disk full, file too large for the limit, quota) is one
+  `OutputError` naming the file or the output folder; the temporary file or folder is removed.
 
 Reading inputs is `fairpairs.io.reading`; the network time of Hub calls `fairpairs.io.network`.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import shutil
 import tempfile
 from pathlib import Path
 
-from fairpairs.errors import Param, OutputError
-from fairpairs.io.marker import KINDS, MARKER, check_kind, is_ours, marker_text, owning_folder, read_marker
+from fairpairs.errors import Param, OutputError, one_line
+from fairpairs.io.marker import (KINDS, MARKER, check_kind, check_not_in_ours, is_ours, marker_text, owning_folder,
+                                 read_marker)
 from fairpairs.io.signals import signals_deferred
 
 
@@ -55,9 +62,27 @@ def atomic_write(path: str | os.PathLike, data: str | bytes) -> None:
             fh.write(data.encode("utf-8") if isinstance(data, str) else data)
         os.chmod(tmp, 0o666 & ~umask())  # mkstemp creates 0600
         os.replace(tmp, path)
+    except OSError as exc:     # (disk full, file too large ...: the OS names no file; we do)
+        Path(tmp).unlink(missing_ok=True)
+        raise write_error(path, exc) from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+# what the operating system says when the data, not the place, cannot be written
+FULL = (errno.ENOSPC, errno.EFBIG, errno.EDQUOT)
+
+
+def write_error(path: Path, exc: OSError) -> OutputError:
+    """The OutputError for the OS error `exc` raised writing `path`: one line naming the file, with
+    the OS's errno and reason kept (`errno`, `strerror`, `filename`) for callers that ask."""
+    if isinstance(exc, OutputError):
+        return exc
+    reason = exc.strerror or one_line(exc)
+    error = OutputError(f"{path}: cannot write ({reason})", file=str(path))
+    error.errno, error.strerror, error.filename = exc.errno, reason, str(path)
+    return error
 
 
 def check_output_file(path: str | os.PathLike, what: str = "out", *, inputs=(), reads=()) -> Path:
@@ -75,6 +100,7 @@ def check_output_file(path: str | os.PathLike, what: str = "out", *, inputs=(), 
     if owner is not None:        # a file another command wrote as part of its folder
         raise OutputError(Param(what), f" {path}", value=path, reason=f"is a file of {KINDS.get(owner[1], 'a folder')} "
                           f"{owner[0]} (its {MARKER} marker lists it); write it elsewhere")
+    check_not_in_ours(path, what)
     _check_can_create(path.parent, what, path)
     if path.exists() and not os.access(path, os.W_OK):
         raise OutputError(Param(what), f" {path}", value=path, reason=f"exists and is not writable")
@@ -172,8 +198,14 @@ def check_output_folder(out: str | os.PathLike, what: str = "out", inputs=(), re
             raise OutputError(Param(what), f" {out}", value=out, reason=f"is or holds the input {i}, which the output folder would "
                               f"replace; give a folder that holds no input")
     _check_not_inside(out, what, reads)
-    if out.is_symlink() or (out.exists() and not out.is_dir()):
+    if out.is_symlink():    # (the swap would replace the link, never the folder it points to)
+        target = os.readlink(out)
+        raise OutputError(Param(what), f" {out}", value=out, reason=f"is a symbolic link (to {target}); an output folder "
+                          f"is replaced whole, which would replace the link and not its folder: give the folder "
+                          f"itself ({os.path.realpath(out)})")
+    if out.exists() and not out.is_dir():
         raise OutputError(Param(what), f" {out}", value=out, reason=f"exists and is not a folder")
+    check_not_in_ours(out, what, kind)
     if out.is_dir():
         try:
             empty = not any(out.iterdir())
@@ -256,14 +288,28 @@ class OutputFolder:
         tmp = self.tmp
         if exc_type is not None:
             shutil.rmtree(tmp, ignore_errors=True)
+            self._raise_if_full(exc)
             return False
         try:
             with signals_deferred():
                 self._commit(tmp)
-        except BaseException:
+        except BaseException as failed:
             shutil.rmtree(tmp, ignore_errors=True)
+            self._raise_if_full(failed)
             raise
         return False
+
+    def _raise_if_full(self, exc: BaseException) -> None:
+        """A write the OS refused (`FULL`: disk full, file too large, quota) while the folder was
+        built, as one line: the output folder, the file where the OS or `atomic_write` said which
+        (under the output folder's name, not the temporary one's), and the reason."""
+        if not isinstance(exc, OSError) or exc.errno not in FULL:
+            return
+        where, name = "", exc.filename
+        if name is not None and Path(os.fspath(name)).is_relative_to(self.tmp):
+            where = f" ({self.shown / Path(os.fspath(name)).relative_to(self.tmp)})"
+        raise OutputError(Param(self.what), f" {self.shown}: cannot write the output folder{where}: "
+                          f"{exc.strerror or one_line(exc)}; nothing was written", value=self.shown) from None
 
     def _commit(self, tmp: Path) -> None:
         out = self.out
