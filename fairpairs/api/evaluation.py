@@ -164,10 +164,14 @@ def matched_pairs(data, *, columns=None) -> "pd.DataFrame":
     debiased sets as `fp.evaluate` takes them), joined exactly as the evaluation report joins them
     (docs/evaluation.md, "Matched contexts"): one row per context in both sets with uid, draw,
     sentence_good, the original and debiased pair_id and bad sentence, `changed` and `matched_by`.
-    Its length per paradigm is the report's n_matched."""
-    from fairpairs.analysis.effects import attach_draws, matched_table
+    Its length per paradigm is the report's n_matched; data without both sets is a UsageError."""
+    from fairpairs.analysis.effects import DEBIASED, ORIGINAL, attach_draws, matched_table
 
-    return matched_table(attach_draws(load_sets(data, columns), data))
+    sets = load_sets(data, columns)
+    if not {ORIGINAL, DEBIASED} <= set(sets):
+        raise UsageError(Param("data"), f": holds the set(s) {', '.join(sets)}; matched pairs join an {ORIGINAL} and a "
+                         f"{DEBIASED} set (a run folder, or {{'{ORIGINAL}': ..., '{DEBIASED}': ...}})", value=data)
+    return matched_table(attach_draws(sets, data))
 
 
 def _evaluate_settings(models, normalize, pll, unigrams, dtype, split_tokenizer, device, device_map, batch_tokens):

@@ -6,6 +6,7 @@ stages itself: analysis never calls back into the API."""
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 from fairpairs import arguments as check
@@ -47,9 +48,15 @@ def evaluation_data(data, models: list[str], columns, *, run_dir=None, paradigms
         raise UsageError(Param("data"), ": under a multi-process launch, generate the pairs first (`fairpairs generate`) and "
                          "give the run folder")
     if data is None:                     # one step: pairs controlled for these models' tokenizers
-        run_dir = default_run_dir() if run_dir is None else check.path(run_dir, "run_dir", exists=False)
-        lines = generate_for(models, run_dir, paradigms=paradigms, phenomenon=phenomenon,
-                             pairs=SCORING.one_step_pairs if pairs is None else pairs, seed=seed, strategy=strategy)
+        made = run_dir is None
+        run_dir = default_run_dir() if made else check.path(run_dir, "run_dir", exists=False)
+        try:
+            lines = generate_for(models, run_dir, paradigms=paradigms, phenomenon=phenomenon,
+                                 pairs=SCORING.one_step_pairs if pairs is None else pairs, seed=seed, strategy=strategy)
+        except BaseException:
+            if made:                     # (the temporary folder made for it holds nothing)
+                shutil.rmtree(run_dir.parent, ignore_errors=True)
+            raise
         data = run_dir
     elif pairs is not None or run_dir is not None:
         raise UsageError(f"{'pairs' if pairs is not None else 'run_dir'}: only without data (the pairs are then "
