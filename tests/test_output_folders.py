@@ -4,7 +4,7 @@ A run folder of `fairpairs generate` is data: `audit`, `evaluate`, `balance` and
 original/ and debiased/ whole, so a file another command leaves there makes the run unreadable
 (`audit RUN` then fails on it). `balance --out` refused such a path; `unigrams --out` and `score
 --out` wrote it and exited 0, as did every folder output aimed into a run's sets while the
-command read another dataset. The one check (`fairpairs.io.marker.check_not_in_ours`, called by
+command read another dataset. The one check (`fairpairs.io.destinations.check_not_in_ours`, called by
 `check_output_file` and `check_output_folder`) now runs for every command that writes: each case
 below exits 1 with one line naming the option and the run folder, and the run stays readable
 byte for byte. Folders of ours beside a run's sets stay allowed (`publish`'s default RUN/hub,

@@ -21,7 +21,7 @@ from fairpairs.generation.sampler import Sampler
 from fairpairs.manifest import BalanceEntry, ParadigmStats
 from fairpairs.generation.grammar import Paradigm
 from fairpairs.generation.selection import one_language
-from fairpairs.io.files import OutputFolder, atomic_write, write_error
+from fairpairs.io.files import OutputFolder, atomic_write
 from fairpairs.records import PairRecord, row_json
 from fairpairs.manifest import ParadigmEntry, RunManifest, TokenizerInfo, VocabularyInfo, verdict_text
 from fairpairs.tokenization.sources import BUNDLED, bundled_path, resolve_tokenizer
@@ -74,13 +74,9 @@ class ParadigmSets:
 
 
 def write_jsonl(path: Path, rows: list[dict]) -> None:
-    """Pair rows (`PairRecord.to_dict()`) as a jsonl file (into the run's temporary folder; a write
-    the OS refuses - disk full, file too large - is an OutputError naming the file)."""
-    try:
-        with open(path, "w", encoding="utf-8", newline="\n") as fh:
-            fh.writelines([row_json(row) + "\n" for row in rows])
-    except OSError as exc:
-        raise write_error(path, exc) from None
+    """Pair rows (`PairRecord.to_dict()`) as a jsonl file (`atomic_write`: a write the OS refuses is
+    an OutputError naming the file)."""
+    atomic_write(path, "".join(row_json(row) + "\n" for row in rows))
 
 
 def generate_paradigm(p: Paradigm, vocab: Vocabulary, cfg: RunConfig, meters: list[LengthMeter],
@@ -209,10 +205,8 @@ def verdict(entries: dict[str, ParadigmEntry], pairs: int, models: list[str], la
 
 
 def check_kept_some(entries: dict[str, ParadigmEntry], models: list[str], language: str) -> None:
-    """A run whose debiased set is empty in every paradigm is an error, strict or not (lenient
-    runs keep short cells, not runs that hold no controlled pair: every later command would refuse
-    the run): one line naming the tokenizers and those that suit the language. Raised before the
-    run folder is written."""
+    """A debiased set empty in every paradigm is an error, strict or not (lenient runs keep short
+    cells, not runs every later command refuses), naming the tokenizers that suit the language."""
     if any(e.debiased for e in entries.values()):
         return
     from fairpairs.generation.languages import get_language

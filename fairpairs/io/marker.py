@@ -6,9 +6,6 @@ A command replaces, or writes into, only a folder of its own kind (`check_kind`)
 RUN` must not replace the run folder it meant to evaluate, `generate --out` must not replace an
 evaluation report.
 
-Where an output may lie inside a folder of ours, whichever command writes it, is `check_not_in_ours`:
-a run folder is data, a publish folder is uploaded whole, a score cache is read whole.
-
 Markers written before fairpairs recorded the kind (0.1.x) say only that fairpairs wrote the folder.
 `folder_kind` then infers the kind from what those versions wrote, as their marker lists it: a run
 folder's manifest.json, an evaluation's report.md, robustness' report, a publish folder's copy of
@@ -111,40 +108,3 @@ def check_kind(out: Path, what: str, kind: str, action: str) -> None:
                           "mean to, or choose another ", Param(what), ")", value=out)
     raise OutputError(Param(what), f" {out}: {KINDS[found]}, not {KINDS[kind]}; refusing to {action} it "
                       "(choose another ", Param(what), ")", value=out)
-
-
-# the entries of a run folder that are its data: every reader of the run reads them whole
-RUN_DATA = ("original", "debiased", "manifest.json")
-
-
-def check_not_in_ours(path: str | os.PathLike, what: str = "out", kind: str | None = None) -> None:
-    """Before any work: the output `path` (a file when `kind` is None, else a folder of that kind)
-    lies nowhere a folder fairpairs wrote keeps for its own command's outputs, whichever command
-    writes it: no file anywhere in a run folder, no folder in a run's sets or manifest (a run is
-    data: the next read would take the output for pairs; folders of ours beside the sets, such as
-    RUN/hub or RUN/evaluation, are fine), nothing in a publish folder (uploaded whole) or a score
-    cache (read whole). Other folders of ours (reports, which carry over the files a user adds)
-    take anything. Else an OutputError naming `what` and the folder."""
-    full = Path(os.path.realpath(path))
-    for folder in full.parents:
-        marker = read_marker(folder)
-        if marker is None:
-            continue
-        try:
-            held = marker["kind"] if marker.get("kind") in KINDS else folder_kind(folder, marker)
-        except OSError:         # (a folder of ours that cannot be listed: its kind is unknown)
-            held = UNKNOWN
-        top = full.relative_to(folder).parts[0]
-        if held == "run" and (kind is None or top in RUN_DATA):
-            raise OutputError(Param(what), f" {path}", value=path, reason=f"is inside the run folder {_shown(folder)}, which is data: "
-                              f"fairpairs adds no file to a run folder, nor any folder to its {RUN_DATA[0]}/ or "
-                              f"{RUN_DATA[1]}/ (the next read would take it for pairs); write it elsewhere")
-        if held in ("publish", "cache"):
-            raise OutputError(Param(what), f" {path}", value=path, reason=f"is inside {_shown(folder)}, {KINDS[held]}, "
-                              f"which holds only what that command writes; write it elsewhere")
-
-
-def _shown(folder: Path) -> str:
-    """`folder` (absolute) as a message shows it: relative to the current folder when inside it."""
-    rel = os.path.relpath(folder)
-    return str(folder) if rel.startswith("..") else rel
