@@ -13,8 +13,10 @@ Registering a name that is taken is an error unless ``replace=True``; every obje
 be of the registry's kind (when registered, or for a lazy entry when first loaded). Plugin
 packages add names through entry points (group ``fairpairs.strategies``, ``fairpairs.scores``,
 ``fairpairs.pll``, ``fairpairs.readers``, ``fairpairs.languages``, ``fairpairs.tokenizers``), read
-the first time the names are listed or an unknown name is asked for - never at import time; a
-plugin may not take a name that is already registered, and one that cannot be loaded is one
+the first time a name of the registry is asked for or its names are listed - never at import time,
+and before any name is resolved, so that a plugin cannot be shadowed unseen; a plugin may not take
+a name that is already registered (compared case-insensitively: ``SEARCH`` is ``search``), and one
+that cannot be loaded (its import fails or exits, its value names no ``module:attr``) is one
 `PluginError` naming the plugin and its entry point.
 
     from fairpairs.control.loop import Strategy
@@ -70,6 +72,7 @@ class Registry:
         self._entries: dict[str, object] = {}      # folded name -> object, "module:attr" or EntryPoint
         self._names: dict[str, str] = {}           # folded name -> the name as registered
         self._discovered = group is None
+        self._plugin_error: PluginError | None = None   # (a clash found once is raised every time)
         for name, obj in (entries or {}).items():
             self._add(name, obj)
         self.built_in = frozenset(self._names.values())
@@ -128,6 +131,7 @@ class Registry:
         """`name` as registered if it is a name of this registry (or one of `also`, values the
         parameter takes beside the names, such as "auto"); else the unknown-name error, listing
         `also` and the names (or only those of `among`, when the caller takes a subset)."""
+        self._discover()    # (first: a plugin taking a built-in name is an error, whatever name is asked)
         if isinstance(name, str):
             if name in also or (among is not None and name in among):
                 return name
@@ -158,11 +162,8 @@ class Registry:
         return [self.get(name) for name in self.names()]
 
     def __contains__(self, name) -> bool:
-        if not isinstance(name, str):
-            return False
-        if self._fold(name) not in self._entries:
-            self._discover()
-        return self._fold(name) in self._entries
+        self._discover()
+        return isinstance(name, str) and self._fold(name) in self._entries
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.names())
@@ -199,29 +200,41 @@ class Registry:
             raise UsageTypeError(Param("obj"), f": {self.kind} {name!r}: {problem}", value=obj)
 
     def _discover(self) -> None:
-        """Add the names of this registry's entry-point group (once per process)."""
+        """Add the names of this registry's entry-point group (read once per process; a plugin
+        that takes a name already registered - compared case-insensitively, whatever the
+        registry's own folding - is the same PluginError on every call)."""
+        if self._plugin_error is not None:
+            raise self._plugin_error
         if self._discovered:
             return
         self._discovered = True
         from importlib.metadata import entry_points
 
         for ep in entry_points(group=self.group):
-            key = self._fold(ep.name)
-            if key in self._entries:
-                taken = "a built-in" if self._names[key] in self.built_in else "an already registered"
-                raise PluginError(f"plugin {_plugin(ep)}: entry point {ep.group} {ep.name} = {ep.value}: {ep.name!r} "
-                                  f"is {taken} {self.kind}; a plugin may not replace it (rename the entry point)")
+            taken = {n.casefold(): n for n in self._names.values()}.get(ep.name.casefold())
+            if taken is not None:
+                which = "a built-in" if taken in self.built_in else "an already registered"
+                same = "" if taken == ep.name else f" (names are compared ignoring case: it is {taken!r})"
+                self._plugin_error = PluginError(
+                    f"plugin {_plugin(ep)}: entry point {ep.group} {ep.name} = {ep.value}: {ep.name!r} is {which} "
+                    f"{self.kind}{same}; a plugin may not replace it (rename the entry point)")
+                raise self._plugin_error
             self._add(ep.name, ep)
 
     def _load_plugin(self, ep):
+        where = f"plugin {_plugin(ep)}: entry point {ep.group} {ep.name} = {ep.value}"
+        if ep.pattern.match(ep.value) is None:      # (ep.load would fail inside importlib on it)
+            raise PluginError(f"{where}: the value is not of the form module:attr (or module), so it names "
+                              "nothing to load; fix the plugin's entry point")
         try:
             obj = ep.load()
         except Exception as exc:     # (anything a plugin's import raises: one line naming the plugin)
-            raise PluginError(f"plugin {_plugin(ep)}: entry point {ep.group} {ep.name} = {ep.value} cannot be "
-                              f"loaded: {type(exc).__name__}: {one_line(exc)}") from None
+            raise PluginError(f"{where} cannot be loaded: {type(exc).__name__}: {one_line(exc)}") from None
+        except SystemExit as exc:    # (a module that exits when imported would end the command silently)
+            raise PluginError(f"{where} cannot be loaded: importing it called sys.exit({exc.code!r})") from None
         problem = self._kind_problem(obj, ep.name)
         if problem:
-            raise PluginError(f"plugin {_plugin(ep)}: entry point {ep.group} {ep.name} = {ep.value}: {problem}")
+            raise PluginError(f"{where}: {problem}")
         return obj
 
 

@@ -195,11 +195,13 @@ def test_every_list_is_one_registry_that_refuses_a_taken_name():
 def test_entry_points_are_read_when_the_names_are_listed_and_loaded_when_used(tmp_path, monkeypatch):
     r = Registry("strategy", "strategy", {"search": "fairpairs.control.loop:SEARCH"}, group="fairpairs.strategies",
                  expects="fairpairs.control.loop:Strategy")
-    assert r.get("search").default_retries == 100     # a known name reads no entry point ...
     site = dist_info(tmp_path, "fp-plugin-demo", ENTRY_POINTS, PLUGIN_SOURCE)
     monkeypatch.syspath_prepend(str(site))
-    assert r.names() == ("search", "keep_equal", "not_a_strategy", "missing")   # ... listing does, once
-    assert "fp_plugin_demo" not in sys.modules                                   # (nothing imported)
+    # asking for any name, a built-in one too, reads the entry points first (issue 45: a plugin
+    # taking a built-in name must not be shadowed unseen), once; nothing of the plugin is imported
+    assert r.get("search").default_retries == 100
+    assert r.names() == ("search", "keep_equal", "not_a_strategy", "missing")
+    assert "fp_plugin_demo" not in sys.modules
     assert r.get("keep_equal").default_retries == 0 and "fp_plugin_demo" in sys.modules
     with pytest.raises(PluginError) as info:
         r.get("not_a_strategy")

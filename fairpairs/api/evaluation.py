@@ -206,11 +206,15 @@ def matched_pairs(data, *, columns=None) -> "pd.DataFrame":
     debiased sets as `fp.evaluate` takes them), joined exactly as the evaluation report joins them
     (docs/evaluation.md, "Matched contexts"): one row per context in both sets with uid, draw,
     sentence_good, the original and debiased pair_id and bad sentence, `changed` and `matched_by`.
-    Its length per paradigm is the report's n_matched."""
+    Its length per paradigm is the report's n_matched; data without both sets is a UsageError."""
     from fairpairs.analysis.draws import attach_draws
-    from fairpairs.analysis.effects import matched_table
+    from fairpairs.analysis.effects import DEBIASED, ORIGINAL, matched_table
 
-    return matched_table(attach_draws(load_sets(data, columns), data))
+    sets = load_sets(data, columns)
+    if not {ORIGINAL, DEBIASED} <= set(sets):
+        raise UsageError(Param("data"), f": holds the set(s) {', '.join(sets)}; matched pairs join an {ORIGINAL} and a "
+                         f"{DEBIASED} set (a run folder, or {{'{ORIGINAL}': ..., '{DEBIASED}': ...}})", value=data)
+    return matched_table(attach_draws(sets, data))
 
 
 def _length_settings(norms, spec, models) -> str | None:

@@ -6,6 +6,7 @@ stages itself: analysis never calls back into the API."""
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 from fairpairs.api.datasets import load_sets
@@ -48,10 +49,16 @@ def evaluation_data(data, models: list[str], columns, config):
         raise UsageError(Param("data"), ": under a multi-process launch, generate the pairs first (`fairpairs generate`) and "
                          "give the run folder")
     if data is None:                     # one step: pairs controlled for these models' tokenizers
-        run_dir = default_run_dir() if config.run_dir is None else Path(config.run_dir)
-        plan = design_plan(models, config)
-        lines = generate_for(models, run_dir, paradigms=config.paradigms, phenomenon=config.phenomenon,
-                             pairs=plan.pairs, seed=config.seed, strategy=config.strategy)
+        made = config.run_dir is None
+        run_dir = default_run_dir() if made else Path(config.run_dir)
+        try:
+            plan = design_plan(models, config)
+            lines = generate_for(models, run_dir, paradigms=config.paradigms, phenomenon=config.phenomenon,
+                                 pairs=plan.pairs, seed=config.seed, strategy=config.strategy)
+        except BaseException:
+            if made:                     # (the temporary folder made for it holds nothing)
+                shutil.rmtree(run_dir.parent, ignore_errors=True)
+            raise
         data = run_dir
     sets = attach_draws(load_sets(data, columns), data)   # matched contexts by draw where the data says which
     return data, sets, prepare(data, models, sets, lines), plan

@@ -21,7 +21,7 @@ from fairpairs.generation.sampler import Sampler
 from fairpairs.manifest import BalanceEntry, ParadigmStats
 from fairpairs.generation.grammar import Paradigm
 from fairpairs.generation.selection import one_language
-from fairpairs.io.files import OutputFolder
+from fairpairs.io.files import OutputFolder, atomic_write
 from fairpairs.records import PairRecord, row_json
 from fairpairs.manifest import ParadigmEntry, RunManifest, TokenizerInfo, VocabularyInfo, verdict_text
 from fairpairs.tokenization.sources import BUNDLED, bundled_path, resolve_tokenizer
@@ -74,9 +74,9 @@ class ParadigmSets:
 
 
 def write_jsonl(path: Path, rows: list[dict]) -> None:
-    """Pair rows (`PairRecord.to_dict()`) as a jsonl file."""
-    with open(path, "w", encoding="utf-8", newline="\n") as fh:
-        fh.writelines([row_json(row) + "\n" for row in rows])
+    """Pair rows (`PairRecord.to_dict()`) as a jsonl file (`atomic_write`: a write the OS refuses is
+    an OutputError naming the file)."""
+    atomic_write(path, "".join(row_json(row) + "\n" for row in rows))
 
 
 def generate_paradigm(p: Paradigm, vocab: Vocabulary, cfg: RunConfig, meters: list[LengthMeter],
@@ -204,6 +204,20 @@ def verdict(entries: dict[str, ParadigmEntry], pairs: int, models: list[str], la
             "language": lang.code, "suggested_tokenizers": suggest}
 
 
+def check_kept_some(entries: dict[str, ParadigmEntry], models: list[str], language: str) -> None:
+    """A debiased set empty in every paradigm is an error, strict or not (lenient runs keep short
+    cells, not runs every later command refuses), naming the tokenizers that suit the language."""
+    if any(e.debiased for e in entries.values()):
+        return
+    from fairpairs.generation.languages import get_language
+
+    lang = get_language(language)
+    raise NotComparableError(Param("models"), f" {','.join(models)}", value=models, reason=(
+        f"length control kept no pair under these tokenizers: the debiased set is empty in all "
+        f"{len(entries)} paradigm(s) (no pair drawn has equal token counts under them); the tokenizers that "
+        f"suit {lang.name} ({lang.code}; `fairpairs languages`): {', '.join(lang.tokenizers)}; nothing was written"))
+
+
 def diversity_causes(p: Paradigm, vocab: Vocabulary, meters: list[LengthMeter]) -> list[str]:
     """Why a paradigm's debiased set has few distinct words, where it is a matter of the vocabulary:
     for each critical slot whose bad word is a form of the good one (the other number, a participle),
@@ -306,8 +320,9 @@ def generate_run(paradigms: list[Paradigm], vocab: Vocabulary, cfg: RunConfig, o
             verdict=verdict(manifest_paradigms, cfg.pairs, list(cfg.models), paradigms[0].language),
         )
         result.verdict = manifest.verdict
+        check_kept_some(manifest_paradigms, list(cfg.models), paradigms[0].language)
         if strict and manifest.verdict and not manifest.verdict["comparable"]:
             raise NotComparableError(Param("strict"), f": {verdict_text(manifest.verdict)}")
-        (tmp / "manifest.json").write_text(manifest.to_json(), encoding="utf-8")
+        atomic_write(tmp / "manifest.json", manifest.to_json())
     return result
 

@@ -16,21 +16,27 @@ Rules every command that writes follows (see docs/outputs.md):
 * SIGTERM is handled like Ctrl-C (`fairpairs.io.signals`): the temporary folder is removed.
   Temporary folders that a killed run (SIGKILL, power loss) left behind are recognised by their name
   and marker and removed by the next run into the same destination.
-* Whether the destination can be written is checked before the work starts.
+* Whether the destination can be written, and where it lies, is checked before the work starts
+  (`fairpairs.io.destinations`: never an input, never inside a folder fairpairs keeps for its own
+  command's outputs, such as a run folder).
+* A write the operating system refuses (disk full, file too large for the limit, quota) is one
+  `OutputError` naming the file or the output folder; the temporary file or folder is removed.
 
 Reading inputs is `fairpairs.io.reading`; the network time of Hub calls `fairpairs.io.network`.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import shutil
 import tempfile
 from pathlib import Path
 
-from fairpairs.errors import Param, OutputError
-from fairpairs.io.marker import KINDS, MARKER, check_kind, is_ours, marker_text, owning_folder, read_marker
+from fairpairs.errors import Param, OutputError, one_line
+from fairpairs.io.destinations import check_output_file, check_output_folder   # noqa: F401  (callers' one import)
+from fairpairs.io.marker import MARKER, check_kind, is_ours, marker_text, read_marker
 from fairpairs.io.signals import signals_deferred
 
 
@@ -55,66 +61,27 @@ def atomic_write(path: str | os.PathLike, data: str | bytes) -> None:
             fh.write(data.encode("utf-8") if isinstance(data, str) else data)
         os.chmod(tmp, 0o666 & ~umask())  # mkstemp creates 0600
         os.replace(tmp, path)
+    except OSError as exc:     # (disk full, file too large ...: the OS names no file; we do)
+        Path(tmp).unlink(missing_ok=True)
+        raise write_error(path, exc) from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
 
 
-def check_output_file(path: str | os.PathLike, what: str = "out", *, inputs=(), reads=()) -> Path:
-    """Before any work: `path` can be written as a file, it is none of `inputs` (a command never
-    overwrites what it reads) and lies in none of the folders `reads` (folders whose every file
-    the command reads, where the next run would take it for input). `what` names the parameter."""
-    path = Path(path)
-    if path.is_dir():
-        raise OutputError(Param(what), f" {path}", value=path, reason=f"is a folder; give a file name")
-    for i in inputs:
-        if i is not None and _same(path, Path(i)):
-            raise OutputError(Param(what), f" {path}", value=path, reason=f"is also an input; refusing to overwrite it")
-    _check_not_inside(path, what, reads)
-    owner = owning_folder(path)
-    if owner is not None:        # a file another command wrote as part of its folder
-        raise OutputError(Param(what), f" {path}", value=path, reason=f"is a file of {KINDS.get(owner[1], 'a folder')} "
-                          f"{owner[0]} (its {MARKER} marker lists it); write it elsewhere")
-    _check_can_create(path.parent, what, path)
-    if path.exists() and not os.access(path, os.W_OK):
-        raise OutputError(Param(what), f" {path}", value=path, reason=f"exists and is not writable")
-    return path
+# what the operating system says when the data, not the place, cannot be written
+FULL = (errno.ENOSPC, errno.EFBIG, errno.EDQUOT)
 
 
-def _check_not_inside(path: Path, what: str, reads) -> None:
-    """`path` (an output) is not inside a folder among `reads` (folders the command reads whole)."""
-    full = Path(os.path.realpath(path))
-    for i in reads:
-        if i is None or not Path(i).is_dir():
-            continue
-        folder = Path(os.path.realpath(i))
-        if folder in full.parents:
-            raise OutputError(Param(what), f" {path}", value=path, reason=f"is inside {i}, which this command reads as input (the next "
-                              f"read would take the output for data); write it elsewhere")
-
-
-def _same(a: Path, b: Path) -> bool:
-    try:
-        return a.exists() and b.exists() and os.path.samefile(a, b)
-    except OSError:
-        return False
-
-
-def _check_can_create(folder: Path, what: str, target: Path) -> None:
-    """`folder` exists (or can be made) and new entries can be made in it."""
-    probe = folder
-    while not probe.exists():
-        if probe.parent == probe:
-            break
-        probe = probe.parent
-    if not probe.is_dir():
-        raise OutputError(Param(what), f" {target}", value=target, reason=f"{probe} is not a folder")
-    if not os.access(probe, os.W_OK | os.X_OK):
-        raise OutputError(Param(what), f" {target}", value=target, reason=f"{probe} is not writable")
-    try:   # permissions are not the whole story (read-only mounts, /proc ...): really try
-        os.rmdir(tempfile.mkdtemp(prefix=".fairpairs-probe-", dir=probe))
-    except OSError as exc:
-        raise OutputError(Param(what), f" {target}", value=target, reason=f"cannot write in {probe} ({exc.strerror or exc})") from None
+def write_error(path: Path, exc: OSError) -> OutputError:
+    """The OutputError for the OS error `exc` raised writing `path`: one line naming the file, with
+    the OS's errno and reason kept (`errno`, `strerror`, `filename`) for callers that ask."""
+    if isinstance(exc, OutputError):
+        return exc
+    reason = exc.strerror or one_line(exc)
+    error = OutputError(f"{path}: cannot write ({reason})", file=str(path))
+    error.errno, error.strerror, error.filename = exc.errno, reason, str(path)
+    return error
 
 
 # ------------------------------------------------------------------------------------ folders
@@ -151,43 +118,6 @@ def remove_stale(out: Path) -> list[Path]:
             shutil.rmtree(entry, ignore_errors=True)
             removed.append(entry)
     return removed
-
-
-def check_output_folder(out: str | os.PathLike, what: str = "out", inputs=(), reads=(), *, kind: str,
-                        action: str = "replace") -> Path:
-    """Before any work: `out` is absent, an empty folder, or a folder fairpairs wrote of `kind`
-    (`fairpairs.io.marker.KINDS`), it neither is nor holds the current folder or one of `inputs`,
-    it is not inside one of the folders `reads` (which the command reads whole), and its parent is
-    writable. Anything else is an OutputError naming `what`."""
-    out = Path(out)
-    full = Path(os.path.abspath(out))
-    if full == Path(full.anchor):
-        raise OutputError(Param(what), f" {out}", value=out, reason=f"is the root folder; give a folder to write into")
-    if full == Path.cwd() or full in Path.cwd().parents:
-        raise OutputError(Param(what), f" {out}: is or holds the current folder, which the output folder would "
-                          "replace; give a new folder name, e.g. ", Param(what), f" {Path(out) / 'run'}", value=out)
-    for i in inputs:
-        other = Path(os.path.abspath(i))
-        if other == full or full in other.parents:
-            raise OutputError(Param(what), f" {out}", value=out, reason=f"is or holds the input {i}, which the output folder would "
-                              f"replace; give a folder that holds no input")
-    _check_not_inside(out, what, reads)
-    if out.is_symlink() or (out.exists() and not out.is_dir()):
-        raise OutputError(Param(what), f" {out}", value=out, reason=f"exists and is not a folder")
-    if out.is_dir():
-        try:
-            empty = not any(out.iterdir())
-        except OSError as exc:
-            raise OutputError(Param(what), f" {out}", value=out, reason=f"cannot read ({exc.strerror})") from None
-        if not empty and not is_ours(out):
-            raise OutputError(Param(what), f" {out}: a non-empty folder that fairpairs did not write (it has no "
-                              f"{MARKER} marker); refusing to {action} it (choose another ", Param(what), ")", value=out)
-        if not empty:
-            check_kind(out, what, kind, action)
-        if not os.access(out, os.W_OK | os.X_OK):
-            raise OutputError(Param(what), f" {out}", value=out, reason=f"is not writable")
-    _check_can_create(out.resolve().parent, what, out)
-    return out
 
 
 def claim_folder(folder: str | os.PathLike, what: str = "out", inputs=(), reads=(), *, kind: str) -> Path:
@@ -256,14 +186,28 @@ class OutputFolder:
         tmp = self.tmp
         if exc_type is not None:
             shutil.rmtree(tmp, ignore_errors=True)
+            self._raise_if_full(exc)
             return False
         try:
             with signals_deferred():
                 self._commit(tmp)
-        except BaseException:
+        except BaseException as failed:
             shutil.rmtree(tmp, ignore_errors=True)
+            self._raise_if_full(failed)
             raise
         return False
+
+    def _raise_if_full(self, exc: BaseException) -> None:
+        """A write the OS refused (`FULL`: disk full, file too large, quota) while the folder was
+        built, as one line: the output folder, the file where the OS or `atomic_write` said which
+        (under the output folder's name, not the temporary one's), and the reason."""
+        if not isinstance(exc, OSError) or exc.errno not in FULL:
+            return
+        where, name = "", exc.filename
+        if name is not None and Path(os.fspath(name)).is_relative_to(self.tmp):
+            where = f" ({self.shown / Path(os.fspath(name)).relative_to(self.tmp)})"
+        raise OutputError(Param(self.what), f" {self.shown}: cannot write the output folder{where}: "
+                          f"{exc.strerror or one_line(exc)}; nothing was written", value=self.shown) from None
 
     def _commit(self, tmp: Path) -> None:
         out = self.out

@@ -22,8 +22,13 @@ def wikitext_sentences(path, n: int = SCORING.fit_sentences, seed: int = 0, min_
     split at " . ", detokenised (" @-@ " -> "-", " , " -> ", ", " 's" -> "'s", ...), kept when they
     have no <unk>, quotes, brackets or other sentence-internal full stops, start with a capital
     letter and have `min_words` to `max_words` words; a seeded sample, in corpus order."""
+    from fairpairs.io.reading import reading
+
     paths = [path] if isinstance(path, (str, Path)) else list(path)
-    lines = [ln for p in paths for ln in Path(p).read_text(encoding="utf-8").splitlines()]
+    lines = []
+    for p in paths:     # (a file that is not UTF-8 text: one line naming the parameter and the file)
+        with reading((Param("corpus"), f" {p}"), "file", DatasetError):
+            lines += Path(p).read_text(encoding="utf-8").splitlines()
     found = []
     for line in lines:
         line = line.strip()

@@ -213,7 +213,7 @@ def load_length_params(spec, model=None) -> dict:
     fitted = [f"{k!r} ({short(str(e['model_sha256']))})" if isinstance(e, dict) and e.get("model_sha256")
               else f"{k!r} (no model fingerprint recorded: refit it)" for k, e in sorted(models.items())]
     raise ModelError(*where, f": fitted for model {', '.join(fitted) or '(none)'}, not for model {me['model']!r} "
-                     f"({short(me['model_sha256'])}); fit them for it with `fairpairs fit-length --model "
+                     f"({short(me['model_sha256'])}); fit them for it with `fairpairs fit-length --models "
                      f"{me['model']} --out FILE`")
 
 
