@@ -78,7 +78,10 @@ def wilson(k: int, n: int, level: float = LEVEL) -> Estimate:
     if n <= 0:
         return Estimate(NAN, NAN, NAN, 0, level=level)
     if not 0 <= k <= n:
-        raise ValueError(f"k: expected 0 <= k <= n ({n}), not {k}")
+        if -1e-9 * n <= k <= n * (1 + 1e-9):     # (weighted counts: rounding of a share times its size)
+            k = min(max(k, 0), n)
+        else:
+            raise ValueError(f"k: expected 0 <= k <= n ({n}), not {k}")
     z = _z(level)
     p = k / n
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)

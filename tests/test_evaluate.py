@@ -8,8 +8,8 @@ import math
 import pandas as pd
 import pytest
 
-from fairpairs.analysis.evaluation import (Settings, analyse, cached_scores, evaluate, length_fit, pair_scores,
-                                parse_normalize)
+from fairpairs.analysis.evaluation import Settings, analyse, cached_scores, evaluate, length_fit, pair_scores
+from fairpairs.analysis.reported import parse_normalize
 from fairpairs.analysis.report import split_markdown, write_report
 from fairpairs.errors import FairpairsError
 

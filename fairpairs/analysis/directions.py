@@ -54,7 +54,7 @@ def _successes(x: np.ndarray, w: np.ndarray) -> tuple[float, float]:
     if not len(x):
         return 0, 0
     total, n_eff = survey.kish(w)
-    return float((w * x).sum() / total) * n_eff, n_eff
+    return min(float((w * x).sum() / total) * n_eff, n_eff), n_eff   # (never above n_eff by rounding)
 
 
 def directions(o: np.ndarray, d: np.ndarray, split, changed=None, w=None) -> dict:
