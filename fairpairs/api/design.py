@@ -107,23 +107,26 @@ def sample_lines(samples: dict) -> list[str]:
             f"{s.rate:.3g}, each weighted by the inverse rate)"]
 
 
-def timed_loader(load_scorer, samples: dict | None, first: int = 32):
+def timed_loader(load_scorer, samples: dict | None, extra: int = 0, first: int = 24):
     """`load_scorer`, announcing after each load the estimated scoring time of that model: its
-    planned sentences (`samples`) at the rate measured on a first batch of `first` sentences
-    (scored once more with the rest; a model whose scores are cached is not loaded, nor timed)."""
+    planned sentences (`samples`, plus `extra`: the placebo's) at the rate measured on a first batch
+    of `first` sentences, after a warm-up batch of 8 (the first calls of a model are slower; both are
+    scored once more with the rest; a model whose scores are cached is not loaded, nor timed)."""
     import time
 
     def load(model, settings):
         scorer = load_scorer(model, settings)
         sample = (samples or {}).get(model)
-        batch = getattr(sample, "first_sentences", None)
-        if sample is None or not batch:
+        batch = list(getattr(sample, "first_sentences", ()))
+        if sample is None or len(batch) < 16:
             return scorer
+        scorer.score(batch[:8], normalize=())
         start = time.perf_counter()
-        scorer.score(batch[:first], normalize=())
-        rate = min(first, len(batch)) / max(time.perf_counter() - start, 1e-9)
-        announce(f"  {model}: {rate:.1f} sentences/s on a first batch; about {sample.sentences / rate / 60:.1f} "
-                 f"minutes for its {sample.sentences:,} sentences")
+        scorer.score(batch[8:8 + first], normalize=())
+        rate = len(batch[8:8 + first]) / max(time.perf_counter() - start, 1e-9)
+        total = sample.sentences + extra
+        announce(f"  {model}: {rate:.1f} sentences/s on a first batch; about {total / rate / 60:.1f} "
+                 f"minutes for its {total:,} sentences")
         return scorer
     return load
 

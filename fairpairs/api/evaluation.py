@@ -137,7 +137,8 @@ def evaluate_with(data, models, config: EvaluationConfig, *, columns=None, load_
     if load_scorer is None:
         load_scorer = _loader(on_load, device=config.device, batch_tokens=config.batch_tokens,
                               device_map=config.device_map)
-    load_scorer, identities = remembering(timed_loader(load_scorer, samples))
+    extra = 0 if placebo_set is None else len(set(placebo_set["sentence_bad"]))
+    load_scorer, identities = remembering(timed_loader(load_scorer, samples, extra))
     report = run(sets, names, settings, None if config.cache_dir is None else Path(config.cache_dir),
                  split_tokenizer=config.split_tokenizer, load_scorer=load_scorer, balance=prepared.balance,
                  samples=samples, placebo=placebo_set)
