@@ -240,10 +240,8 @@ def analyse(ps: pd.DataFrame, balance: pd.DataFrame | None = None, seed: int = 0
                   comparison=comparison_table(ps, seed=seed), placebo=placebo)
 
 
-def _split_lengths(split_tokenizer: str | None, sentences: list[str]) -> dict[str, int] | None:
-    """Token lengths under `split_tokenizer` (one tokenizer deciding every model's splits), or None."""
-    if not split_tokenizer:
-        return None
+def _split_lengths(split_tokenizer: str, sentences: list[str]) -> dict[str, int]:
+    """Token lengths under `split_tokenizer` (one tokenizer deciding every model's splits)."""
     from fairpairs.tokenization.lengths import LengthMeter
 
     try:
@@ -282,7 +280,8 @@ def evaluate(sets: dict[str, pd.DataFrame], models: list, settings: Settings, ca
     from fairpairs.scoring.launch import is_main
 
     pairs = pd.concat([df.assign(set=name) for name, df in sets.items()], ignore_index=True)
-    lengths = _split_lengths(split_tokenizer, sentences_of(with_placebo(pairs, placebo, sets)))
+    lengths = _split_lengths(split_tokenizer, sentences_of(with_placebo(pairs, placebo, sets))) if split_tokenizer \
+        else None
     keys, labels = _labels(models)
     frames, hits, seconds, loading = [], {}, {}, {}
 

@@ -78,15 +78,19 @@ def unit_strata(pairs: pd.DataFrame, length) -> pd.DataFrame:
     return frame[["unit", "uid"]].join(per[["kind", "sampled"]], on="unit")
 
 
-def draw_sample(pairs: pd.DataFrame, length, rate: float, *, seed: int, model: str = "") -> Sample:
+def draw_sample(pairs: pd.DataFrame, length, rate: float | None, *, seed: int, model: str = "",
+                equal_target: int = 0) -> Sample:
     """A stratified sample (module doc) of `pairs` at `rate` (0 < rate <= 1) of the equal stratum
     under `length` (one table, or one per model: `unit_strata`), seeded by `seed`: same pairs,
-    lengths, rate and seed, same sample."""
-    if not 0 < rate <= 1:
-        raise ValueError(f"rate: expected 0 < rate <= 1, not {rate}")
+    lengths, rate and seed, same sample. `rate` None: the rate that scores about `equal_target`
+    units of the equal stratum (at most 1)."""
     strata = unit_strata(pairs, length)
     units = strata.drop_duplicates("unit")
     equal = units[units["sampled"]]
+    if rate is None:
+        rate = 1.0 if len(equal) <= equal_target else equal_target / len(equal)
+    if not 0 < rate <= 1:
+        raise ValueError(f"rate: expected 0 < rate <= 1, not {rate}")
     chosen: dict[str, float] = {}
     rng = np.random.default_rng(seed)
     for (_, _), g in equal.groupby(["uid", "kind"], sort=True):
@@ -103,12 +107,6 @@ def draw_sample(pairs: pd.DataFrame, length, rate: float, *, seed: int, model: s
                   units_certain=int((~units["sampled"]).sum()), units_equal=len(equal),
                   units_equal_scored=len(chosen), sentences=len(distinct := sentences_of(scored)),
                   first_sentences=tuple(distinct[:32]))
-
-
-def default_rate(pairs: pd.DataFrame, length, equal_target: int) -> float:
-    """The rate that scores about `equal_target` units of the equal stratum (at most 1)."""
-    n = int(unit_strata(pairs, length).drop_duplicates("unit")["sampled"].sum())
-    return 1.0 if n <= equal_target else equal_target / n
 
 
 def sampled_pairs(pairs: pd.DataFrame, sample: Sample | None) -> pd.DataFrame:

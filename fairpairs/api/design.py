@@ -30,6 +30,7 @@ def pilot_plan(models: list[str], generate, *, halfwidth: float, max_sentences: 
     """The plan from a pilot run: `generate(folder, pairs)` writes a run folder; the pilot is
     written into a temporary folder of ours and removed. Returns the `Plan`."""
     from fairpairs.analysis.design import PILOT_PAIRS, direction_shares, plan
+    from fairpairs.analysis.sampling import sentences_of
     from fairpairs.api.datasets import load_sets
 
     folder = Path(tempfile.mkdtemp(prefix="fairpairs-pilot-"))
@@ -40,8 +41,7 @@ def pilot_plan(models: list[str], generate, *, halfwidth: float, max_sentences: 
         original = load_sets(folder / "run")["original"]
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-    sentences = sorted(set(original["sentence_good"]) | set(original["sentence_bad"]))
-    lengths = model_lengths(models, sentences)
+    lengths = model_lengths(models, sentences_of(original))
     paradigms = int(original["uid"].nunique())
     result = plan(direction_shares(original, lengths), halfwidth, pilot_pairs=PILOT_PAIRS, paradigms=paradigms)
     result.max_sentences = max_sentences
@@ -51,27 +51,26 @@ def pilot_plan(models: list[str], generate, *, halfwidth: float, max_sentences: 
 
 
 def _sentences_at(pairs: int, cost: dict, equal_target: int) -> int:
-    """Sentences one model scores at `pairs` per paradigm: the certain units' sentences scale with
+    """Sentences each model scores at `pairs` per paradigm: the certain units' sentences scale with
     the size; the A=U sample is about `equal_target` units of 2 sentences (all of them if fewer)."""
     scale = pairs / cost["pilot"]
     return math.ceil(cost["certain"] * scale + 2 * min(equal_target, cost["equal"] * scale))
 
 
 def _fit_budget(result, original, lengths: dict, max_sentences: int) -> None:
-    """Lower `result.pairs` until the planned sentences (each model scores the same ones) fit
-    `max_sentences` (an error when even one pair per paradigm does not)."""
+    """Lower `result.pairs` until the planned sentences (every model scores the same ones: one
+    sample serves them all) fit `max_sentences` (an error when even one pair per paradigm does not)."""
     from fairpairs.analysis.design import direction_shares, expected
-    from fairpairs.analysis.sampling import unit_strata
+    from fairpairs.analysis.sampling import sentences_of, unit_strata
 
-    strata = unit_strata(original.assign(set="original"), list(lengths.values()))   # (one sample for all models)
-    certain = original[~strata["sampled"].to_numpy()]
-    costs = {"all": {"pilot": result.pilot_pairs, "equal": int(strata["sampled"].sum()),
-                     "certain": len(set(certain["sentence_good"]) | set(certain["sentence_bad"]))
-                     + int((~strata["sampled"]).sum())}}     # + the debiased bad sentence of each
+    strata = unit_strata(original.assign(set="original"), list(lengths.values()))
+    certain = ~strata["sampled"].to_numpy()
+    cost = {"pilot": result.pilot_pairs, "equal": int((~certain).sum()),
+            "certain": len(sentences_of(original[certain])) + int(certain.sum())}   # + the debiased bad sentence of each
     pairs = result.pairs
-    while pairs > 1 and max(_sentences_at(pairs, c, result.equal_target) for c in costs.values()) > max_sentences:
+    while pairs > 1 and _sentences_at(pairs, cost, result.equal_target) > max_sentences:
         pairs = max(1, int(pairs * 0.9))
-    if max(_sentences_at(pairs, c, result.equal_target) for c in costs.values()) > max_sentences:
+    if _sentences_at(pairs, cost, result.equal_target) > max_sentences:
         raise UsageError(Param("max_sentences"), f": {max_sentences:,} sentences per model cannot hold even one pair "
                          f"per paradigm and the A=U sample; give more, or fewer paradigms")
     if pairs < result.pairs:
@@ -86,13 +85,11 @@ def draw_samples(sets: dict, models: list[str], *, rate: float | None, equal_tar
     the rate that scores about `equal_target` such contexts. Returns model -> the sample."""
     import pandas as pd
 
-    from fairpairs.analysis.sampling import default_rate, draw_sample
+    from fairpairs.analysis.sampling import draw_sample, sentences_of
 
     pairs = pd.concat([df.assign(set=name) for name, df in sets.items()], ignore_index=True)
-    sentences = sorted(set(pairs["sentence_good"]) | set(pairs["sentence_bad"]))
-    tables = list(model_lengths(models, sentences).values())
-    r = rate if rate is not None else default_rate(pairs, tables, equal_target)
-    sample = draw_sample(pairs, tables, r, seed=seed, model="+".join(models))
+    tables = list(model_lengths(models, sentences_of(pairs)).values())
+    sample = draw_sample(pairs, tables, rate, equal_target=equal_target, seed=seed, model="+".join(models))
     return {model: sample for model in models}
 
 
@@ -173,7 +170,6 @@ def placebo_frame(data, sets: dict, tokenizers: list[str], per_paradigm: int | N
 
 def design_notes(plan, samples: dict | None) -> list[str]:
     """The design in the report's first lines (what was printed before scoring)."""
-
     lines = plan.lines() if plan is not None else []
     if samples:
         lines += ["Stratified scoring (docs/evaluation.md, 'The designed evaluation'):"] + sample_lines(samples)

@@ -33,6 +33,7 @@ def score_pairs(scorer: "Scorer", pairs, normalize: Iterable[str] | str = DEFAUL
     import pandas as pd
 
     from fairpairs.analysis.evaluation import Settings, cached_scores, pair_scores, scorer_settings
+    from fairpairs.analysis.sampling import sentences_of
     from fairpairs.scoring.fingerprint import model_fingerprint
     from fairpairs.scoring.morcela import check_scorer
     from fairpairs.scoring.normalize import needing
@@ -45,7 +46,7 @@ def score_pairs(scorer: "Scorer", pairs, normalize: Iterable[str] | str = DEFAUL
     lkey = _length_settings(norms, length_params, [scorer])
     sets = load_frames(pairs, columns, "pairs", "pairs")
     frame = pd.concat([df.assign(set=name) for name, df in sets.items()], ignore_index=True)
-    sentences = sorted(set(frame["sentence_good"]) | set(frame["sentence_bad"]))
+    sentences = sentences_of(frame)
     settings = scorer_settings(scorer, Settings(normalize=norms, unigrams=unigrams, length_params=lkey))
     if cache_dir is not None:
         if not getattr(scorer, "name", ""):
