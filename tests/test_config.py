@@ -237,7 +237,7 @@ def _api_defaults():
              # (evaluate's generation settings: None until EvaluationConfig resolves them, which tells
              # a setting given from its default; test_evaluation_config.py checks what they resolve to)
              fp.evaluate: {**{k: None for k in run}, **scoring, "normalize": SCORING.normalize, "pairs": None},
-             fp.robustness: {**scoring, "seed": 0},
+             fp.robustness: scoring,
              fp.audit: {"models": DEFAULT_MODELS}, fp.audit_report: {"models": DEFAULT_MODELS},
              fp.score_pairs: {"normalize": SCORING.normalize}, fp.Scorer.from_pretrained: scoring,
              fp.Scorer.score: {**scoring, "pll": None, "normalize": SCORING.score_normalize},   # (None: the scorer's)

@@ -41,7 +41,10 @@ def test_gap_and_fidelity_by_hand():
     assert row["fidelity_p"] == pytest.approx(0.5)
     lp_row = measure(pt, "lp")
     assert lp_row["gap"] == pytest.approx(0.25 - 1.0)
-    assert (lp_row["fidelity"], lp_row["fidelity_low"], lp_row["fidelity_high"]) == (0.0, 0.0, 0.0)
+    # LP against itself: 0, and an interval that keeps a width (Newcombe's paired interval; the
+    # bootstrap used before gave a zero-width [0, 0], which claims certainty from 4 pairs)
+    assert lp_row["fidelity"] == 0.0 and lp_row["fidelity_low"] < 0.0 < lp_row["fidelity_high"]
+    assert lp_row["fidelity_p"] == 1.0
     # one split empty: no gap
     assert all(math.isnan(x) for x in gap_estimate(np.array([1, 0]), np.array(["A>U", "A=U"])))
 
@@ -213,3 +216,23 @@ def test_smollm2_tcf_lp_in_evaluate_is_the_bundled_formula(tmp_path):
         w = lp[f"sentence_{side}"].map(lambda s: len(s.split())).to_numpy(float)
         expect = lp[f"score_{side}"] - p["delta_token"] * n - p["delta_word"] * w - p["beta_unigram"] * u
         assert np.allclose(tcf[f"score_{side}"], expect, atol=1e-6)
+
+
+def test_the_markdown_follows_evaluates_small_sample_rule():
+    """Issue 46: no figure from 3 to 8 pairs printed as a number. 3 A>U pairs: the gap and the A>U
+    accuracy say "too few pairs (n = 3)"; the A<U and A=U figures (12 pairs each) are printed."""
+    from fairpairs.analysis.score_robustness import markdown, measure
+
+    rows = [("u", f"l{i}", "A>U", i % 2, 1) for i in range(3)]
+    rows += [("u", f"s{i}", "A<U", 1, i % 3 > 0) for i in range(12)]
+    rows += [("u", f"e{i}", "A=U", 1, i % 4 > 0) for i in range(12)]
+    row = measure(table(rows), "score")
+    assert row["n_longer"] == 3 and not math.isnan(row["gap"])       # (the CSV keeps the figure)
+    text = markdown(pd.DataFrame([{"model": "m", "set": "original", "score": "score", "fitted_on": "-",
+                                   "available": True, "note": "", **row}]))
+    line = [ln for ln in text.splitlines() if ln.startswith("| score |") and "fitted on" not in ln][0]
+    cells = [c.strip() for c in line.strip("|").split("|")]
+    assert cells[3] == "75.0 (12)" and cells[5] == "66.7 (12)"     # A=U 9/12, A<U 8/12: printed
+    assert cells[4] == "too few pairs (n = 3)"                      # A>U accuracy
+    assert cells[6] == "too few pairs (n = 3)"                      # the gap: its smaller side has 3
+    assert cells[7].startswith("-25.0 [")                           # fidelity: 9/12 against LP's 12/12

@@ -317,7 +317,7 @@ def error_rule_cases(scorer, pairs_file, model, missing: Path):
         ("robustness", lambda: fp.robustness(P, [model], length_params=M / "l.json"), "missing", FileNotFoundError,
          "length_params"),
         ("robustness", lambda: fp.robustness(P, [model], length_params=P), "value", ValueError, "length_params"),
-        ("robustness", lambda: fp.robustness(P, [model], seed=True), "type", TypeError, "seed"),
+        ("robustness", lambda: fp.robustness(P, [model], batch_tokens=True), "type", TypeError, "batch_tokens"),
         ("fit_length_params", lambda: fp.fit_length_params(_Stub(), P), "type", TypeError, "scorer"),
         ("fit_length_params", lambda: fp.fit_length_params(S, M / "c.txt"), "missing", FileNotFoundError, "corpus"),
         ("fit_length_params", lambda: fp.fit_length_params(S, 5), "type", TypeError, "corpus"),

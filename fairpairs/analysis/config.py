@@ -205,14 +205,12 @@ class EvaluationConfig(ScoringConfig):
 
 @dataclass(frozen=True)
 class RobustnessConfig(ScoringConfig):
-    """The settings of `fp.robustness` (and `fairpairs robustness`): it always reads data, so its
-    `seed` seeds the bootstrap intervals (evaluate's seeds the generated pairs)."""
+    """The settings of `fp.robustness` (and `fairpairs robustness`). It always reads data and none
+    of its intervals is random (Wilson, Newcombe), so it has no seed."""
 
     morcela_params: object = _setting(None, "MORCELA parameters (`fairpairs morcela fit`); without them MORCELA is "
                                       "left out.")
     cache_dir: str | os.PathLike | None = _setting(None, "Score cache (shared with reruns; default: none).")
-    seed: int = _setting(0, "Seed of the bootstrap intervals.")
 
     def __post_init__(self):
         self._check_scoring()
-        count(self.seed, "seed", 0)

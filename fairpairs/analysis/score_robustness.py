@@ -6,8 +6,9 @@ A>U (good sentence longer) and A<U:
 - the accuracy of the whole set and of each split, with 95% Wilson intervals;
 - the **length gap**: A>U accuracy minus A<U accuracy (0 for a length-robust score), with
   Newcombe's interval (the two splits hold different pairs), as the evaluation report's headline;
-- the **A=U fidelity**: the score's A=U accuracy minus LP's, on the same A=U pairs (a paired
-  bootstrap interval and the exact McNemar p-value): a score that closes the gap by getting A=U
+- the **A=U fidelity**: the score's A=U accuracy minus LP's, on the same A=U pairs (Newcombe's
+  paired interval and the exact McNemar p-value, `stats.newcombe_paired`: it keeps a width where
+  no pair differs, which a bootstrap does not): a score that closes the gap by getting A=U
   pairs wrong is not robust, it is blind;
 - where the data has an ``original`` and a ``debiased`` set (a run folder of `fairpairs generate`):
   on the contexts in both sets (pairs of the same paradigm whose good sentence is in both), the
@@ -16,6 +17,10 @@ A>U (good sentence longer) and A<U:
   `effect_shorter`, `effect_equal`, as `fairpairs.analysis.effects.directions`: contexts matched as
   the evaluation report matches them): a score that over-corrects has a positive gap or
   effect_longer < 0.
+
+The markdown follows the evaluation report's small-sample rule: a figure from fewer than
+`directions.MIN_PAIRS` pairs (a split, a gap's smaller side, the matched contexts of a direction) is
+printed as "too few pairs (n = ...)"; the CSV keeps every figure with its n.
 
 Scores (docs/robustness.md): lp, mean_lp, pen_lp, slor, morcela (needs fitted parameters),
 slln_lp, tc_lp, tcf_lp (need length parameters fitted on unlabelled text), word_lp, word_mean_lp,
@@ -34,7 +39,8 @@ from fairpairs.analysis.length_audit import SPLITS, split_label
 from fairpairs.analysis.evaluation import Settings, cached_scores
 from fairpairs.scoring import normalize as nz
 from fairpairs.scoring.settings import SCORING
-from fairpairs.stats import paired, wilson
+from fairpairs.analysis.directions import MIN_PAIRS
+from fairpairs.stats import newcombe_paired, wilson
 
 SCORES = ("lp", "mean_lp", "pen_lp", "slor", "morcela", "slln_lp", "tc_lp", "tcf_lp", "word_lp", "word_mean_lp",
           "centered_lp", "entropy_lp")
@@ -131,9 +137,9 @@ def pair_table(pairs: pd.DataFrame, scores: pd.DataFrame, raw: pd.DataFrame) -> 
     return out
 
 
-def gap_estimate(correct: np.ndarray, split: np.ndarray, *, seed: int = 0) -> tuple[float, float, float]:
+def gap_estimate(correct: np.ndarray, split: np.ndarray) -> tuple[float, float, float]:
     """A>U accuracy minus A<U accuracy with Newcombe's interval (the two splits hold different
-    pairs), as `fairpairs.analysis.effects` reports it. (`seed`: unused, kept for callers.)"""
+    pairs), as `fairpairs.analysis.effects` reports it."""
     from fairpairs.stats import newcombe
 
     c = np.asarray(correct, dtype=float)
@@ -150,20 +156,20 @@ def _acc(prefix: str, correct) -> dict:
             f"acc_{prefix}_high": e.high}
 
 
-def measure(pt: pd.DataFrame, score: str, *, debiased: pd.DataFrame | None = None, seed: int = 0) -> dict:
+def measure(pt: pd.DataFrame, score: str, *, debiased: pd.DataFrame | None = None) -> dict:
     """The figures of one score on one set's pair table `pt` (see the module docstring)."""
     row = _acc("all", pt[score].to_numpy())
     for split, key in zip(SPLITS, ("equal", "longer", "shorter")):
         row.update(_acc(key, pt.loc[pt["split"] == split, score].to_numpy()))
-    row["gap"], row["gap_low"], row["gap_high"] = gap_estimate(pt[score].to_numpy(), pt["split"].to_numpy(), seed=seed)
+    row["gap"], row["gap_low"], row["gap_high"] = gap_estimate(pt[score].to_numpy(), pt["split"].to_numpy())
     eq = pt[pt["split"] == "A=U"]
-    f = paired(eq["lp"].to_numpy(float), eq[score].to_numpy(float), seed=seed)
+    f = newcombe_paired(eq["lp"].to_numpy(float), eq[score].to_numpy(float))
     row.update({"fidelity": f.value, "fidelity_low": f.low, "fidelity_high": f.high, "fidelity_p": f.p_value})
     if debiased is not None:
         m = pt.drop_duplicates(["uid", "sentence_good"], keep=False).merge(
             debiased.drop_duplicates(["uid", "sentence_good"], keep=False)[["uid", "sentence_good", "lp"]],
             on=["uid", "sentence_good"], suffixes=("", "_debiased"))
-        d = paired(m["lp_debiased"].to_numpy(float), m[score].to_numpy(float), seed=seed)
+        d = newcombe_paired(m["lp_debiased"].to_numpy(float), m[score].to_numpy(float))
         row.update({"n_matched": len(m), "vs_debiased_lp": d.value, "vs_debiased_lp_low": d.low,
                     "vs_debiased_lp_high": d.high, "vs_debiased_lp_p": d.p_value})
         row.update(direction_effects(pt, debiased, score))
@@ -184,7 +190,7 @@ def direction_effects(original: pd.DataFrame, debiased: pd.DataFrame, score: str
 
 
 def robustness_table(pairs: pd.DataFrame, scores: pd.DataFrame, raw: pd.DataFrame, model: str,
-                     missing: dict[str, str], seed: int = 0) -> pd.DataFrame:
+                     missing: dict[str, str]) -> pd.DataFrame:
     """Rows (model, set, score) of `measure` for every score (and a row saying why for a missing one)."""
     pt = pair_table(pairs, scores, raw)
     sets = list(dict.fromkeys(pt["set"]))
@@ -198,7 +204,7 @@ def robustness_table(pairs: pd.DataFrame, scores: pd.DataFrame, raw: pd.DataFram
                 rows.append({**base, "available": False, "note": missing[score]})
             else:
                 rows.append({**base, "available": True, "note": "",
-                             **measure(part, score, debiased=deb, seed=seed)})
+                             **measure(part, score, debiased=deb)})
     return pd.DataFrame(rows)
 
 
@@ -217,7 +223,7 @@ def length_params_for(model: str, spec) -> tuple[dict | None, str]:
 
 
 def run(sets: dict[str, pd.DataFrame], models: list[str], cache_dir=None, load_scorer=None,
-        length_params=None, morcela_params=None, pll: str = SCORING.pll, seed: int = 0) -> pd.DataFrame:
+        length_params=None, morcela_params=None, pll: str = SCORING.pll) -> pd.DataFrame:
     """The test bed over `models` (see `fairpairs.api.robustness`, which checks the arguments)."""
     from fairpairs.analysis.evaluation import default_loader, display_name
 
@@ -230,7 +236,7 @@ def run(sets: dict[str, pd.DataFrame], models: list[str], cache_dir=None, load_s
         lparams, reason = length_params_for(model, length_params)
         scores, missing = score_columns(raw, kind, {"length": lparams, "length_reason": reason,
                                                    "morcela": morcela_params})
-        frames.append(robustness_table(pairs, scores, raw, display_name(model), missing, seed))
+        frames.append(robustness_table(pairs, scores, raw, display_name(model), missing))
     return pd.concat(frames, ignore_index=True)
 
 
@@ -238,7 +244,16 @@ def _pct(x, digits: int = 1) -> str:
     return "N/A" if x is None or pd.isna(x) else f"{100 * x:.{digits}f}"
 
 
-def _ci(row, key: str, signed: bool = False) -> str:
+def _few(n) -> str | None:
+    """"too few pairs (n = ...)" where `n` pairs are fewer than MIN_PAIRS (evaluate's rule), else None."""
+    n = 0 if n is None or pd.isna(n) else int(n)
+    return None if n >= MIN_PAIRS else f"too few pairs (n = {n})"
+
+
+def _ci(row, key: str, signed: bool = False, n=None) -> str:
+    """`key`'s figure with its interval in points; "too few pairs" when `n` is given and below MIN_PAIRS."""
+    if n is not None and _few(n):
+        return _few(n)
     v = row.get(key)
     if v is None or pd.isna(v):
         return "N/A"
@@ -263,13 +278,14 @@ def markdown(table: pd.DataFrame) -> str:
             if not r["available"]:
                 rows.append([r["score"], r["fitted_on"], f"not available: {r['note']}"] + [""] * (len(header) - 3))
                 continue
-            cells = [r["score"], r["fitted_on"], _ci(r, "acc_all"),
-                     f"{_pct(r['acc_equal'])} ({int(r['n_equal'])})", f"{_pct(r['acc_longer'])} ({int(r['n_longer'])})",
-                     f"{_pct(r['acc_shorter'])} ({int(r['n_shorter'])})", _ci(r, "gap", True), _ci(r, "fidelity", True)]
+            cells = [r["score"], r["fitted_on"], _ci(r, "acc_all", n=r["n_all"])]
+            cells += [_few(r[f"n_{k}"]) or f"{_pct(r[f'acc_{k}'])} ({int(r[f'n_{k}'])})"
+                      for k in ("equal", "longer", "shorter")]
+            cells += [_ci(r, "gap", True, n=min(r["n_longer"], r["n_shorter"])), _ci(r, "fidelity", True, n=r["n_equal"])]
             if has_deb:
-                cells.append(_ci(r, "vs_debiased_lp", True) + f" (n={int(r.get('n_matched') or 0)})")
-                cells += [_ci(r, f"effect_{k}", True) + f" (n={int(r.get(f'n_matched_{k}') or 0)})"
-                          for k in ("longer", "shorter", "equal")]
+                for key, n in [("vs_debiased_lp", r.get("n_matched"))] + \
+                        [(f"effect_{k}", r.get(f"n_matched_{k}")) for k in ("longer", "shorter", "equal")]:
+                    cells.append(_few(n) or _ci(r, key, True) + f" (n={int(n)})")
             rows.append(cells)
         out.append(f"### {model}, set `{set_name}`\n\n" + markdown_table(header, rows))
     return "\n".join(out)

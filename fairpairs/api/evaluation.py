@@ -270,18 +270,19 @@ def _distinct_models(models: list) -> list:
 def robustness(data, models: Iterable[str] | str, *, cache_dir: str | os.PathLike | None = None,
                length_params=None, morcela_params=None, pll: str = RobustnessConfig.pll,
                device: str = RobustnessConfig.device, batch_tokens: int | None = None, columns=None,
-               seed: int = RobustnessConfig.seed,
                load_scorer: Callable | None = None) -> "pd.DataFrame":
     """How far each acceptability score depends on token length (`fairpairs robustness`;
     docs/robustness.md): one row per model, set and score with the accuracy of the whole set and
     of its A=U / A>U / A<U splits (by the model's own tokenizer; Wilson intervals), the length gap
-    (A>U - A<U accuracy, unpaired bootstrap interval), the A=U fidelity (the score's A=U accuracy
-    minus LP's, paired) and, for a run folder, the score's accuracy on the original set minus LP's
-    on the matched debiased contexts. `length_params`: a `fairpairs fit-length` file or a dict
+    (A>U - A<U accuracy, Newcombe's interval for two independent proportions), the A=U fidelity (the
+    score's A=U accuracy minus LP's on the same pairs, Newcombe's paired interval and the exact McNemar
+    p) and, for a run folder, the score's accuracy on the original set minus LP's on the matched
+    debiased contexts (paired, the same) and the score's own effect of control per direction. A
+    figure from fewer than `MIN_PAIRS` (10) pairs stays in the table; the markdown says "too few
+    pairs" there, as the evaluation report does. `length_params`: a `fairpairs fit-length` file or a dict
     (default: the bundled parameters, for smollm2-135m; a file's entry is used only for the model
     it was fitted for, and a model it has none for is an error); `morcela_params`: as for `Scorer.score` (MORCELA is left out
-    without them). Scores are cached under `cache_dir` when given. `seed` seeds the bootstrap
-    intervals. The settings are checked first (`analysis.config.RobustnessConfig`)."""
+    without them). Scores are cached under `cache_dir` when given. The settings are checked first (`analysis.config.RobustnessConfig`)."""
     from fairpairs.analysis.evaluation import default_loader
     from fairpairs.analysis.score_robustness import run
 
@@ -291,7 +292,7 @@ def robustness(data, models: Iterable[str] | str, *, cache_dir: str | os.PathLik
     if not names or not all(n.strip() for n in names):
         raise UsageError(Param("models"), ": give at least one model")
     names = list(dict.fromkeys(names))
-    config = RobustnessConfig(pll=pll, device=device, batch_tokens=batch_tokens, seed=seed, cache_dir=cache_dir,
+    config = RobustnessConfig(pll=pll, device=device, batch_tokens=batch_tokens, cache_dir=cache_dir,
                               length_params=length_params, morcela_params=morcela_params)
     resolve_models(names)
     if morcela_params is not None:
@@ -314,7 +315,7 @@ def robustness(data, models: Iterable[str] | str, *, cache_dir: str | os.PathLik
         def load_scorer(model, s):
             return default_loader(model, s, device=config.device, batch_tokens=config.batch_tokens)
     return run(sets, names, None if cache_dir is None else Path(cache_dir), load_scorer, length_params=length_params,
-               morcela_params=morcela_params, pll=config.pll, seed=config.seed)
+               morcela_params=morcela_params, pll=config.pll)
 
 
 def _claim_cache(cache_dir, data) -> Path:

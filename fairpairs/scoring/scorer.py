@@ -202,7 +202,8 @@ class Scorer:
               alpha: float = 0.8, morcela_params=None, pll: str | None = None, resume_dir=None,
               length_params=None):
         """One DataFrame row per sentence, input order: sentence, sum_logprob (natural log),
-        n_tokens (content tokens), n_words, then one column per requested normalisation
+        n_tokens (content tokens), n_words (white-space separated words, the count the length-robust
+        scores use; not the tokenizer's pre-tokenized words), then one column per requested normalisation
         (`lp` is sum_logprob itself and adds none; `slor`/`morcela` add `unigram_logprob` too).
 
         `unigrams`: None or "wordfreq" (word frequencies spread over tokens), a table path or a
@@ -298,8 +299,9 @@ class Scorer:
             sums = self._sums(enc, unique, pll, resume_dir)
         cols["sum_logprob"] = sums[back].tolist()
         cols["n_tokens"] = np.diff(enc.out_ptr())[back].tolist()
-        n_words = np.array([int(w[-1]) + 1 for w in enc.words], dtype=np.int64)
-        cols["n_words"] = n_words[back].tolist()
+        from fairpairs.scoring.length import n_words    # (white-space words: the count tc_lp / tcf_lp use)
+
+        cols["n_words"] = n_words(unique)[back].tolist()
         if table is not None:
             uni = np.array([float(np.sum(table.token_logprobs(s, i[c], o)))
                             for s, i, c, o in zip(unique, enc.ids, enc.content, enc.offsets)])
