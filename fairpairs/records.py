@@ -26,19 +26,22 @@ from collections.abc import Mapping
 from typing import Any, TypedDict
 
 
-_NO_DEFAULT = object()
-
-
-def _pair_field(meaning: str, rank: int, *, optional: bool = False, key: str | None = None, default=_NO_DEFAULT):
+def _pair_field(meaning: str, rank: int, *, optional: bool = False, key: str | None = None):
     """A PairRecord field: `meaning` for the dataset card; `rank`: its place among the published
     columns; `optional`: a published row may lack it (data made by other tools); `key`: what a
-    mapping's keys are (for messages); `default`: the value when a record is built without it (a
-    keyword-only field: BLiMP's fields, added after the others, so that records built by name before
-    them still build)."""
-    meta = {"meaning": meaning, "rank": rank, "optional": optional, "key": key}
-    if default is _NO_DEFAULT:
-        return dataclasses.field(metadata=meta)
-    return dataclasses.field(metadata=meta, default=default, kw_only=True)
+    mapping's keys are (for messages)."""
+    return dataclasses.field(metadata={"meaning": meaning, "rank": rank, "optional": optional, "key": key})
+
+
+B, SHAPE = "BLiMP's: ", ", the pair has that shape"   # (the meanings of BLiMP's fields below)
+
+
+def _blimp(meaning: str, rank: int, default=None, *, on: str = ""):
+    """A field added with BLiMP's (issue 48): optional, keyword-only with a default (records built by
+    name before it still build); `on`: the method ("one", "two") whose prefix field it is (only there)."""
+    meaning += f" (where `{on}_prefix_method`)" if on else ""
+    return dataclasses.field(metadata={"meaning": meaning, "rank": rank, "optional": True, "key": None},
+                             default=default, kw_only=True)
 
 
 class LengthPair(TypedDict):
@@ -59,40 +62,23 @@ class PairRecord:
     linguistics_term: str = _pair_field("the phenomenon", 4)
     uid: str = _pair_field("paradigm (BLiMP's `UID`)", 2)
     pair_id: str = _pair_field("the pair's id within the paradigm (BLiMP's `pairID`: \"0\", \"1\", ...)", 5)
-    simple_LM_method: bool = _pair_field("BLiMP's: the whole sentences may be compared (always true)", 6,
-                                         optional=True, default=True)
-    one_prefix_method: bool = _pair_field(
-        "BLiMP's: the pair may be scored by its one differing word after the shared prefix "
-        "(`one_prefix_*`; the paradigm's contrast allows it and the pair has that shape)", 7, optional=True,
-        default=False)
-    two_prefix_method: bool = _pair_field(
-        "BLiMP's: the pair may be scored by one shared word after its two differing prefixes "
-        "(`two_prefix_*`; the paradigm's contrast allows it and the pair has that shape)", 8, optional=True,
-        default=False)
-    lexically_identical: bool | None = _pair_field(
-        "BLiMP's flag, with BLiMP's value for the paradigm (declared per paradigm by BLiMP's generators, "
-        "true for determiner_noun_agreement_1's this sketch / this sketches; absent where the paradigm "
-        "declares none)", 9, optional=True, default=None)
-    same_words: bool | None = _pair_field("both sentences have the same multiset of words (case-insensitive): "
-                                          "one reorders the other", 10, optional=True, default=None)
-    one_prefix_prefix: str | None = _pair_field(
-        "the words both sentences start with, before the differing word (where `one_prefix_method`)", 11,
-        optional=True, default=None)
-    one_prefix_word_good: str | None = _pair_field(
-        "the good sentence's word after `one_prefix_prefix` (where `one_prefix_method`)", 12, optional=True,
-        default=None)
-    one_prefix_word_bad: str | None = _pair_field(
-        "the bad sentence's word after `one_prefix_prefix` (where `one_prefix_method`)", 13, optional=True,
-        default=None)
-    two_prefix_prefix_good: str | None = _pair_field(
-        "the good sentence before `two_prefix_word` (where `two_prefix_method`)", 14, optional=True,
-        default=None)
-    two_prefix_prefix_bad: str | None = _pair_field(
-        "the bad sentence before `two_prefix_word` (where `two_prefix_method`)", 15, optional=True,
-        default=None)
-    two_prefix_word: str | None = _pair_field(
-        "the word both sentences go on with after their prefixes (where `two_prefix_method`)", 16,
-        optional=True, default=None)
+    simple_LM_method: bool = _blimp(f"{B}the whole sentences may be compared (always true)", 6, True)
+    one_prefix_method: bool = _blimp(f"{B}the pair may be scored by its one differing word after the shared "
+                                     f"prefix (`one_prefix_*`): the paradigm's contrast allows it{SHAPE}", 7, False)
+    two_prefix_method: bool = _blimp(f"{B}the pair may be scored by one shared word after its two differing "
+                                     f"prefixes (`two_prefix_*`): the paradigm's contrast allows it{SHAPE}", 8, False)
+    lexically_identical: bool | None = _blimp(
+        "BLiMP's flag, with BLiMP's value for the paradigm (declared per paradigm by BLiMP's generators, true for "
+        "determiner_noun_agreement_1's this sketch / this sketches; absent where the paradigm declares none)", 9)
+    same_words: bool | None = _blimp("both sentences have the same multiset of words (case-insensitive): one "
+                                     "reorders the other", 10)
+    one_prefix_prefix: str | None = _blimp(f"{B}the words both sentences start with, before the differing word",
+                                           11, on="one")
+    one_prefix_word_good: str | None = _blimp(f"{B}the good sentence's word after `one_prefix_prefix`", 12, on="one")
+    one_prefix_word_bad: str | None = _blimp(f"{B}the bad sentence's word after `one_prefix_prefix`", 13, on="one")
+    two_prefix_prefix_good: str | None = _blimp(f"{B}the good sentence before `two_prefix_word`", 14, on="two")
+    two_prefix_prefix_bad: str | None = _blimp(f"{B}the bad sentence before `two_prefix_word`", 15, on="two")
+    two_prefix_word: str | None = _blimp(f"{B}the word both sentences go on with after their prefixes", 16, on="two")
     critical_good: dict[str, str] = _pair_field("the words that differ, by role", 17, optional=True, key="role")
     critical_bad: dict[str, str] = _pair_field("the words that differ, by role", 18, optional=True, key="role")
     token_lengths: dict[str, LengthPair] = _pair_field(
@@ -109,9 +95,8 @@ class PairRecord:
                                           "literal slots' values)", 23, optional=True, key="slot")
 
     def to_dict(self) -> dict[str, Any]:
-        """The jsonl row: every field in order, as plain (copied) values; a field that may be absent
-        (`ABSENT_FIELDS`: BLiMP's prefix fields and `lexically_identical`) is left out where it is
-        None, as BLiMP leaves out the prefix fields of a paradigm without that method."""
+        """The jsonl row: every field in order, as plain (copied) values, but the `ABSENT_FIELDS` that
+        are None (BLiMP too leaves out the prefix fields of a method a pair lacks)."""
         row = dict(zip(PAIR_FIELDS, _field_values()(self)))
         for name, value in row.items():
             if isinstance(value, dict):
@@ -169,7 +154,7 @@ def _deprecated(old: str, new: str) -> None:
 PAIR_FIELDS = tuple(f.name for f in fields(PairRecord))
 # fields a row leaves out where they have no value (typed `X | None`)
 ABSENT_FIELDS = tuple(f.name for f in fields(PairRecord) if str(f.type).endswith("| None"))
-# BLiMP's method fields, added in 0.2.0: a row written before has none of them (`PairSet.records`)
+# the fields added with BLiMP's (issue 48): a row written before has none of them (`PairSet.records`)
 BLIMP_FIELDS = tuple(f.name for f in fields(PairRecord) if f.kw_only)
 PAIR_COLUMNS = ("uid", "pair_id", "sentence_good", "sentence_bad")   # what every analysis needs of a pair
 OLD_KEYS = {"UID": "uid", "pairID": "pair_id"}   # BLiMP's keys, and fairpairs' jsonl keys before 0.2.0
@@ -276,9 +261,8 @@ def _hints() -> dict[str, Any]:
 
 def drop_absent(row: dict[str, Any]) -> dict[str, Any]:
     """`row` (changed in place) without its `ABSENT_FIELDS` that are None."""
-    for name in ABSENT_FIELDS:
-        if name in row and row[name] is None:
-            del row[name]
+    for name in [n for n in ABSENT_FIELDS if n in row and row[n] is None]:
+        del row[name]
     return row
 
 
@@ -324,21 +308,14 @@ class PublishedField:
 
 def published_fields() -> list[PublishedField]:
     """The published columns, in their order (PairRecord's fields by their `rank`)."""
-    hints = {n: _present(t) for n, t in typing.get_type_hints(PairRecord).items()}
+    # (a field that may be absent, `X | None`, is a column of type X)
+    hints = {n: typing.get_args(t)[0] if type(None) in typing.get_args(t) else t
+             for n, t in typing.get_type_hints(PairRecord).items()}
     out = [PublishedField(f.name, f.name, hints[f.name], f.metadata["meaning"], f.metadata["optional"],
                           f.metadata["key"])
            for f in fields(PairRecord)]
     order = {f.name: f.metadata["rank"] for f in fields(PairRecord)}
     return sorted(out, key=lambda p: order[p.source])
-
-
-def _present(tp):
-    """`tp` without its None (`str | None` -> str): a published column's type where the value is there."""
-    args = typing.get_args(tp)
-    if type(None) in args:
-        rest = [a for a in args if a is not type(None)]
-        return rest[0] if len(rest) == 1 else tp
-    return tp
 
 
 def card_type(tp) -> str:
