@@ -6,7 +6,7 @@
 
 Generates the original (uncontrolled) set of every paradigm with the package API (or reads
 --run DIR/original/<uid>.jsonl) and compares it with BLiMP (--blimp DIR/<uid>.jsonl): words per
-sentence, share of BLiMP's vocabulary used, lexically identical pairs and, with --score, the
+sentence, share of BLiMP's vocabulary used, same-words pairs (not BLiMP's lexically_identical) and, with --score, the
 accuracy of a causal LM (SmolLM2-135M by default, CPU) on the first --score-pairs pairs of each,
 flagging |ours - BLiMP| > --threshold points. See docs/fidelity.md.
 """

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 from fairpairs.errors import DatasetError, DatasetNotFoundError, Param, UsageError
 from fairpairs.io.jsonl import iter_objects, load_json
 from fairpairs.io.reading import plain_row
-from fairpairs.records import PAIR_COLUMNS, PAIR_FIELDS, PairRecord, check_row
+from fairpairs.records import BLIMP_FIELDS, PAIR_COLUMNS, PAIR_FIELDS, PairRecord, check_row
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -80,10 +80,11 @@ class PairSet:
 
     def records(self) -> list[PairRecord]:
         """The pairs as `PairRecord`s (a set whose rows have every field of one: a run folder's)."""
-        missing = [f for f in PAIR_FIELDS if any(f not in row for row in self.rows)]
+        missing = [f for f in PAIR_FIELDS if f not in BLIMP_FIELDS and any(f not in row for row in self.rows)]
         if missing:
             raise DatasetError(f"{self.name}: not pairs of fairpairs generate (no field {', '.join(missing)})")
-        return [PairRecord.of_values(*(row[f] for f in PAIR_FIELDS)) for row in self.rows]
+        # BLiMP's fields: None where a row leaves one out (a method the pair lacks; a run of before 0.2.0)
+        return [PairRecord.of_values(*(row.get(f) for f in PAIR_FIELDS)) for row in self.rows]
 
 
 class PairSets(Mapping):

@@ -33,6 +33,17 @@ def _pair_field(meaning: str, rank: int, *, optional: bool = False, key: str | N
     return dataclasses.field(metadata={"meaning": meaning, "rank": rank, "optional": optional, "key": key})
 
 
+B, SHAPE = "BLiMP's: ", ", the pair has that shape"   # (the meanings of BLiMP's fields below)
+
+
+def _blimp(meaning: str, rank: int, default=None, *, on: str = ""):
+    """A field added with BLiMP's (issue 48): optional, keyword-only with a default (records built by
+    name before it still build); `on`: the method ("one", "two") whose prefix field it is (only there)."""
+    meaning += f" (where `{on}_prefix_method`)" if on else ""
+    return dataclasses.field(metadata={"meaning": meaning, "rank": rank, "optional": True, "key": None},
+                             default=default, kw_only=True)
+
+
 class LengthPair(TypedDict):
     """Content-token counts of the two sentences under one tokenizer."""
 
@@ -51,30 +62,46 @@ class PairRecord:
     linguistics_term: str = _pair_field("the phenomenon", 4)
     uid: str = _pair_field("paradigm (BLiMP's `UID`)", 2)
     pair_id: str = _pair_field("the pair's id within the paradigm (BLiMP's `pairID`: \"0\", \"1\", ...)", 5)
-    lexically_identical: bool = _pair_field(
-        "both sentences use the same words (where the run recorded it)", 6, optional=True)
-    critical_good: dict[str, str] = _pair_field("the words that differ, by role", 7, optional=True, key="role")
-    critical_bad: dict[str, str] = _pair_field("the words that differ, by role", 8, optional=True, key="role")
+    simple_LM_method: bool = _blimp(f"{B}the whole sentences may be compared (always true)", 6, True)
+    one_prefix_method: bool = _blimp(f"{B}the pair may be scored by its one differing word after the shared "
+                                     f"prefix (`one_prefix_*`): the paradigm's contrast allows it{SHAPE}", 7, False)
+    two_prefix_method: bool = _blimp(f"{B}the pair may be scored by one shared word after its two differing "
+                                     f"prefixes (`two_prefix_*`): the paradigm's contrast allows it{SHAPE}", 8, False)
+    lexically_identical: bool | None = _blimp(
+        "BLiMP's flag, with BLiMP's value for the paradigm (declared per paradigm by BLiMP's generators, true for "
+        "determiner_noun_agreement_1's this sketch / this sketches; absent where the paradigm declares none)", 9)
+    same_words: bool | None = _blimp("both sentences have the same multiset of words (case-insensitive): one "
+                                     "reorders the other", 10)
+    one_prefix_prefix: str | None = _blimp(f"{B}the words both sentences start with, before the differing word",
+                                           11, on="one")
+    one_prefix_word_good: str | None = _blimp(f"{B}the good sentence's word after `one_prefix_prefix`", 12, on="one")
+    one_prefix_word_bad: str | None = _blimp(f"{B}the bad sentence's word after `one_prefix_prefix`", 13, on="one")
+    two_prefix_prefix_good: str | None = _blimp(f"{B}the good sentence before `two_prefix_word`", 14, on="two")
+    two_prefix_prefix_bad: str | None = _blimp(f"{B}the bad sentence before `two_prefix_word`", 15, on="two")
+    two_prefix_word: str | None = _blimp(f"{B}the word both sentences go on with after their prefixes", 16, on="two")
+    critical_good: dict[str, str] = _pair_field("the words that differ, by role", 17, optional=True, key="role")
+    critical_bad: dict[str, str] = _pair_field("the words that differ, by role", 18, optional=True, key="role")
     token_lengths: dict[str, LengthPair] = _pair_field(
-        "per tokenizer, content-token counts `{good, bad}` (special tokens excluded)", 9, optional=True,
+        "per tokenizer, content-token counts `{good, bad}` (special tokens excluded)", 19, optional=True,
         key="tokenizer")
     redraws: int = _pair_field("attempts the length control needed (resample: redraws of the bad sentence; "
-                               "search: picks and redraws; 0 in the original set)", 10, optional=True)
+                               "search: picks and redraws; 0 in the original set)", 20, optional=True)
     draw: int = _pair_field("the draw (0, 1, ...) whose random stream gave the pair; an original and a debiased "
-                            "pair of the same draw start from the same context", 11, optional=True)
+                            "pair of the same draw start from the same context", 21, optional=True)
     control: str = _pair_field("what length control did to the pair: none (original set), as_drawn (kept as "
                                "first drawn), bad_redrawn (same context, the bad sentence redrawn), replaced "
-                               "(a new context drawn for the same draw)", 12, optional=True)
+                               "(a new context drawn for the same draw)", 22, optional=True)
     fillers: dict[str, str] = _pair_field("the good sentence's words by slot (a determiner as <slot>.det, "
-                                          "literal slots' values)", 13, optional=True, key="slot")
+                                          "literal slots' values)", 23, optional=True, key="slot")
 
     def to_dict(self) -> dict[str, Any]:
-        """The jsonl row: every field in order, as plain (copied) values."""
+        """The jsonl row: every field in order, as plain (copied) values, but the `ABSENT_FIELDS` that
+        are None (BLiMP too leaves out the prefix fields of a method a pair lacks)."""
         row = dict(zip(PAIR_FIELDS, _field_values()(self)))
         for name, value in row.items():
             if isinstance(value, dict):
                 row[name] = _copy(value)
-        return row
+        return drop_absent(row)
 
     @classmethod
     def of_values(cls, *values) -> "PairRecord":
@@ -125,6 +152,10 @@ def _deprecated(old: str, new: str) -> None:
 
 
 PAIR_FIELDS = tuple(f.name for f in fields(PairRecord))
+# fields a row leaves out where they have no value (typed `X | None`)
+ABSENT_FIELDS = tuple(f.name for f in fields(PairRecord) if str(f.type).endswith("| None"))
+# the fields added with BLiMP's (issue 48): a row written before has none of them (`PairSet.records`)
+BLIMP_FIELDS = tuple(f.name for f in fields(PairRecord) if f.kw_only)
 PAIR_COLUMNS = ("uid", "pair_id", "sentence_good", "sentence_bad")   # what every analysis needs of a pair
 OLD_KEYS = {"UID": "uid", "pairID": "pair_id"}   # BLiMP's keys, and fairpairs' jsonl keys before 0.2.0
 PairRecord.__init__ = _accept_old_names(PairRecord.__init__)
@@ -228,6 +259,13 @@ def _hints() -> dict[str, Any]:
     return typing.get_type_hints(PairRecord)
 
 
+def drop_absent(row: dict[str, Any]) -> dict[str, Any]:
+    """`row` (changed in place) without its `ABSENT_FIELDS` that are None."""
+    for name in [n for n in ABSENT_FIELDS if n in row and row[n] is None]:
+        del row[name]
+    return row
+
+
 def row_json(row: dict[str, Any]) -> str:
     """A pair row (`PairRecord.to_dict()`) as its jsonl line, without the newline."""
     return _encoder().encode(row)
@@ -270,7 +308,9 @@ class PublishedField:
 
 def published_fields() -> list[PublishedField]:
     """The published columns, in their order (PairRecord's fields by their `rank`)."""
-    hints = typing.get_type_hints(PairRecord)
+    # (a field that may be absent, `X | None`, is a column of type X)
+    hints = {n: typing.get_args(t)[0] if type(None) in typing.get_args(t) else t
+             for n, t in typing.get_type_hints(PairRecord).items()}
     out = [PublishedField(f.name, f.name, hints[f.name], f.metadata["meaning"], f.metadata["optional"],
                           f.metadata["key"])
            for f in fields(PairRecord)]

@@ -121,8 +121,9 @@ def test_pair_record_is_frozen_and_to_dict_is_the_jsonl_row(notebook):
         r.sentence_good = "x"
     d = r.to_dict()
     assert list(d) == ["sentence_good", "sentence_bad", "field", "linguistics_term", "uid", "pair_id",
-                       "lexically_identical", "critical_good", "critical_bad", "token_lengths", "redraws", "draw",
-                       "control", "fillers"]
+                       "simple_LM_method", "one_prefix_method", "two_prefix_method", "lexically_identical",
+                       "same_words", "one_prefix_prefix", "one_prefix_word_good", "one_prefix_word_bad",
+                       "critical_good", "critical_bad", "token_lengths", "redraws", "draw", "control", "fillers"]
     d["token_lengths"]["gpt2"]["good"] = -1             # a copy: the record is unchanged
     assert r.token_lengths["gpt2"]["good"] > 0
     assert fp.read_pairs([r.to_dict()])["pairs"].records() == [r]      # read back by the one reader

@@ -49,7 +49,7 @@ def test_text_stats_hand_computed():
     assert s.bad_mean == pytest.approx(16 / 3)
     assert s.bad_sd == pytest.approx(math.sqrt(8) / 3)
     assert s.good_minus_bad == pytest.approx(-2 / 3)
-    assert s.lexically_identical == pytest.approx(1 / 3)
+    assert s.same_words == pytest.approx(1 / 3)
 
 
 def test_mean_sd_is_population_sd():
@@ -207,12 +207,12 @@ def check_real_blimp_file(path: Path, uid: str, n: int):
 
 
 @pytest.mark.parametrize("tier", ["sample", pytest.param("full", marks=pytest.mark.slow)])
-def test_real_blimp_lexically_identical_share(tier, request):
+def test_real_blimp_same_words_share(tier, request):
     # reorderings have the same words; agreement pairs differ in one word
     blimp = BLIMP_SAMPLE if tier == "sample" else request.getfixturevalue("shared") / "reference" / "blimp"
-    assert fidelity.text_stats(fidelity.sentence_pairs(blimp / "adjunct_island.jsonl")).lexically_identical == 1.0
+    assert fidelity.text_stats(fidelity.sentence_pairs(blimp / "adjunct_island.jsonl")).same_words == 1.0
     dna = fidelity.sentence_pairs(blimp / "determiner_noun_agreement_1.jsonl")
-    assert fidelity.text_stats(dna).lexically_identical == 0.0
+    assert fidelity.text_stats(dna).same_words == 0.0
 
 
 # -------------------------------------------------------------------------------- generation

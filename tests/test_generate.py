@@ -212,9 +212,12 @@ def test_cli_generate_reproducible_and_complete(tmp_path, independent, fairpairs
     rows = [json.loads(l) for l in (tmp_path / "a" / "debiased" / "determiner_noun_agreement_1.jsonl").open()]
     assert len(rows) == 150
     for i, r in enumerate(rows):
-        assert list(r)[:7] == ["sentence_good", "sentence_bad", "field", "linguistics_term", "uid", "pair_id",
-                               "lexically_identical"]
-        assert r["pair_id"] == str(i) and r["lexically_identical"] is False
+        assert list(r)[:14] == ["sentence_good", "sentence_bad", "field", "linguistics_term", "uid", "pair_id",
+                                "simple_LM_method", "one_prefix_method", "two_prefix_method", "lexically_identical",
+                                "same_words", "one_prefix_prefix", "one_prefix_word_good", "one_prefix_word_bad"]
+        # BLiMP's flags for determiner_noun_agreement_1 (its lexically_identical is true: this sketch / sketches)
+        assert r["pair_id"] == str(i) and r["lexically_identical"] is True and r["same_words"] is False
+        assert r["one_prefix_method"] is True and r["two_prefix_method"] is False
         for m in ("gpt2", "roberta-base", "bert-base-uncased"):
             g, b = n_tokens(independent[m], r["sentence_good"]), n_tokens(independent[m], r["sentence_bad"])
             assert g == b == r["token_lengths"][m]["good"] == r["token_lengths"][m]["bad"]

@@ -38,7 +38,8 @@ STATS_KEYS = ["draws", "invalid", "duplicates", "drawn", "kept", "kept_as_drawn"
               "dropped", "redraws", "yield", "retention", "draws_per_kept"]
 
 # the card's field table as it was written by hand before it was derived from PairRecord (the last three
-# rows: the fields issue 21 added)
+# rows: the fields issue 21 added; BLiMP's eleven after `pair_id`: issue 48, with the meanings BLiMP's
+# fields have, docs/pairs.md)
 CARD_TABLE = """| field | type | meaning |
 |---|---|---|
 | `sentence_good` | string | the acceptable sentence |
@@ -47,7 +48,17 @@ CARD_TABLE = """| field | type | meaning |
 | `field` | string | syntax, morphology, semantics, syntax_semantics or syntax/semantics |
 | `linguistics_term` | string | the phenomenon |
 | `pair_id` | string | the pair's id within the paradigm (BLiMP's `pairID`: "0", "1", ...) |
-| `lexically_identical` | bool | both sentences use the same words (where the run recorded it) |
+| `simple_LM_method` | bool | BLiMP's: the whole sentences may be compared (always true) |
+| `one_prefix_method` | bool | BLiMP's: the pair may be scored by its one differing word after the shared prefix (`one_prefix_*`): the paradigm's contrast allows it, the pair has that shape |
+| `two_prefix_method` | bool | BLiMP's: the pair may be scored by one shared word after its two differing prefixes (`two_prefix_*`): the paradigm's contrast allows it, the pair has that shape |
+| `lexically_identical` | bool | BLiMP's flag, with BLiMP's value for the paradigm (declared per paradigm by BLiMP's generators, true for determiner_noun_agreement_1's this sketch / this sketches; absent where the paradigm declares none) |
+| `same_words` | bool | both sentences have the same multiset of words (case-insensitive): one reorders the other |
+| `one_prefix_prefix` | string | BLiMP's: the words both sentences start with, before the differing word (where `one_prefix_method`) |
+| `one_prefix_word_good` | string | BLiMP's: the good sentence's word after `one_prefix_prefix` (where `one_prefix_method`) |
+| `one_prefix_word_bad` | string | BLiMP's: the bad sentence's word after `one_prefix_prefix` (where `one_prefix_method`) |
+| `two_prefix_prefix_good` | string | BLiMP's: the good sentence before `two_prefix_word` (where `two_prefix_method`) |
+| `two_prefix_prefix_bad` | string | BLiMP's: the bad sentence before `two_prefix_word` (where `two_prefix_method`) |
+| `two_prefix_word` | string | BLiMP's: the word both sentences go on with after their prefixes (where `two_prefix_method`) |
 | `critical_good`, `critical_bad` | struct of strings | the words that differ, by role |
 | `token_lengths` | struct | per tokenizer, content-token counts `{good, bad}` (special tokens excluded) |
 | `redraws` | int | attempts the length control needed (resample: redraws of the bad sentence; search: picks and redraws; 0 in the original set) |
@@ -106,7 +117,9 @@ def test_every_pair_field_is_a_parquet_column_and_a_card_row(run, tmp_path):
     built = build_folder(run, REPO_ID, tmp_path / "hub", which="debiased")
     published = [f.name for f in fields(PairRecord)]   # one pair schema: the jsonl keys are the columns
     schema = pq.read_schema(built.folder / "data" / UID / "train-00000-of-00001.parquet")
-    assert sorted(schema.names) == sorted(published)
+    # a one-prefix paradigm's file has no two-prefix columns (BLiMP's files leave them out too)
+    assert sorted(schema.names) == sorted(n for n in published if not n.startswith("two_prefix_")
+                                          or n == "two_prefix_method")
     card = (built.folder / "README.md").read_text(encoding="utf-8")
     table = card[card.index("| field | type | meaning |"):]
     table = table[:table.index("\n\n") + 1]
@@ -116,7 +129,7 @@ def test_every_pair_field_is_a_parquet_column_and_a_card_row(run, tmp_path):
     types = {line.split(" | ")[0][2:].strip("`"): line.split(" | ")[1] for line in table.splitlines()[2:]}
     arrow = {"string": "string", "int": "int64", "bool": "bool"}
     for name, kind in types.items():
-        if kind in arrow:   # the card's type is the parquet column's
+        if kind in arrow and name in schema.names:   # the card's type is the parquet column's
             assert str(schema.field(name).type) == arrow[kind], name
 
 
@@ -137,12 +150,15 @@ def test_a_record_from_values_is_the_record_from_keywords():
     from fairpairs.records import PAIR_FIELDS, PairRecord
 
     kw = dict(sentence_good="The dog barks.", sentence_bad="The dog bark.", field="morphology",
-              linguistics_term="agreement", uid="x", pair_id="3", lexically_identical=False,
+              linguistics_term="agreement", uid="x", pair_id="3", simple_LM_method=True,
+              one_prefix_method=True, two_prefix_method=False, lexically_identical=False, same_words=False,
+              one_prefix_prefix="The dog", one_prefix_word_good="barks", one_prefix_word_bad="bark",
+              two_prefix_prefix_good=None, two_prefix_prefix_bad=None, two_prefix_word=None,
               critical_good={"v": "barks"}, critical_bad={"v": "bark"},
               token_lengths={"gpt2": {"good": 4, "bad": 4}}, redraws=1, draw=7, control="as_drawn",
               fillers={"v": "barks", "n": "dog", "n.det": "the"})
     a, b = PairRecord(**kw), PairRecord.of_values(*(kw[n] for n in PAIR_FIELDS))
     assert a == b and repr(a) == repr(b) and a.to_dict() == b.to_dict()
-    assert list(b.to_dict()) == list(PAIR_FIELDS)
+    assert list(b.to_dict()) == [n for n in PAIR_FIELDS if kw[n] is not None]   # None: left out of the row
     with pytest.raises(TypeError):
         PairRecord.of_values("only one")

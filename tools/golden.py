@@ -179,6 +179,12 @@ class Checkout:
 # (a string), and in the parquet UID -> uid with pair_id a string. `_canonical` applies them, so two
 # captures compare equal when their outputs differ by these renames only.
 RENAMES = {"UID": "uid", "pairID": "pair_id"}
+# Issue 48 (item 6): BLiMP's fields joined every pair and fairpairs' old `lexically_identical` (same
+# multiset of words) became `same_words`; the canonical form leaves these fields out of pair rows and
+# parquet columns, so two captures compare equal when every other field is the same.
+BLIMP_FIELDS = {"simple_LM_method", "one_prefix_method", "two_prefix_method", "lexically_identical", "same_words",
+                "one_prefix_prefix", "one_prefix_word_good", "one_prefix_word_bad", "two_prefix_prefix_good",
+                "two_prefix_prefix_bad", "two_prefix_word"}
 
 
 TEXT = (".md", ".yaml", ".json", ".csv", ".txt")
@@ -200,10 +206,12 @@ def _tree(folder: Path, co: Checkout) -> dict:
 
 
 def _canonical(p: Path, co: Checkout) -> bytes:
-    """A jsonl file's rows, or a parquet file's rows and column types, with the RENAMES applied;
+    """A jsonl file's rows, or a parquet file's rows and column types, with the RENAMES applied and
+    the BLIMP_FIELDS left out;
     a text file normalised (`Checkout.clean`); any other file's bytes."""
     def renamed(row: dict) -> dict:
-        return {RENAMES.get(k, k): (str(v) if RENAMES.get(k, k) == "pair_id" else v) for k, v in row.items()}
+        return {RENAMES.get(k, k): (str(v) if RENAMES.get(k, k) == "pair_id" else v) for k, v in row.items()
+                if not ("sentence_good" in row and k in BLIMP_FIELDS)}
 
     if p.suffix == ".jsonl":
         rows = [renamed(json.loads(line)) for line in co.clean(p.read_text(encoding="utf-8")).splitlines()]
@@ -212,7 +220,8 @@ def _canonical(p: Path, co: Checkout) -> bytes:
         import pyarrow.parquet as pq
 
         table = pq.read_table(p)
-        types = {RENAMES.get(f.name, f.name): ("string" if f.name == "pair_id" else str(f.type)) for f in table.schema}
+        types = {RENAMES.get(f.name, f.name): ("string" if f.name == "pair_id" else str(f.type)) for f in table.schema
+                 if f.name not in BLIMP_FIELDS}
         return json.dumps([types, [renamed(r) for r in table.to_pylist()]], ensure_ascii=False).encode("utf-8")
     if p.suffix in TEXT:
         return co.clean(p.read_text(encoding="utf-8")).encode("utf-8")

@@ -5,14 +5,15 @@ uncontrolled too) with BLiMP's pairs of the same UID:
 
 - **words per sentence**, mean and standard deviation, over good and bad sentences together and
   separately. A word is a maximal run of letters, digits, underscores or apostrophes (the regular
-  expression ``[\\w']+``, the same words that ``lexically_identical`` compares): punctuation is
+  expression ``[\\w']+``, the same words that ``same_words`` compares): punctuation is
   not a word, "didn't" and "Derek's" are one word each, "well-known" is two.
 - **vocabulary**: the distinct lower-cased word types of each file (good and bad sentences), both
   files cut to the same number of pairs. ``share_of_blimp`` = types of the BLiMP file that also
   occur in ours / types of the BLiMP file; ``share_of_ours`` is the reverse; ``jaccard`` = shared /
   union.
-- **lexically identical pairs**: share of pairs whose two sentences have the same multiset of
-  words (computed from the words for both files; BLiMP's own flag is sometimes wrong).
+- **same-words pairs**: share of pairs whose two sentences have the same multiset of words
+  (computed from the words for both files; not BLiMP's `lexically_identical`, a per-paradigm flag
+  with another meaning: docs/outputs.md).
 - **good - bad word count**: mean over pairs of words(good) - words(bad).
 - **accuracy** (with a scorer): share of pairs whose good sentence has a strictly higher summed
   log-probability than the bad one, on the first N pairs of each file; ``diff`` = ours - BLiMP in
@@ -28,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fairpairs.errors import DatasetError
-from fairpairs.generation.sampler import lexically_identical, words
+from fairpairs.generation.sampler import same_words, words
 
 Pair = tuple[str, str]
 
@@ -74,7 +75,7 @@ class TextStats:
     bad_mean: float
     bad_sd: float
     good_minus_bad: float      # mean of words(good) - words(bad) over pairs
-    lexically_identical: float  # share of pairs
+    same_words: float          # share of pairs whose sentences have the same multiset of words
 
 
 def text_stats(pairs: list[Pair]) -> TextStats:
@@ -86,7 +87,7 @@ def text_stats(pairs: list[Pair]) -> TextStats:
     gm, gs = mean_sd(good)
     bm, bs = mean_sd(bad)
     diff = math.fsum(g - b for g, b in zip(good, bad)) / len(pairs)
-    lex = sum(lexically_identical(g, b) for g, b in pairs) / len(pairs)
+    lex = sum(same_words(g, b) for g, b in pairs) / len(pairs)
     return TextStats(len(pairs), wm, ws, gm, gs, bm, bs, diff, lex)
 
 
@@ -250,18 +251,18 @@ def markdown_table(rows: list[ParadigmFidelity], threshold: float = DEFAULT_THRE
 
 
 def markdown_details(rows: list[ParadigmFidelity]) -> str:
-    """The secondary table: words of good and bad sentences, good-bad difference, lexically
-    identical pairs, word types."""
+    """The secondary table: words of good and bad sentences, good-bad difference, same-words
+    pairs, word types."""
     from fairpairs.analysis.markdown import markdown_table as table
 
     header = ["uid", "pairs", "words good ours / BLiMP", "words bad ours / BLiMP", "good−bad ours / BLiMP",
-              "lex. identical ours / BLiMP", "types ours / BLiMP", "shared", "share of ours", "Jaccard"]
+              "same words ours / BLiMP", "types ours / BLiMP", "shared", "share of ours", "Jaccard"]
     body = []
     for r in rows:
         o, b, v = r.ours, r.blimp, r.vocab
         body.append([r.uid, o.pairs, f"{o.good_mean:.2f} / {b.good_mean:.2f}", f"{o.bad_mean:.2f} / {b.bad_mean:.2f}",
                      f"{o.good_minus_bad:+.2f} / {b.good_minus_bad:+.2f}",
-                     f"{_pct(o.lexically_identical, 0)}% / {_pct(b.lexically_identical, 0)}%",
+                     f"{_pct(o.same_words, 0)}% / {_pct(b.same_words, 0)}%",
                      f"{v.our_types} / {v.blimp_types}", v.shared, f"{_pct(v.share_of_ours)}%", f"{v.jaccard:.2f}"])
     return table(header, body, "lrlllllrrr").rstrip("\n")
 

@@ -47,6 +47,12 @@ class Paradigm:
     vocab: Any = dataclasses.field(default=None, repr=False, compare=False)   # the table its rows index
     language: str = "en"
     rules: tuple[str, ...] = ()           # the language's surface rules, applied in this order
+    # BLiMP's per-paradigm declarations (fairpairs.generation.prefixes): its `lexically_identical`
+    # (None: not declared), whether the contrast allows the one-prefix method, and the words (slots,
+    # or literal words of the template) whose probability the two-prefix method compares ((): not allowed)
+    lexically_identical: bool | None = None
+    one_prefix: bool = False
+    two_prefix: tuple[str, ...] = ()
 
     @property
     def is_reordering(self) -> bool:
@@ -110,7 +116,7 @@ def load_paradigm(path: str | Path, vocab: Vocabulary | None = None) -> Paradigm
                     critical=critical, good_template=good_t, bad_template=bad_t, good_source=good_src,
                     bad_source=bad_src, reorder=reorder, standard=data.get("standard", True),
                     description=str(data.get("description", "")), vocab=vocab, language=language.code,
-                    rules=rules)
+                    rules=rules, **_methods(ctx, data, slots, critical, (good_src, bad_src)))
 
 
 def check_render(p: Paradigm, draws: int = SAMPLE_DRAWS, tries: int = 50) -> Paradigm:
@@ -214,6 +220,30 @@ def _compile_critical(ctx: ParseContext, raw_crit, slots: dict[str, SlotSpec], v
             if cs.text and not slots[n].text and n in other.references():
                 raise ctx.error(f"critical.{m}", f"refers to {n!r}, whose bad filler is a literal (text:)")
     return critical
+
+
+def _methods(ctx: ParseContext, data: dict, slots: dict[str, SlotSpec], critical: dict[str, SlotSpec],
+             sources: tuple[str, str]) -> dict[str, Any]:
+    """The paradigm's BLiMP declarations (keys `lexically_identical`, `one_prefix`, `two_prefix`), checked:
+    the one-prefix method needs slots that differ (the word is the critical slot the pair shows); each
+    two-prefix word is a slot the bad sentence keeps (not critical) or a literal word of both templates."""
+    for key in ("lexically_identical", "one_prefix"):
+        if key in data and not isinstance(data[key], bool):
+            raise ctx.error(key, f"expected true or false, not {data[key]!r}")
+    if data.get("one_prefix") and not critical:
+        raise ctx.error("one_prefix", "needs critical slots: the one-prefix word is the slot that differs")
+    two = data.get("two_prefix", [])
+    two = [two] if isinstance(two, str) else two
+    if not isinstance(two, list) or not all(isinstance(w, str) and w.strip() for w in two):
+        raise ctx.error("two_prefix", "expected a slot name, a literal word of the template, or a list of them")
+    for w in two:
+        if w in critical:
+            raise ctx.error("two_prefix", f"{w!r} is critical: the two-prefix word is the same in both sentences")
+        literal = [re.sub(r"\{\{.*?\}\}|\{%.*?%\}", " ", src) for src in sources]
+        if w not in slots and not all(re.search(rf"(?<![\w']){re.escape(w)}(?![\w'])", t) for t in literal):
+            raise ctx.error("two_prefix", f"{w!r} is neither a slot nor a word written in both templates")
+    return {"lexically_identical": data.get("lexically_identical"), "one_prefix": bool(data.get("one_prefix")),
+            "two_prefix": tuple(two)}
 
 
 def _language(ctx: ParseContext, data: dict):

@@ -1,6 +1,7 @@
 """A drawn minimal pair and its parts: `Filler` (a slot's value), `Pair` (good and bad fillers,
 sentences, the draw's random stream), `Remembered` (a draw kept for later, as a state snapshot), and
-the word-level facts of a pair's sentences (`words`, `lexically_identical`)."""
+the words of a sentence (`words`; whether a pair's sentences have the same words is
+`fairpairs.generation.prefixes.same_words`)."""
 
 from __future__ import annotations
 
@@ -78,11 +79,6 @@ _WORD = re.compile(r"[\w']+")
 
 def words(sentence: str) -> list[str]:
     return [w.lower() for w in _WORD.findall(sentence)]
-
-
-def lexically_identical(good: str, bad: str) -> bool:
-    """Same multiset of words (case-insensitive): BLiMP's notion, computed rather than declared."""
-    return sorted(map(str.lower, _WORD.findall(good))) == sorted(map(str.lower, _WORD.findall(bad)))
 
 
 def uid_seed(uid: str) -> int:

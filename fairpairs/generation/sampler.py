@@ -10,11 +10,12 @@ from __future__ import annotations
 import numpy as np
 
 from fairpairs.generation.grammar import Paradigm
-from fairpairs.generation.pairs import Filler, Pair, Remembered, lexically_identical, uid_seed, words  # noqa: F401 (re-exported)
+from fairpairs.generation.pairs import Filler, Pair, Remembered, uid_seed, words  # noqa: F401 (re-exported)
+from fairpairs.generation.prefixes import method_fields, same_words  # noqa: F401 (same_words re-exported)
 from fairpairs.generation.pools import POOL_LIMIT, Pools
 from fairpairs.generation.seeding import WORD, seed_words, stream
 from fairpairs.generation.slots import PlainTemplate, SlotSpec
-from fairpairs.records import PAIR_FIELDS, PairRecord
+from fairpairs.records import PAIR_FIELDS, PairRecord, drop_absent
 from fairpairs.generation.vocab import Vocabulary
 
 
@@ -329,7 +330,7 @@ class Sampler:
         p = self.p
         shown = self.shown_critical(pair)
         return (pair.sentence_good, pair.sentence_bad, p.field, p.linguistics_term, p.uid, str(pair_id),
-                lexically_identical(pair.sentence_good, pair.sentence_bad),
+                *method_fields(p, pair, shown, self.shown_slots(pair.good)),
                 {n: pair.good[n].word for n in shown},
                 {n: pair.bad[n].word for n in shown},
                 {m: {"good": g, "bad": b} for m, (g, b) in lengths.items()},
@@ -342,4 +343,4 @@ class Sampler:
 
     def row(self, pair: Pair, lengths: dict[str, tuple[int, int]], pair_id: int, control: str = "none") -> dict:
         """The jsonl record of a pair, as a dict (`record(...).to_dict()`, made directly: its values are new)."""
-        return dict(zip(PAIR_FIELDS, self.values(pair, lengths, pair_id, control)))
+        return drop_absent(dict(zip(PAIR_FIELDS, self.values(pair, lengths, pair_id, control))))

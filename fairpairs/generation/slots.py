@@ -21,7 +21,8 @@ from fairpairs.generation.templates import JinjaTemplate, compile_bounded, parse
 META_KEYS = ("uid", "phenomenon", "field", "linguistics_term")
 FIELDS = ("morphology", "syntax", "semantics", "syntax_semantics")   # BLiMP's `field` values
 TOP_KEYS = {*META_KEYS, "description", "standard", "slots", "template", "good", "bad", "critical",
-            "reorder", "examples", "include", "defs", "language", "rules"}
+            "reorder", "examples", "include", "defs", "language", "rules",
+            "lexically_identical", "one_prefix", "two_prefix"}   # BLiMP's per-paradigm flags
 SLOT_KEYS = {"where", "where_not", "fills", "fails", "takes", "rejects", "same", "differ",
              "distinct_from", "det", "note", "text", "use", "article"}
 CRITICAL_KEYS = SLOT_KEYS - {"det", "article"} | {"form"}
