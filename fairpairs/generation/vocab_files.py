@@ -154,6 +154,26 @@ def check_against(path: Path, table: Table, reference: "Vocabulary") -> None:
                                       f"{table[col][i]!r} is not 0, 1 or empty")
 
 
+# the `source` values that mark a benchmark's own words, its *source lexicon* (docs/vocabulary.md):
+# BLiMP's table has no `source` column (every row is BLiMP's), CLAMS' words say `clams`. Any other
+# value marks a word of the *extension* (`fairpairs`: added by hand; a library's name and version:
+# made by tools/extend_vocab.py), which only length control draws.
+SOURCE_LEXICONS = ("", "clams")
+
+
+def source_mask(table: Table) -> np.ndarray:
+    """True on the rows of the source lexicon (`SOURCE_LEXICONS`), False on the extension's."""
+    if "source" not in table:
+        return np.ones(rows_of(table), dtype=bool)
+    return np.isin(table["source"], SOURCE_LEXICONS)
+
+
+def extension_words(table: Table) -> frozenset[str]:
+    """The expressions of extension rows that no source row has."""
+    src = source_mask(table)
+    return frozenset(table["expression"][~src].tolist()) - frozenset(table["expression"][src].tolist())
+
+
 # a language table (vocab/fr.csv, vocab/de.csv; docs/vocabulary.md): these columns, these values
 LANGUAGE_COLUMNS = ("expression", "lemma", "category", "person", "number", "gender", "case")
 LANGUAGE_VALUES = {"person": {"", "1", "2", "3"}, "number": {"", "sg", "pl", "du", "pc"},
