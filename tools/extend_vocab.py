@@ -3,6 +3,7 @@ extension"): words CLAMS lacks, with the features their slots need, inflected by
 Russian dictionaries (OpenCorpora) rather than by hand.
 
     pip install pymorphy3 pymorphy3-dicts-ru wordfreq
+    python tools/clams_convert.py --clams PATH/TO/clams   # writes vocab/ru.csv with hand-made added rows
     python tools/extend_vocab.py            # rewrites vocab/ru.csv: its clams rows, then the extension
     python tools/extend_vocab.py --check    # exit 1 if vocab/ru.csv is not what this script writes
 
@@ -107,10 +108,10 @@ def extension(morph) -> dict[str, list[dict]]:
     return out
 
 
-def table_text(morph) -> str:
-    """vocab/ru.csv as this script writes it: each category's clams rows, then its extension rows
-    (those of a word the clams rows already have are left out)."""
-    with open(TABLE, encoding="utf-8", newline="") as fh:
+def table_text(morph, table: Path = TABLE) -> str:
+    """The table at `table` (vocab/ru.csv) as this script writes it: each category's clams rows, then
+    its extension rows (those of a word the clams rows already have are left out)."""
+    with open(table, encoding="utf-8", newline="") as fh:
         reader = csv.DictReader(fh)
         header, rows = reader.fieldnames, list(reader)
     own = [r for r in rows if r["source"] == "clams"]
@@ -131,19 +132,22 @@ def table_text(morph) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--check", action="store_true", help="exit 1 if vocab/ru.csv differs from what would be written")
+    ap.add_argument("--check", action="store_true", help="exit 1 if the table differs from what would be written")
+    ap.add_argument("--table", type=Path, default=TABLE, help="the Russian table (default: vocab/ru.csv, as "
+                                                                "tools/clams_convert.py writes it or as committed)")
     args = ap.parse_args(argv)
     import pymorphy3
 
-    text = table_text(pymorphy3.MorphAnalyzer(lang="ru"))
+    table = args.table
+    text = table_text(pymorphy3.MorphAnalyzer(lang="ru"), table)
     if args.check:
-        same = TABLE.read_text(encoding="utf-8") == text
-        print(f"{TABLE}: {'as written by this script' if same else 'differs from what this script writes'}")
+        same = table.read_text(encoding="utf-8") == text
+        print(f"{table}: {'as written by this script' if same else 'differs from what this script writes'}")
         return 0 if same else 1
-    tmp = TABLE.with_suffix(".csv.tmp")
+    tmp = table.with_suffix(".csv.tmp")
     tmp.write_text(text, encoding="utf-8")
-    tmp.replace(TABLE)
-    print(f"{TABLE}: {sum(1 for _ in csv.DictReader(io.StringIO(text)))} rows")
+    tmp.replace(table)
+    print(f"{table}: {sum(1 for _ in csv.DictReader(io.StringIO(text)))} rows")
     return 0
 
 
