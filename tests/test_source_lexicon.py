@@ -129,7 +129,17 @@ def test_source_rows_and_extension_words_follow_the_source_column():
         assert v.source_rows().tolist() == [r["source"] == "clams" for r in rows]
         assert v.extension_words() == _clams(code)[1]
     en = load_vocabulary()
-    assert en.source_rows().all() and en.extension_words() == frozenset()
+    assert en.source_rows().all() and en.extension_words() == frozenset() and en.extension_share() == 0.0
+
+
+def test_extension_share_of_rows_is_the_share_of_non_clams_rows():
+    """Vocabulary.extension_share(rows): counted here from the csv for the Russian VP rows."""
+    v = load_vocabulary(language="ru")
+    rows = _csv_rows("ru")
+    vp = [i for i, r in enumerate(rows) if r["category"] == "VP"]
+    assert v.extension_share(vp) == pytest.approx(sum(rows[i]["source"] != "clams" for i in vp) / len(vp))
+    assert v.extension_share() == pytest.approx(sum(r["source"] != "clams" for r in rows) / len(rows))
+    assert v.extension_share([]) == 0.0
 
 
 # ---------------------------------------------------------------------------- English is unchanged

@@ -23,14 +23,15 @@ from fairpairs.errors import FixTargetError, VocabularyError
 from fairpairs.io.reading import reading
 from fairpairs.io.paths import data_dir
 from fairpairs.generation.restrictions import BUNDLED_ROWS, BUNDLED_SHA256, BUNDLED_TABLE, RESTRICTION_COLUMNS, parse_dnf
-from fairpairs.generation.vocab_files import Table, check_against, check_language_table, check_restrictions, read_table, rows_of, apply_fixes, is_language_table, select_rows, source_mask, extension_words
+from fairpairs.generation.vocab_files import Table, check_against, check_language_table, check_restrictions, read_table, rows_of, apply_fixes, is_language_table, select_rows, Lexicons
 
 if TYPE_CHECKING:
     import pandas as pd
 
 
-class Vocabulary:
-    """The (fixed) vocabulary table with vectorised, cached queries.
+class Vocabulary(Lexicons):
+    """The (fixed) vocabulary table with vectorised, cached queries; its two lexicons (the source
+    and the extension: `source_rows`, `extension_words`, `extension_share`) come from `Lexicons`.
 
     `table`: column name -> the column's values (strings), or a pandas DataFrame."""
 
@@ -115,15 +116,6 @@ class Vocabulary:
         sub._values = self._values
         return sub
 
-    def source_rows(self) -> np.ndarray:
-        """True on the source lexicon's rows (the benchmark's own words, what original sets draw),
-        False on the extension's (added for length control to draw; vocab_files.SOURCE_LEXICONS)."""
-        return source_mask(self._col_arrays)
-
-    def extension_words(self) -> frozenset[str]:
-        """The expressions only extension rows have (what the balance's `extension_share` counts)."""
-        return extension_words(self._col_arrays)
-
     # ------------------------------------------------------------------ basic access
     @property
     def df(self) -> "pd.DataFrame":
@@ -163,6 +155,7 @@ class Vocabulary:
                 f"{where}value {value!r} never occurs in vocabulary column {column!r} "
                 + (f"(e.g. {', '.join(map(repr, known))})" if known else "(the column is empty in every row)"))
 
+    # ------------------------------------------------------------------ selection
     def select(self, where: Mapping[str, object] | None = None, where_not: Mapping[str, object] | None = None,
                *, context: str = "") -> np.ndarray:
         """Boolean mask of rows matching every `where` item and none of the `where_not` items.
@@ -183,6 +176,7 @@ class Vocabulary:
             self.check_value(col, v, context)
         return np.isin(self._col_arrays[col], values)
 
+    # ------------------------------------------------------------------ restrictions
     def dnf_mask(self, text: str) -> np.ndarray:
         """Rows that satisfy the DNF restriction `text` (all rows if it is empty). Cached."""
         hit = self._dnf_cache.get(text)
@@ -239,6 +233,7 @@ class Vocabulary:
         """Does row `argument` satisfy row `functor`'s restriction `arg`?"""
         return bool(self.satisfiers(functor, arg)[int(argument)])
 
+    # ------------------------------------------------------------------ lexemes and forms
     def lexeme(self, i: int) -> np.ndarray:
         """Indices of all forms of row i's lexeme: same `root` (verbs, adjectives ...), in a
         language table same `lemma` and `category`, or for BLiMP's nouns the row and its

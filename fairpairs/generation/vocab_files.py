@@ -168,10 +168,32 @@ def source_mask(table: Table) -> np.ndarray:
     return np.isin(table["source"], SOURCE_LEXICONS)
 
 
-def extension_words(table: Table) -> frozenset[str]:
-    """The expressions of extension rows that no source row has."""
-    src = source_mask(table)
-    return frozenset(table["expression"][~src].tolist()) - frozenset(table["expression"][src].tolist())
+class Lexicons:
+    """A table's two lexicons (docs/vocabulary.md, "Two lexicons"), for `Vocabulary`: the source
+    lexicon (the benchmark's own words, which original sets draw) and the extension (the words
+    added for length control, which only it draws)."""
+
+    _col_arrays: Table
+
+    def source_rows(self) -> np.ndarray:
+        """True on the source lexicon's rows, False on the extension's (`SOURCE_LEXICONS`)."""
+        return source_mask(self._col_arrays)
+
+    def extension_words(self) -> frozenset[str]:
+        """The expressions only extension rows have: a pair showing one of them uses the extension
+        (what the balance report's `extension_share` counts)."""
+        src = self.source_rows()
+        expr = self._col_arrays["expression"]
+        return frozenset(expr[~src].tolist()) - frozenset(expr[src].tolist())
+
+    def extension_share(self, rows=None) -> float:
+        """The share of `rows` (row indices or a mask; default every row) that are extension rows
+        (0.0 for none)."""
+        ext = ~self.source_rows()
+        if rows is not None:
+            rows = np.asarray(rows)
+            ext = ext[rows if rows.dtype == bool else rows.astype(np.int64)]
+        return float(ext.mean()) if len(ext) else 0.0
 
 
 # a language table (vocab/fr.csv, vocab/de.csv; docs/vocabulary.md): these columns, these values
