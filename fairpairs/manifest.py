@@ -116,6 +116,7 @@ class BalanceEntry(TypedDict):
     distinct_debiased: int
     distinct_ratio: float | None
     retention: float | None           # share of debiased pairs with their first-drawn context
+    extension_share: float | None     # share of debiased pairs showing a word of the vocabulary's extension
     balanced: bool                    # |SMD| <= 0.1 on smd_zipf_good and smd_words_good, TVDs <= 0.1; never for an empty set
     flags: list[str]                  # what is out of balance
     causes: list[str]                 # why, where the run could tell (e.g. how few words have equal-length forms)

@@ -143,3 +143,8 @@ def test_converter_reproduces_the_committed_files(tmp_path, shared):
         assert sorted(p.name for p in (tmp_path / "grammars" / lang).iterdir()) == mine
         for name in mine:
             assert (tmp_path / "grammars" / lang / name).read_bytes() == (ROOT / "grammars" / lang / name).read_bytes()
+    # Russian: the converter's table, then tools/extend_vocab.py's extension, is the committed table
+    subprocess.run([sys.executable, str(ROOT / "tools" / "extend_vocab.py"), "--table",
+                    str(tmp_path / "vocab" / "ru.csv")], check=True, capture_output=True)
+    assert (tmp_path / "vocab" / "ru.csv").read_bytes() == (ROOT / "vocab" / "ru.csv").read_bytes()
+    assert (tmp_path / "grammars" / "ru" / "README.md").read_bytes() == (ROOT / "grammars" / "ru" / "README.md").read_bytes()

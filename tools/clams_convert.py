@@ -616,8 +616,23 @@ def readme(lang: str, files: dict[str, str], rows: list[dict]) -> str:
           for lst in ("V1", "VP", "LVP") if any(r[lst] == "1" for r in added)],
         "",
     ]
-    return "\n".join(lines)
+    text = "\n".join(lines)
+    if lang == "ru":    # (the Russian extension is tools/extend_vocab.py's, run after this script)
+        text = text[:text.index("## Words added")] + RU_EXTENSION
+    return text
 
+
+RU_EXTENSION = """## Words added: the extension (source = pymorphy3 ...)
+
+The original sets use CLAMS' words only (`source: clams`). Length control may also draw the
+extension: the rows `tools/extend_vocab.py` writes after the converter (it keeps the clams rows as
+they are and replaces the converter's hand-made added rows): intransitive verbs (present and past),
+predicative adjectives, transitive verbs and long verb phrases with an inflected head, every form
+made by pymorphy3 from its Russian dictionaries, with Zipf frequency >= 2.5 in wordfreq, each row
+naming the library and its version. tests/test_vocab_extension.py checks their features against
+pymorphy3; docs/vocabulary.md ("Two lexicons") says how many generated pairs were read and what
+was found.
+"""
 
 INANIMATE = ["CLAMS' inanimate noun lists (and the German feminine and neuter N_2 lists) are defined but used by no",
              "template; they are in the table (fixed) with no list flag.", ""]

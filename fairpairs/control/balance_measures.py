@@ -112,6 +112,7 @@ class SlotFeatures:
         self.rows: dict[str, dict[str, int]] = {}
         self.det: set[str] = set()
         self._cache: dict[tuple[str, str], tuple[str, ...] | None] = {}
+        self.extension = vocab.extension_words() if hasattr(vocab, "extension_words") else frozenset()
         expr = vocab.expressions
         for n, spec in paradigm.slots.items():
             if spec.text:
@@ -143,6 +144,16 @@ class SlotFeatures:
             self._cache[key] = None if r is None else tuple(
                 str(self.vocab.column(c)[r]) or "(empty)" for c in self.features[slot])
         return self._cache[key]
+
+    def extension_share(self, rows: list[Mapping]) -> float | None:
+        """The share of pairs that show a word of the vocabulary's extension (`Vocabulary.
+        extension_words`: a word no source row has) in a slot or as a bad critical word; None
+        without pairs. Original sets have none; a debiased set's are length control's picks."""
+        if not rows:
+            return None
+        words = [{*map(str, (r.get("fillers") or {}).values()), *map(str, (r.get("critical_bad") or {}).values())}
+                 for r in rows]
+        return sum(bool(w & self.extension) for w in words) / len(rows)
 
     def counts(self, rows: list[Mapping]) -> dict[str, Counter]:
         """{"slot.feature": Counter(value -> pairs)} over the pairs that show the slot."""

@@ -80,6 +80,7 @@ def paradigm_balance(original: list[Mapping], debiased: list[Mapping], *, featur
         "distinct_original": len(a["distinct"]), "distinct_debiased": len(b["distinct"]),
         "distinct_ratio": _r(len(b["distinct"]) / len(a["distinct"])) if a["distinct"] else None,
         "retention": _r(retention(original, debiased)),
+        "extension_share": _r(features.extension_share(debiased)) if features is not None else None,
     }
     flags = []
     for key, what in (("smd_zipf_good", "critical-word frequency"), ("smd_words_good", "word count"),
@@ -163,6 +164,8 @@ def overall(original: dict[str, list[Mapping]], debiased: dict[str, list[Mapping
     tv = [e["tvd_slots"] for e in vals if e["tvd_slots"] is not None]
     tvv = [e["tvd_variant"] for e in vals if e["tvd_variant"] is not None]
     n_bal = sum(e["balanced"] for e in vals)
+    ext = [e for e in vals if e.get("extension_share") is not None]     # (pooled over the debiased pairs)
+    n_ext = sum(e["n_debiased"] for e in ext)
     return {
         "n_original": sum(e["n_original"] for e in vals), "n_debiased": sum(e["n_debiased"] for e in vals),
         **_differences(a, b),
@@ -172,6 +175,7 @@ def overall(original: dict[str, list[Mapping]], debiased: dict[str, list[Mapping
         "distinct_debiased": sum(e["distinct_debiased"] for e in vals),
         "distinct_ratio": _r(float(np.mean(ratios))) if ratios else None,
         "retention": _r(float(np.mean(rets))) if rets else None,
+        "extension_share": _r(sum(e["extension_share"] * e["n_debiased"] for e in ext) / n_ext) if n_ext else None,
         "balanced": n_bal == len(vals),
         "flags": [f"{n_bal} of {len(vals)} paradigms balanced"],
         "causes": [],

@@ -18,12 +18,22 @@ POOL_LIMIT = 20000     # candidate pools remembered per paradigm (then forgotten
 POOL_BYTES = 4 << 20   # ... and at most this many bytes of them
 
 
-class Pools:
-    """Candidate pools of one paradigm's slots (read-only arrays; lists of strings for literals)."""
+def source_gaps(paradigm: Paradigm, keep: np.ndarray) -> list[str]:
+    """The keys of the slots (and critical slots drawn by `where:`) none of whose candidate rows is
+    one `keep` allows: slots an original set cannot fill from the source lexicon."""
+    specs = [*paradigm.slots.values(), *(s for s in paradigm.critical.values() if s.form is None)]
+    return [s.key for s in specs if not s.text and not keep[s.base].any()]
 
-    def __init__(self, paradigm: Paradigm, vocab: Vocabulary):
+
+class Pools:
+    """Candidate pools of one paradigm's slots (read-only arrays; lists of strings for literals).
+    `keep`: a mask of the rows the pools may hold (the source lexicon, for a set's first draws);
+    None: every row."""
+
+    def __init__(self, paradigm: Paradigm, vocab: Vocabulary, keep: np.ndarray | None = None):
         self.p = paradigm
         self.vocab = vocab
+        self.keep = keep
         self._lex_codes = vocab.lexeme_codes()
         self._refs: dict[int, tuple[str, ...]] = {}
         self._pools: dict[tuple, np.ndarray] = {}
@@ -54,7 +64,7 @@ class Pools:
                         self._masks.clear()
                     m = self._masks[(id(spec), j, r)] = test(r)
                 mask = m if mask is None else mask & m
-            idx = self._remember(self._pools, key, spec.base[mask] if mask is not None else spec.base.view())
+            idx = self._remember(self._pools, key, self._kept(spec.base[mask] if mask is not None else spec.base.view()))
         return idx
 
     def _tests_of(self, spec: SlotSpec) -> list:
@@ -139,8 +149,14 @@ class Pools:
         key = (name, g.row, g.det, g.word, *[(bad.get(r) or good[r]).row for r in self.refs_of(spec)])
         hit = self._bad_pools.get(key)
         if hit is None:
-            hit = self._remember(self._bad_pools, key, self._bad_candidates(name, spec, g, good, bad))
+            hit = self._remember(self._bad_pools, key, self._kept(self._bad_candidates(name, spec, g, good, bad)))
         return hit
+
+    def _kept(self, pool):
+        """The rows of `pool` that `keep` allows (a literal's strings pass)."""
+        if self.keep is None or not isinstance(pool, np.ndarray) or not len(pool):
+            return pool
+        return pool[self.keep[pool]]
 
     def _remember(self, store: dict, key: tuple, pool):
         """Keep a pool in `store` (pools and bad candidates: read-only arrays or lists), within the bounds."""
@@ -190,5 +206,5 @@ class Pools:
         if dets is None:
             if len(self._dets) >= POOL_LIMIT:
                 self._dets.clear()
-            dets = self._dets[key] = spec.det_base[self.vocab.accepted_by(row, "arg_1", spec.det_base)]
+            dets = self._dets[key] = self._kept(spec.det_base[self.vocab.accepted_by(row, "arg_1", spec.det_base)])
         return dets

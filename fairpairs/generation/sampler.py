@@ -10,9 +10,10 @@ from __future__ import annotations
 import numpy as np
 
 from fairpairs.generation.grammar import Paradigm
+from fairpairs.errors import GrammarError
 from fairpairs.generation.pairs import Filler, Pair, Remembered, uid_seed, words  # noqa: F401 (re-exported)
 from fairpairs.generation.prefixes import method_fields, same_words  # noqa: F401 (same_words re-exported)
-from fairpairs.generation.pools import POOL_LIMIT, Pools
+from fairpairs.generation.pools import POOL_LIMIT, Pools, source_gaps
 from fairpairs.generation.seeding import WORD, seed_words, stream
 from fairpairs.generation.slots import PlainTemplate, SlotSpec
 from fairpairs.records import PAIR_FIELDS, PairRecord, drop_absent
@@ -66,6 +67,13 @@ class Sampler:
         self._shown_critical: dict[tuple, list[str]] = {}
         self._sentences: dict[tuple, str] = {}
         self.pools = Pools(paradigm, vocab)     # candidate pools, compiled once per context
+        # a draw's first pair comes from the source lexicon alone; length control draws from every row
+        source = vocab.source_rows()
+        self.first_pools = self.pools if source.all() else Pools(paradigm, vocab, keep=source)
+        gaps = source_gaps(paradigm, source)
+        if gaps:
+            raise GrammarError(f"{paradigm.path}: {', '.join(gaps)}: no candidate word of the source lexicon (only "
+                               f"words of the extension, which original sets do not draw; docs/vocabulary.md)")
 
     def rng(self, k: int) -> np.random.Generator:
         """Draw k's stream: np.random.default_rng([seed, uid seed, k]), seeded in blocks of draws."""
@@ -100,25 +108,27 @@ class Sampler:
         """The determiner row the bad filler keeps (-1: none), or None if the slot has no determiner."""
         return self.pools.kept_det(name, g)
 
-    def _det_for(self, spec: SlotSpec, row: int, rng: np.random.Generator) -> int | None:
+    def _det_for(self, spec: SlotSpec, row: int, rng: np.random.Generator, pools: Pools | None = None) -> int | None:
         if spec.article_of is not None:   # the language's article: fixed by the noun (-1: none)
             return int(spec.article_of[row])
-        dets = self.pools.dets(spec, row)
+        dets = (pools or self.pools).dets(spec, row)
         if not len(dets):
             return None
         return int(dets[rng.integers(len(dets))])
 
-    def _fill(self, spec: SlotSpec, ctx: dict[str, Filler], rng: np.random.Generator) -> Filler | None:
-        """A good filler for a slot: a literal, or a row (with its determiner) passing every constraint."""
+    def _fill(self, spec: SlotSpec, ctx: dict[str, Filler], rng: np.random.Generator,
+              pools: Pools | None = None) -> Filler | None:
+        """A good filler for a slot: a literal, or a row (with its determiner) passing every constraint
+        (among the rows of `pools`, default every row)."""
         if spec.text:
             return Filler(None, -1, literal=spec.text[int(rng.integers(len(spec.text)))])
-        idx = self.pool(spec, ctx)
+        idx = (pools or self.pools).pool(spec, ctx)
         if not len(idx):
             self.dead_ends[spec.key] = self.dead_ends.get(spec.key, 0) + 1
             return None
         row = int(idx[rng.integers(len(idx))])
         if spec.det_base is not None:
-            d = self._det_for(spec, row, rng)
+            d = self._det_for(spec, row, rng, pools)
             if d is None:
                 self.dead_ends[spec.key + ".det"] = self.dead_ends.get(spec.key + ".det", 0) + 1
                 return None
@@ -126,11 +136,12 @@ class Sampler:
         return Filler(self.vocab, row)
 
     # ------------------------------------------------------------------ drawing
-    def draw_good(self, rng: np.random.Generator) -> dict[str, Filler] | None:
+    def draw_good(self, rng: np.random.Generator, pools: Pools | None = None) -> dict[str, Filler] | None:
+        """Good fillers for every slot (from the rows of `pools`: default every row); None at a dead end."""
         ctx: dict[str, Filler] = {}
         for name in self.p.order:
             spec = self.p.slots[name]
-            f = self._fill(spec, ctx, rng)
+            f = self._fill(spec, ctx, rng, pools)
             if f is None:
                 return None
             ctx[name] = f
@@ -143,11 +154,14 @@ class Sampler:
         det = self.kept_det(name, g)
         return Filler(self.vocab, int(choice), det) if det is not None else Filler(self.vocab, int(choice))
 
-    def draw_bad(self, good: dict[str, Filler], rng: np.random.Generator) -> dict[str, Filler] | None:
-        """New fillers for the critical slots (all other slots keep their good fillers)."""
+    def draw_bad(self, good: dict[str, Filler], rng: np.random.Generator,
+                 pools: Pools | None = None) -> dict[str, Filler] | None:
+        """New fillers for the critical slots (all other slots keep their good fillers), from the
+        rows of `pools` (default: `bad_candidates`, every row)."""
         bad: dict[str, Filler] = {}
         for name in self.p.critical:
-            cands = self.bad_candidates(name, good, bad)
+            cands = self.bad_candidates(name, good, bad) if pools in (None, self.pools) else \
+                pools.bad_candidates(name, good, bad)
             if not len(cands):
                 self.dead_ends[f"critical.{name}"] = self.dead_ends.get(f"critical.{name}", 0) + 1
                 return None
@@ -188,15 +202,15 @@ class Sampler:
             if isinstance(q, Remembered):
                 return q.pair()
             return q.copy() if will_change else q
-        p = self.draw_from(k, self.rng(k))
+        p = self.draw_from(k, self.rng(k), self.first_pools)     # (the source lexicon only)
         if len(self._memo) < MEMO_LIMIT:
             self._memo[k] = Remembered(p) if p is not None and will_change else p
         return p
 
-    def _with_bad(self, k: int, good: dict, rng: np.random.Generator) -> Pair | None:
+    def _with_bad(self, k: int, good: dict, rng: np.random.Generator, pools: Pools | None = None) -> Pair | None:
         """Draw k's pair around its good fillers: a bad sentence drawn for them, or None when none
         can be or it reads like the good one."""
-        bad = self.draw_bad(good, rng)
+        bad = self.draw_bad(good, rng, pools)
         if bad is None:
             return None
         sg, sb = self.render(good, bad)
@@ -204,12 +218,14 @@ class Sampler:
             return None
         return Pair(k=k, good=good, bad=bad, sentence_good=sg, sentence_bad=sb, rng=rng)
 
-    def draw_from(self, k: int, rng: np.random.Generator) -> Pair | None:
-        """A pair drawn from `rng` (a fresh stream for draw k, or one already used: a redraw)."""
-        good = self.draw_good(rng)
+    def draw_from(self, k: int, rng: np.random.Generator, pools: Pools | None = None) -> Pair | None:
+        """A pair drawn from `rng` (a fresh stream for draw k, or one already used: a redraw), from
+        the rows of `pools`: `draw` passes `first_pools` (the source lexicon), length control's
+        replacements none (every row, the extension's included)."""
+        good = self.draw_good(rng, pools)
         if good is None:
             return None
-        return self._with_bad(k, good, rng)
+        return self._with_bad(k, good, rng, pools)
 
     def good_candidates(self, pair: Pair, name: str) -> np.ndarray:
         """The rows slot `name`'s good filler may take with every other good filler of the pair kept

@@ -23,14 +23,15 @@ from fairpairs.errors import FixTargetError, VocabularyError
 from fairpairs.io.reading import reading
 from fairpairs.io.paths import data_dir
 from fairpairs.generation.restrictions import BUNDLED_ROWS, BUNDLED_SHA256, BUNDLED_TABLE, RESTRICTION_COLUMNS, parse_dnf
-from fairpairs.generation.vocab_files import Table, check_against, check_language_table, check_restrictions, read_table, rows_of, apply_fixes, is_language_table, select_rows
+from fairpairs.generation.vocab_files import Table, check_against, check_language_table, check_restrictions, read_table, rows_of, apply_fixes, is_language_table, select_rows, Lexicons
 
 if TYPE_CHECKING:
     import pandas as pd
 
 
-class Vocabulary:
-    """The (fixed) vocabulary table with vectorised, cached queries.
+class Vocabulary(Lexicons):
+    """The (fixed) vocabulary table with vectorised, cached queries; its two lexicons (the source
+    and the extension: `source_rows`, `extension_words`, `extension_share`) come from `Lexicons`.
 
     `table`: column name -> the column's values (strings), or a pandas DataFrame."""
 
@@ -226,8 +227,7 @@ class Vocabulary:
         return bool(table[np.unique(codes[functors])][:, arguments].any())
 
     def column(self, name: str) -> np.ndarray:
-        """The values of one column as an array (read-only use)."""
-        return self._col_arrays[name]
+        return self._col_arrays[name]     # (the values of one column; read-only use)
 
     def accepts(self, functor: int, arg: str, argument: int) -> bool:
         """Does row `argument` satisfy row `functor`'s restriction `arg`?"""

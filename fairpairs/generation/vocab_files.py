@@ -154,6 +154,48 @@ def check_against(path: Path, table: Table, reference: "Vocabulary") -> None:
                                       f"{table[col][i]!r} is not 0, 1 or empty")
 
 
+# the `source` values that mark a benchmark's own words, its *source lexicon* (docs/vocabulary.md):
+# BLiMP's table has no `source` column (every row is BLiMP's), CLAMS' words say `clams`. Any other
+# value marks a word of the *extension* (`fairpairs`: added by hand; a library's name and version:
+# made by tools/extend_vocab.py), which only length control draws.
+SOURCE_LEXICONS = ("", "clams")
+
+
+def source_mask(table: Table) -> np.ndarray:
+    """True on the rows of the source lexicon (`SOURCE_LEXICONS`), False on the extension's."""
+    if "source" not in table:
+        return np.ones(rows_of(table), dtype=bool)
+    return np.isin(table["source"], SOURCE_LEXICONS)
+
+
+class Lexicons:
+    """A table's two lexicons (docs/vocabulary.md, "Two lexicons"), for `Vocabulary`: the source
+    lexicon (the benchmark's own words, which original sets draw) and the extension (the words
+    added for length control, which only it draws)."""
+
+    _col_arrays: Table
+
+    def source_rows(self) -> np.ndarray:
+        """True on the source lexicon's rows, False on the extension's (`SOURCE_LEXICONS`)."""
+        return source_mask(self._col_arrays)
+
+    def extension_words(self) -> frozenset[str]:
+        """The expressions only extension rows have: a pair showing one of them uses the extension
+        (what the balance report's `extension_share` counts)."""
+        src = self.source_rows()
+        expr = self._col_arrays["expression"]
+        return frozenset(expr[~src].tolist()) - frozenset(expr[src].tolist())
+
+    def extension_share(self, rows=None) -> float:
+        """The share of `rows` (row indices or a mask; default every row) that are extension rows
+        (0.0 for none)."""
+        ext = ~self.source_rows()
+        if rows is not None:
+            rows = np.asarray(rows)
+            ext = ext[rows if rows.dtype == bool else rows.astype(np.int64)]
+        return float(ext.mean()) if len(ext) else 0.0
+
+
 # a language table (vocab/fr.csv, vocab/de.csv; docs/vocabulary.md): these columns, these values
 LANGUAGE_COLUMNS = ("expression", "lemma", "category", "person", "number", "gender", "case")
 LANGUAGE_VALUES = {"person": {"", "1", "2", "3"}, "number": {"", "sg", "pl", "du", "pc"},

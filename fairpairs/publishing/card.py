@@ -165,6 +165,7 @@ def render_card(repo_id: str, manifest: RunManifest, configs: list[Config], skip
     low_diversity = [(uid, r) for uid, b in balance.items()
                      if (r := b.get("distinct_ratio")) is not None and r < LOW_DIVERSITY]
     flagged = [(uid, b["flags"] + (b.get("causes") or [])) for uid, b in balance.items() if b.get("flags")]
+    extension = [(uid, b["extension_share"]) for uid, b in balance.items() if b.get("extension_share")]
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("fairpairs", "templates"), undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True, autoescape=False)
@@ -172,7 +173,7 @@ def render_card(repo_id: str, manifest: RunManifest, configs: list[Config], skip
         repo_id=repo_id, manifest=manifest, language=language.name, configs=configs, table=table, sets=sets,
         skipped=skipped, prefix=prefix, n_pairs=n_pairs, version=__version__,
         example=configs[0], data_file=DATA_FILE, low_diversity=low_diversity, low_ratio=LOW_DIVERSITY,
-        flagged=flagged, fields=card_fields(), check=check,
+        flagged=flagged, extension=extension, fields=card_fields(), check=check,
         verdict=verdict_text(manifest.verdict), pair=next((c for c in configs if c.rows), None), fmt=lambda x: "" if x is None else f"{x:+.2f}",
         known=_known, cell=_cell)
     return f"---\n{_dump_yaml(front)}---\n\n{body}"
