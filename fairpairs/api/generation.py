@@ -205,6 +205,10 @@ def generate_run(out: str | os.PathLike, paradigms: str | Iterable[str] = RunCon
     for m in cfg.models:     # an unknown tokenizer fails before any work (loaded once: the run's meters reuse it)
         load_backend(m)
     cfg, voc, chosen = _selection(cfg, vocabulary(vocab), on_lexicon)   # (vocab None: the language's table)
+    if chosen:      # (before any work: which contexts can be equalised; a run that can keep none is refused)
+        from fairpairs.control.preflight import preflight
+
+        preflight(chosen, voc, list(cfg.models), cfg.seed)
     from fairpairs.io.progress import bar as progress_bar, says
 
     bar = factory = None

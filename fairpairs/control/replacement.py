@@ -100,7 +100,7 @@ class Replacement:
             g = first.good[name]
             if g.row < 0 or name not in shown:
                 continue
-            cands = s.good_candidates(frame, name)
+            cands = self.allowed(s.good_candidates(frame, name))
             cands = cands[cands != g.row]
             cols = self._strata_cols.get(name, [])
             for c in cols:
