@@ -39,3 +39,32 @@ def test_without_a_frequency_to_match_the_order_is_uniform():
     n = 3000
     firsts = np.array([kernel_order(np.random.default_rng(s), ROWS, Z, float("nan"))[0] for s in range(n)])
     assert all(abs((firsts == r).mean() - 1 / 6) < 0.03 for r in ROWS)
+
+
+def test_a_refill_tries_first_the_words_whose_two_forms_have_equal_token_counts():
+    """determiner_noun_agreement_1 flips its object's number: a same-frame replacement can only be kept
+    when the new noun's singular and plural have equal token counts in place (" this X." under gpt2,
+    counted here with the `tokenizers` library). Those rows come first, the others after (before, the
+    order was by frequency alone, and a failed word skipped every word of its good form's length)."""
+    import fairpairs as fp
+    from fairpairs.control.search import Searcher
+    from fairpairs.generation.sampler import Pair, Sampler
+    from fairpairs.tokenization.lengths import LengthMeter
+    from references import reference_tokenizer
+
+    p = fp.load_paradigm("determiner_noun_agreement_1")
+    s = Sampler(p, p.vocab, 0)
+    searcher = Searcher(s, [LengthMeter("gpt2")])
+    first = s.draw(0)
+    frame = Pair(k=0, good=first.good, bad={}, rng=np.random.default_rng(0))
+    cands = s.good_candidates(frame, "obj")
+    order, _ = searcher.refill_order(frame, "obj", cands, np.random.default_rng(0))
+    gpt2 = reference_tokenizer("gpt2")
+    dem = first.good["dem"].word
+    count = lambda w: len(gpt2.encode(f" {dem} {w}.", add_special_tokens=False).ids)
+    expr = p.vocab.expressions
+    equal = [count(str(expr[r])) == count(str(expr[p.vocab.other_number(int(r))]))
+             if p.vocab.other_number(int(r)) is not None else False for r in order]
+    n = sum(equal)
+    assert 0 < n < len(order) and all(equal[:n]) and not any(equal[n:])
+    assert sorted(order.tolist()) == sorted(cands.tolist())

@@ -112,14 +112,7 @@ class Replacement:
             cands = cands[self._n_words[cands] == self._n_words[g.row]]
             if not len(cands):
                 continue
-            order = kernel_order(pair.rng, cands, self.freqs.rows(cands), self.freqs.of(g))
-            # words of the same token lengths in this place behave alike: once one of them failed,
-            # the others are skipped (a saving, not a rule: the first success is taken either way)
-            ctx = self._good_context(frame, name)
-            if ctx is not None and len(self.meters):
-                classes = _classes(self.row_lengths(*ctx, order))
-            else:
-                classes = list(range(len(order)))
+            order, classes = self.refill_order(frame, name, cands, pair.rng)
             failed: set[int] = set()
             tried = 0
             for row, cls in zip(order.tolist(), classes):
@@ -138,6 +131,48 @@ class Replacement:
                 failed.add(cls)
         self._aim[pair.k] = first.bad
         return None, {}
+
+    def refill_order(self, frame: Pair, name: str, cands: np.ndarray, rng) -> tuple[np.ndarray, list[int]]:
+        """The order in which `_refill` tries slot `name`'s candidate rows, and a class per row (rows of
+        a class behave alike: once one failed, the others are skipped). The order is the kernel's
+        (`kernel_order`); where the slot's bad word is a form of its good one (the other number, a
+        participle), the rows whose good and bad forms have equal token lengths in this place under
+        every tokenizer come first (in the kernel's order), so that the words that can equalise are
+        found however rare they are, and a class is the lengths of both forms."""
+        order = kernel_order(rng, cands, self.freqs.rows(cands), self.freqs.of(frame.good[name]))
+        ctx = self._good_context(frame, name)
+        if ctx is None or not len(self.meters):
+            return order, list(range(len(order)))
+        good = self.row_lengths(*ctx, order)
+        spec = self.sampler.p.critical.get(name)
+        if spec is None or spec.form is None or spec.text:
+            return order, _classes(good)
+        forms = [self._form_row(name, int(r)) for r in order]
+        bad = np.full_like(good, -1)
+        have = np.array([f >= 0 for f in forms])
+        if have.any():
+            bad[:, have] = self.row_lengths(*ctx, np.array([f for f in forms if f >= 0]))
+        first = np.flatnonzero(np.all(good == bad, axis=0))
+        rest = np.flatnonzero(~np.all(good == bad, axis=0))
+        ranked = np.concatenate([first, rest])
+        return order[ranked], _classes(np.vstack([good, bad])[:, ranked])
+
+    def _form_row(self, name: str, row: int) -> int:
+        """The first row of `row`'s bad form for critical slot `name` (the other number, or the form
+        its spec names), -1 when it has none (remembered per slot and row)."""
+        key = (name, row)
+        got = self._forms.get(key)
+        if got is None:
+            spec, vocab = self.sampler.p.critical[name], self.sampler.vocab
+            if spec.form == "other_number":
+                sib = vocab.other_number(row)
+                got = -1 if sib is None else int(sib)
+            else:
+                rows = vocab.form_of(row, spec.form)
+                rows = rows[vocab.expressions[rows] != vocab.expressions[row]] if len(rows) else rows
+                got = int(rows[0]) if len(rows) else -1
+            self._forms[key] = got
+        return got
 
     def _rank(self, key: tuple, z0: float, q: Pair) -> tuple[int, float]:
         """(tier, frequency distance) of a candidate replacement: tier 0 = same stratum, 1 = same

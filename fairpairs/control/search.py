@@ -78,6 +78,7 @@ class Searcher(Replacement):
         self.slots = [n for n in order if not self.dependents[n]] + [n for n in order if self.dependents[n]]
         self.others = len(crit) > 1 and sampler.redrawable
         self._row_len: dict[tuple, np.ndarray] = {}
+        self._forms: dict[tuple[str, int], int] = {}     # (slot, row) -> its bad form's row (`_form_row`)
         # balance: the first-drawn context of each draw, and the bad words' frequencies picks aim at
         self._first: dict[int, Pair] = {}          # draw -> its first-drawn context (good fillers, sentence)
         self._aim: dict[int, dict[str, Filler]] = {}   # draw -> the bad fillers whose frequency picks aim at
