@@ -138,3 +138,20 @@ def test_the_prediction_is_printed_before_the_run(tmp_path, fairpairs_cli):
     low = re.search(r"  animate_subject_trans: (\d+) of (\d+) contexts can be kept", err)
     assert head and low and head.group(1) == "1" and 0 < int(low.group(1)) < int(low.group(2)), err
     assert err.index("preflight (") < err.index("generating 2 paradigms")
+
+
+def test_a_run_that_keeps_few_contexts_is_warned_and_told_the_tokenizers_that_suit(capsys):
+    """French under gpt2 + bert-base-cased (a 14-minute `fr/all` run ended NOT comparable, issue 47):
+    the run still starts, but the prediction says which cells keep few contexts and what suits French."""
+    from fairpairs.control.preflight import LOW_SHARE, preflight
+    from fairpairs.generation.selection import select_paradigms
+    from fairpairs.io.progress import saying
+
+    suits = {r["code"]: r["tokenizers"] for r in fp.languages()}["fr"]
+    vocab, ps = select_paradigms("fr/fr_simple_agrmt_n1pl", None, None)
+    with saying():
+        cells = preflight(ps, vocab, MODELS, 0)
+    err = capsys.readouterr().err
+    assert 0 < cells[0].share < LOW_SHARE
+    assert f"1 under {LOW_SHARE:.0%}" in err and f"suit the language: {', '.join(suits)} (French" in err
+    assert "fr_simple_agrmt_n1pl: " in err and "may end short" in err

@@ -37,6 +37,7 @@ PREFLIGHT_DRAWS = 64       # first draws of a paradigm whose contexts are tested
 PREFLIGHT_MORE = 64        # further draws when none of the first can be kept (a 0 is then a firm 0)
 MAX_SUMS = 20_000          # length-change vectors kept while summing slots (a bound on the work)
 SHOWN_BELOW = 0.95         # the per-paradigm lines printed: shares below this
+LOW_SHARE = 0.25           # a share below this is marked: the set may end short of its pairs or out of balance
 
 
 @dataclass(frozen=True)
@@ -129,18 +130,27 @@ def forecast(paradigms: list[Paradigm], vocab: Vocabulary, meters: list[LengthMe
     return [forecast_paradigm(p, vocab, meters, seed, control_rows=control_rows) for p in paradigms]
 
 
-def forecast_lines(cells: list[CellForecast], models: list[str]) -> list[str]:
+def forecast_lines(cells: list[CellForecast], models: list[str], suits: str = "") -> list[str]:
     """The prediction as printed before a run: a summary line, then one line per paradigm whose
-    share of keepable contexts is below SHOWN_BELOW (the others keep nearly every context)."""
+    share of keepable contexts is below SHOWN_BELOW (the others keep nearly every context). A share
+    below LOW_SHARE is marked: replacements are themselves contexts that must be equalised, so such
+    a set may end short of its pairs or out of balance; the summary then names `suits` (the
+    tokenizers that suit the language, when the run's are not among them)."""
     low = [c for c in cells if c.share is not None and c.share < SHOWN_BELOW]
     none = [c for c in low if c.keepable == 0]
+    few = [c for c in low if 0 < c.share < LOW_SHARE]
     head = (f"preflight ({', '.join(models)}): {len(cells) - len(low)} of {len(cells)} paradigm(s) can keep at least "
             f"{SHOWN_BELOW:.0%} of their first contexts with equal token counts")
+    if few:
+        head += f"; {len(few)} under {LOW_SHARE:.0%} (they may end short of their pairs or out of balance)"
     if none:
         head += f"; {len(none)} can keep none (their debiased sets will be empty)"
+    if (few or none) and suits:
+        head += f"; the tokenizers that suit the language: {suits}"
     lines = [head]
     for c in low:
         what = ("no context can be equalised: empty debiased set" if c.keepable == 0 else
+                "few: may end short or out of balance" if c.share < LOW_SHARE else
                 "the others are replaced by matched contexts")
         lines.append(f"  {c.uid}: {c.keepable} of {c.contexts} contexts can be kept ({c.share:.0%}; {what})")
     return lines
@@ -159,17 +169,20 @@ def preflight(paradigms: list[Paradigm], vocab: Vocabulary, models: list[str], s
     from fairpairs.errors import NotComparableError, Param
     from fairpairs.generation.languages import get_language
     from fairpairs.io.progress import announce
+    from fairpairs.tokenization.sources import expand
 
     meters = [LengthMeter(m) for m in models]
     cells = forecast(paradigms, vocab, meters, seed)
+    lang = get_language(paradigms[0].language)
     if keeps_nothing(cells):
-        lang = get_language(paradigms[0].language)
         tested = sorted({c.contexts for c in cells})
         raise NotComparableError(Param("models"), f" {','.join(models)}", value=models, reason=(
             f"length control can keep no pair under these tokenizers: in none of the {len(cells)} paradigm(s) "
             f"({', '.join(c.uid for c in cells)}) can any of the first {'/'.join(map(str, tested))} contexts drawn "
             f"be given good and bad sentences of equal token counts under all of them; the tokenizers that suit "
             f"{lang.name} ({lang.code}; `fairpairs languages`): {', '.join(lang.tokenizers)}; nothing was generated"))
-    for line in forecast_lines(cells, models):
+    suits = "" if set(models) <= set(expand(list(lang.tokenizers))) else \
+        f"{', '.join(lang.tokenizers)} ({lang.name}; `fairpairs languages`)"
+    for line in forecast_lines(cells, models, suits):
         announce(line)
     return cells
