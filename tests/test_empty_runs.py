@@ -56,10 +56,11 @@ def test_a_run_that_kept_no_pair_is_an_error_and_writes_nothing(grammars, tmp_pa
                       "--pairs", "2", "--quiet", "--out", out)
     lines = r.stderr.strip().splitlines()
     assert r.returncode == 1 and len(lines) == 1, r.stderr
-    assert lines[0].startswith("fairpairs: error: --models gpt2: length control kept no pair under these "
-                               "tokenizers: the debiased set is empty in all 1 paradigm(s)"), lines[0]
+    # (refused by the preflight, issue 47, before anything is generated)
+    assert lines[0].startswith("fairpairs: error: --models gpt2: length control can keep no pair under these "
+                               "tokenizers: in none of the 1 paradigm(s) (never_equal)"), lines[0]
     assert lines[0].endswith(f"the tokenizers that suit English (en; `fairpairs languages`): {ENGLISH_SUITS}; "
-                             "nothing was written"), lines[0]
+                             "nothing was generated"), lines[0]
     assert not out.exists() and not list(tmp_path.glob(".run.*"))
 
 
@@ -67,7 +68,7 @@ def test_an_earlier_run_in_the_way_is_left_as_it_was(grammars, tmp_path, fairpai
     out = tmp_path / "run"
     fp.generate_run(out, "determiner_noun_agreement_1", ["gpt2"], pairs=3)
     before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
-    with pytest.raises(NotComparableError, match=r"^models gpt2: length control kept no pair"):
+    with pytest.raises(NotComparableError, match=r"^models gpt2: length control can keep no pair"):
         fp.generate_run(out, "never_equal", ["gpt2"], pairs=2, grammars=grammars)
     assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
 
@@ -105,11 +106,11 @@ def test_one_step_evaluate_says_control_kept_nothing_for_the_models_tokenizer(ti
                       "--out", out)
     lines = r.stderr.strip().splitlines()
     assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
-    assert lines[-1].startswith(f"fairpairs: error: --models {tiny_models['gpt2']}: length control kept no pair"), lines
+    assert lines[-1].startswith(f"fairpairs: error: --models {tiny_models['gpt2']}: length control can keep no pair"), lines
     assert "suit Hebrew" in lines[-1] and "Qwen/Qwen2.5-7B" in lines[-1] and not out.exists()
     # from Python, without run_dir: the temporary folder made for the run goes too
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
     (tmp_path / "tmp").mkdir()
-    with pytest.raises(NotComparableError, match="kept no pair"):
+    with pytest.raises(NotComparableError, match="can keep no pair"):
         fp.evaluate(models=[tiny_models["gpt2"]], paradigms="he_simple_agrmt_n1sg", pairs=1)
     assert list((tmp_path / "tmp").iterdir()) == []

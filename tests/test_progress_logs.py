@@ -66,7 +66,8 @@ def test_a_log_gets_the_line_saying_what_is_done_and_no_bar(tmp_path):
     assert proc.returncode == 0, log.read_text()
     text = log.read_bytes().decode("utf-8")
     assert "\r" not in text and "%|" not in text, text[:500]
-    assert text.splitlines()[0] == SAID, text
+    lines = text.splitlines()      # (the preflight's prediction first, issue 47; then the run)
+    assert lines[0].startswith("preflight (gpt2): ") and SAID in lines, text
 
 
 def test_a_terminal_gets_the_bar_and_the_variable_turns_both_off(tmp_path):

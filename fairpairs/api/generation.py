@@ -205,6 +205,7 @@ def generate_run(out: str | os.PathLike, paradigms: str | Iterable[str] = RunCon
     for m in cfg.models:     # an unknown tokenizer fails before any work (loaded once: the run's meters reuse it)
         load_backend(m)
     cfg, voc, chosen = _selection(cfg, vocabulary(vocab), on_lexicon)   # (vocab None: the language's table)
+    _preflight(chosen, voc, cfg)    # (before any work: a run that can keep no pair is refused)
     from fairpairs.io.progress import bar as progress_bar, says
 
     bar = factory = None
@@ -228,6 +229,15 @@ def generate_run(out: str | os.PathLike, paradigms: str | Iterable[str] = RunCon
     finally:
         if bar is not None:
             bar.close()
+
+
+def _preflight(chosen: list["Paradigm"], voc: "Vocabulary", cfg: RunConfig) -> None:
+    """The run's preflight (fairpairs.control.preflight): each paradigm's share of contexts that can
+    be equalised under the run's tokenizers, printed; a run in which none can is refused."""
+    from fairpairs.control.preflight import preflight
+
+    if chosen and cfg.models:
+        preflight(chosen, voc, list(cfg.models), cfg.seed)
 
 
 def _selection(cfg: RunConfig, vocab, on_lexicon):

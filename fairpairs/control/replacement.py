@@ -1,7 +1,8 @@
 """The search's balance-keeping replacement of a context (docs/length_control.md): when no pick
 equalises a pair, its context is replaced by one that stands in for the first-drawn one - the same
-frame with one word of the same stratum nearest in frequency (`refill`), else the best of a few
-fresh draws of the pair's own stream, ranked by stratum and frequency.
+frame with one word of the same stratum near in frequency (`refill`, drawn with a kernel on the Zipf
+difference: `kernel_order`), else the best of a few fresh draws of the pair's own stream, ranked by
+stratum and frequency.
 
 `Replacement` is the second half of `fairpairs.control.search.Searcher` (its base class): it works
 on the searcher's state - `sampler`, `meters`, `freqs`, `options`, the first-drawn contexts and the
@@ -17,6 +18,7 @@ from fairpairs.generation.sampler import Pair, words
 REPLACEMENT_DRAWS = 16           # fresh draws considered for one replacement (when a refill finds none)
 REFILL_TRIES = 64                # same-stratum words (of distinct lengths) tried in the first-drawn context
 ZIPF_CLOSE = 0.1                 # a same-stratum replacement this close in Zipf frequency is taken at once
+ZIPF_KERNEL = 0.15               # bandwidth (Zipf units) of the kernel a same-frame replacement is drawn with
 
 
 class Replacement:
@@ -50,8 +52,8 @@ class Replacement:
     def replace(self, pair: Pair) -> bool:
         """Replace the pair's context by a fresh draw from its own random stream (same draw index),
         chosen to stand in for the first-drawn context. First `_refill`: the same frame with one
-        word of the same stratum, nearest in frequency. Failing that, among up to REPLACEMENT_DRAWS
-        fresh draws, the first that is in the same stratum, within ZIPF_CLOSE of its critical-word
+        word of the same stratum, near in frequency (`kernel_order`). Failing that, among up to
+        REPLACEMENT_DRAWS fresh draws, the first that is in the same stratum, within ZIPF_CLOSE of its critical-word
         frequency and can be equalised; else the best equalisable one by (stratum match, frequency
         distance); else the best by the same order. The chosen draw's bad filler is already picked
         when it could be equalised; every pick is verified on whole sentences afterwards."""
@@ -90,9 +92,10 @@ class Replacement:
 
     def _refill(self, pair: Pair, first: Pair) -> tuple[Pair | None, dict]:
         """A replacement that keeps the first-drawn context's frame: one critical slot's good word
-        changed to a word of the same stratum (number, proper noun, mass, animacy; as many words),
-        the nearest in Zipf frequency first, whose pair can be equalised; None if none of the
-        REFILL_TRIES nearest can. Returns the pair and its first-drawn bad fillers."""
+        changed to a word of the same stratum (number, proper noun, mass, animacy; as many words)
+        whose pair can be equalised, drawn with a kernel on the Zipf difference to the word replaced
+        (`kernel_order`); None if none of the REFILL_TRIES first tried can. Returns the pair and its
+        first-drawn bad fillers."""
         s = self.sampler
         frame = Pair(k=pair.k, good=first.good, bad={}, rng=pair.rng)
         shown = s.shown_slots(first.good)
@@ -100,7 +103,7 @@ class Replacement:
             g = first.good[name]
             if g.row < 0 or name not in shown:
                 continue
-            cands = s.good_candidates(frame, name)
+            cands = self.allowed(s.good_candidates(frame, name))
             cands = cands[cands != g.row]
             cols = self._strata_cols.get(name, [])
             for c in cols:
@@ -109,18 +112,7 @@ class Replacement:
             cands = cands[self._n_words[cands] == self._n_words[g.row]]
             if not len(cands):
                 continue
-            order = pair.rng.permutation(cands)
-            z = self.freqs.rows(order)
-            z0 = self.freqs.of(g)
-            if not np.isnan(z0):
-                order = order[np.argsort(np.where(np.isnan(z), np.inf, np.abs(z - z0)), kind="stable")]
-            # words of the same token lengths in this place behave alike: once one of them failed,
-            # the others are skipped (a saving, not a rule: the first success is taken either way)
-            ctx = self._good_context(frame, name)
-            if ctx is not None and len(self.meters):
-                classes = _classes(self.row_lengths(*ctx, order))
-            else:
-                classes = list(range(len(order)))
+            order, classes = self.refill_order(frame, name, cands, pair.rng)
             failed: set[int] = set()
             tried = 0
             for row, cls in zip(order.tolist(), classes):
@@ -140,6 +132,48 @@ class Replacement:
         self._aim[pair.k] = first.bad
         return None, {}
 
+    def refill_order(self, frame: Pair, name: str, cands: np.ndarray, rng) -> tuple[np.ndarray, list[int]]:
+        """The order in which `_refill` tries slot `name`'s candidate rows, and a class per row (rows of
+        a class behave alike: once one failed, the others are skipped). The order is the kernel's
+        (`kernel_order`); where the slot's bad word is a form of its good one (the other number, a
+        participle), the rows whose good and bad forms have equal token lengths in this place under
+        every tokenizer come first (in the kernel's order), so that the words that can equalise are
+        found however rare they are, and a class is the lengths of both forms."""
+        order = kernel_order(rng, cands, self.freqs.rows(cands), self.freqs.of(frame.good[name]))
+        ctx = self._good_context(frame, name)
+        if ctx is None or not len(self.meters):
+            return order, list(range(len(order)))
+        good = self.row_lengths(*ctx, order)
+        spec = self.sampler.p.critical.get(name)
+        if spec is None or spec.form is None or spec.text:
+            return order, _classes(good)
+        forms = [self._form_row(name, int(r)) for r in order]
+        bad = np.full_like(good, -1)
+        have = np.array([f >= 0 for f in forms])
+        if have.any():
+            bad[:, have] = self.row_lengths(*ctx, np.array([f for f in forms if f >= 0]))
+        first = np.flatnonzero(np.all(good == bad, axis=0))
+        rest = np.flatnonzero(~np.all(good == bad, axis=0))
+        ranked = np.concatenate([first, rest])
+        return order[ranked], _classes(np.vstack([good, bad])[:, ranked])
+
+    def _form_row(self, name: str, row: int) -> int:
+        """The first row of `row`'s bad form for critical slot `name` (the other number, or the form
+        its spec names), -1 when it has none (remembered per slot and row)."""
+        key = (name, row)
+        got = self._forms.get(key)
+        if got is None:
+            spec, vocab = self.sampler.p.critical[name], self.sampler.vocab
+            if spec.form == "other_number":
+                sib = vocab.other_number(row)
+                got = -1 if sib is None else int(sib)
+            else:
+                rows = vocab.form_of(row, spec.form)
+                rows = rows[vocab.expressions[rows] != vocab.expressions[row]] if len(rows) else rows
+                got = int(rows[0]) if len(rows) else -1
+            self._forms[key] = got
+        return got
+
     def _rank(self, key: tuple, z0: float, q: Pair) -> tuple[int, float]:
         """(tier, frequency distance) of a candidate replacement: tier 0 = same stratum, 1 = same
         variant and word count, 2 = same variant, 3 = other; lower is better."""
@@ -148,6 +182,22 @@ class Replacement:
         z = self.context_zipf(q)
         dist = 0.0 if np.isnan(z0) or np.isnan(z) else abs(z - z0)
         return tier, dist
+
+
+def kernel_order(rng: np.random.Generator, rows: np.ndarray, z: np.ndarray, z0: float) -> np.ndarray:
+    """`rows` in the order a replacement tries them: a weighted random order (an exponential race:
+    each row's key is an Exp(1) draw divided by its weight) with Gaussian weights on the Zipf
+    difference to the word replaced, exp(-(dz / ZIPF_KERNEL)^2 / 2). The first row that equalises is
+    taken, so the replacement is drawn among the equalising words with that kernel: near the replaced
+    word's frequency (the set's frequency profile stays the original's), but not always the nearest
+    one (which would map every context of a word onto the same replacement and lose diversity).
+    Rows without a frequency, or any row when `z0` has none, come last / in random order."""
+    race = rng.exponential(size=len(rows))
+    if np.isnan(z0):
+        return rows[np.argsort(race, kind="stable")]
+    dz = np.where(np.isnan(z), np.inf, np.abs(z - z0))
+    logw = -0.5 * (dz / ZIPF_KERNEL) ** 2          # (log weights: no underflow to 0 for far words)
+    return rows[np.lexsort((race, np.log(race) - logw))]      # (ties, e.g. rows without a frequency: by the race)
 
 
 def _classes(lengths: np.ndarray) -> list[int]:

@@ -60,8 +60,11 @@ class Searcher(Replacement):
     """Picks, for one pair, a bad filler of one critical slot that equalises all token lengths."""
 
     def __init__(self, sampler: Sampler, meters: list[LengthMeter], match_frequency: float | None = None,
-                 freqs: Frequencies | None = None, options: SearchOptions | None = None):
+                 freqs: Frequencies | None = None, options: SearchOptions | None = None,
+                 control_rows: np.ndarray | None = None):
         self.sampler = sampler
+        # the vocabulary rows control may draw (bad words, replacement words): `control_rows(vocab)`
+        self._control = control_rows if control_rows is not None else control_lexicon(sampler.vocab)
         self.options = options or SearchOptions()
         self.meters = meters
         self.tol = match_frequency
@@ -75,6 +78,7 @@ class Searcher(Replacement):
         self.slots = [n for n in order if not self.dependents[n]] + [n for n in order if self.dependents[n]]
         self.others = len(crit) > 1 and sampler.redrawable
         self._row_len: dict[tuple, np.ndarray] = {}
+        self._forms: dict[tuple[str, int], int] = {}     # (slot, row) -> its bad form's row (`_form_row`)
         # balance: the first-drawn context of each draw, and the bad words' frequencies picks aim at
         self._first: dict[int, Pair] = {}          # draw -> its first-drawn context (good fillers, sentence)
         self._aim: dict[int, dict[str, Filler]] = {}   # draw -> the bad fillers whose frequency picks aim at
@@ -97,7 +101,7 @@ class Searcher(Replacement):
                                     and len(set(sampler.vocab.column(c)[spec.base].tolist())) > 1]
 
     # --------------------------------------------------------------- lengths in context
-    def _context(self, pair: Pair, name: str):
+    def context(self, pair: Pair, name: str):
         """(prefix, suffix, left, right, cap) around slot `name` in the bad sentence, or None when
         the slot is not rendered exactly once."""
         s = self.sampler
@@ -132,8 +136,13 @@ class Searcher(Replacement):
         r = suffix.find(" ")
         return (prefix[j:] if j >= 0 else prefix), (suffix if r < 0 else suffix[:r]), i == 0
 
-    def _word(self, word: str, cap: bool) -> str:
+    def surface(self, word: str, cap: bool) -> str:
+        """The word as written in its place (capitalised at the start of a sentence)."""
         return cap_first(word) if cap else word
+
+    def allowed(self, rows: np.ndarray) -> np.ndarray:
+        """The rows of `rows` that control may draw (the control lexicon: `control_lexicon`)."""
+        return rows if self._control is None else rows[self._control[rows]]
 
     def row_lengths(self, left: str, right: str, cap: bool, rows: np.ndarray) -> np.ndarray:
         """Lengths of `left + word + right` for vocabulary rows, one row per tokenizer."""
@@ -145,7 +154,7 @@ class Searcher(Replacement):
         if len(self.meters) and (out[0] < 0).any():
             expr = self.sampler.vocab.expressions
             missing = np.unique(rows[out[0] < 0])
-            texts = [f"{left}{self._word(str(expr[r]), cap)}{right}" for r in missing]
+            texts = [f"{left}{self.surface(str(expr[r]), cap)}{right}" for r in missing]
             for t, m in enumerate(self.meters):
                 table[t, missing] = m.lengths(texts)
             out = table[:, rows]
@@ -203,16 +212,18 @@ class Searcher(Replacement):
         aim = self._aim.get(pair.k, {})
         target = np.asarray(good_len, dtype=np.int64)
         for name in (self.slots if slots is None else slots):
-            ctx = self._context(pair, name)
+            ctx = self.context(pair, name)
             if ctx is None:
                 continue
             prefix, suffix, left, right, cap = ctx
             cands = s.bad_candidates(name, pair.good, {n: f for n, f in pair.bad.items() if n != name})
+            if not isinstance(cands, list):
+                cands = self.allowed(cands)
             if not len(cands):
                 continue
             g = pair.good[name]
             if isinstance(cands, list):  # literal alternatives: measure whole sentences (few)
-                sents = [finish_sentence(f"{prefix}{self._word(c, cap)}{suffix}") for c in cands]
+                sents = [finish_sentence(f"{prefix}{self.surface(c, cap)}{suffix}") for c in cands]
                 ok = np.all(self.text_lengths(sents) == target[:, None], axis=0)
                 if self.tol is not None and g.word.strip():
                     fz = np.array([zipf(c, self.freqs.language) if c.strip() else np.nan for c in cands])
@@ -222,7 +233,7 @@ class Searcher(Replacement):
                 if cur.row >= 0:
                     cur_mid = self.row_lengths(left, right, cap, np.array([cur.row]))[:, 0]
                 else:
-                    cur_mid = self.text_lengths([f"{left}{self._word(cur.word, cap)}{right}"])[:, 0]
+                    cur_mid = self.text_lengths([f"{left}{self.surface(cur.word, cap)}{right}"])[:, 0]
                 need = target - (np.asarray(bad_len, dtype=np.int64) - cur_mid)
                 ok = np.all(self.row_lengths(left, right, cap, cands) == need[:, None], axis=0)
                 if self.tol is not None and g.word.strip():
@@ -296,6 +307,15 @@ class Searcher(Replacement):
 
     def _zipf_of(self, f: Filler | None) -> float | None:
         return None if f is None or not f.word.strip() else self.freqs.of(f)
+
+def control_lexicon(vocab) -> np.ndarray | None:
+    """The vocabulary rows length control may draw from - bad words, and the words of replacement
+    contexts - as a boolean mask over `vocab`'s rows, or None for every row. The original set draws
+    from the source lexicon; control may draw from the control lexicon (source + extension, issue 47).
+    Today both are the whole table: None. The one place the control lexicon enters control (the
+    search, its replacements and the preflight read it through `Searcher.allowed`)."""
+    return None
+
 
 def _moved(p) -> list[str]:
     """The slots a reordering moves: named by both plain templates at different places (every slot
