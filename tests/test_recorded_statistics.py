@@ -215,3 +215,21 @@ def test_another_paradigm_file_recomputes_the_slot_features(generated, tmp_path)
     assert held.balanced == {"causative": False, "determiner_noun_agreement_1": True, "anaphor_gender_agreement": True}
     assert fp.balance(generated, grammars=grammars).to_csv(index=False) == \
         fp.balance(_without_record(generated, tmp_path / "fresh"), grammars=grammars).to_csv(index=False)
+
+
+def test_publish_reads_a_recorded_file_as_the_checked_reader_does(generated):
+    """A file whose sha256 is the run's is read without checking each row again: the same PairSet
+    (rows, their order and fields, origin) as the one pair reader's, which checks every row."""
+    from fairpairs.pairsets import read_run_file
+    from fairpairs.publishing.reading import read_checked_run
+
+    from fairpairs.control.statistics import reuse
+    from fairpairs.manifest import read_manifest
+
+    assert reuse(generated, read_manifest(generated)).complete      # (so the files are read unchecked)
+    _, configs, _, _ = read_checked_run(generated, ("debiased", "original"), "fair")
+    assert len(configs) == 6
+    for c in configs:
+        checked = read_run_file(generated / c.set / f"{c.uid}.jsonl")
+        assert c.pairs.name == checked.name and c.pairs.origin == checked.origin
+        assert [list(r.items()) for r in c.pairs.rows] == [list(r.items()) for r in checked.rows]   # (order too)

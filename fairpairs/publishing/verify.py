@@ -121,10 +121,11 @@ def _claimed(entry: ParadigmEntry, keys: list[str]):
 
 
 def check_run(run_dir: Path, manifest: RunManifest, rows: "dict[str, dict[str, PairSet]]",
-              published: list[tuple[str, str]]) -> RunCheck:
+              published: list[tuple[str, str]], held=None) -> RunCheck:
     """Check the run folder `run_dir` against its `manifest` (see the module docstring). `rows`:
     set -> uid -> the `PairSet` of every jsonl file read; `published`: the (set, uid) pairs
-    being published. Raises a DatasetError naming the file and line of the first disagreement."""
+    being published; `held`: `fairpairs.control.statistics.reuse` of the run, when known. Raises
+    a DatasetError naming the file and line of the first disagreement."""
     path = Path(run_dir) / "manifest.json"
     text = path.read_text(encoding="utf-8")
 
@@ -143,7 +144,7 @@ def check_run(run_dir: Path, manifest: RunManifest, rows: "dict[str, dict[str, P
     from fairpairs.control.statistics import reuse
 
     language = wordfreq_code(run_language(manifest))      # the frequencies `generate` used: the run's language
-    held = reuse(run_dir, manifest).check(language, {}, None)   # (files and entries as the run recorded them)
+    held = (held or reuse(run_dir, manifest)).check(language, {}, None)   # (files and entries as the run recorded them)
     _check_listed(run_dir, paradigms, rows, where)
     _check_statistics(rows, published, paradigms, where, result, language, held)
     _check_tokenizers(run_dir, manifest, rows, published, where, result, held)
