@@ -166,7 +166,7 @@ class ParadigmEntry:
     balance: BalanceEntry           # original vs debiased (fairpairs.balance)
     short: dict[str, str] | None = dataclasses.field(default=None, metadata={"omit_if_none": True})
     # ^ set -> why it ended short of the pairs asked for (its budget was spent); no key when none did
-    original_bias: dict[str, LengthSplits] | None = None
+    original_bias: dict[str, LengthSplits] | None = dataclasses.field(default=None, metadata={"omit_if_none": True})
     # ^ tokenizer -> the original set's A=U / A>U / A<U pair counts (None: a manifest written before them)
 
     def to_dict(self) -> dict[str, Any]:

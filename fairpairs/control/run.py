@@ -14,8 +14,8 @@ from fairpairs import __version__
 from fairpairs.control.config import RunConfig
 from fairpairs.control.loop import SetResult, generate_debiased, generate_original
 from fairpairs.control.workers import in_order
-from fairpairs.control.statistics import (grammar_sha256, length_splits, pooled_splits, run_record, sha256_text,
-                                          tokenizer_info, versions, vocabulary_sha256)
+from fairpairs.control.statistics import (MEASURES, grammar_sha256, length_splits, pooled_splits, run_record,
+                                          sha256_text, tokenizer_info, versions, vocabulary_sha256)
 from fairpairs.generation.languages import wordfreq_code
 from fairpairs.errors import NotComparableError, Param, UsageError
 from fairpairs.generation.sampler import Sampler
@@ -160,7 +160,7 @@ class ParadigmJob:
             m.forget_sentences()
         return ParadigmDone(stats={"original": sets.original.stats, "debiased": sets.debiased.stats},
                             entry=entry, pairs=len(rows["original"]) + len(rows["debiased"]), shown=on_pairs is not None,
-                            files=files, measures=measures)
+                            files=files, measures={s: {k: m[k] for k in MEASURES} for s, m in measures.items()})
 
 
 def paradigm_manifest(sets: ParadigmSets, original: list[dict], debiased: list[dict],

@@ -26,6 +26,7 @@ from typing import Any
 from fairpairs.manifest import LengthSplits, ParadigmEntry, PooledSplits, RunManifest, StatisticsRecord, TokenizerInfo
 
 SPLITS = ("A=U", "A>U", "A<U")
+MEASURES = ("zipf_good", "zipf_bad", "dzipf", "words_good", "chars_good")   # the pair measures the ALL row pools
 
 
 # ---------------------------------------------------------------------------- the original set's bias
@@ -137,7 +138,7 @@ def run_record(done: dict, language: str, vocabulary: str) -> StatisticsRecord:
 
     order = sorted(done, key=lambda uid: f"{uid}.jsonl")
     pooled = {s: {k: np.concatenate([done[uid].measures[s][k] for uid in order]) if order else np.array([])
-                  for k in ("zipf_good", "zipf_bad", "dzipf", "words_good", "chars_good")}
+                  for k in MEASURES}
               for s in ("original", "debiased")}
     return statistics_record({uid: d.entry for uid, d in done.items()}, {uid: d.files for uid, d in done.items()},
                              language, vocabulary, differences(pooled["original"], pooled["debiased"]))
