@@ -26,9 +26,8 @@ def to_table(rows: list[dict]):
         kind = arrow_type(col.type, [row[col.name] for row in rows])
         if kind is not None:
             fields.append(pa.field(col.name, kind))
-    schema = pa.schema(fields)
-    return pa.Table.from_pylist([{f.name: row.get(f.name) for f in schema} for row in rows],
-                                schema=schema)
+    schema = pa.schema(fields)    # (built column by column: the same table as row by row, without a dict per row)
+    return pa.Table.from_pydict({f.name: [row.get(f.name) for row in rows] for f in fields}, schema=schema)
 
 
 def arrow_type(tp, values: list):
