@@ -122,6 +122,34 @@ class BalanceEntry(TypedDict):
     causes: list[str]                 # why, where the run could tell (e.g. how few words have equal-length forms)
 
 
+# The seed paper's splits of a pair by token length (A: the acceptable sentence, U: the unacceptable one),
+# counted in a run's original set per tokenizer from the lengths length control measured (no second pass).
+LengthSplits = TypedDict("LengthSplits", {"A=U": int, "A>U": int, "A<U": int})
+SplitShares = TypedDict("SplitShares", {"A=U": float, "A>U": float, "A<U": float})
+
+
+class PooledSplits(TypedDict):
+    """The original set's splits under one tokenizer over every paradigm of a run."""
+
+    pairs: int
+    counts: LengthSplits
+    shares: SplitShares | None      # counts / pairs (rounded to 4 places); None for no pairs
+
+
+class StatisticsRecord(TypedDict):
+    """What `fairpairs balance` and `publish` may read instead of recomputing (fairpairs.control.
+    statistics): the fingerprints of what the statistics were computed from; a statistic whose
+    fingerprint no longer matches (a file edited, another paradigm file, vocabulary or version) is
+    recomputed, never trusted."""
+
+    computed_with: dict[str, str]       # fairpairs, numpy, wordfreq versions
+    language: str                       # wordfreq's code of the words' frequencies
+    vocabulary: str                     # the vocabulary the slot features were read from (sha256 of its identity)
+    paradigms: dict[str, dict[str, str]]   # uid -> original / debiased (the jsonl files), grammar, entry: sha256
+    balance_all: dict[str, float | None]   # the pooled (ALL) row's SMDs and mean |dZipf|
+    digest: str                         # sha256 of the above
+
+
 @dataclass(frozen=True)
 class ParadigmEntry:
     """One paradigm's entry under the manifest's `paradigms` (read back: None where the file has no
@@ -139,6 +167,12 @@ class ParadigmEntry:
     balance: BalanceEntry           # original vs debiased (fairpairs.balance)
     short: dict[str, str] | None = dataclasses.field(default=None, metadata={"omit_if_none": True})
     # ^ set -> why it ended short of the pairs asked for (its budget was spent); no key when none did
+    original_bias: dict[str, LengthSplits] | None = dataclasses.field(default=None, metadata={"omit_if_none": True})
+    # ^ tokenizer -> the original set's A=U / A>U / A<U pair counts (None: a manifest written before them)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The entry as JSON values, as manifest.json holds it."""
+        return _plain(self)
 
 
 @dataclass(frozen=True)
@@ -167,6 +201,10 @@ class RunManifest:
     verdict: dict[str, Any] | None = dataclasses.field(default=None, metadata={"omit_if_none": True})
     # ^ fairpairs.control.run.verdict: cells short of their pairs, or a debiased set not comparable
     #   with the original one, and the tokenizers that suit the language; no key when all is well
+    original_bias: dict[str, PooledSplits] | None = dataclasses.field(default=None, metadata={"omit_if_none": True})
+    # ^ tokenizer -> the original set's A=U / A>U / A<U counts and shares over every paradigm
+    statistics: StatisticsRecord | None = dataclasses.field(default=None, metadata={"omit_if_none": True})
+    # ^ fingerprints that let balance and publish reuse the statistics above (fairpairs.control.statistics)
 
     @classmethod
     def from_dict(cls, doc, where: str) -> "RunManifest":

@@ -24,7 +24,7 @@ def test_generate_prints_its_table_on_stdout(tmp_path, capsys):
     code, out, err = run(["generate", "--paradigms", "causative", "--pairs", 3, "--models", "gpt2",
                           "--out", tmp_path / "run"], capsys)
     assert code == 0, err
-    assert "Length control per paradigm (search)" in out and "yield = kept" in out
+    assert "Length control per paradigm (search)" in out and "retention = kept" in out
     assert "Length control per paradigm" not in err and "generating" in err     # the progress: stderr
 
 

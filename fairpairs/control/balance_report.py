@@ -42,7 +42,7 @@ def _r(x, nd: int = 4):
     return None if x is None or (isinstance(x, float) and math.isnan(x)) else round(float(x), nd)
 
 
-def _differences(a: dict, b: dict) -> dict[str, Any]:
+def differences(a: dict, b: dict) -> dict[str, Any]:
     """The SMDs (and mean |ΔZipf|) of an entry, from the pair_measures of its two sets."""
     return {
         "smd_zipf_good": _r(stats.smd(a["zipf_good"], b["zipf_good"])),
@@ -55,10 +55,13 @@ def _differences(a: dict, b: dict) -> dict[str, Any]:
 
 
 def paradigm_balance(original: list[Mapping], debiased: list[Mapping], *, features: SlotFeatures | None = None,
-                     language: str = "en") -> dict[str, Any]:
-    """One paradigm's balance entry (records.BalanceEntry) from its two sets' rows."""
+                     language: str = "en", keep: dict | None = None) -> dict[str, Any]:
+    """One paradigm's balance entry (records.BalanceEntry) from its two sets' rows; `keep`: a dict
+    that receives the two sets' pair measures (original, debiased), for a pooled row."""
     vs = features.vocab_slots if features is not None else None
     a, b = pair_measures(original, language, vs), pair_measures(debiased, language, vs)
+    if keep is not None:
+        keep.update(original=a, debiased=b)
     tvd_max, tvd_where, tvd_var = None, "", None
     notes: list[str] = []
     if features is not None:
@@ -75,7 +78,7 @@ def paradigm_balance(original: list[Mapping], debiased: list[Mapping], *, featur
                 notes.append(f"template variants: TVD {tvd_var:.2f}")
     entry = {
         "n_original": len(original), "n_debiased": len(debiased),
-        **_differences(a, b),
+        **differences(a, b),
         "tvd_slots": _r(tvd_max), "tvd_slots_feature": tvd_where, "tvd_variant": _r(tvd_var),
         "distinct_original": len(a["distinct"]), "distinct_debiased": len(b["distinct"]),
         "distinct_ratio": _r(len(b["distinct"]) / len(a["distinct"])) if a["distinct"] else None,
@@ -153,11 +156,13 @@ def _share(c: Counter | None) -> str:
 
 
 def overall(original: dict[str, list[Mapping]], debiased: dict[str, list[Mapping]],
-            entries: dict[str, dict[str, Any]], language: str = "en") -> dict[str, Any]:
-    """The ALL row: SMDs over the pooled pairs of every paradigm; distinct-word ratio and retention
-    as the mean over paradigms; `balanced` when every paradigm is."""
-    a = pair_measures([r for rows in original.values() for r in rows], language)
-    b = pair_measures([r for rows in debiased.values() for r in rows], language)
+            entries: dict[str, dict[str, Any]], language: str = "en", pooled: dict | None = None) -> dict[str, Any]:
+    """The ALL row: SMDs over the pooled pairs of every paradigm (`pooled`: those SMDs as a run
+    recorded them, `differences` of the pooled measures); distinct-word ratio and retention as the
+    mean over paradigms; `balanced` when every paradigm is."""
+    if pooled is None:
+        pooled = differences(pair_measures([r for rows in original.values() for r in rows], language),
+                             pair_measures([r for rows in debiased.values() for r in rows], language))
     vals = list(entries.values())
     ratios = [e["distinct_ratio"] for e in vals if e["distinct_ratio"] is not None]
     rets = [e["retention"] for e in vals if e["retention"] is not None]
@@ -168,7 +173,7 @@ def overall(original: dict[str, list[Mapping]], debiased: dict[str, list[Mapping
     n_ext = sum(e["n_debiased"] for e in ext)
     return {
         "n_original": sum(e["n_original"] for e in vals), "n_debiased": sum(e["n_debiased"] for e in vals),
-        **_differences(a, b),
+        **pooled,
         "tvd_slots": _r(max(tv)) if tv else None, "tvd_slots_feature": "",
         "tvd_variant": _r(max(tvv)) if tvv else None,
         "distinct_original": sum(e["distinct_original"] for e in vals),
@@ -228,20 +233,22 @@ def read_run(run_dir) -> tuple[dict[str, list[dict]], dict[str, list[dict]], Run
 
 def balance_table(original: dict[str, list[Mapping]], debiased: dict[str, list[Mapping]], *,
                   features: dict[str, SlotFeatures] | None = None, language: str = "en",
-                  causes: dict[str, list[str]] | None = None):
+                  causes: dict[str, list[str]] | None = None, known: dict[str, dict] | None = None,
+                  pooled: dict | None = None):
     """The balance report as a DataFrame: one row per paradigm (uid) and the pooled ALL row, with
     the columns of records.BalanceEntry (flags and causes joined by "; "). `causes`: per paradigm,
-    what the run recorded about why it is out of balance."""
+    what the run recorded about why it is out of balance; `known`: the entries of paradigms a run
+    recorded and that still hold (fairpairs.control.statistics), `pooled` the ALL row's SMDs."""
     import pandas as pd
 
-    features = features or {}
-    entries = {uid: paradigm_balance(original[uid], debiased.get(uid, []), features=features.get(uid),
-                                     language=language) for uid in original}
+    features, known = features or {}, known or {}
+    entries = {uid: dict(known[uid]) if uid in known else paradigm_balance(
+        original[uid], debiased.get(uid, []), features=features.get(uid), language=language) for uid in original}
     for uid, why in (causes or {}).items():
         if uid in entries:
             entries[uid]["causes"] = list(dict.fromkeys([*entries[uid]["causes"], *why]))
     rows = [{"uid": uid, **e} for uid, e in entries.items()]
-    rows.append({"uid": ALL, **overall(original, debiased, entries, language)})
+    rows.append({"uid": ALL, **overall(original, debiased, entries, language, pooled)})
     df = pd.DataFrame(rows)
     df["flags"] = df["flags"].map("; ".join)
     df["causes"] = df["causes"].map("; ".join)
@@ -258,16 +265,12 @@ def balance(data, *, grammars=None, vocab=None):
     UID; slot features only where the rows have `fillers` and their paradigm file is found)."""
     import os
 
+    from fairpairs.control.balance_run import run_balance, slot_features
     from fairpairs.errors import Param, UsageError, UsageTypeError
-    from fairpairs.generation.selection import run_language
 
-    if isinstance(data, (str, os.PathLike)):
-        original, debiased, manifest = read_run(data)
-        entries = manifest.paradigms or {}
-        files = {uid: e.grammar_file for uid, e in entries.items()}
-        causes = {uid: (e.balance or {}).get("causes") or [] for uid, e in entries.items()}
-        code = run_language(manifest, grammars)
-    elif isinstance(data, Mapping):
+    if isinstance(data, (str, os.PathLike)):     # (what the run recorded is read, not recomputed, where it holds)
+        return run_balance(data, grammars=grammars, vocab=vocab)
+    if isinstance(data, Mapping):
         if set(data) != {"original", "debiased"}:
             raise UsageError(Param("data"), f": expected the keys original and debiased, not {sorted(map(str, data))}")
         original = _by_uid(_rows_of(data["original"], "data['original']"))
@@ -275,52 +278,5 @@ def balance(data, *, grammars=None, vocab=None):
         files, causes, code = {}, {}, None
     else:
         raise UsageTypeError(Param("data"), f": expected a run folder or a mapping of two sets, not {type(data).__name__}")
-    features, language = _features(original, files, grammars, vocab, code)
+    features, language = slot_features(original, files, grammars, vocab, code)
     return balance_table(original, debiased, features=features, causes=causes, language=language)
-
-
-def _features(original: dict[str, list], files: dict, grammars, vocab, code: str | None
-              ) -> tuple[dict[str, SlotFeatures], str]:
-    """SlotFeatures of the paradigms whose file is found (by the manifest's name in the grammar
-    folder or its sub-folder of the run's language, else by UID), and the wordfreq language of their
-    words. `code`: the run's language (its manifest's); None for pairs given in memory (the one
-    language of their paradigm files, English when they name none or several). A file of another
-    language than the run's, a run's paradigm missing from a `grammars` folder given, and a file or
-    table that does not load are errors (as `fairpairs validate` reports them)."""
-    from pathlib import Path
-
-    from fairpairs.errors import Param, GrammarError, GrammarNotFoundError
-    from fairpairs.generation.grammar import load_paradigm
-    from fairpairs.generation.selection import paradigm_index, paradigm_language
-    from fairpairs.generation.languages import wordfreq_code
-    from fairpairs.io.paths import data_dir
-    from fairpairs.generation.vocab import load_vocabulary
-
-    folder = Path(grammars) if grammars is not None else data_dir("grammars")
-    if not folder.is_dir():
-        raise GrammarNotFoundError(Param("grammars"), f": {folder}: no such folder")
-    index = paradigm_index(folder)
-    paths = {}
-    for uid in original:
-        name = files.get(uid) or f"{uid}.yaml"
-        found = [folder / code / name] if code not in (None, "en") else []
-        found += [folder / name, index.get(f"{code}/{uid}"), index.get(uid)]
-        path = next((f for f in found if f is not None and f.is_file()), None)
-        if path is None and code is not None and grammars is not None and files:
-            raise GrammarNotFoundError(Param("grammars"), f": {folder} has no paradigm file {name} (the run's "
-                                       f"paradigm {uid}); give the folder of the run's paradigm files")
-        if path is not None:
-            paths[uid] = path
-    langs = {uid: paradigm_language(path) for uid, path in paths.items()}
-    if code is None:
-        codes = set(langs.values())
-        code = codes.pop() if len(codes) == 1 else "en"
-    for uid, lang in langs.items():
-        if lang != code:
-            raise GrammarError(Param("grammars"), f": {paths[uid]} is a paradigm of language {lang}, but the run's "
-                               f"paradigms are {code}; give the folder of the run's paradigm files")
-    language = wordfreq_code(code)
-    if not any(isinstance(r.get("fillers"), Mapping) for rows in original.values() for r in rows[:1]):
-        return {}, language
-    voc = vocab if hasattr(vocab, "expressions") else load_vocabulary(vocab, code)
-    return {uid: SlotFeatures(load_paradigm(path, voc), voc) for uid, path in paths.items()}, language

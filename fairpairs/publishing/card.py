@@ -26,9 +26,8 @@ def to_table(rows: list[dict]):
         kind = arrow_type(col.type, [row[col.name] for row in rows])
         if kind is not None:
             fields.append(pa.field(col.name, kind))
-    schema = pa.schema(fields)
-    return pa.Table.from_pylist([{f.name: row.get(f.name) for f in schema} for row in rows],
-                                schema=schema)
+    schema = pa.schema(fields)    # (built column by column: the same table as row by row, without a dict per row)
+    return pa.Table.from_pydict({f.name: [row.get(f.name) for row in rows] for f in fields}, schema=schema)
 
 
 def arrow_type(tp, values: list):
@@ -175,5 +174,7 @@ def render_card(repo_id: str, manifest: RunManifest, configs: list[Config], skip
         example=configs[0], data_file=DATA_FILE, low_diversity=low_diversity, low_ratio=LOW_DIVERSITY,
         flagged=flagged, extension=extension, fields=card_fields(), check=check,
         verdict=verdict_text(manifest.verdict), pair=next((c for c in configs if c.rows), None), fmt=lambda x: "" if x is None else f"{x:+.2f}",
-        known=_known, cell=_cell)
+        known=_known, cell=_cell, dropped=any(row["stats"].dropped for row in table if row["stats"] and row["stats"].dropped),
+        bias=manifest.original_bias or {}, splits=("A=U", "A>U", "A<U"),
+        split_rows=[(row["uid"], row["info"].original_bias) for row in table if row["info"] and row["info"].original_bias])
     return f"---\n{_dump_yaml(front)}---\n\n{body}"

@@ -121,10 +121,11 @@ def _claimed(entry: ParadigmEntry, keys: list[str]):
 
 
 def check_run(run_dir: Path, manifest: RunManifest, rows: "dict[str, dict[str, PairSet]]",
-              published: list[tuple[str, str]]) -> RunCheck:
+              published: list[tuple[str, str]], held=None) -> RunCheck:
     """Check the run folder `run_dir` against its `manifest` (see the module docstring). `rows`:
     set -> uid -> the `PairSet` of every jsonl file read; `published`: the (set, uid) pairs
-    being published. Raises a DatasetError naming the file and line of the first disagreement."""
+    being published; `held`: `fairpairs.control.statistics.reuse` of the run, when known. Raises
+    a DatasetError naming the file and line of the first disagreement."""
     path = Path(run_dir) / "manifest.json"
     text = path.read_text(encoding="utf-8")
 
@@ -140,10 +141,13 @@ def check_run(run_dir: Path, manifest: RunManifest, rows: "dict[str, dict[str, P
     from fairpairs.generation.languages import wordfreq_code
     from fairpairs.generation.selection import run_language
 
+    from fairpairs.control.statistics import reuse
+
     language = wordfreq_code(run_language(manifest))      # the frequencies `generate` used: the run's language
+    held = (held or reuse(run_dir, manifest)).check(language, {}, None)   # (files and entries as the run recorded them)
     _check_listed(run_dir, paradigms, rows, where)
-    _check_statistics(rows, published, paradigms, where, result, language)
-    _check_tokenizers(run_dir, manifest, rows, published, where, result)
+    _check_statistics(rows, published, paradigms, where, result, language, held)
+    _check_tokenizers(run_dir, manifest, rows, published, where, result, held)
     _check_vocabulary(manifest, where, result)
     return result
 
@@ -159,15 +163,21 @@ def _check_listed(run_dir, paradigms, rows, where) -> None:
                                f"it (restore the file, or generate the run again)")
 
 
-def _check_statistics(rows, published, paradigms, where, result: RunCheck, language: str) -> None:
+def _check_statistics(rows, published, paradigms, where, result: RunCheck, language: str, held) -> None:
+    """Every RECOUNTED statistic of a published paradigm equals its recount from the rows; for a
+    paradigm whose files and entry are those the run recorded (`held`: fairpairs.control.statistics),
+    the run's own figures computed from these very bytes, which are not recounted again."""
     for uid in sorted({uid for _, uid in published}):
         entry = paradigms.get(uid)
         files = [f"{s}/{uid}.jsonl" for s in SETS if uid in rows.get(s, {})]
         if entry is None:
             raise DatasetError(f"{where('paradigms')}: paradigms has no entry for {uid}, whose pairs are in "
                                f"{', '.join(files)}; the manifest is not this run's")
-        have = {s: list(rows[s][uid].rows) for s in SETS if uid in rows.get(s, {})}
-        if all(s in have for s in SETS):     # the balance report, recomputed from the rows as `generate` did
+        same = held.current.get(uid, False) and held.language    # (its rows are those generate wrote: they apply as then)
+        have = {s: [] if same else list(rows[s][uid].rows) for s in SETS if uid in rows.get(s, {})}
+        if same:
+            have["balance"] = entry.balance
+        elif all(s in have for s in SETS):     # the balance report, recomputed from the rows as `generate` did
             from fairpairs.control.balance_report import paradigm_balance
 
             have["balance"] = paradigm_balance(have["original"], have["debiased"], language=language)
@@ -176,7 +186,7 @@ def _check_statistics(rows, published, paradigms, where, result: RunCheck, langu
             claimed = _claimed(entry, keys)
             if claimed is None or not all(s in have for s in needed) or not applies(entry, have):
                 continue
-            actual = recount(have)
+            actual = claimed if same else recount(have)
             if actual is None or abs(float(claimed) - float(actual)) > 1e-4:
                 sets = " and ".join(f"{s}/{uid}.jsonl" for s in needed)
                 raise DatasetError(f"{where('paradigms', uid, *keys)}: paradigms.{uid}.{stat} is {claimed}, but "
@@ -187,7 +197,11 @@ def _check_statistics(rows, published, paradigms, where, result: RunCheck, langu
         result.paradigms += 1
 
 
-def _check_tokenizers(run_dir, manifest, rows, published, where, result: RunCheck) -> None:
+def _check_tokenizers(run_dir, manifest, rows, published, where, result: RunCheck, held) -> None:
+    """Tokenizer files' sha256 and every published row's token lengths (see the module docstring);
+    the lengths of a file the run recorded (`held`) are not measured again where the tokenizer
+    files and the libraries' versions are the run's: they are the lengths measured then."""
+    from fairpairs.control.statistics import versions
     from fairpairs.tokenization.lengths import LengthMeter
 
     infos = manifest.tokenizers or {}
@@ -201,11 +215,14 @@ def _check_tokenizers(run_dir, manifest, rows, published, where, result: RunChec
             reason = exc.reason if exc.param == "models" and exc.reason else str(exc)
             result.unchecked.append(f"token lengths and file hashes under {name}: the tokenizer could not be "
                                     f"loaded here ({reason})")
+    same_tokenizers = manifest.versions == versions() and len(meters) == len(names)
     for name, meter in meters.items():
         claimed = (infos.get(name) or {}).get("files") or {}
         actual = meter.file_hashes()
+        same_tokenizers = same_tokenizers and bool(claimed)
         for fname, sha in claimed.items():
             if fname not in actual:
+                same_tokenizers = False
                 result.unchecked.append(f"the sha256 of {name}'s {fname}: no such file in the tokenizer read here")
             elif actual[fname] != sha:
                 raise DatasetError(f"{where('tokenizers', name, 'files', fname)}: tokenizers.{name}.files.{fname} "
@@ -213,6 +230,9 @@ def _check_tokenizers(run_dir, manifest, rows, published, where, result: RunChec
                                    f"{actual[fname][:12]}...; the run was not made with these tokenizer files")
     for set_name, uid in published:
         file = Path(run_dir) / set_name / f"{uid}.jsonl"
+        if same_tokenizers and held.current.get(uid, False):
+            result.pairs += len(rows[set_name][uid].rows) if meters else 0
+            continue
         items = [(line, row) for (_, line), row in zip(rows[set_name][uid].origin, rows[set_name][uid].rows)]
         for line, row in items:
             extra = sorted(set(row.get("token_lengths") or {}) - listed)
