@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 from fairpairs.analysis.length_audit import ALL, SPLITS
 from fairpairs.analysis.plots import (FEW, MARKERS, PALETTE, SET_COLOURS, SPLIT_COLOURS, plot_bars, plot_chance,
-                                     plot_colours, plot_empty, plot_figure, plot_grid, plot_legend, plot_percent_axis)
+                                     plot_colours, plot_figure, plot_grid, plot_legend, plot_percent_axis, wrap_label)
 
 
 # ---------------------------------------------------------------------------- figures
@@ -106,8 +106,7 @@ def split_bars(splits: pd.DataFrame):
                 t = a[a["split"] == split].set_index("model").reindex(models)
                 plot_bars(ax, x + (k - 1) * 0.27, t, 0.27, SPLIT_COLOURS[split], split)
             plot_chance(ax)
-            ax.set_xticks(x, models, rotation=15 if len(models) > 2 else 0, ha="right" if len(models) > 2 else "center",
-                          fontsize="small")
+            ax.set_xticks(x, [wrap_label(m) for m in models], fontsize="x-small")
             ax.set_xlim(-0.6, len(models) - 0.4)
             plot_percent_axis(ax, "y", top=1.2)
             ax.set_ylabel(f"accuracy ({norm}), 95% CI")
@@ -123,9 +122,7 @@ def diff_curves(curve: pd.DataFrame):
     not joined); the original set (the debiased one has difference 0 under the tokenizers it was
     controlled for)."""
     if curve.empty:
-        fig, axes = plot_figure(1)
-        plot_empty(axes[0][0])
-        return fig
+        return None
     first = "original" if "original" in set(curve["set"]) else curve["set"].iloc[0]
     c = curve[curve["set"] == first]
     models = list(dict.fromkeys(c["model"]))
@@ -213,8 +210,7 @@ def summary_bars(summary: pd.DataFrame):
             plot_bars(ax, np.arange(len(models)) + (k - (len(sets) - 1) / 2) * step, t, step, colours[set_name],
                   f"{set_name} set")
         plot_chance(ax)
-        ax.set_xticks(np.arange(len(models)), models, rotation=15 if len(models) > 2 else 0,
-                      ha="right" if len(models) > 2 else "center", fontsize="small")
+        ax.set_xticks(np.arange(len(models)), [wrap_label(m) for m in models], fontsize="x-small")
         ax.set_xlim(-0.6, len(models) - 0.4)
         plot_percent_axis(ax, "y", top=1.2)
         ax.set_ylabel(f"accuracy ({norm}), 95% CI")
@@ -232,9 +228,7 @@ def effect_bars(effects: pd.DataFrame | None):
     panel with, per model, the change and its three parts in percentage points with their 95%
     intervals and values; a zero line."""
     if effects is None or effects.empty:
-        fig, axes = plot_figure(1)
-        plot_empty(axes[0][0], "no original and debiased set")
-        return fig
+        return None
     e = effects[effects["uid"] == ALL]
     norms = list(dict.fromkeys(e["normalization"]))
     models = list(dict.fromkeys(e["model"]))
