@@ -44,10 +44,13 @@ UIDS = [f"{stem}_{k}" for stem, k in itertools.product(
      "regular_plural_subject"), (1, 2, 3))][:67]
 
 
+SPREAD = np.array([1, 2, 4, 8, 8, 4, 2, 1]) / 30     # how often a bad sentence is 4, 3, 2, 1 tokens shorter or longer
+
+
 def synthetic_report(n_pairs: int, n_models: int, n_paradigms: int = 67, seed: int = 0):
     """The Report of `n_models` models on an original and a debiased set of `n_pairs` pairs per
-    paradigm (seeded): in the original set a pair's bad sentence is one token longer (A<U) or
-    shorter (A>U) than its good one at a per-paradigm rate (5-40%); the debiased set keeps each
+    paradigm (seeded): in the original set a pair's bad sentence is 1 to 4 tokens longer (A<U)
+    or shorter (A>U) than its good one at a per-paradigm rate (5-40%); the debiased set keeps each
     context, re-draws the unequal bad sentences at equal length, and replaces one context in ten.
     A model prefers the good sentence by a per-paradigm margin and penalises each token."""
     rng = np.random.default_rng(seed)
@@ -55,8 +58,8 @@ def synthetic_report(n_pairs: int, n_models: int, n_paradigms: int = 67, seed: i
     for uid in UIDS[:n_paradigms]:
         unequal = rng.uniform(0.05, 0.4)
         for d in range(n_pairs):
-            n = int(rng.integers(4, 14))
-            diff = int(rng.choice([-1, 1])) if rng.random() < unequal else 0
+            n = int(rng.integers(6, 16))
+            diff = int(rng.choice([-4, -3, -2, -1, 1, 2, 3, 4], p=SPREAD)) if rng.random() < unequal else 0
             g, b, c = f"{uid} {d} good", f"{uid} {d} bad", f"{uid} {d} redrawn"
             lengths.update({g: n, b: n + diff, c: n})
             rows.append(("original", uid, f"o{uid}{d}", d, g, b))
@@ -86,25 +89,28 @@ RUNS = ((20, 67), (200, 40), (1000, 16), (20, 3))
 REPORTS = {}
 
 
-def report_of(n_pairs: int, n_paradigms: int, n_models: int):
+def report_of(n_pairs: int, n_paradigms: int, n_models: int, sets: int = 2):
     """The synthetic report of a run, analysed once with three models; the one-model report is the
-    first model's rows of every table (each table is computed per model)."""
+    first model's rows of every table (each table is computed per model), the one-set report the
+    original set's rows with no effects (the tables `analyse` makes of one set)."""
     if (n_pairs, n_paradigms) not in REPORTS:
         REPORTS[(n_pairs, n_paradigms)] = synthetic_report(n_pairs, 3, n_paradigms)
     report = REPORTS[(n_pairs, n_paradigms)]
-    if n_models == 3:
-        return report
     keep = MODELS[:n_models]
-    tables = {name: getattr(report, name) for name in ("pairs", "accuracy", "splits", "curve", "fits", "summary",
-                                                       "effects")}
-    return dataclasses.replace(report, **{name: t[t["model"].isin(keep)] for name, t in tables.items()})
+    tables = {name: getattr(report, name) for name in ("pairs", "accuracy", "splits", "curve", "summary")}
+    tables = {name: t[t["model"].isin(keep) & (t["set"] == "original" if sets == 1 else True)]
+              for name, t in tables.items()}
+    effects = None if sets == 1 else report.effects[report.effects["model"].isin(keep)]
+    return dataclasses.replace(report, **tables, fits=report.fits[report.fits["model"].isin(keep)], effects=effects)
 
 
-@pytest.fixture(scope="module", params=[(n, p, k) for n, p in RUNS for k in (1, 3)],
-                ids=lambda r: f"{r[0]}pairs-{r[1]}paradigms-{r[2]}models")
+# every run with one and with three models, and two runs of one set (accuracy drawn as bars)
+CASES = [(n, p, k, 2) for n, p in RUNS for k in (1, 3)] + [(20, 67, 3, 1), (1000, 16, 1, 1)]
+
+
+@pytest.fixture(scope="module", params=CASES, ids=lambda r: f"{r[0]}pairs-{r[1]}paradigms-{r[2]}models-{r[3]}sets")
 def drawn(request):
-    n, p, k = request.param
-    report = report_of(n, p, k)
+    report = report_of(*request.param)
     return report, fp.report_figures(report)
 
 
@@ -115,11 +121,15 @@ def test_every_figure_fits_at_every_size(drawn):
     direction of 10 matched contexts."""
     report, figs = drawn
     e = report.effects
-    per = e[e["uid"] != "ALL"]
-    has_gap = ((per["n_longer"] >= 10) & (per["n_shorter"] >= 10)).any()
-    pooled = e[e["uid"] == "ALL"]
-    has_direction = any((pooled[f"n_matched_{d}"] >= 10).any() for d in ("longer", "shorter", "equal"))
-    expected = [s for s in STEMS if (s != "gap_per_paradigm" or has_gap) and (s != "directions" or has_direction)]
+    if e is None:          # one set: nothing by direction, no decomposition
+        has_gap = has_direction = False
+    else:
+        per = e[e["uid"] != "ALL"]
+        has_gap = ((per["n_longer"] >= 10) & (per["n_shorter"] >= 10)).any()
+        pooled = e[e["uid"] == "ALL"]
+        has_direction = any((pooled[f"n_matched_{d}"] >= 10).any() for d in ("longer", "shorter", "equal"))
+    expected = [s for s in STEMS if (s != "gap_per_paradigm" or has_gap) and (s != "directions" or has_direction)
+                and (s != "effects" or e is not None)]
     assert list(figs) == expected
     problems = {stem: layout_problems(fig) + empty_panels(fig) for stem, fig in figs.items()}
     assert not {k: v for k, v in problems.items() if v}
@@ -140,7 +150,7 @@ def drawn_texts(fig) -> list:
     fig.draw(renderer)           # (the constrained layout is computed at draw time)
     hidden = set()
     for ax in fig.axes:
-        for axis in ax._axis_map.values():
+        for axis in (ax.xaxis, ax.yaxis):
             lo, hi = sorted(axis.get_view_interval())
             pad = 1e-9 * max(1.0, hi - lo)
             for tick in axis.get_major_ticks() + axis.get_minor_ticks():

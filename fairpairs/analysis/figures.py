@@ -82,7 +82,7 @@ def _accuracy_bars(per: pd.DataFrame, norms: list, colours: dict):
             t = a[a["model"] == model].set_index("uid").reindex(uids)
             plot_bars(ax, np.arange(len(uids)) + (j - (len(colours) - 1) / 2) * step, t, step, colours[model], model)
         plot_chance(ax)
-        ax.set_xticks(np.arange(len(uids)), uids, rotation=60, ha="right", fontsize="x-small")
+        ax.set_xticks(np.arange(len(uids)), uids, rotation=90, fontsize="x-small")   # (upright: none leans over the next)
         plot_percent_axis(ax, "y", top=1.2)
         ax.set_ylabel(f"accuracy ({norm})")
     plot_legend(fig, axes[:, 0])
@@ -154,7 +154,7 @@ def diff_curves(curve: pd.DataFrame):
         ax.set_xlabel("len(good) − len(bad), tokens (A<U left, A>U right)\n"
                       "n pairs along the bottom; hollow: one pair", fontsize="small")
         ax.set_ylabel("accuracy")
-        ax.set_title(f"{model} ({first} set; 95% CI)", fontsize="medium")
+        ax.set_title(f"{wrap_label(model, 32)}\n({first} set; 95% CI)", fontsize="small")
     plot_legend(fig, axes[0])
     return fig
 

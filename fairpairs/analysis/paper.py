@@ -48,12 +48,13 @@ def direction_figure(effects: pd.DataFrame | None):
         return None
     multi = rows["model"].nunique() > 1
     labels = [f"{r.model}\n{r.normalization}" if multi else str(r.normalization) for r in rows.itertuples()]
-    fig, axes = plot_figure(len(directions), 1, width=2.6,
+    longest = max(len(line) for label in labels for line in label.split("\n"))   # (the first panel's labels)
+    fig, axes = plot_figure(len(directions), 1, width=2.1 + (0.06 * longest + 0.3) / len(directions),
                             height=1.25 + ROW_HEIGHT * len(rows) * (1.5 if multi else 1.0))
     for k, (ax, d) in enumerate(zip(axes[0], directions)):
         _direction_panel(ax, rows, d)
         ax.set_yticks(range(len(rows)), labels if k == 0 else [], fontsize=7)
-    plot_legend(fig, axes[0], ncol=3)
+    plot_legend(fig, axes[0], ncol=3 if len(directions) > 1 else 1)
     return fig
 
 
