@@ -38,9 +38,13 @@ def test_formats_dpi_and_byte_identical_files(report, written, tmp_path):
     a = files[0].parent
     write_report(report, tmp_path / "b", figures=("svg", "pdf", "png"), dpi=50)     # the same, as a sequence
     names = {p.name for p in files}
-    for stem in ("directions", "gap_per_paradigm", "summary", "effects", "accuracy", "splits", "length_diff_accuracy",
-                 "loglik_length"):
+    for stem in ("summary", "effects", "accuracy", "splits", "length_diff_accuracy", "loglik_length"):
         assert {f"{stem}.png", f"{stem}.pdf", f"{stem}.svg"} <= names
+    # 7 pairs in all: no direction has 10 matched contexts, no paradigm 10 A>U and 10 A<U pairs, so
+    # neither figure is drawn (never an empty one), and report.md says why in the paper figure's place
+    assert not any(n.startswith(("directions.", "gap_per_paradigm.")) for n in names)
+    assert "No figure of the bias by direction: no direction of any model and score has 10 matched" in \
+        (a / "report.md").read_text()
     for p in files:
         assert p.read_bytes() == (tmp_path / "b" / p.name).read_bytes(), p.name   # no dates, fixed ids
     assert (a / "effects.pdf").read_bytes()[:5] == b"%PDF-"

@@ -71,21 +71,29 @@ def accuracy_scatter(acc: pd.DataFrame):
 
 
 def _accuracy_bars(per: pd.DataFrame, norms: list, colours: dict):
-    """`accuracy_scatter` of one set: accuracy per paradigm as bars, one colour per model."""
-    n_uid = per["uid"].nunique()
-    fig, axes = plot_figure(1, len(norms), width=max(4.2, 0.32 * n_uid * len(colours) + 1.5), height=3.4)
-    for ax, norm in zip(axes[:, 0], norms):
+    """`accuracy_scatter` of one set: accuracy per paradigm as horizontal bars with Wilson whiskers,
+    one colour per model, one panel per normalisation side by side; paradigms named along the y axis
+    (one line each at any count; the values are in accuracy.md)."""
+    uids = sorted(per["uid"].unique())
+    step = 0.8 / len(colours)
+    fig, axes = plot_figure(len(norms), 1, width=2.4 + 0.05 * max(len(u) for u in uids),
+                            height=1.3 + len(uids) * max(0.16, 0.07 * len(colours)))
+    for ax, norm in zip(axes[0], norms):
         a = per[per["normalization"] == norm]
-        uids = sorted(a["uid"].unique())
-        step = 0.8 / len(colours)
         for j, model in enumerate(colours):
             t = a[a["model"] == model].set_index("uid").reindex(uids)
-            plot_bars(ax, np.arange(len(uids)) + (j - (len(colours) - 1) / 2) * step, t, step, colours[model], model)
-        plot_chance(ax)
-        ax.set_xticks(np.arange(len(uids)), uids, rotation=90, fontsize="x-small")   # (upright: none leans over the next)
-        plot_percent_axis(ax, "y", top=1.2)
-        ax.set_ylabel(f"accuracy ({norm})")
-    plot_legend(fig, axes[:, 0])
+            y = np.arange(len(uids)) + (j - (len(colours) - 1) / 2) * step
+            acc = t["accuracy"].to_numpy(dtype=float)
+            lo, hi = t["accuracy_low"].to_numpy(dtype=float), t["accuracy_high"].to_numpy(dtype=float)
+            ax.barh(y, acc, height=step * 0.9, color=colours[model], label=model)
+            ax.errorbar(acc, y, xerr=np.vstack([acc - lo, hi - acc]), fmt="none", ecolor="black", elinewidth=0.5,
+                        capsize=1)
+        plot_chance(ax, "x")
+        ax.set_yticks(np.arange(len(uids)), uids, fontsize=6)
+        ax.set_ylim(len(uids) - 0.5, -0.5)
+        plot_percent_axis(ax, "x")
+        ax.set_xlabel(f"accuracy ({norm}), 95% CI", fontsize="small")
+    plot_legend(fig, axes[0], ncol=min(len(colours) + 1, 2))
     return fig
 
 
@@ -111,7 +119,7 @@ def split_bars(splits: pd.DataFrame):
             plot_percent_axis(ax, "y", top=1.2)
             ax.set_ylabel(f"accuracy ({norm}), 95% CI")
             ax.set_title(f"{set_name} set, A=U / A>U / A<U", fontsize="medium")
-    plot_legend(fig, axes.ravel())
+    plot_legend(fig, axes.ravel(), ncol=4 if len(sets) > 1 else 2)     # (one panel: the legend in two rows)
     return fig
 
 
@@ -200,7 +208,7 @@ def summary_bars(summary: pd.DataFrame):
     norms = list(dict.fromkeys(summary["normalization"]))
     sets = list(dict.fromkeys(summary["set"]))
     models = list(dict.fromkeys(summary["model"]))
-    fig, axes = plot_figure(len(norms), width=max(3.4, 1.1 * len(models) * len(sets) / 2 + 1.4), height=3.2)
+    fig, axes = plot_figure(len(norms), width=max(3.4, 1.1 * len(models) * max(len(sets), 2) / 2 + 1.4), height=3.2)
     colours = {s: SET_COLOURS.get(s, PALETTE[(i + 2) % len(PALETTE)]) for i, s in enumerate(sets)}
     step = 0.8 / len(sets)
     for ax, norm in zip(axes[0], norms):
