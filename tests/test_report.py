@@ -114,7 +114,8 @@ def test_figures_none_writes_the_tables_and_the_text_alone(report, written, tmp_
     assert md == (tmp_path / "empty" / "report.md").read_text() and "![" not in md and "\n\n\n" not in md
     # the same text as the report with figures, its links and the paper figure's caption (or why it is
     # missing) taken out
-    with_figures = re.sub(r"\n(\*Figure: |No figure of the bias by direction)[^\n]*\n", "\n", (a / "report.md").read_text())
+    caption = r"\n(\*Figure: |No figure of the bias by direction)[^\n]*\n"
+    with_figures = re.sub(caption, "\n", (a / "report.md").read_text())
     assert md == re.sub(r"\n{3,}", "\n\n", re.sub(r"!\[\w+\]\(\w+\.svg\)", "", with_figures))
 
 
