@@ -128,7 +128,7 @@ def diff_curves(curve: pd.DataFrame):
     is len(bad) - len(good)), one panel per model with the same x axis, one line per normalisation
     with its Wilson band, n at every point (seed paper, Figure 3; a point of one pair is hollow and
     not joined); the original set (the debiased one has difference 0 under the tokenizers it was
-    controlled for)."""
+    controlled for). None for an empty table (nothing to show)."""
     if curve.empty:
         return None
     first = "original" if "original" in set(curve["set"]) else curve["set"].iloc[0]
@@ -234,7 +234,7 @@ PART_LABELS = {"change": "change\n(debiased − original)", "selection": "select
 def effect_bars(effects: pd.DataFrame | None):
     """The decomposition of the change (fairpairs.analysis.effects), all pairs pooled: per normalisation a
     panel with, per model, the change and its three parts in percentage points with their 95%
-    intervals and values; a zero line."""
+    intervals and values; a zero line. None without an original and a debiased set."""
     if effects is None or effects.empty:
         return None
     e = effects[effects["uid"] == ALL]
