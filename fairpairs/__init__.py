@@ -21,7 +21,7 @@ _EXPORTS = {name: "api" for name in (
     "load_paradigm", "paradigms", "languages", "load_vocabulary", "validate", "generate", "generate_run", "load_sets",
     "audit", "audit_report", "score_pairs", "evaluate", "matched_pairs", "publish", "balance", "read_sentences",
     "score_sentences", "pair_accuracy", "write_scores", "count_unigrams", "load_judgments", "fit_morcela",
-    "PairRecord", "read_pairs", "Scorer", "write_report", "Report", "tokenizers", "to_frame", "robustness",
+    "PairRecord", "read_pairs", "Scorer", "write_report", "report_figures", "Report", "tokenizers", "to_frame", "robustness",
     "fit_length_params", "placebo_pairs", "disable_progress_bars", "enable_progress_bars", "are_progress_bars_disabled")}
 
 __all__ = ["__version__", *_EXPORTS]

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 from fairpairs.analysis.length_audit import ALL, SPLITS
 from fairpairs.analysis.plots import (FEW, MARKERS, PALETTE, SET_COLOURS, SPLIT_COLOURS, plot_bars, plot_chance,
-                                     plot_colours, plot_empty, plot_figure, plot_grid, plot_legend, plot_percent_axis)
+                                     plot_colours, plot_figure, plot_grid, plot_legend, plot_percent_axis, wrap_label)
 
 
 # ---------------------------------------------------------------------------- figures
@@ -71,21 +71,29 @@ def accuracy_scatter(acc: pd.DataFrame):
 
 
 def _accuracy_bars(per: pd.DataFrame, norms: list, colours: dict):
-    """`accuracy_scatter` of one set: accuracy per paradigm as bars, one colour per model."""
-    n_uid = per["uid"].nunique()
-    fig, axes = plot_figure(1, len(norms), width=max(4.2, 0.32 * n_uid * len(colours) + 1.5), height=3.4)
-    for ax, norm in zip(axes[:, 0], norms):
+    """`accuracy_scatter` of one set: accuracy per paradigm as horizontal bars with Wilson whiskers,
+    one colour per model, one panel per normalisation side by side; paradigms named along the y axis
+    (one line each at any count; the values are in accuracy.md)."""
+    uids = sorted(per["uid"].unique())
+    step = 0.8 / len(colours)
+    fig, axes = plot_figure(len(norms), 1, width=2.4 + 0.05 * max(len(u) for u in uids),
+                            height=1.3 + len(uids) * max(0.16, 0.07 * len(colours)))
+    for ax, norm in zip(axes[0], norms):
         a = per[per["normalization"] == norm]
-        uids = sorted(a["uid"].unique())
-        step = 0.8 / len(colours)
         for j, model in enumerate(colours):
             t = a[a["model"] == model].set_index("uid").reindex(uids)
-            plot_bars(ax, np.arange(len(uids)) + (j - (len(colours) - 1) / 2) * step, t, step, colours[model], model)
-        plot_chance(ax)
-        ax.set_xticks(np.arange(len(uids)), uids, rotation=60, ha="right", fontsize="x-small")
-        plot_percent_axis(ax, "y", top=1.2)
-        ax.set_ylabel(f"accuracy ({norm})")
-    plot_legend(fig, axes[:, 0])
+            y = np.arange(len(uids)) + (j - (len(colours) - 1) / 2) * step
+            acc = t["accuracy"].to_numpy(dtype=float)
+            lo, hi = t["accuracy_low"].to_numpy(dtype=float), t["accuracy_high"].to_numpy(dtype=float)
+            ax.barh(y, acc, height=step * 0.9, color=colours[model], label=model)
+            ax.errorbar(acc, y, xerr=np.vstack([acc - lo, hi - acc]), fmt="none", ecolor="black", elinewidth=0.5,
+                        capsize=1)
+        plot_chance(ax, "x")
+        ax.set_yticks(np.arange(len(uids)), uids, fontsize=6)
+        ax.set_ylim(len(uids) - 0.5, -0.5)
+        plot_percent_axis(ax, "x")
+        ax.set_xlabel(f"accuracy ({norm}), 95% CI", fontsize="small")
+    plot_legend(fig, axes[0], ncol=min(len(colours) + 1, 2))
     return fig
 
 
@@ -106,13 +114,12 @@ def split_bars(splits: pd.DataFrame):
                 t = a[a["split"] == split].set_index("model").reindex(models)
                 plot_bars(ax, x + (k - 1) * 0.27, t, 0.27, SPLIT_COLOURS[split], split)
             plot_chance(ax)
-            ax.set_xticks(x, models, rotation=15 if len(models) > 2 else 0, ha="right" if len(models) > 2 else "center",
-                          fontsize="small")
+            ax.set_xticks(x, [wrap_label(m) for m in models], fontsize="x-small")
             ax.set_xlim(-0.6, len(models) - 0.4)
             plot_percent_axis(ax, "y", top=1.2)
             ax.set_ylabel(f"accuracy ({norm}), 95% CI")
             ax.set_title(f"{set_name} set, A=U / A>U / A<U", fontsize="medium")
-    plot_legend(fig, axes.ravel())
+    plot_legend(fig, axes.ravel(), ncol=4 if len(sets) > 1 else 2)     # (one panel: the legend in two rows)
     return fig
 
 
@@ -121,11 +128,9 @@ def diff_curves(curve: pd.DataFrame):
     is len(bad) - len(good)), one panel per model with the same x axis, one line per normalisation
     with its Wilson band, n at every point (seed paper, Figure 3; a point of one pair is hollow and
     not joined); the original set (the debiased one has difference 0 under the tokenizers it was
-    controlled for)."""
+    controlled for). None for an empty table (nothing to show)."""
     if curve.empty:
-        fig, axes = plot_figure(1)
-        plot_empty(axes[0][0])
-        return fig
+        return None
     first = "original" if "original" in set(curve["set"]) else curve["set"].iloc[0]
     c = curve[curve["set"] == first]
     models = list(dict.fromkeys(c["model"]))
@@ -157,7 +162,7 @@ def diff_curves(curve: pd.DataFrame):
         ax.set_xlabel("len(good) − len(bad), tokens (A<U left, A>U right)\n"
                       "n pairs along the bottom; hollow: one pair", fontsize="small")
         ax.set_ylabel("accuracy")
-        ax.set_title(f"{model} ({first} set; 95% CI)", fontsize="medium")
+        ax.set_title(f"{wrap_label(model, 32)}\n({first} set; 95% CI)", fontsize="small")
     plot_legend(fig, axes[0])
     return fig
 
@@ -203,7 +208,7 @@ def summary_bars(summary: pd.DataFrame):
     norms = list(dict.fromkeys(summary["normalization"]))
     sets = list(dict.fromkeys(summary["set"]))
     models = list(dict.fromkeys(summary["model"]))
-    fig, axes = plot_figure(len(norms), width=max(3.4, 1.1 * len(models) * len(sets) / 2 + 1.4), height=3.2)
+    fig, axes = plot_figure(len(norms), width=max(3.4, 1.1 * len(models) * max(len(sets), 2) / 2 + 1.4), height=3.2)
     colours = {s: SET_COLOURS.get(s, PALETTE[(i + 2) % len(PALETTE)]) for i, s in enumerate(sets)}
     step = 0.8 / len(sets)
     for ax, norm in zip(axes[0], norms):
@@ -213,8 +218,7 @@ def summary_bars(summary: pd.DataFrame):
             plot_bars(ax, np.arange(len(models)) + (k - (len(sets) - 1) / 2) * step, t, step, colours[set_name],
                   f"{set_name} set")
         plot_chance(ax)
-        ax.set_xticks(np.arange(len(models)), models, rotation=15 if len(models) > 2 else 0,
-                      ha="right" if len(models) > 2 else "center", fontsize="small")
+        ax.set_xticks(np.arange(len(models)), [wrap_label(m) for m in models], fontsize="x-small")
         ax.set_xlim(-0.6, len(models) - 0.4)
         plot_percent_axis(ax, "y", top=1.2)
         ax.set_ylabel(f"accuracy ({norm}), 95% CI")
@@ -230,11 +234,9 @@ PART_LABELS = {"change": "change\n(debiased − original)", "selection": "select
 def effect_bars(effects: pd.DataFrame | None):
     """The decomposition of the change (fairpairs.analysis.effects), all pairs pooled: per normalisation a
     panel with, per model, the change and its three parts in percentage points with their 95%
-    intervals and values; a zero line."""
+    intervals and values; a zero line. None without an original and a debiased set."""
     if effects is None or effects.empty:
-        fig, axes = plot_figure(1)
-        plot_empty(axes[0][0], "no original and debiased set")
-        return fig
+        return None
     e = effects[effects["uid"] == ALL]
     norms = list(dict.fromkeys(e["normalization"]))
     models = list(dict.fromkeys(e["model"]))

@@ -83,11 +83,6 @@ def plot_figure(ncols: int, nrows: int = 1, width: float = 4.2, height: float = 
     return fig, axes
 
 
-def plot_empty(ax, text: str = "no data") -> None:
-    ax.text(0.5, 0.5, text, ha="center", va="center", transform=ax.transAxes)
-    ax.set_axis_off()
-
-
 def plot_colours(names) -> dict:
     return {n: PALETTE[i % len(PALETTE)] for i, n in enumerate(dict.fromkeys(names))}
 
@@ -106,16 +101,6 @@ def plot_legend(fig, axes_list, ncol: int | None = None) -> None:
 def plot_chance(ax, axis: str = "y") -> None:
     line = ax.axhline if axis == "y" else ax.axvline
     line(CHANCE, color="black", lw=0.8, ls=":", label="chance (50%)", zorder=0)
-
-
-def _fit(values, pad: float = 0.04, low: float = 0.0, high: float = 1.0) -> tuple[float, float]:
-    """Axis limits around the finite `values` (with chance inside), within [low, high]."""
-    v = np.asarray([x for x in values if x == x], dtype=float)
-    if not len(v):
-        return low, high
-    lo, hi = min(v.min(), CHANCE), max(v.max(), CHANCE)
-    span = max(hi - lo, 0.1)
-    return max(low, lo - pad * span), min(high, hi + pad * span)
 
 
 def plot_bars(ax, x, table: pd.DataFrame, width: float, colour: str, label: str) -> None:
@@ -143,9 +128,55 @@ def plot_bars(ax, x, table: pd.DataFrame, width: float, colour: str, label: str)
                         ha="center", va="bottom", fontsize=5.5, rotation=90, color="white" if inside else "black")
 
 
-# ---------------------------------------------------------------------------- the bias by direction
-DIRECTION_LABELS = {"longer": "formerly A>U\n(good longer)", "shorter": "formerly A<U\n(good shorter)",
-                    "equal": "A=U (control)"}
+# ---------------------------------------------------------------------------- labels that fit
+
+
+def wrap_label(text: str, width: int = 16) -> str:
+    """`text` broken into lines of about `width` characters after a '/', '-', '_' or space (a model
+    name such as HuggingFaceTB/SmolLM2-135M under its neighbours' tick labels, not across them)."""
+    import re
+
+    lines, line = [], ""
+    for part in re.findall(r"[^/\-_ ]+[/\-_ ]?|[/\-_ ]", str(text)):
+        if line and len(line) + len(part) > width:
+            lines.append(line.rstrip())
+            line = ""
+        line += part
+    return "\n".join(lines + [line.rstrip()]) if line else "\n".join(lines)
+
+
+def fit_labels(fig):
+    """`fig` with the labels written inside its panels (values, n, names: `ax.texts`) kept only where
+    they fit: inside their panel and clear of the labels kept before them (in the order drawn); a
+    label that would overprint another or leave its panel is removed (the tables have every value).
+    The labels take no part in the layout, so removing one moves nothing. Returns `fig`."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    labelled = [ax for ax in fig.axes if any(t.get_text().strip() for t in ax.texts)]
+    if not labelled:
+        return fig
+    for ax in labelled:
+        for t in ax.texts:
+            t.set_in_layout(False)
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    fig.draw(renderer)                      # (places the panels: constrained layout)
+    for ax in labelled:
+        box = ax.get_window_extent(renderer).expanded(1.0, 1.0)
+        kept = []
+        for t in list(ax.texts):
+            if not t.get_text().strip():
+                continue
+            b = t.get_window_extent(renderer)
+            inside = box.x0 - 0.5 <= b.x0 and b.x1 <= box.x1 + 0.5 and box.y0 - 0.5 <= b.y0 and b.y1 <= box.y1 + 0.5
+            if inside and not any(_overlap(b, k) for k in kept):
+                kept.append(b)
+            else:
+                t.remove()
+    return fig
+
+
+def _overlap(a, b, tolerance: float = 0.5) -> bool:
+    return (min(a.x1, b.x1) - max(a.x0, b.x0) > -tolerance) and (min(a.y1, b.y1) - max(a.y0, b.y0) > -tolerance)
 
 
 def plot_grid(n: int, width: float, height: float, ncols: int = 2):
@@ -171,94 +202,53 @@ def plot_percent_axis(ax, axis: str = "x", top: float = 1.03) -> None:
     (ax.set_xticks if axis == "x" else ax.set_yticks)(np.linspace(0, 1, 6))
 
 
-def direction_dumbbells(effects: pd.DataFrame | None):
-    """The paper figure (fairpairs.analysis.effects, "By direction"): per model and normalisation,
-    the matched contexts split by the direction of their original pair (formerly A>U, formerly A<U,
-    A=U), each with its accuracy on the original set and on the debiased set (Wilson whiskers),
-    joined by an arrow, and n; a direction with fewer than MIN_PAIRS contexts is named, not drawn."""
-    from fairpairs.analysis.directions import MIN_PAIRS, enough
-
-    if effects is None or effects.empty or "matched_longer_original" not in effects.columns:
-        fig, axes = plot_figure(1)
-        plot_empty(axes[0][0], "no original and debiased set")
-        return fig
-    e = effects[effects["uid"] == ALL]
-    panels = list(e.groupby(["model", "normalization"], sort=False))
-    fig, axes = plot_grid(len(panels), width=4.1, height=2.3)
-    names = list(DIRECTION_LABELS)
-    for ax, ((model, norm), rows) in zip(axes, panels):
-        r = rows.iloc[0]
-        labels = []
-        for k, name in enumerate(names):
-            n = int(r[f"n_matched_{name}"])
-            labels.append(f"{DIRECTION_LABELS[name]}\nn = {n:,}")
-            if not enough(n):
-                ax.text(0.5, k, f"too few pairs (n = {n}, fewer than {MIN_PAIRS})", ha="center", va="center",
-                        fontsize=6, color="dimgrey")
-                continue
-            xs = []
-            for which, colour, marker, dy in (("original", SET_COLOURS["original"], "o", -0.12),
-                                              ("debiased", SET_COLOURS["debiased"], "s", 0.12)):
-                v = r[f"matched_{name}_{which}"]
-                lo, hi = r[f"matched_{name}_{which}_low"], r[f"matched_{name}_{which}_high"]
-                ax.errorbar([v], [k + dy], xerr=[[v - lo], [hi - v]], fmt=marker, ms=4.5, color=colour,
-                            ecolor=colour, elinewidth=0.9, capsize=2, label=f"{which} set", zorder=3)
-                xs.append(v)
-            if xs[0] != xs[1]:
-                ax.annotate("", xy=(xs[1], k + 0.12), xytext=(xs[0], k - 0.12),
-                            arrowprops={"arrowstyle": "->", "color": "dimgrey", "lw": 0.8}, zorder=2)
-            eff = 100 * r[f"effect_{name}"]
-            ax.annotate(f"{eff:+.1f} pp", (1, k), xycoords=("axes fraction", "data"), xytext=(3, 0),
-                        textcoords="offset points", va="center", ha="left", fontsize=6)
-        plot_chance(ax, "x")
-        plot_percent_axis(ax, "x")
-        ax.set_yticks(range(len(names)), labels, fontsize=6)
-        ax.set_ylim(len(names) - 0.5, -0.5)
-        ax.set_xlabel("accuracy on the matched contexts (95% CI)", fontsize="small")
-        ax.set_title(f"{model}, {norm}: original → debiased", fontsize="small")
-    plot_legend(fig, axes)
-    return fig
-
-
 def gap_dots(effects: pd.DataFrame | None):
     """Per model and normalisation, the gap A>U − A<U accuracy of the original set per paradigm
-    (sorted, Newcombe whiskers) and pooled over paradigms (a diamond); paradigms with fewer than
-    MIN_PAIRS A>U or A<U pairs are left out, and the title says how many are shown. Shared x axis,
-    −100 to +100 points."""
+    (sorted, Newcombe whiskers) and pooled over paradigms (a diamond); only paradigms with at least
+    MIN_PAIRS A>U and MIN_PAIRS A<U pairs are drawn, and the title says how many of how many. A panel
+    with no such paradigm is left out, and with no panel there is no figure (None: the pooled gap
+    alone is the paper figure's). Shared x axis, −100 to +100 points."""
     from fairpairs.analysis.directions import MIN_PAIRS, enough
 
     if effects is None or effects.empty or "gap" not in effects.columns:
-        fig, axes = plot_figure(1)
-        plot_empty(axes[0][0], "no original and debiased set")
-        return fig
-    panels = list(effects.groupby(["model", "normalization"], sort=False))
-    shown = {k: g[(g["uid"] != ALL) & g["n_longer"].map(enough) & g["n_shorter"].map(enough)].sort_values("gap")
-             for k, g in panels}
-    rows = max([len(v) for v in shown.values()] + [1]) + 1
-    fig, axes = plot_grid(len(panels), width=4.2, height=1.0 + 0.17 * rows)
-    for ax, ((model, norm), g) in zip(axes, panels):
-        t = shown[(model, norm)]
-        pooled = g[g["uid"] == ALL].iloc[0]
-        total = int((g["uid"] != ALL).sum())
-        y = np.arange(len(t))
+        return None
+    shown = {}
+    for key, g in effects.groupby(["model", "normalization"], sort=False):
+        t = g[(g["uid"] != ALL) & g["n_longer"].map(enough) & g["n_shorter"].map(enough)].sort_values("gap")
         if len(t):
-            v, lo, hi = 100 * t["gap"].to_numpy(), 100 * t["gap_low"].to_numpy(), 100 * t["gap_high"].to_numpy()
-            ax.errorbar(v, y, xerr=np.vstack([v - lo, hi - v]), fmt="o", ms=3.5, color=PALETTE[0], ecolor=PALETTE[0],
-                        elinewidth=0.8, capsize=1.5, label="paradigm (95% CI)")
-        labels = [f"{u} ({int(a)}/{int(b)})" for u, a, b in zip(t["uid"], t["n_longer"], t["n_shorter"])]
-        if enough(pooled["n_longer"]) and enough(pooled["n_shorter"]):
-            pv = 100 * pooled["gap"]
-            ax.errorbar([pv], [len(t)], xerr=[[pv - 100 * pooled["gap_low"]], [100 * pooled["gap_high"] - pv]],
-                        fmt="D", ms=4.5, color=PALETTE[1], ecolor=PALETTE[1], elinewidth=1.0, capsize=2,
-                        label="all paradigms pooled")
-        labels.append(f"ALL ({int(pooled['n_longer'])}/{int(pooled['n_shorter'])})")
-        ax.set_yticks(range(len(labels)), labels, fontsize=5.5 if len(labels) > 20 else 6.5)
-        ax.set_ylim(len(labels) - 0.5, -0.5)
-        ax.axvline(0, color="grey", lw=0.8, ls="--")
-        ax.set_xlim(-104, 104)
-        ax.set_xticks(np.linspace(-100, 100, 9))
-        ax.set_xlabel("gap: A>U − A<U accuracy, points (n A>U / A<U)", fontsize="small")
-        ax.set_title(f"{model}, {norm}\n{len(t)} of {total} paradigms with ≥{MIN_PAIRS} A>U and ≥{MIN_PAIRS} A<U pairs",
-                     fontsize="small")
+            shown[key] = (g, t)
+    if not shown:
+        return None
+    rows = max(len(t) for _, t in shown.values()) + 1
+    longest = max(len(f"{u} (0000/0000)") for _, t in shown.values() for u in t["uid"])
+    fig, axes = plot_grid(len(shown), width=2.4 + 0.05 * longest, height=1.5 + 0.15 * rows)
+    for ax, ((model, norm), (g, t)) in zip(axes, shown.items()):
+        _gap_panel(ax, g, t)
+        ax.set_title(f"{wrap_label(model, 28)}, {norm}\n{len(t)} of {int((g['uid'] != ALL).sum())} paradigms "
+                     f"(≥{MIN_PAIRS} A>U, ≥{MIN_PAIRS} A<U)", fontsize=7)
     plot_legend(fig, axes)
     return fig
+
+
+def _gap_panel(ax, g: pd.DataFrame, t: pd.DataFrame) -> None:
+    """One model and score of `gap_dots`: the paradigms `t` and the pooled row of `g`."""
+    from fairpairs.analysis.directions import enough
+
+    pooled = g[g["uid"] == ALL].iloc[0]
+    v, lo, hi = 100 * t["gap"].to_numpy(), 100 * t["gap_low"].to_numpy(), 100 * t["gap_high"].to_numpy()
+    ax.errorbar(v, np.arange(len(t)), xerr=np.vstack([v - lo, hi - v]), fmt="o", ms=3, color=PALETTE[0],
+                ecolor=PALETTE[0], elinewidth=0.8, capsize=1.5, label="paradigm (95% CI)")
+    labels = [f"{u} ({int(a)}/{int(b)})" for u, a, b in zip(t["uid"], t["n_longer"], t["n_shorter"])]
+    if enough(pooled["n_longer"]) and enough(pooled["n_shorter"]):
+        pv = 100 * pooled["gap"]
+        ax.errorbar([pv], [len(t)], xerr=[[pv - 100 * pooled["gap_low"]], [100 * pooled["gap_high"] - pv]],
+                    fmt="D", ms=4, color=PALETTE[1], ecolor=PALETTE[1], elinewidth=1.0, capsize=2,
+                    label="all paradigms pooled")
+        labels.append(f"ALL ({int(pooled['n_longer'])}/{int(pooled['n_shorter'])})")
+    ax.set_yticks(range(len(labels)), labels, fontsize=6)
+    ax.set_ylim(len(t) + 0.5, -0.5)
+    ax.axvline(0, color="grey", lw=0.8, ls="--")
+    ax.set_xlim(-104, 104)
+    ax.set_xticks(np.linspace(-100, 100, 5))
+    ax.tick_params(axis="x", labelsize=7)
+    ax.set_xlabel("gap A>U − A<U, points\n(n A>U / A<U pairs)", fontsize=7)

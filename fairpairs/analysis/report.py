@@ -25,6 +25,7 @@ from fairpairs.io.files import atomic_write
 from fairpairs.analysis.headline import (TIES, acc_cell as _acc, diff_cell as _diff, direction_markdown,
                                          headline_markdown)
 from fairpairs.analysis.markdown import markdown_table, p_value, pct, pct_interval, pp_interval
+from fairpairs.analysis.paper import direction_caption
 from fairpairs.analysis.results import results_json
 
 SECTIONS = (   # (title, file stem), in report.md's order
@@ -162,25 +163,15 @@ def fit_markdown(fits: pd.DataFrame) -> str:
 
 
 def _draw_figures(report: Report, out: Path, formats: tuple[str, ...], dpi: int) -> list[Path]:
-    """Each figure of the report in every format of `formats` (none: nothing drawn, matplotlib not
-    imported); the files written."""
-    from fairpairs.analysis import figures, plots
+    """Each figure of the report (`fp.report_figures`: a figure with nothing to show is not drawn)
+    in every format of `formats` (none: nothing drawn, matplotlib not imported); the files written."""
+    from fairpairs.analysis.figure_set import report_figures
+    from fairpairs.analysis.plots import render
 
-    draw = {
-        "directions": lambda: plots.direction_dumbbells(report.effects),
-        "gap_per_paradigm": lambda: plots.gap_dots(report.effects),
-        "summary": lambda: figures.summary_bars(report.summary),
-        "effects": lambda: figures.effect_bars(report.effects),
-        "accuracy": lambda: figures.accuracy_scatter(report.accuracy),
-        "splits": lambda: figures.split_bars(report.splits),
-        "length_diff_accuracy": lambda: figures.diff_curves(report.curve),
-        "loglik_length": lambda: figures.loglik_vs_length(sentence_table(report.pairs), report.fits),
-    }
     written = []
-    for stem, make in draw.items() if formats else ():
-        fig = make()
+    for stem, fig in report_figures(report).items() if formats else ():
         for fmt in formats:
-            atomic_write(out / f"{stem}.{fmt}", plots.render(fig, fmt, dpi))
+            atomic_write(out / f"{stem}.{fmt}", render(fig, fmt, dpi))
             written.append(out / f"{stem}.{fmt}")
     return written
 
@@ -254,14 +245,17 @@ def _write_files(report: Report, out: Path, formats: tuple[str, ...], dpi: int) 
         written.append(out / f"{stem}.md")
     written += _draw_figures(report, out, formats, dpi)
 
+    drawn = {p.stem for p in written if p.suffix in (".png", ".pdf", ".svg")}
+
     def figure(stem: str, before: str = "", after: str = "\n\n") -> str:  # report.md's link to a figure (first format)
-        return f"{before}![{stem}]({stem}.{formats[0]}){after}" if formats else ""
+        return f"{before}![{stem}]({stem}.{formats[0]}){after}" if stem in drawn else ""
 
     body = ["# fairpairs evaluation report\n"]
     if report.notes:
         body.append("\n".join(f"- {line}" for line in report.notes) + "\n")
     body.append(f"## Headline: token-length bias by direction, and what length control did\n\n"
-                f"{figure('directions')}{headline_markdown(report.headline, report.notes)}"
+                f"{figure('directions') + direction_caption(report.effects) + chr(10) if formats else ''}"
+                f"{headline_markdown(report.headline, report.notes)}"
                 + figure("gap_per_paradigm", "\n", "\n"))
     if report.comparison is not None:
         body.append("## Models compared pair for pair\n\n" + comparison_markdown(report.comparison))

@@ -34,6 +34,7 @@ REEXPORTS = {
     "load_judgments": "fairpairs.scoring.morcela", "fit_morcela": "fairpairs.scoring.morcela",
     "PairRecord": "fairpairs.records", "Scorer": "fairpairs.scoring", "write_report": "fairpairs.analysis.report",
     "Report": "fairpairs.analysis.evaluation", "fit_length_params": "fairpairs.scoring.length",
+    "report_figures": "fairpairs.analysis.figure_set",
 }
 
 __getattr__ = lazy_getattr(__name__, REEXPORTS, globals())
