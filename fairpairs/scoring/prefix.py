@@ -31,7 +31,7 @@ from fairpairs.errors import Param
 from fairpairs.scoring.batching import is_oom, plan_batches
 from fairpairs.scoring.models import ModelError
 
-MIN_SHARED = 3      # tokens (BOS included) that the members of a group share at least
+MIN_SHARED = 4      # tokens (BOS included) that the members of a group share at least
 GAIN = 0.95         # used when it feeds at most this share of the plain plan's tokens (padding included)
 CHECK = ["The cat sat on the mat.", "The cat sat on the mats.", "The cat sat on the mat.",
          "The quick brown fox jumps over the lazy dog.", "The quick brown fox jumped.", "A souvenir.", "A"]
