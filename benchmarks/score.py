@@ -31,6 +31,16 @@ of each, their ratios (per round and of the medians), and the largest score diff
         --n-sentences 1000 --repeats 3 --code base=/tmp/base        # tiny random bert-base-cased, word_l2r
     python benchmarks/score.py --whole-process --minicons-python ... --model smollm2-135m --n-sentences 200
 
+Issue 49's ratios (the targets are printed with the figures, met or not; --results FILE adds the table
+to FILE with the commit, the command and the machine's load before and after):
+    python benchmarks/score.py --whole-process --minicons-python /work/venv-minicons/bin/python \
+        --models smollm2-135m --n-sentences 500 --repeats 3 --results benchmarks/results/score_speed.md
+    python benchmarks/score.py --whole-process --minicons-python /work/venv-minicons/bin/python \
+        --n-sentences 1000 --repeats 3 --results benchmarks/results/score_speed.md      # PLL word_l2r
+    python benchmarks/score.py --evaluate-memory --results benchmarks/results/score_speed.md
+(--evaluate-memory: peak RSS of a one-step `fairpairs evaluate --models smollm2-135m` of two paradigms
+against a process that only loads the model; target at most 1.2x.)
+
 minicons 0.3.39 runs in a separate interpreter (--minicons-python); its MaskedLMScorer calls the
 tokenizer's batch_encode_plus, which transformers 5 no longer has: the scripts alias it to __call__
 (what it was in transformers 4), so minicons can share fairpairs' transformers version:
@@ -56,6 +66,9 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 DEFAULT_BLIMP = REPO.parent / "shared" / "reference" / "blimp"
 MINICONS_METRIC = {"original": "original", "word_l2r": "within_word_l2r"}
+TARGETS = {"causal": 1.5, "word_l2r": 3.5}      # minicons / fairpairs, whole process (issue 49)
+MEMORY_TARGET = 1.2                             # one-step evaluate's peak RSS / the model's own (issue 49)
+SAME_TOL = 1e-4                                 # nats per sentence
 
 MINICONS_SCRIPT = r'''
 import json, sys, time
@@ -409,7 +422,8 @@ def whole_process(args) -> None:
     print(f"whole process: {len(sentences)} BLiMP sentences, {Path(model).name} ({kind}, "
           f"{'PLL ' + variant if kind == 'masked' else 'causal'}), {args.repeats} alternating rounds; "
           f"{os.cpu_count()} CPUs; OMP_NUM_THREADS={env.get('OMP_NUM_THREADS', 'unset')}")
-    print(f"load before: {_load()}", flush=True)
+    load_before = _load()
+    print(f"load before: {load_before}", flush=True)
     for rep in range(args.repeats):
         for name, code in codes + [("minicons", "")]:
             if name == "minicons":
@@ -426,7 +440,8 @@ def whole_process(args) -> None:
             outs[name] = pd.read_csv(out)["sum_logprob"].to_numpy()
             print(f"  round {rep + 1} {name:<12} {wall:7.1f} s wall {cpu:7.1f} s CPU {rss:7.0f} MB "
                   f"(load {os.getloadavg()[0]:.1f})", flush=True)
-    print(f"load after: {_load()}")
+    load_after = _load()
+    print(f"load after: {load_after}")
     for name, _ in codes:
         print(f"minicons / {name} per round: wall " + ", ".join(
             f"{m[0] / o[0]:.2f}x" for m, o in zip(runs["minicons"], runs[name])) + "; CPU " + ", ".join(
@@ -445,9 +460,64 @@ def whole_process(args) -> None:
         same = bool(np.array_equal(outs[name], outs["fairpairs"]))
         lines.append(f"\n{name} vs fairpairs: scores identical: {same}; max abs diff "
                      f"{float(np.abs(outs[name] - outs['fairpairs']).max()):.1e}")
+    target = TARGETS.get(variant)
+    verdict = (f"minicons / fairpairs, median wall: {mc_wall / med['fairpairs'][0]:.2f}x, CPU "
+               f"{mc_cpu / med['fairpairs'][1]:.2f}x; target >= {target}x: "
+               f"{'met' if mc_wall / med['fairpairs'][0] >= target else 'NOT met'} (wall)" if target else "")
+    lines.append(f"\n{verdict}; scores within {SAME_TOL} of minicons: "
+                 f"{bool(np.abs(outs['fairpairs'] - outs['minicons']).max() <= SAME_TOL)}")
     print("\n".join(lines))
+    if args.results:
+        what = f"{len(sentences)} BLiMP sentences, {Path(model).name}, {'PLL ' + variant if kind == 'masked' else 'causal'}"
+        append_results(args.results, f"whole process vs minicons: {what}", lines, load_before, load_after)
     if args.json_out:
         args.json_out.write_text(json.dumps({"runs": runs, "median": med}, indent=2) + "\n")
+    tmp.cleanup()
+
+
+def append_results(path: Path, title: str, lines: list[str], load_before: str, load_after: str) -> None:
+    """Add a section to a results file (markdown): the date, the commit (and whether the checkout has
+    changes), the command, the machine (CPUs, load before and after) and the table."""
+    git = ["git", "-C", str(REPO)]
+    commit = subprocess.run(git + ["rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run(git + ["status", "--porcelain", "--untracked-files=no"], capture_output=True,
+                           text=True).stdout.strip()
+    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    command = "python benchmarks/score.py " + " ".join(sys.argv[1:])
+    text = (f"\n## {when}: {title}\n\nCommit {commit}{' (with uncommitted changes)' if dirty else ''}; command:\n\n"
+            f"    {command}\n\nMachine: {os.cpu_count()} CPUs; load before: {load_before}; after: {load_after}\n\n"
+            + "\n".join(lines) + "\n")
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(text)
+    print(f"results added to {path}")
+
+
+def evaluate_memory(args) -> None:
+    """Peak RSS of a one-step `fairpairs evaluate` (generate + score) against the model's own: the
+    peak RSS of a process that only loads the model (`Scorer.from_pretrained`) and scores nothing."""
+    model = (args.models or ["smollm2-135m"])[0]
+    tmp = tempfile.TemporaryDirectory()
+    root = Path(tmp.name)
+    env = dict(os.environ, HF_HUB_OFFLINE="1", PYTHONPATH=str(REPO), FAIRPAIRS_DISABLE_PROGRESS_BARS="1")
+    if args.threads:
+        env["OMP_NUM_THREADS"] = str(args.threads)
+    load_before = _load()
+    alone = [sys.executable, "-c", "import sys; from fairpairs.scoring import Scorer; "
+             "Scorer.from_pretrained(sys.argv[1], device='cpu')", model]
+    evaluate = [sys.executable, "-m", "fairpairs.cli", "evaluate", "--models", model, "--paradigms", args.paradigms_list,
+                "--pairs", str(args.pairs or 20), "--out", str(root / "eval"), "--device", "cpu"]
+    w_alone, c_alone, rss_alone, _ = _timed(alone, env, root)
+    w_eval, c_eval, rss_eval, _ = _timed(evaluate, env, root)
+    ratio = rss_eval / rss_alone
+    lines = ["| process | wall s | CPU s | peak RSS MB |", "|---|---:|---:|---:|",
+             f"| the model loaded alone | {w_alone:.1f} | {c_alone:.1f} | {rss_alone:.0f} |",
+             f"| one-step evaluate ({args.paradigms_list}, {args.pairs or 20} pairs) | {w_eval:.1f} | {c_eval:.1f} | "
+             f"{rss_eval:.0f} |",
+             f"\nevaluate's peak / the model's own: {ratio:.2f}x; target <= {MEMORY_TARGET}x: "
+             f"{'met' if ratio <= MEMORY_TARGET else 'NOT met'}"]
+    print("\n".join(lines))
+    if args.results:
+        append_results(args.results, f"one-step evaluate's peak memory, {model}", lines, load_before, _load())
     tmp.cleanup()
 
 
@@ -476,14 +546,21 @@ def main():
                     "pairs per paradigm and set")
     ap.add_argument("--api", action="store_true", help="time fp.score_pairs against fp.evaluate")
     ap.add_argument("--paradigms", type=int, default=10, help="--api: the first N standard paradigms")
-    ap.add_argument("--results", type=Path, default=None, help="--api: write the table here (markdown)")
     ap.add_argument("--whole-process", action="store_true", help="time whole `fairpairs score` processes "
                     "against whole minicons processes, alternating")
     ap.add_argument("--code", action="append", help="--whole-process: NAME=DIR, another fairpairs checkout to "
                     "time in the rotation (e.g. base=/tmp/base)")
     ap.add_argument("--kind", default=None, help="--whole-process: causal or masked (default: masked, "
                     "causal for a GGUF)")
+    ap.add_argument("--results", type=Path, default=None, help="--whole-process, --evaluate-memory: add the "
+                    "table to this markdown file with the commit, the command and the machine's load; --api: write it")
+    ap.add_argument("--evaluate-memory", action="store_true", help="peak RSS of a one-step `fairpairs evaluate` "
+                    "(--models, default smollm2-135m; --paradigms-list, --pairs) against the model loaded alone")
+    ap.add_argument("--paradigms-list", default="determiner_noun_agreement_1,wh_island",
+                    help="--evaluate-memory: the paradigms evaluated")
     args = ap.parse_args()
+    if args.evaluate_memory:
+        return evaluate_memory(args)
     if args.whole_process:
         return whole_process(args)
     if args.api:

@@ -134,6 +134,7 @@ def run(spec: dict) -> int:
     from fairpairs.scoring import Scorer
 
     scorer = Scorer.from_pretrained(spec["model"], batch_tokens=spec.get("batch_tokens"))   # (stderr: a "terminal")
+    scorer.shared_prefixes = False   # (the row log reads whole sentences: the plain path; shared prefixes: test_scoring_prefix)
     pad = scorer.pad_id
     log = open(log_dir / f"rows-{rank()}.jsonl", "a", encoding="utf-8")
     kill = spec.get("kill_after") or {}

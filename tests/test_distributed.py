@@ -305,11 +305,16 @@ def test_a_launch_whose_ranks_differ_stops_every_rank_with_one_line(differs, lau
 
 @pytest.fixture(scope="module")
 def one_process_scores(models, sentences, one_torch_thread):
-    """Reference: each model's sums from a plain Scorer in this process."""
+    """Reference: each model's sums from a plain Scorer in this process (the plain causal path, as
+    the workers run it: tests/dist_worker.py)."""
     from fairpairs.scoring import Scorer
 
-    return {arch: Scorer.from_pretrained(m).score(sentences, normalize=())
-            for arch, m in models.items()}
+    out = {}
+    for arch, m in models.items():
+        scorer = Scorer.from_pretrained(m)
+        scorer.shared_prefixes = False
+        out[arch] = scorer.score(sentences, normalize=())
+    return out
 
 
 @pytest.mark.parametrize("arch", ["gpt2", "bert"])

@@ -43,6 +43,14 @@ def _masked_head(model):
     return None
 
 
+def _cache_arg(module) -> str:
+    """The name under which `module.forward` takes a key/value cache: `cache` (transformers >= 5.2x),
+    else `past_key_values`."""
+    import inspect
+
+    return "cache" if "cache" in inspect.signature(module.forward).parameters else "past_key_values"
+
+
 class Forward:
     """Callable (input_ids, attention_mask, tgt_row, tgt_pos, tgt_id) -> log P(tgt_id) per target."""
 
@@ -76,9 +84,24 @@ class Forward:
 
     @torch.inference_mode()
     def __call__(self, ids, att, trow, tpos, tid):
+        states, head = self.states(ids, att)
+        return self.read(states, head, trow, tpos, tid)
+
+    def cached(self, ids, att, positions, cache):
+        """What `states` returns, for `ids` continuing the key/value `cache` (filled in place):
+        `att` covers the cached positions and `ids`, `positions` are the tokens' positions."""
+        module = self.body if self.split else self.model
+        kw = {_cache_arg(module): cache, "use_cache": True, "position_ids": positions}
+        if self.split:
+            out = self.body(input_ids=ids, attention_mask=att, **kw)
+            return (out[0] if isinstance(out, tuple) else out.last_hidden_state), self.head
+        return self.model(input_ids=ids, attention_mask=att, **kw).logits, None
+
+    def read(self, states, head, trow, tpos, tid):
+        """log P(tid) at (trow, tpos) of `states` (hidden states that `head` turns into logits, or
+        logits when `head` is None): the head runs on those positions alone, in chunks."""
         # with a device map (accelerate) the last hidden states and the head may sit on other GPUs
         # than the inputs: index where the tensor is
-        states, head = self.states(ids, att)
         states = states[trow.to(states.device), tpos.to(states.device)]
         out = []
         for i in range(0, states.shape[0], self.chunk):
@@ -88,7 +111,7 @@ class Forward:
             logits = logits.float()
             tgt = tid[i:i + self.chunk].to(logits.device)
             out.append(logits.gather(1, tgt[:, None]).squeeze(1) - torch.logsumexp(logits, dim=-1))
-        return torch.cat([o.to(ids.device) for o in out]) if out else torch.zeros(0, device=ids.device)
+        return torch.cat([o.to(trow.device) for o in out]) if out else torch.zeros(0, device=trow.device)
 
     def probe(self, ids, att, trow, tpos, tid, tol: float) -> None:
         """Compare the split path with the full model on a sample batch; fall back if they differ."""

@@ -10,6 +10,7 @@ from fairpairs.scoring.batching import auto_budget, batch_tensors, run_rows
 from fairpairs.scoring import check_pll
 from fairpairs.scoring.encoding import Encoded, causal_rows, check_sentences, encode, masked_rows, prefix_token_id
 from fairpairs.scoring.heads import Forward
+from fairpairs.scoring import shared_run
 from fairpairs.io.progress import announce, suppressed
 from fairpairs.errors import Param
 from fairpairs.scoring.models import ModelError, load_model, model_identity, resolve_model_name
@@ -54,6 +55,7 @@ class Scorer:
         self.batch_tokens = batch_tokens or auto_budget(model, device, torch.finfo(self.dtype).bits // 8)
         self.forward = Forward(model, kind, device)
         self._probe()
+        self.shared_prefixes = kind == "causal" and shared_run.check(self)   # (prefixes run once: issue 49)
 
     @classmethod
     def from_pretrained(cls, name_or_path: str, kind: str | None = None, device: str = "auto",
@@ -112,12 +114,17 @@ class Scorer:
     def _run(self, enc: Encoded, pll: str | None = None) -> np.ndarray:
         from fairpairs.scoring import launch
 
+        desc = "causal" if self.kind == "causal" else f"PLL {pll or self.pll}"
+        first = self._first_line(len(enc.ids), pll)
+        if self.kind == "causal" and shared_run.wanted(self, enc):
+            with suppressed(not launch.is_main()):
+                return shared_run.run_shared(enc.ids, enc.out_ptr(), self.forward, self.batch_tokens, self.pad_id,
+                                             desc, self.device, first=first)
         rows = self._rows(enc, pll)
         padded, lengths = enc.padded(self.pad_id)
-        desc = "causal" if self.kind == "causal" else f"PLL {pll or self.pll}"
         with suppressed(not launch.is_main()):
             return run_rows(rows, padded, lengths, int(enc.out_ptr()[-1]), self.forward, self.batch_tokens,
-                            self.pad_id, self.mask_id, desc, self.device, first=self._first_line(len(enc.ids), pll))
+                            self.pad_id, self.mask_id, desc, self.device, first=first)
 
     def _probe(self) -> None:
         """Check the fast body/head split against the full model on two padded sentences."""
@@ -194,6 +201,10 @@ class Scorer:
                 on_done(idx[done], [float(np.sum(out[ptr[i]:ptr[i + 1]])) for i in done])
 
         with suppressed():      # (under `sentence_sums`' bar)
+            if self.kind == "causal" and shared_run.wanted(self, sub):
+                shared_run.run_shared(sub.ids, ptr, self.forward, self.batch_tokens, self.pad_id, "", self.device,
+                                      on_batch=finished)
+                return
             run_rows(rows, padded, lengths, int(ptr[-1]), self.forward, self.batch_tokens, self.pad_id,
                      self.mask_id, "", self.device, on_batch=finished)
 
