@@ -163,7 +163,7 @@ OPTIONS = {
         "placebo", "pll", "normalize", "unigrams", "length_params", "cache_dir", "split_tokenizer", "device",
         "dtype", "device_map", "batch_tokens", "figures", "dpi")},
     "robustness": {k: (RobustnessConfig, k) for k in ("cache_dir", "length_params", "morcela_params", "pll", "device",
-                                                      "batch_tokens", "seed")},
+                                                      "batch_tokens")},
     "score": {"pll": (ScoringSettings, "pll"), "device": (ScoringSettings, "device"),
               "normalize": (ScoringSettings, "score_normalize"), "alpha": (ScoringSettings, "alpha")},
     "fit-length": {"pll": (ScoringSettings, "pll"), "device": (ScoringSettings, "device"),

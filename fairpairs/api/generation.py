@@ -205,7 +205,7 @@ def generate_run(out: str | os.PathLike, paradigms: str | Iterable[str] = RunCon
     for m in cfg.models:     # an unknown tokenizer fails before any work (loaded once: the run's meters reuse it)
         load_backend(m)
     cfg, voc, chosen = _selection(cfg, vocabulary(vocab), on_lexicon)   # (vocab None: the language's table)
-    _preflight(chosen, voc, cfg)    # (before any work: a run that can keep no pair is refused)
+    meters = _preflight(chosen, voc, cfg)    # (before any work: a run that can keep no pair is refused)
     from fairpairs.io.progress import bar as progress_bar, says
 
     bar = factory = None
@@ -225,19 +225,24 @@ def generate_run(out: str | os.PathLike, paradigms: str | Iterable[str] = RunCon
                 last[0] = k
             return update
     try:
-        return write_run(chosen, voc, cfg, out, on_paradigm=factory, strict=strict)
+        return write_run(chosen, voc, cfg, out, on_paradigm=factory, strict=strict, meters=meters)
     finally:
         if bar is not None:
             bar.close()
 
 
-def _preflight(chosen: list["Paradigm"], voc: "Vocabulary", cfg: RunConfig) -> None:
+def _preflight(chosen: list["Paradigm"], voc: "Vocabulary", cfg: RunConfig) -> list | None:
     """The run's preflight (fairpairs.control.preflight): each paradigm's share of contexts that can
-    be equalised under the run's tokenizers, printed; a run in which none can is refused."""
+    be equalised under the run's tokenizers, printed; a run in which none can is refused. Returns
+    the length meters it measured with, for the run to reuse (None without tokenizers)."""
     from fairpairs.control.preflight import preflight
+    from fairpairs.tokenization.lengths import LengthMeter
 
-    if chosen and cfg.models:
-        preflight(chosen, voc, list(cfg.models), cfg.seed)
+    if not (chosen and cfg.models):
+        return None
+    meters = [LengthMeter(m) for m in cfg.models]
+    preflight(chosen, voc, list(cfg.models), cfg.seed, meters=meters)
+    return meters
 
 
 def _selection(cfg: RunConfig, vocab, on_lexicon):

@@ -161,17 +161,19 @@ def keeps_nothing(cells: list[CellForecast]) -> bool:
     return bool(cells) and all(c.contexts and c.keepable == 0 for c in cells)
 
 
-def preflight(paradigms: list[Paradigm], vocab: Vocabulary, models: list[str], seed: int) -> list[CellForecast]:
+def preflight(paradigms: list[Paradigm], vocab: Vocabulary, models: list[str], seed: int,
+              meters: list[LengthMeter] | None = None) -> list[CellForecast]:
     """The preflight of a run, before anything is generated: every paradigm's prediction, printed
     (`forecast_lines`, on the channel that says what long work does: `fairpairs.io.progress.announce`);
     a run in which no paradigm can keep a pair is refused (NotComparableError, one line naming the
-    paradigms and the tokenizers that suit the language). Returns the predictions."""
+    paradigms and the tokenizers that suit the language). `meters`: the run's own length meters
+    (so a run builds each tokenizer's meter once; default: built here). Returns the predictions."""
     from fairpairs.errors import NotComparableError, Param
     from fairpairs.generation.languages import get_language
     from fairpairs.io.progress import announce
     from fairpairs.tokenization.sources import expand
 
-    meters = [LengthMeter(m) for m in models]
+    meters = meters if meters is not None else [LengthMeter(m) for m in models]
     cells = forecast(paradigms, vocab, meters, seed)
     lang = get_language(paradigms[0].language)
     if keeps_nothing(cells):

@@ -260,17 +260,17 @@ def diversity_causes(p: Paradigm, vocab: Vocabulary, meters: list[LengthMeter]) 
 
 
 def generate_run(paradigms: list[Paradigm], vocab: Vocabulary, cfg: RunConfig, out: Path,
-                 on_paradigm=None, strict: bool = False, workers: int | None = None) -> RunResult:
+                 on_paradigm=None, strict: bool = False, workers: int | None = None, meters=None) -> RunResult:
     """Generate every paradigm and write the run folder `out` atomically. A set that ends short of
     its pairs (its budget spent) keeps what it reached and is marked (manifest `short`, `verdict`);
     `strict`: such a set, or a debiased set not comparable with the original, is an error and
-    nothing is written. `workers`: processes that generate paradigms side by side
-    (`fairpairs.control.workers`; None: its default); the output is the same for any number."""
+    nothing is written. `workers`: processes side by side (`control.workers`; None: its default;
+    the same output for any number). `meters`: a LengthMeter per `cfg.models` (the preflight's)."""
     if not paradigms:
         raise UsageError(Param("paradigms"), ": none selected")
     language = one_language(p.language for p in paradigms)    # (before any work)
     folder = OutputFolder(out, "out", kind="run")   # checked before any work
-    meters = [LengthMeter(m) for m in cfg.models]
+    meters = meters or [LengthMeter(m) for m in cfg.models]
     result = RunResult(strategy=cfg.strategy)
     with folder as tmp:
         (tmp / "original").mkdir()
