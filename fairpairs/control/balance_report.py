@@ -210,18 +210,11 @@ def _by_uid(rows: list[dict]) -> dict[str, list[dict]]:
 
 def read_run(run_dir) -> tuple[dict[str, list[dict]], dict[str, list[dict]], RunManifest]:
     """A run folder's original and debiased rows by paradigm, and its manifest."""
-    from pathlib import Path
-
-    from fairpairs.errors import Param, DatasetError, DatasetNotFoundError
-    from fairpairs.manifest import read_manifest
+    from fairpairs.control.balance_run import listed_run
+    from fairpairs.errors import DatasetError
     from fairpairs.pairsets import read_run_file
 
-    run = Path(run_dir)
-    if not run.exists():
-        raise DatasetNotFoundError(Param("data"), f": {run}: no such folder")
-    if not run.is_dir() or not (run / "original").is_dir() or not (run / "debiased").is_dir():
-        raise DatasetError(Param("data"), f": {run}: not a run folder of `fairpairs generate` (original/ and debiased/ missing)")
-    manifest = read_manifest(run)
+    run, manifest, _ = listed_run(run_dir)     # (the folder's checks, one place)
     sets = {}
     for which in ("original", "debiased"):
         sets[which] = {f.stem: list(read_run_file(f).rows) for f in sorted((run / which).glob("*.jsonl"))}   # checked once
