@@ -304,6 +304,8 @@ def error_rule_cases(scorer, pairs_file, model, missing: Path):
         ("Scorer", lambda: fp.Scorer.from_pretrained(model, pll="bogus"), "value", ValueError, "pll"),
         ("Scorer", lambda: S.score(["A cat."], normalize="pen_lp", alpha=math.nan), "value", ValueError, "alpha"),
         ("write_report", lambda: fp.write_report(5, M / "r"), "type", TypeError, "report"),
+        ("report_figures", lambda: fp.report_figures(M / "r"), "missing", FileNotFoundError, "report"),
+        ("report_figures", lambda: fp.report_figures(5), "type", TypeError, "report"),
         ("balance", lambda: fp.balance(M / "run"), "missing", FileNotFoundError, "data"),
         ("balance", lambda: fp.balance(5), "type", TypeError, "data"),
         ("balance", lambda: fp.balance({"original": []}), "value", ValueError, "data"),
