@@ -89,6 +89,21 @@ def is_oom(exc: BaseException) -> bool:
     return isinstance(exc, RuntimeError) and "out of memory" in str(exc).lower()
 
 
+def halve_after_oom(exc: BaseException, device, budget: int, alone: str | None) -> int:
+    """After `exc` in a batch: re-raised unless it is out of memory (CUDA's cache is emptied);
+    a ModelError when the batch was one item (`alone` says what it was), else the halved budget."""
+    if not is_oom(exc):
+        raise exc
+    if str(device).startswith("cuda"):
+        import torch
+
+        torch.cuda.empty_cache()
+    if alone is not None:
+        raise ModelError(f"out of memory on {alone}; use a smaller model or ", Param("dtype", quoted=True),
+                         " bfloat16") from None
+    return max(1, budget // 2)
+
+
 def run_rows(rows: Rows, padded_ids: np.ndarray, lengths: np.ndarray, n_out: int, forward,
              budget: int, pad_id: int, mask_id: int | None, desc: str,
              device: str, on_batch=None, first: str | None = None) -> np.ndarray:
@@ -101,8 +116,6 @@ def run_rows(rows: Rows, padded_ids: np.ndarray, lengths: np.ndarray, n_out: int
     output array filled so far. `desc` and `first` (the line printed before the bar) go to
     `fairpairs.io.progress.bar` (shown or not by its switch).
     """
-    import torch
-
     from fairpairs.io.progress import bar as progress_bar
 
     out = np.full(n_out, np.nan, dtype=np.float64)
@@ -115,14 +128,8 @@ def run_rows(rows: Rows, padded_ids: np.ndarray, lengths: np.ndarray, n_out: int
             try:
                 lp = _run_batch(rows, batch, padded_ids, row_len, forward, pad_id, mask_id, device)
             except Exception as exc:  # only CUDA OOM is handled; everything else propagates
-                if not is_oom(exc):
-                    raise
-                if str(device).startswith("cuda"):
-                    torch.cuda.empty_cache()
-                if len(batch) == 1:
-                    raise ModelError(f"out of memory on a single row of {int(row_len[batch[0]])} tokens; use a smaller "
-                                     "model or ", Param("dtype", quoted=True), " bfloat16") from None
-                budget = max(1, budget // 2)
+                budget = halve_after_oom(exc, device, budget, f"a single row of {int(row_len[batch[0]])} tokens"
+                                         if len(batch) == 1 else None)
                 rest = np.concatenate([batch] + queue)
                 queue = plan_batches(row_len[rest], budget)
                 queue = [rest[b] for b in queue]

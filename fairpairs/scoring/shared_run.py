@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from fairpairs.errors import Param
-from fairpairs.scoring.batching import is_oom
-from fairpairs.scoring.models import ModelError
+from fairpairs.scoring.batching import halve_after_oom
 from fairpairs.scoring.prefix import Groups, group, plan_units, unit_budget, MIN_SHARED
 
 
@@ -102,8 +100,6 @@ def run_shared(ids: list[np.ndarray], out_ptr: np.ndarray, forward, budget: int,
     """The flat float64 log-prob array of causal scoring (as `batching.run_rows` returns it), with
     shared prefixes run once. ``on_batch(sentences, out)`` after each unit, with the sentences it
     completed; a progress bar over units."""
-    import torch
-
     from fairpairs.io.progress import bar as progress_bar
 
     lengths = np.array([len(i) for i in ids], dtype=np.int64)
@@ -119,14 +115,8 @@ def run_shared(ids: list[np.ndarray], out_ptr: np.ndarray, forward, budget: int,
                 work = Unit(groups, unit, ids, out_ptr, pad_id)
                 work.run(forward, device, out)
             except Exception as exc:  # only CUDA OOM is handled; everything else propagates
-                if not is_oom(exc):
-                    raise
-                if str(device).startswith("cuda"):
-                    torch.cuda.empty_cache()
-                if len(unit) == 1:
-                    raise ModelError(f"out of memory on a single prefix of {int(groups.shared[unit[0]])} tokens; use "
-                                     "a smaller model or ", Param("dtype", quoted=True), " bfloat16") from None
-                budget = max(1, budget // 2)
+                budget = halve_after_oom(exc, device, budget, f"a single prefix of {int(groups.shared[unit[0]])} tokens"
+                                         if len(unit) == 1 else None)
                 queue = plan_units(groups, lengths, budget, np.concatenate([unit] + queue))
                 bar.total = bar.n + len(queue)
                 bar.refresh()
