@@ -203,7 +203,9 @@ VERBS = {   # model (a BLiMP verb's root) -> new regular verbs of its argument s
     "lift_(S\\NP)/NP": "carry drag pull",
     "repair_(S\\NP)/NP": "mend replace dismantle",
     "criticize_(S\\NP)/NP": "applaud condemn mock ridicule defend recommend",
-    "laugh_S\\NP": "giggle frown wink blush wander pray shiver faint snore hesitate rest jog dance sulk",
+    # (strictly intransitive, as their model: not rest, wander, dance or pray, which also take an object -
+    # "rest one's feet", "wander the streets" - and would make a bad sentence "Nancy rests some picture." good)
+    "laugh_S\\NP": "giggle frown wink blush shiver faint snore hesitate sulk",
     "vanish_S\\NP": "disintegrate",
 }
 NAMES = {   # model (a BLiMP name) -> new names of its gender (not inflected: wordfreq only)
