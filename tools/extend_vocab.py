@@ -152,7 +152,7 @@ def table_text(morph, table: Path = TABLE) -> str:
 # (benchmarks/results/balance.md).
 EN_TABLE = ROOT / "vocab" / "blimp_extension.csv"
 EN_EXTRA = ["source", "model"]
-NOUNS = {   # model (a BLiMP noun) -> new nouns of its class
+EN_NOUNS = {   # model (a BLiMP noun) -> new nouns of its class
     "doctor": "nurse lawyer pilot farmer engineer baker banker chef clerk janitor painter singer editor scientist "
               "professor surgeon sailor tailor mechanic carpenter architect librarian pharmacist journalist "
               "photographer musician butcher barber coach manager reporter detective firefighter accountant "
@@ -188,7 +188,7 @@ NOUNS = {   # model (a BLiMP noun) -> new nouns of its class
     "cactus": "leaf bacterium larva vertebra",
     "hypothesis": "criterion prognosis emphasis curriculum",
 }
-VERBS = {   # model (a BLiMP verb's root) -> new regular verbs of its argument structure
+EN_VERBS = {   # model (a BLiMP verb's root) -> new regular verbs of its argument structure
     "disgust_(S\\NP)/NP": "amuse frighten delight puzzle bewilder terrify horrify offend surprise excite please "
                           "thrill depress frustrate intimidate fascinate trouble anger sadden startle baffle "
                           "perplex unnerve dismay infuriate exasperate discourage reassure entertain enchant charm "
@@ -208,7 +208,7 @@ VERBS = {   # model (a BLiMP verb's root) -> new regular verbs of its argument s
     "laugh_S\\NP": "giggle frown wink blush shiver faint snore hesitate sulk",
     "vanish_S\\NP": "disintegrate",
 }
-NAMES = {   # model (a BLiMP name) -> new names of its gender (not inflected: wordfreq only)
+EN_NAMES = {   # model (a BLiMP name) -> new names of its gender (not inflected: wordfreq only)
     "Elaine": "Abigail Bridget Chloe Daisy Fiona Gloria Hannah Ingrid Joanna Lillian Miriam Olivia Priscilla "
               "Rosalind Sophia Vivian Yvonne Eleanor Harriet Agnes Beatrice Cecilia Edith Felicity Gwendolyn "
               "Louisa Marjorie Penelope Winifred Ursula",
@@ -303,12 +303,12 @@ def en_extension(base) -> list[dict]:
     """Every English extension row, in a fixed order (nouns, verbs, names; as listed), each with its
     `source`."""
     rows, label = [], en_source_label()
-    for model, words in NOUNS.items():
+    for model, words in EN_NOUNS.items():
         rows += [r | {"source": label} for w in words.split() for r in noun_rows(base, model, w)]
-    for root, words in VERBS.items():
+    for root, words in EN_VERBS.items():
         rows += [r | {"source": label} for w in words.split() for r in verb_rows(base, root, w)]
     wf = f"wordfreq {metadata.version('wordfreq')}"
-    for model, names in NAMES.items():
+    for model, names in EN_NAMES.items():
         rows += [r | {"source": wf} for n in names.split() for r in name_rows(base, model, n)]
     # (a model listed in two of BLiMP's blocks with the same features gives a row twice: kept once)
     return list({tuple(r.items()): r for r in rows}.values())
