@@ -180,7 +180,7 @@ def test_truncated_copy_names_the_line(tmp_path, capsys):
     fields = len(raw[:20000].split(b"\n")[-1].decode().split(","))   # the cut line (no quoted commas in it)
     code, _, err = run_cli(["validate", "--vocab", path], capsys)
     assert code == 1 and err.strip() == (f"fairpairs: error: {path}: line {line}: {fields} field(s), "
-                                         f"the header has 88 (a truncated or damaged file?)")
+                                         f"the header has 90 (a truncated or damaged file?)")   # (BLiMP's 88 + source, model)
 
 
 def test_bundled_table_cut_at_a_line_is_not_blamed_on_fixes(tmp_path, monkeypatch):

@@ -157,23 +157,23 @@ EN_NOUNS = {   # model (a BLiMP noun) -> new nouns of its class
               "professor surgeon sailor tailor mechanic carpenter architect librarian pharmacist journalist "
               "photographer musician butcher barber coach manager reporter detective firefighter accountant "
               "therapist electrician gardener programmer sculptor violinist pianist novelist chemist physicist "
-              "biologist economist historian translator dietitian nanny",
+              "biologist economist historian translator dietitian nanny orthodontist chiropractor paramedic radiologist optometrist locksmith blacksmith cobbler paralegal lifeguard bartender chauffeur courier welder roofer pediatrician neurologist cardiologist psychiatrist hygienist housekeeper receptionist auctioneer choreographer archaeologist geologist botanist astronomer meteorologist linguist mathematician statistician philosopher sociologist anthropologist psychologist zookeeper beekeeper upholsterer veterinarian",
     "teenager": "neighbor stranger tourist visitor passenger citizen resident volunteer athlete runner swimmer "
-                "traveler spectator beginner veteran orphan toddler thief",
+                "traveler spectator beginner veteran orphan toddler thief freshman",
     "boy": "prince king monk gentleman",
     "girl": "princess queen nun bride",
     "child": "grandchild",
-    "handyman": "fireman policeman salesman fisherman businessman policewoman businesswoman",
-    "cup": "bowl spoon mug bottle jar kettle tray saucer teapot knife",
-    "chair": "table desk bench stool sofa shelf",
-    "hat": "boot belt tie vest cap helmet sandal mitten cardigan necklace bracelet",
-    "car": "bus taxi van tractor motorcycle scooter wagon jeep limousine minivan",
+    "handyman": "fireman policeman salesman fisherman businessman policewoman businesswoman chairman congressman spokesman postman milkman doorman cameraman repairman deliveryman workman foreman craftsman midwife chairwoman congresswoman spokeswoman",
+    "cup": "bowl spoon mug bottle jar kettle tray saucer teapot knife ladle spatula colander skillet platter goblet teacup pitcher carafe penknife",
+    "chair": "table desk bench stool sofa shelf bookshelf armchair footstool recliner",
+    "hat": "boot belt tie vest cap helmet sandal mitten cardigan necklace bracelet poncho kimono tuxedo blazer bandana beret fedora sombrero apron bonnet overcoat raincoat parka tunic sneaker slipper moccasin",
+    "car": "bus taxi van tractor motorcycle scooter wagon jeep limousine minivan trolley tram sedan moped rickshaw hearse ambulance snowmobile forklift bulldozer",
     "dog": "cow pig goat duck chicken frog lion tiger monkey donkey pony puppy kitten parrot squirrel lizard "
-           "spider camel zebra giraffe elephant",
+           "spider camel zebra giraffe elephant otter hedgehog porcupine raccoon beaver ferret gerbil iguana tortoise salamander armadillo flamingo pelican peacock ostrich lobster crab owl hawk falcon sparrow pigeon walrus",
     "goose": "wolf calf",
     "movie": "novel poem letter memo diary magazine textbook biography screenplay",
-    "apple": "carrot onion potato lemon peach pear plum cherry grape melon radish pumpkin",
-    "pie": "cookie sandwich pizza cupcake biscuit pastry pancake waffle loaf",
+    "apple": "carrot onion potato lemon peach pear plum cherry grape melon radish pumpkin turnip parsnip artichoke avocado apricot nectarine tangerine papaya mango fig cantaloupe",
+    "pie": "cookie sandwich pizza cupcake biscuit pastry pancake waffle loaf croissant bagel scone brownie eclair tart dumpling omelet burrito taco pretzel",
     "picture": "portrait poster photo mural snapshot",
     "song": "hymn lullaby anthem",
     "lamp": "lantern flashlight chandelier torch",
@@ -185,8 +185,13 @@ EN_NOUNS = {   # model (a BLiMP noun) -> new nouns of its class
     "brochure": "leaflet catalog booklet",
     "hill": "cliff volcano",
     "kitchen": "hallway bedroom bathroom staircase attic basement corridor porch",
-    "cactus": "leaf bacterium larva vertebra",
-    "hypothesis": "criterion prognosis emphasis curriculum",
+    "louse": "woodlouse",
+    "mouse": "dormouse",
+    "radius": "matrix vertex helix vortex stratum spectrum",
+    "fungus": "alga bacillus",
+    "analysis": "memorandum addendum",
+    "cactus": "leaf bacterium larva vertebra nebula",
+    "hypothesis": "criterion prognosis emphasis curriculum neurosis psychosis metamorphosis",
 }
 EN_VERBS = {   # model (a BLiMP verb's root) -> new regular verbs of its argument structure
     "disgust_(S\\NP)/NP": "amuse frighten delight puzzle bewilder terrify horrify offend surprise excite please "
