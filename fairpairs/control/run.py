@@ -24,7 +24,7 @@ from fairpairs.generation.grammar import Paradigm
 from fairpairs.generation.selection import one_language
 from fairpairs.io.files import OutputFolder, atomic_write
 from fairpairs.records import PairRecord, row_json
-from fairpairs.manifest import ParadigmEntry, RunManifest, VocabularyInfo, verdict_text
+from fairpairs.manifest import ParadigmEntry, RunManifest, verdict_text
 from fairpairs.tokenization.lengths import LengthMeter
 from fairpairs.generation.vocab import Vocabulary
 
@@ -304,7 +304,7 @@ def generate_run(paradigms: list[Paradigm], vocab: Vocabulary, cfg: RunConfig, o
             token_length="content tokens of the sentence as written (special tokens excluded)",
             tokenizers={m.name: tokenizer_info(m) for m in meters},
             versions=versions(),
-            vocabulary=VocabularyInfo(file=Path(vocab.source).name, sha256=vocab.sha256, fixes=vocab.fixes),
+            vocabulary=vocab.info(),
             language=language,
             paradigms=manifest_paradigms,
             lexicon=cfg.lexicon,
