@@ -151,7 +151,7 @@ class ParadigmJob:
         for which in ("original", "debiased"):
             if self.strict and getattr(sets, which).short is not None:
                 raise getattr(sets, which).short
-        rows, files, measures = {}, {"grammar": grammar_sha256(p.path)}, {}
+        rows, files, measures = {}, {"grammar": p.read_sha256 or grammar_sha256(p.path)}, {}
         for which in ("original", "debiased"):
             rows[which] = sets.rows(which)
             files[which] = write_jsonl(self.folder / which / f"{p.uid}.jsonl", rows[which])

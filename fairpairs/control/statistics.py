@@ -76,10 +76,10 @@ def grammar_sha256(path: Path) -> str:
     changes it too); "" where it cannot be read (it matches nothing: the statistics are recomputed,
     and the recomputation reports the error)."""
     from fairpairs.errors import FairpairsError
-    from fairpairs.generation.includes import read_with_includes
+    from fairpairs.generation.includes import content_sha256, read_with_includes
 
     try:
-        return sha256_text(_canonical(read_with_includes(path)))
+        return content_sha256(read_with_includes(path))
     except (FairpairsError, OSError):
         return ""
 
