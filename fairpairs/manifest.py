@@ -177,6 +177,24 @@ class ParadigmEntry:
 
 
 @dataclass(frozen=True)
+class RunLanguage:
+    """A run's language, resolved once (by the API's reader, `fairpairs.generation.selection.
+    resolved_language`) for the stages after generation: its code (en, fr, de), English name and
+    wordfreq code (the balance report's word frequencies), and the bundled vocabulary tables a
+    manifest's `vocabulary` can be checked against: `table` (the language's own, with its sha256
+    when the manifest names that table, else None) and `fixes_table` (the English BLiMP table that
+    vocab/fixes.yaml applies to, with its sha256 `fixes_sha256`)."""
+
+    code: str
+    name: str
+    wordfreq: str
+    table: str
+    table_sha256: str | None
+    fixes_table: str
+    fixes_sha256: str
+
+
+@dataclass(frozen=True)
 class RunManifest:
     """A generation run's manifest.json. Read back (`read_manifest`, `from_dict`), a field is
     None: absent from the file (hand-made manifests and those of other versions may lack any field;
@@ -206,6 +224,14 @@ class RunManifest:
     # ^ tokenizer -> the original set's A=U / A>U / A<U counts and shares over every paradigm
     statistics: StatisticsRecord | None = dataclasses.field(default=None, metadata={"omit_if_none": True})
     # ^ fingerprints that let balance and publish reuse the statistics above (fairpairs.control.statistics)
+    run_language: RunLanguage | None = dataclasses.field(default=None, compare=False,
+                                                          metadata={"derived": True, "omit_if_none": True})
+    # ^ not in manifest.json: the run's language as the API's reader resolved it (None until then)
+
+    def with_language(self, language: RunLanguage) -> "RunManifest":
+        """This manifest carrying its resolved language (`run_language`), which the stages after
+        generation read instead of resolving it again."""
+        return dataclasses.replace(self, run_language=language)
 
     @classmethod
     def from_dict(cls, doc, where: str) -> "RunManifest":
@@ -234,7 +260,8 @@ class RunManifest:
 def _plain(value):
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.metadata.get("key", f.name): _plain(getattr(value, f.name)) for f in fields(value)
-                if not (f.metadata.get("omit_if_none") and getattr(value, f.name) is None)}
+                if not (f.metadata.get("omit_if_none") and getattr(value, f.name) is None)
+                and not f.metadata.get("derived")}
     if isinstance(value, dict):
         return {k: _plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -248,7 +275,7 @@ def _typed(value, tp):
     if isinstance(tp, type) and dataclasses.is_dataclass(tp):
         hints = typing.get_type_hints(tp)
         return tp(**{f.name: _typed(value[k], hints[f.name]) if (k := f.metadata.get("key", f.name)) in value
-                     else None for f in fields(tp)})
+                     and not f.metadata.get("derived") else None for f in fields(tp)})
     if typing.get_origin(tp) is dict and isinstance(value, dict):
         return {k: _typed(v, typing.get_args(tp)[1]) for k, v in value.items()}
     if typing.get_origin(tp) in (typing.Union, types.UnionType) and value is not None:

@@ -104,8 +104,9 @@ def test_the_layering_check_can_fail(tmp_path):
 
 
 # issue 37: the CLI is a thin client of the API. A command module imports only `fairpairs.api` (its
-# public calls, and `fairpairs.api.commandline`: the settings objects its options are built from
-# and the renderers of the tables it prints) and the other command modules; never a stage.
+# public calls, and `fairpairs.api.settings`: the settings objects its options are built from; what
+# it prints, the objects the calls return render themselves: issue 50) and the other command
+# modules; never a stage.
 def _command_imports_outside_the_api(tree: ast.AST) -> list[tuple[int, str]]:
     return [(line, t) for line, targets in _imports(tree) for t in targets
             if not (t == "fairpairs.api" or t.startswith(("fairpairs.api.", "fairpairs.commands")))]
@@ -121,6 +122,48 @@ def test_commands_import_only_the_api():
 def test_the_thin_cli_check_can_fail():
     tree = ast.parse("def f():\n    from fairpairs.io.files import claim_folder\n    from fairpairs.api import evaluate\n")
     assert _command_imports_outside_the_api(tree) == [(2, "fairpairs.io.files")]
+
+
+# issue 50: nor a machine-learning or data library: loading, computing and rendering tables is the
+# stages' work (transformers' logging is set where evaluation runs), the CLI parses and prints
+ML_LIBRARIES = {"torch", "transformers", "tokenizers", "datasets", "huggingface_hub", "accelerate", "safetensors",
+                "sentencepiece", "gguf", "numpy", "pandas", "pyarrow", "scipy", "sklearn", "statsmodels",
+                "matplotlib", "wordfreq"}
+
+
+def _library_imports(tree: ast.AST) -> list[tuple[int, str]]:
+    """(line, library) for every import of one of `ML_LIBRARIES`, at any depth (a lazy import too)."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, a.name.split(".")[0]) for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.append((node.lineno, node.module.split(".")[0]))
+    return [(line, name) for line, name in found if name in ML_LIBRARIES]
+
+
+def test_commands_and_cli_import_no_ml_library():
+    files = sorted((PACKAGE / "commands").glob("*.py")) + [PACKAGE / "cli.py"]
+    wrong = [f"{path.relative_to(PACKAGE.parent)}:{line}: imports {name}" for path in files
+             for line, name in _library_imports(ast.parse(path.read_text()))]
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_ml_library_check_can_fail():
+    """What commands/analysis.py did before issue 50 (transformers' logging set in the command)."""
+    tree = ast.parse("import click\ndef f():\n    from transformers.utils import logging as hf_logging\n"
+                     "    import numpy as np, rich\n")
+    assert _library_imports(tree) == [(3, "transformers"), (4, "numpy")]
+
+
+def test_publishing_takes_the_runs_language_from_the_manifest_and_imports_no_generation():
+    """Issue 50: publishing read the run's language through `generation.selection.run_language` in
+    four places; the API's reader resolves it once into the manifest (`RunManifest.run_language`)."""
+    wrong = [f"{path.relative_to(PACKAGE.parent)}:{line}: imports {target}"
+             for path in sorted((PACKAGE / "publishing").glob("*.py"))
+             for line, targets in _imports(ast.parse(path.read_text())) for target in targets
+             if _part(target) == "generation"]
+    assert not wrong, "\n".join(wrong)
 
 
 def test_every_public_name_comes_from_the_api():

@@ -169,3 +169,30 @@ def test_evaluate_bad_inputs(models, run_dir, tmp_path, capsys):
     bad.write_text('{"sentence_good": "A b.", "sentence_bad": "A c."}\n{"sentence_good": "x"}\n')
     code, _, err = run_cli(["evaluate", "--models", models["gpt2"], "--data", bad, "--out", out], capsys)
     assert code == 1 and "bad.jsonl:2: missing field 'sentence_bad'" in err
+
+
+def test_a_model_name_reaches_the_scorer_resolved_once(models, run_dir, tmp_path):
+    """Issue 50: `fp.evaluate` resolves each model name once (`fairpairs.api.common.resolve_models`)
+    into a `ResolvedModel`: the name (it prints, compares and keys as the name) carrying the files it
+    resolved to, which every later stage reads (`resolve_model_name` of it resolves nothing again).
+    Fails on the code before it: the loader was given the bare name, which the scorer resolved again."""
+    import pickle
+
+    import fairpairs as fp
+    from fairpairs.tokenization.sources import ResolvedModel, resolve_model_name
+
+    given = []
+
+    def loader(model, settings):
+        given.append(model)
+        return default_loader(model, settings)
+
+    name = str(models["gpt2"])
+    report = fp.evaluate(run_dir, [name], normalize="lp", load_scorer=loader)
+    (model,) = given
+    assert isinstance(model, ResolvedModel) and model == name and model.source.path == name
+    assert resolve_model_name(model) is model.source
+    assert pickle.loads(pickle.dumps(model)).source == model.source     # (to worker processes)
+    assert list(report.cache_hits) == [Path(name).name]      # (the report labels a folder by its name)
+    # resolved, a name is not looked up again: a folder gone since still gives the source it had
+    assert resolve_model_name(ResolvedModel(str(tmp_path / "gone"), model.source)) is model.source

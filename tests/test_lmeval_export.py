@@ -16,6 +16,7 @@ from types import SimpleNamespace
 import pytest
 import yaml
 
+from fairpairs.api.common import run_manifest
 from fairpairs.publishing.hub import build_folder
 from fairpairs.scoring.encoding import encode, prefix_token_id
 from fairpairs.tokenization.sources import ASSETS
@@ -36,7 +37,7 @@ def built(tmp_path_factory) -> Path:
     # (publish checks the manifest against the files: one pair in each set, no tokenizers listed)
     (run / "manifest.json").write_text(json.dumps({"paradigms": {"determiner_noun_agreement_1": {
         "original": 1, "debiased": 1}}}))
-    return build_folder(run, REPO_ID, run.parent / "hub", which="both").folder
+    return build_folder(run, REPO_ID, run.parent / "hub", which="both", read_manifest=run_manifest).folder
 
 
 def task_config(folder: Path, task: str) -> dict:

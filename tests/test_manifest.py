@@ -53,6 +53,36 @@ def test_a_generated_manifest_reads_as_typed_records_and_writes_back_unchanged(r
     assert m.to_json() == text
 
 
+def test_the_apis_reader_gives_the_manifest_with_its_language_resolved_once(run):
+    """Issue 50: a run's language is resolved once, by the API's reader, into the manifest the later
+    stages read (publishing, balance, the datasets API); manifest.json stays as written. Fails on
+    the code before it: `RunManifest` had no `run_language`, and each stage resolved the code itself."""
+    import fairpairs as fp
+    from fairpairs.api.common import run_manifest
+
+    text = (run / "manifest.json").read_text(encoding="utf-8")
+    assert read_manifest(run).run_language is None          # read as written: nothing resolved
+    for manifest in (fp.read_pairs(run).manifest, run_manifest(run)):
+        lang = manifest.run_language
+        # causative is an English paradigm drawn from the bundled BLiMP table (vocab/blimp_vocabulary.csv)
+        assert (lang.code, lang.name, lang.wordfreq) == ("en", "English", "en")
+        assert lang.fixes_table == "blimp_vocabulary.csv" == manifest.vocabulary["file"]
+        assert lang.table_sha256 is None                    # (an English run: checked against fixes_table)
+        assert manifest.to_json() == text                   # never written: manifest.json's bytes as before
+        assert manifest == read_manifest(run)               # and the same manifest
+
+
+def test_an_old_manifests_language_is_its_paradigm_files(run, tmp_path):
+    """A manifest written before fairpairs recorded `language` takes the one language of the
+    paradigm files it names (`grammars/fr/` holds French ones) - resolved by the API's reader."""
+    from fairpairs.api.common import run_manifest
+
+    doc = json.loads((run / "manifest.json").read_text(encoding="utf-8"))
+    del doc["language"]
+    doc["paradigms"] = {"fr_long_vp_coord_n1pl": doc["paradigms"][UID]}
+    assert run_manifest(_run_with(tmp_path, run, doc)).run_language.name == "French"
+
+
 def test_a_partial_hand_made_manifest_reads_with_none_for_what_it_lacks(tmp_path):
     (tmp_path / "manifest.json").write_text(json.dumps({
         "seed": 3,
@@ -123,11 +153,12 @@ def test_the_command_line_names_the_wrongly_typed_field(run, tmp_path):
 
 def test_publish_checks_and_cards_a_partial_manifest(run, tmp_path):
     """The consumers on the typed record: what the manifest lacks is neither checked nor claimed."""
+    from fairpairs.api.common import run_manifest
     from fairpairs.publishing.hub import build_folder
 
     partial = _run_with(tmp_path, run, {"models": ["gpt2", "bert-base-cased"],
                                         "paradigms": {UID: {"original": 5, "debiased": 5}}})
-    built = build_folder(partial, "me/x", tmp_path / "hub", which="both")
+    built = build_folder(partial, "me/x", tmp_path / "hub", which="both", read_manifest=run_manifest)
     card = (built.folder / "README.md").read_text(encoding="utf-8")
     assert "- Command: `unknown`\n" in card
     assert "- Seed: unknown; pairs requested per paradigm: unknown;\n" in card
@@ -138,6 +169,7 @@ def test_publish_checks_and_cards_a_partial_manifest(run, tmp_path):
 
 
 def test_publish_refuses_a_recount_that_disagrees_with_the_typed_statistics(run, tmp_path):
+    from fairpairs.api.common import run_manifest
     from fairpairs.publishing.hub import build_folder
 
     doc = json.loads((run / "manifest.json").read_text(encoding="utf-8"))
@@ -145,4 +177,4 @@ def test_publish_refuses_a_recount_that_disagrees_with_the_typed_statistics(run,
     bad = _run_with(tmp_path, run, doc)
     with pytest.raises(DatasetError, match=rf"paradigms\.{UID}\.debiased_stats\.kept_as_drawn is \d+, but "
                                            rf"debiased/{UID}\.jsonl gives \d+"):
-        build_folder(bad, "me/x", tmp_path / "hub", which="both")
+        build_folder(bad, "me/x", tmp_path / "hub", which="both", read_manifest=run_manifest)

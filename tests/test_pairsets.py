@@ -55,9 +55,10 @@ def test_a_run_folder_reads_as_typed_sets_whose_records_are_the_jsonl_lines(run)
 
 
 def test_the_published_parquet_has_the_jsonl_names_and_types(run, tmp_path):
+    from fairpairs.api.common import run_manifest
     from fairpairs.publishing.hub import build_folder
 
-    built = build_folder(run, "me/x", tmp_path / "hub", which="debiased")
+    built = build_folder(run, "me/x", tmp_path / "hub", which="debiased", read_manifest=run_manifest)
     table = pq.read_table(built.folder / "data" / UID / "train-00000-of-00001.parquet")
     rows = [json.loads(line) for line in (run / "debiased" / f"{UID}.jsonl").read_text("utf-8").splitlines()]
     assert set(table.column_names) == set(rows[0])

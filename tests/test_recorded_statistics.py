@@ -221,13 +221,14 @@ def test_publish_reads_a_recorded_file_as_the_checked_reader_does(generated):
     """A file whose sha256 is the run's is read without checking each row again: the same PairSet
     (rows, their order and fields, origin) as the one pair reader's, which checks every row."""
     from fairpairs.pairsets import read_run_file
+    from fairpairs.api.common import run_manifest
     from fairpairs.publishing.reading import read_checked_run
 
     from fairpairs.control.statistics import reuse
     from fairpairs.manifest import read_manifest
 
     assert reuse(generated, read_manifest(generated)).complete      # (so the files are read unchecked)
-    _, configs, _, _ = read_checked_run(generated, ("debiased", "original"), "fair")
+    _, configs, _, _ = read_checked_run(generated, ("debiased", "original"), "fair", run_manifest)
     assert len(configs) == 6
     for c in configs:
         checked = read_run_file(generated / c.set / f"{c.uid}.jsonl")

@@ -12,6 +12,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from fairpairs.errors import DatasetError
+from fairpairs.api.common import run_manifest
 from fairpairs.publishing.hub import build_folder
 from fairpairs.records import PairRecord
 from fairpairs.manifest import RunManifest, read_manifest
@@ -116,7 +117,7 @@ def test_partial_and_extended_manifests_stay_readable():
 
 
 def test_every_pair_field_is_a_parquet_column_and_a_card_row(run, tmp_path):
-    built = build_folder(run, REPO_ID, tmp_path / "hub", which="debiased")
+    built = build_folder(run, REPO_ID, tmp_path / "hub", which="debiased", read_manifest=run_manifest)
     published = [f.name for f in fields(PairRecord)]   # one pair schema: the jsonl keys are the columns
     schema = pq.read_schema(built.folder / "data" / UID / "train-00000-of-00001.parquet")
     # a one-prefix paradigm's file has no two-prefix columns (BLiMP's files leave them out too)

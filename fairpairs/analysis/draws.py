@@ -4,22 +4,34 @@ or from typed pairs, so that the evaluation matches contexts by draw (`fairpairs
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 
 from fairpairs.analysis.effects import DEBIASED, ORIGINAL
 
+if TYPE_CHECKING:
+    from fairpairs.pairsets import PairSet
 
-def attach_draws(sets: dict[str, pd.DataFrame], data) -> dict[str, pd.DataFrame]:
-    """`sets` (as `fairpairs.api.load_sets` read them from `data`) with a `draw` column where
-    `data` says which draw each pair came from: a run folder of `fairpairs generate` (its rows,
+
+def set_frames(sets: "Mapping[str, PairSet | pd.DataFrame]") -> dict[str, pd.DataFrame]:
+    """Each set of `sets` (the `PairSets` the API's reader read, or frames already) as its frame:
+    every column it was read with (`PairSet.frame`, what `fp.load_sets` returns)."""
+    return {name: s.frame if hasattr(s, "rows") else s for name, s in sets.items()}
+
+
+def attach_draws(sets: "Mapping[str, PairSet | pd.DataFrame]", data) -> dict[str, pd.DataFrame]:
+    """The frames of `sets` (`set_frames`: the `PairSets` the API read from `data`) with a `draw`
+    column where `data` says which draw each pair came from: a run folder of `fairpairs generate` (its rows,
     joined on uid and pair_id) or a mapping whose original and debiased values are PairRecords,
     dicts or DataFrames with a draw for every pair (by position). Sets without one are unchanged,
     and are then matched on the good sentence's text."""
     import os
-    from collections.abc import Mapping
     from pathlib import Path
 
+    sets = set_frames(sets)
     if not {ORIGINAL, DEBIASED} <= set(sets) or all("draw" in df.columns for df in sets.values()):
         return sets
     out = dict(sets)

@@ -207,6 +207,20 @@ class Report:
     comparison: pd.DataFrame | None = None   # every two models pair for pair (fairpairs.analysis.comparison)
     placebo: pd.DataFrame | None = None      # the placebo of control per paradigm (fairpairs.analysis.placebo)
 
+    def markdown(self) -> str:
+        """What `fairpairs evaluate` prints: report.md's headline (the bias by direction, what length
+        control did; `analysis.headline`), then accuracy and ranking for every score (`analysis.report`)."""
+        from fairpairs.analysis.headline import headline_markdown
+        from fairpairs.analysis.report import summary_markdown
+
+        return ("### Token-length bias by direction, and what length control did (report.md's headline)\n\n"
+                + headline_markdown(self.headline, self.notes) + "\n" + summary_markdown(self.summary, self.change, self.effects))
+
+    def timings(self) -> str:
+        """Per model: cached, or how long scoring and loading took."""
+        return ", ".join(f"{m}: cached" if h else f"{m}: scored in {self.seconds[m]:.1f} s after "
+                         f"{self.load_seconds[m]:.1f} s loading" for m, h in self.cache_hits.items())
+
 
 def analyse(ps: pd.DataFrame, balance: pd.DataFrame | None = None, seed: int = 0) -> Report:
     """All tables from the per-pair scores of one or more models: accuracies with their Wilson

@@ -39,3 +39,9 @@ def to_frame(sets: dict[str, pd.DataFrame]) -> pd.DataFrame:
         frame = pd.concat([df.assign(set=name) for name, df in sets.items()], ignore_index=True)
         frame = frame[["set", *[c for c in frame.columns if c != "set"]]]
     return flatten_lengths(frame.reset_index(drop=True))
+
+
+def pairs_frame(sets) -> pd.DataFrame:
+    """The pairs of every set of `sets` (the `PairSets` the API read) in one frame: their four
+    columns (`PairSet.pairs`) and the set's name (`set`), set after set, each in its order."""
+    return pd.concat([s.pairs.assign(set=name) for name, s in sets.items()], ignore_index=True)

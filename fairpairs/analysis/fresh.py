@@ -59,18 +59,19 @@ def _controls(manifest: RunManifest, meter) -> bool:
     return False
 
 
-def control_check(run_dir, models: list[str], debiased) -> list[str]:
+def control_check(run_dir, models: list[str], debiased, manifest: RunManifest | None = None) -> list[str]:
     """Per model, whether the run folder's debiased set (a frame with sentence_good/sentence_bad) is
     length-controlled for its tokenizer: a FairpairsWarning and a report line for each model it is
     not (with how many debiased pairs differ in length under that tokenizer), a report line where
-    the manifest does not name the tokenizer but every pair has equal lengths under it anyway."""
+    the manifest does not name the tokenizer but every pair has equal lengths under it anyway.
+    `manifest`: the run's, as the API's reader read it (default: read here)."""
     import warnings
 
     from fairpairs.errors import Param, FairpairsError, FairpairsWarning
     from fairpairs.manifest import read_manifest
     from fairpairs.tokenization.lengths import LengthMeter
 
-    manifest = read_manifest(run_dir)
+    manifest = read_manifest(run_dir) if manifest is None else manifest
     named = manifest.models
     if not named:
         return [f"The manifest of `{os.fspath(run_dir)}` does not say which tokenizers its debiased set is "
@@ -118,27 +119,29 @@ class Prepared:
     balance: object = None                                   # fp.balance of a run folder
     lines: list[str] = field(default_factory=list)           # provenance (generated runs), balance failures
     check: bool = False                                      # a run folder given as data: check its control
+    manifest: RunManifest | None = None                      # a run folder's, as the API read it
 
     def notes(self) -> list[str]:
         """The report's first lines; for a run folder given as data, the control check (with its
         warnings) first, once the models have scored."""
-        head = control_check(self.data, self.models, self.sets["debiased"]) if self.check else []
+        head = control_check(self.data, self.models, self.sets["debiased"], self.manifest) if self.check else []
         return head + self.lines
 
 
-def prepare(data, models: list[str], sets: dict, lines: list[str]) -> Prepared:
-    """What the report needs about `data` (read into `sets`): for a run folder, its balance report
-    (its distinct-word ratio is in the headline) and, unless it was generated for this evaluation
+def prepare(data, models: list[str], sets: dict, lines: list[str], manifest: RunManifest | None = None) -> Prepared:
+    """What the report needs about `data` (read into `sets`; `manifest`: a run folder's, as the
+    API's reader gave it, its language resolved): for a run folder, its balance report (its
+    distinct-word ratio is in the headline) and, unless it was generated for this evaluation
     (`lines` are then its provenance), the check of its length control."""
     from fairpairs.errors import FairpairsError
 
     lines = list(lines)
-    prepared = Prepared(data, models, sets, check=not lines and is_run_folder(data))
+    prepared = Prepared(data, models, sets, check=not lines and is_run_folder(data), manifest=manifest)
     if is_run_folder(data):
         from fairpairs.control.balance_report import balance
 
         try:
-            prepared.balance = balance(data)
+            prepared.balance = balance(data, manifest=manifest)
         except FairpairsError as exc:
             lines.append(f"distinct-word ratio n/a: the balance report of {data} failed ({exc})")
     prepared.lines = lines

@@ -162,6 +162,21 @@ def summary_text(summary: pd.DataFrame) -> str:
     return pd.DataFrame(lines).to_string(index=False)
 
 
+class AuditReport(dict):
+    """What `fp.audit_report` returns: its tables by name ("summary", "distribution", "equal_all";
+    with a selection "selected" and "balance"), a dict as before, and how it shows itself."""
+
+    def summary_text(self) -> str:
+        """The pooled counts per set and tokenizer as a short plain-text table (`summary_text`)."""
+        return summary_text(self["summary"])
+
+    def equal_all_lines(self) -> list[str]:
+        """Per set, one line: how many pairs have equal token counts under every tokenizer at once."""
+        pooled = self["equal_all"][self["equal_all"]["uid"] == ALL]
+        return [f"{row.set}: {row.n_equal_all} of {row.n_pairs} pairs ({row.share_equal_all:.1%}) have equal "
+                f"token counts under all {row.tokenizers} tokenizer(s)" for row in pooled.itertuples()]
+
+
 # ---------------------------------------------------------------------------- writing
 
 

@@ -133,10 +133,12 @@ def read_zhoblimp(path: Path, columns=None) -> dict[str, "PairSet"]:
 
 
 # ---------------------------------------------------------------------------- registry
-def read_blimp(path: Path, columns=None) -> dict[str, "PairSet"]:
+def read_blimp(path: Path, columns=None) -> "PairSets":
+    """BLiMP's fields (and fairpairs' own files and run folders): `read_pairs`' sets, with a run
+    folder's manifest."""
     from fairpairs.pairsets import Columns, read_pairs
 
-    return dict(read_pairs(path, columns or Columns()))
+    return read_pairs(path, columns or Columns())
 
 
 def _first_line(f: Path) -> str:
@@ -170,7 +172,7 @@ def read(path: str | os.PathLike, format: str = "auto", columns=None) -> "PairSe
     `format` (a name of `fairpairs.registry.READERS`, or "auto"). A reader is called as
     ``reader(path, columns)`` and returns {set name: PairSet or DataFrame}; a DataFrame's rows are
     checked here as every pair row is (`fairpairs.records.check_row`). Only BLiMP's format reads
-    other column names than its own."""
+    other column names than its own. A run folder's sets carry its manifest."""
     from fairpairs.registry import READERS
 
     READERS.check(format, also=("auto",))
@@ -184,7 +186,8 @@ def read(path: str | os.PathLike, format: str = "auto", columns=None) -> "PairSe
                            " applies to BLiMP-format files only")
     from fairpairs.pairsets import PairSets
 
-    return PairSets({name: _checked(part, name, format) for name, part in READERS.get(format)(p, columns).items()})
+    parts = READERS.get(format)(p, columns)
+    return PairSets({name: _checked(part, name, format) for name, part in parts.items()}, getattr(parts, "manifest", None))
 
 
 def _checked(part, name: str, format: str):

@@ -18,7 +18,7 @@ pandas; they are imported by the calls that need them.
 
 from fairpairs.api.common import DEFAULT_MODELS, DEFAULT_NORMALIZE, load_vocabulary
 from fairpairs.api.generation import load_paradigm, paradigms, languages, validate, tokenizers, generate, generate_run
-from fairpairs.api.datasets import read_pairs, load_sets, to_frame, audit, audit_report
+from fairpairs.api.datasets import read_pairs, load_sets, to_frame, audit, audit_report, balance
 from fairpairs.api.evaluation import score_pairs, evaluate, matched_pairs, robustness
 from fairpairs.api.publishing import publish
 from fairpairs.api.placebo import placebo_pairs
@@ -28,7 +28,7 @@ from fairpairs.registry import lazy_getattr
 # public names defined by a stage and re-exported here as they are, imported on first use (PEP 562:
 # `import fairpairs.api` imports neither torch nor pandas): name -> its module
 REEXPORTS = {
-    "balance": "fairpairs.control.balance_report", "read_sentences": "fairpairs.scoring.tables",
+    "read_sentences": "fairpairs.scoring.tables",
     "score_sentences": "fairpairs.scoring.tables", "pair_accuracy": "fairpairs.scoring.tables",
     "write_scores": "fairpairs.scoring.tables", "count_unigrams": "fairpairs.scoring.unigrams",
     "load_judgments": "fairpairs.scoring.morcela", "fit_morcela": "fairpairs.scoring.morcela",
@@ -42,5 +42,5 @@ __getattr__ = lazy_getattr(__name__, REEXPORTS, globals())
 
 __all__ = ['DEFAULT_MODELS', 'DEFAULT_NORMALIZE', 'load_vocabulary', 'load_paradigm', 'paradigms', 'languages', 'validate',
            'tokenizers', 'generate', 'generate_run', 'read_pairs', 'load_sets', 'to_frame', 'audit', 'audit_report',
-           'score_pairs', 'evaluate', 'matched_pairs', 'robustness', 'publish', 'placebo_pairs', *REEXPORTS]
+           'balance', 'score_pairs', 'evaluate', 'matched_pairs', 'robustness', 'publish', 'placebo_pairs', *REEXPORTS]
 __all__ += ['disable_progress_bars', 'enable_progress_bars', 'are_progress_bars_disabled']

@@ -13,8 +13,8 @@ from fairpairs.errors import Param, DatasetError, UsageError, UsageTypeError, Vo
 from fairpairs.scoring.settings import SCORING
 
 if TYPE_CHECKING:   # (for readers and type checkers only: nothing heavy is imported at run time)
-    import pandas as pd
     from fairpairs.generation.vocab import Vocabulary
+    from fairpairs.manifest import RunManifest
     from fairpairs.pairsets import PairSets
 
 
@@ -37,17 +37,24 @@ def vocabulary(vocab):
     raise UsageTypeError(Param("vocab"), f": expected a Vocabulary or a table path, not {type(vocab).__name__}")
 
 
-def resolve_models(models) -> None:
-    """Resolve every model name now, so that a path that is not there fails before any other model
-    is loaded; errors name the parameter `models`."""
+def resolve_models(models) -> list:
+    """Every model given resolved now, once, so that a path that is not there fails before any
+    other model is loaded (errors name the parameter `models`): each name as a `ResolvedModel` (the
+    name, carrying the files it resolved to, which the later stages read instead of resolving the
+    name again: the model list, the checks, the score cache, the scorer); a loaded `Scorer` as it is."""
     from fairpairs.errors import ModelError
-    from fairpairs.tokenization.sources import resolve_model_name
+    from fairpairs.tokenization.sources import ResolvedModel, resolve_model_name
 
+    out = []
     for model in models:
+        if not isinstance(model, str):
+            out.append(model)
+            continue
         try:
-            resolve_model_name(model)
+            out.append(ResolvedModel(model, resolve_model_name(model)))
         except ModelError as exc:
             raise exc.with_param("model", "models") from None
+    return out
 
 
 def read_paths(data) -> list[Path]:
@@ -64,9 +71,41 @@ def read_paths(data) -> list[Path]:
 
 
 
+def with_language(manifest: "RunManifest", grammars=None) -> "RunManifest":
+    """`manifest` carrying its run's language, resolved here once for every stage after generation
+    (`fairpairs.generation.selection.resolved_language`; `grammars`: where a manifest written before
+    fairpairs recorded the language finds its paradigms' files)."""
+    from fairpairs.generation.selection import resolved_language
+
+    return manifest.with_language(resolved_language(manifest, grammars))
+
+
+def run_manifest(run_dir, grammars=None) -> "RunManifest":
+    """The manifest.json of the run folder `run_dir`, with its language resolved (`with_language`):
+    what publishing and balance read the run's language from."""
+    from fairpairs.manifest import read_manifest
+
+    return with_language(read_manifest(run_dir), grammars)
+
+
+def with_run_language(sets: "PairSets") -> "PairSets":
+    """`sets`, a run folder's manifest carrying its resolved language (`with_language`); where it
+    cannot be resolved (a language this installation does not know) it carries none, and only the
+    calls that need it fail."""
+    from fairpairs.errors import FairpairsError
+
+    if sets.manifest is not None:
+        try:
+            sets.manifest = with_language(sets.manifest)
+        except FairpairsError:
+            pass
+    return sets
+
+
 def read_sets(data, columns, name: str, param: str) -> "PairSets":
     """`fairpairs.pairsets.read_pairs` of `data` (a path, in-memory pairs, or a dict of set name ->
-    either), with errors naming the call's parameter `param` (data, pairs)."""
+    either), with errors naming the call's parameter `param` (data, pairs); a run folder's manifest
+    carries its resolved language (`with_run_language`)."""
     from fairpairs.pairsets import Columns, PairSets, read_pairs
 
     columns = Columns() if columns is None else columns
@@ -83,15 +122,10 @@ def read_sets(data, columns, name: str, param: str) -> "PairSets":
             out[str(key)] = next(iter(sub.values()))
         return PairSets(out)
     if isinstance(data, (str, os.PathLike)):
-        return read_pairs(check.path(data, param, error=DatasetError, what="file or folder"), columns)
+        return with_run_language(read_pairs(check.path(data, param, error=DatasetError, what="file or folder"), columns))
     if isinstance(data, (bytes, int, float)) or data is None or not hasattr(data, "__iter__"):
         raise UsageTypeError(Param(param), f": expected PairRecords, a DataFrame or a dataset path, not {type(data).__name__}")
     return read_pairs(data, columns, name=name)
-
-
-def load_frames(data, columns, name: str, param: str) -> dict[str, "pd.DataFrame"]:
-    """The four columns of each set `read_sets` reads."""
-    return read_sets(data, columns, name, param).frames()
 
 
 def normalize_names(value) -> tuple[str, ...]:

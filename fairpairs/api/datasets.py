@@ -1,5 +1,5 @@
-"""The public calls that read datasets into frames and audit their token lengths: `load_sets`,
-`to_frame`, `audit`, `audit_report`."""
+"""The public calls that read datasets into frames, audit their token lengths and compare a run's
+two sets: `read_pairs`, `load_sets`, `to_frame`, `audit`, `audit_report`, `balance`."""
 
 from __future__ import annotations
 
@@ -8,11 +8,12 @@ from typing import TYPE_CHECKING, Iterable
 
 from fairpairs import arguments as check
 from fairpairs.errors import Param, DatasetError, UsageError, UsageTypeError
-from fairpairs.api.common import DEFAULT_MODELS, read_sets
+from fairpairs.api.common import DEFAULT_MODELS, read_sets, with_language, with_run_language
 
 if TYPE_CHECKING:   # (for readers and type checkers only: nothing heavy is imported at run time)
     import pandas as pd
 
+    from fairpairs.analysis.length_audit import AuditReport
     from fairpairs.pairsets import PairSets
 
 
@@ -62,26 +63,28 @@ def audit(data, models: Iterable[str] | str = DEFAULT_MODELS, *, columns=None,
 @check.old_names
 def audit_report(data, models: Iterable[str] | str = DEFAULT_MODELS, *, columns=None,
                  format: str = "auto", select: bool = False, language: str | None = None,
-                 **deprecated) -> dict[str, "pd.DataFrame"]:
+                 **deprecated) -> "AuditReport":
     """Everything `fairpairs audit` reports, each sentence measured once per tokenizer: "summary"
     and "distribution" (as `audit`), "equal_all" (per set and group, the pairs with equal token
     counts under every tokenizer at once); with `select`, "selected" (the length-balanced subset as
     row ids: set, uid, pair_id) and "balance" (the balance report of that subset against the whole
     set, word frequencies by wordfreq in `language`: default the run's language for a run folder of
-    `fairpairs generate`, else en). (`tokenizers`: the old name of `models`.)"""
+    `fairpairs generate`, else en). A dict of these tables (`analysis.length_audit.AuditReport`,
+    whose methods render its summary as `fairpairs audit` prints it). (`tokenizers`: the old name
+    of `models`.)"""
     models = check.renamed("audit_report", deprecated, models=(models, DEFAULT_MODELS))["models"]
-    from fairpairs.analysis.length_audit import equal_under_all, length_bias, pair_lengths, select_balanced
+    from fairpairs.analysis.length_audit import AuditReport, equal_under_all, length_bias, pair_lengths, select_balanced
     from fairpairs.registry import READERS
 
     check.text(format, "format")
     READERS.check(format, also=("auto",))
     if language is not None:
         check.text(language, "language")
-    if select:    # (before any work)
-        from fairpairs.control.balance_measures import check_frequency_language
-
-        language = check_frequency_language(language if language is not None else _run_language(data))
+    from fairpairs.control.balance_measures import check_frequency_language
     from fairpairs.pairsets import Columns
+
+    if select and language is not None:    # (before any work)
+        check_frequency_language(language)
 
     if columns is not None and not isinstance(columns, Columns):
         raise UsageTypeError(Param("columns"), f": expected a fairpairs.pairsets.Columns, not {type(columns).__name__}", value=columns)
@@ -91,27 +94,50 @@ def audit_report(data, models: Iterable[str] | str = DEFAULT_MODELS, *, columns=
     if isinstance(data, (str, os.PathLike)):
         from fairpairs.analysis.readers import read
 
-        sets = read(check.path(data, "data", error=DatasetError, what="file or folder"), format, columns).frames()
+        pair_sets = with_run_language(read(check.path(data, "data", error=DatasetError, what="file or folder"), format,
+                                           columns))
+        sets = pair_sets.frames()
     elif format not in ("auto", "blimp"):
         raise UsageError(Param("format"), f": {format} is read from a path; give the dataset's file or folder")
     else:
-        sets = load_sets(data, columns)
+        pair_sets = read_sets(data, columns, "pairs", "data")
+        sets = {k: s.frame for k, s in pair_sets.items()}
+    if select:     # (the run's language, as its manifest resolved it; else en)
+        language = check_frequency_language(language if language is not None else _run_language(pair_sets))
     lengths = pair_lengths(sets, names)
     summary, dist = length_bias(sets, names, lengths)
-    out = {"summary": summary, "distribution": dist, "equal_all": equal_under_all(sets, lengths)}
+    out = AuditReport(summary=summary, distribution=dist, equal_all=equal_under_all(sets, lengths))
     if select:
         out["selected"], out["balance"] = select_balanced(sets, lengths, language)
     return out
 
 
-def _run_language(data) -> str:
-    """The wordfreq code of a run folder's language (its manifest's); en for any other data."""
-    from pathlib import Path
+def balance(data, *, grammars=None, vocab=None):
+    """The balance report of a debiased set against its original set (`fairpairs balance`;
+    `fairpairs.control.balance_report`), as a DataFrame.
 
-    if not isinstance(data, (str, os.PathLike)) or not (Path(data) / "manifest.json").is_file():
+    `data`: a run folder of `fairpairs generate` (its paradigms' slot features are read from the
+    paradigm files it names, in `grammars` - default the bundled folder - with `vocab`, default the
+    bundled table of the run's language, whose word frequencies it takes: the run's manifest is
+    read here once, its language resolved), or a mapping {"original": ..., "debiased": ...} of two
+    sets of PairRecords, dicts or DataFrames (grouped by UID; slot features only where the rows have
+    `fillers` and their paradigm file is found)."""
+    from fairpairs.control.balance_report import balance as measure
+
+    manifest = None
+    if isinstance(data, (str, os.PathLike)):
+        from fairpairs.control.balance_run import listed_run
+
+        manifest = with_language(listed_run(data)[1], grammars)    # (the folder's checks first)
+    return measure(data, grammars=grammars, vocab=vocab, manifest=manifest)
+
+
+def _run_language(sets: "PairSets") -> str:
+    """The wordfreq code of a run folder's language (its manifest carries it resolved); en for any
+    other data."""
+    manifest = sets.manifest
+    if manifest is None:
         return "en"
-    from fairpairs.generation.languages import wordfreq_code
-    from fairpairs.generation.selection import run_language
-    from fairpairs.manifest import read_manifest
-
-    return wordfreq_code(run_language(read_manifest(data)))
+    if manifest.run_language is None:     # (a language this installation does not know: its error)
+        manifest = with_language(manifest)
+    return manifest.run_language.wordfreq

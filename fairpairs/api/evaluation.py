@@ -9,8 +9,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Mapping
 from fairpairs import arguments as check
 from fairpairs.errors import Param, UsageError, UsageTypeError
 from fairpairs.io.progress import takes_progress
-from fairpairs.api.common import DEFAULT_NORMALIZE, is_scorer, items, load_frames, normalize_names, read_paths, resolve_models
-from fairpairs.api.datasets import load_sets
+from fairpairs.api.common import DEFAULT_NORMALIZE, is_scorer, items, normalize_names, read_paths, read_sets, resolve_models
 from fairpairs.analysis.config import EvaluationConfig, RobustnessConfig
 
 if TYPE_CHECKING:   # (for readers and type checkers only: nothing heavy is imported at run time)
@@ -30,9 +29,8 @@ def score_pairs(scorer: "Scorer", pairs, normalize: Iterable[str] | str = DEFAUL
     (keyed by the model's content and the settings): sentences scored before are not scored again.
     `length_params` (for tcf_lp): a `fairpairs fit-length` file or a dict (default: the bundled
     ones); only the entry fitted for this scorer's model is used."""
-    import pandas as pd
-
     from fairpairs.analysis.evaluation import Settings, cached_scores, pair_scores, scorer_settings
+    from fairpairs.analysis.frames import pairs_frame
     from fairpairs.analysis.sampling import sentences_of
     from fairpairs.scoring.fingerprint import model_fingerprint
     from fairpairs.scoring.morcela import check_scorer
@@ -44,8 +42,7 @@ def score_pairs(scorer: "Scorer", pairs, normalize: Iterable[str] | str = DEFAUL
     if "slor" in norms:
         load_unigrams(unigrams)            # (checked before anything is scored)
     lkey = _length_settings(norms, length_params, [scorer])
-    sets = load_frames(pairs, columns, "pairs", "pairs")
-    frame = pd.concat([df.assign(set=name) for name, df in sets.items()], ignore_index=True)
+    frame = pairs_frame(read_sets(pairs, columns, "pairs", "pairs"))
     sentences = sentences_of(frame)
     settings = scorer_settings(scorer, Settings(normalize=norms, unigrams=unigrams, length_params=lkey))
     if cache_dir is not None:
@@ -126,9 +123,7 @@ def evaluate_with(data, models, config: EvaluationConfig, *, columns=None, load_
     from fairpairs.api.inputs import evaluation_data
     from fairpairs.scoring.models import model_notes, remembering
 
-    names = _model_list(models)
-    resolve_models([n for n in names if isinstance(n, str)])
-    names = _distinct_models(names)
+    names = _distinct_models(resolve_models(_model_list(models)))     # (each name resolved once, here)
     settings = config.scoring_settings(_length_settings(config.normalize, config.length_params, names))
     tokenizers = _tokenizers(names, data, config.cache_dir)
     data, sets, prepared, plan = evaluation_data(data, tokenizers, columns, config)
@@ -212,7 +207,7 @@ def matched_pairs(data, *, columns=None) -> "pd.DataFrame":
     from fairpairs.analysis.draws import attach_draws
     from fairpairs.analysis.effects import DEBIASED, ORIGINAL, matched_table
 
-    sets = load_sets(data, columns)
+    sets = read_sets(data, columns, "pairs", "data")
     if not {ORIGINAL, DEBIASED} <= set(sets):
         raise UsageError(Param("data"), f": holds the set(s) {', '.join(sets)}; matched pairs join an {ORIGINAL} and a "
                          f"{DEBIASED} set (a run folder, or {{'{ORIGINAL}': ..., '{DEBIASED}': ...}})", value=data)
@@ -294,7 +289,7 @@ def robustness(data, models: Iterable[str] | str, *, cache_dir: str | os.PathLik
     names = list(dict.fromkeys(names))
     config = RobustnessConfig(pll=pll, device=device, batch_tokens=batch_tokens, cache_dir=cache_dir,
                               length_params=length_params, morcela_params=morcela_params)
-    resolve_models(names)
+    names = resolve_models(names)
     if morcela_params is not None:
         from fairpairs.scoring.morcela import load_params
 
@@ -308,7 +303,7 @@ def robustness(data, models: Iterable[str] | str, *, cache_dir: str | os.PathLik
         length_params = length_params if isinstance(length_params, (str, os.PathLike)) else spec
     from fairpairs.analysis.draws import attach_draws
 
-    sets = attach_draws(load_sets(data, columns), data)   # contexts matched as evaluate matches them
+    sets = attach_draws(read_sets(data, columns, "pairs", "data"), data)   # contexts matched as evaluate matches them
     if cache_dir is not None:
         _claim_cache(cache_dir, data)
     if load_scorer is None:

@@ -62,6 +62,14 @@ def paradigms(grammars: str | os.PathLike | None = None, phenomenon: str | None 
              "linguistics_term": p.linguistics_term, "standard": p.standard, "language": p.language} for p in ps]
 
 
+def read_vocabulary(path) -> "Vocabulary":
+    """A vocabulary table of one's own at `path`, read as generation reads it (its own messages:
+    `fairpairs validate --vocab`; `load_vocabulary` names the parameter `path`)."""
+    from fairpairs.generation.vocab import load_vocabulary as read
+
+    return read(path)
+
+
 def listed_paradigms(grammars, phenomenon: str | None, language: str | None) -> list["Paradigm"]:
     """The paradigms `fairpairs paradigms` lists, loaded: every paradigm of `language`'s folder,
     or with `phenomenon` the standard ones of that phenomenon."""
@@ -259,5 +267,7 @@ def _selection(cfg: RunConfig, vocab, on_lexicon):
         voc, chosen, kept = restrict_to_lexicon(chosen, voc, lex)
         cfg = dataclasses.replace(cfg, lexicon=lex.manifest(kept))
         if on_lexicon is not None:
-            on_lexicon(cfg.lexicon)
+            from fairpairs.control.result import LexiconReport
+
+            on_lexicon(LexiconReport(cfg.lexicon))
     return cfg, voc, chosen

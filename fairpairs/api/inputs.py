@@ -9,7 +9,7 @@ import os
 import shutil
 from pathlib import Path
 
-from fairpairs.api.datasets import load_sets
+from fairpairs.api.common import read_sets
 from fairpairs.api.generation import generate_run
 from fairpairs.errors import Param, UsageError
 from fairpairs.io.progress import announce
@@ -60,8 +60,9 @@ def evaluation_data(data, models: list[str], columns, config):
                 shutil.rmtree(run_dir.parent, ignore_errors=True)
             raise
         data = run_dir
-    sets = attach_draws(load_sets(data, columns), data)   # matched contexts by draw where the data says which
-    return data, sets, prepare(data, models, sets, lines), plan
+    pair_sets = read_sets(data, columns, "pairs", "data")    # (a run folder's manifest: its language resolved)
+    sets = attach_draws(pair_sets, data)   # matched contexts by draw where the data says which
+    return data, sets, prepare(data, models, sets, lines, pair_sets.manifest), plan
 
 
 def design_plan(models: list[str], config):

@@ -25,6 +25,7 @@ def publish(run_dir: str | os.PathLike, repo_id: str, *, out: str | os.PathLike 
     before the upload. Returns the `Built` folder; after an upload its `repo_url` and `commit_url`
     are set. A failed upload is a PublishError that says the built folder was kept. (`progress`:
     deprecated, see `fairpairs.disable_progress_bars`.)"""
+    from fairpairs.api.common import run_manifest
     from fairpairs.publishing.hub import build_folder, upload
 
     which = check.renamed("publish", deprecated, set=(set, "debiased"))["set"]
@@ -32,7 +33,7 @@ def publish(run_dir: str | os.PathLike, repo_id: str, *, out: str | os.PathLike 
     check.text(repo_id, "repo_id")
     check.text(which, "set")
     out = run_dir / "hub" if out is None else check.path(out, "out", exists=False)
-    built = build_folder(run_dir, repo_id, out, which=which)
+    built = build_folder(run_dir, repo_id, out, which=which, read_manifest=run_manifest)
     if on_built is not None:
         on_built(built)
     if not dry_run:

@@ -14,6 +14,7 @@ from fairpairs import arguments as check
 from fairpairs.analysis.config import EvaluationConfig
 from fairpairs.api.evaluation import evaluate_with
 from fairpairs.errors import Param, SettingsError
+from fairpairs.io.progress import saying
 
 
 def _inputs(data, unigrams, length_params) -> list[Path]:
@@ -60,10 +61,25 @@ def evaluate_into(out: str | os.PathLike, data=None, models=None, config: Evalua
     `config.dpi`): the folder, and the score cache (`config.cache_dir`, default ``out/cache``; none
     when `config.cache` is False), are checked before any work; without `data` the pairs are
     generated into ``out/run``. A failure leaves no folder this call made, but the cache's
-    resumable batches. Returns the report (None on the ranks but the first of a multi-process
-    launch, which write nothing)."""
+    resumable batches. Under a multi-process launch only the first process says what it does:
+    `on_load(model)` before a model is loaded, and the lines that start long work (also into a log,
+    `fairpairs.io.progress.saying`); transformers' own bars are off (one bar per model, ours).
+    Returns the report (None on the ranks but the first, which write nothing)."""
+    from fairpairs.scoring.launch import is_main
+
+    main = is_main()
+    with saying(main):      # (the design's plan and the estimated time go to a log too)
+        return _evaluate_into(out, data, models, config, columns=columns, load_scorer=load_scorer,
+                              on_load=on_load if main else None)
+
+
+def _evaluate_into(out, data, models, config, *, columns, on_load, load_scorer):
+    """`evaluate_into` on one process."""
+    from transformers.utils import logging as hf_logging
+
     from fairpairs.analysis.report import write_report
 
+    hf_logging.disable_progress_bar()     # (where evaluation runs: transformers' bars would stand beside ours)
     out = check.path(out, "out", exists=False)
     config = EvaluationConfig(data_given=data is not None) if config is None else config
     store = None if not config.cache else (out / "cache" if config.cache_dir is None else Path(config.cache_dir))
@@ -135,8 +151,10 @@ def robustness_into(data, models, *, out: str | os.PathLike | None = None, **kwa
 
 def balance_into(run_dir, *, out: str | os.PathLike | None = None, grammars=None, vocab=None):
     """`fp.balance(run_dir, ...)`, also written as CSV to the file `out` (its name ends in .csv;
-    never inside the run folder, which is data). Returns the table."""
-    from fairpairs.control.balance_report import balance
+    never inside the run folder, which is data). Returns the table as a
+    `fairpairs.control.balance_report.BalanceReport` (`.table`, and how `fairpairs balance` shows it)."""
+    from fairpairs.api.datasets import balance
+    from fairpairs.control.balance_report import BalanceReport
     from fairpairs.errors import OutputError
     from fairpairs.io.files import atomic_write, check_output_file
 
@@ -150,4 +168,4 @@ def balance_into(run_dir, *, out: str | os.PathLike | None = None, grammars=None
     table = balance(run_dir, grammars=grammars, vocab=vocab)
     if out is not None:
         atomic_write(out, table.to_csv(index=False, lineterminator="\n"))
-    return table
+    return BalanceReport(table)

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import click
 
-from fairpairs.api.commandline import (DEFAULT_MODELS, DEVICE_MAPS, PLL_VARIANTS, READERS, STRATEGIES, EvaluationConfig,
-                                      FairpairsError, Param)
+from fairpairs.api import DEFAULT_MODELS
+from fairpairs.api.settings import DEVICE_MAPS, PLL_VARIANTS, READERS, STRATEGIES, EvaluationConfig, FairpairsError, Param
 from fairpairs.commands.choices import RegistryChoice
 from fairpairs.commands.options import option, shown
 
@@ -54,17 +54,14 @@ def audit(dataset, models, out, fmt, select_dir, language, good_col, bad_col, gr
     jsonl. Per group and tokenizer it reports A=U, A>U (good sentence longer) and A<U, the
     distribution of len(bad) - len(good), and the pairs equal under every tokenizer at once.
     """
-    from fairpairs.api.commandline import Columns
-    from fairpairs.api.commandline import audit_summary_text as summary_text
     from fairpairs.api.reports import audit_into
+    from fairpairs.api.settings import Columns
 
     report = audit_into(dataset, names_option(models, "--models"), out=out, select=select_dir,
                         columns=Columns(good_col, bad_col, group_col), format=fmt, language=language)
-    click.echo(summary_text(report["summary"]))
-    pooled = report["equal_all"][report["equal_all"]["uid"] == "ALL"]
-    for row in pooled.itertuples():
-        click.echo(f"{row.set}: {row.n_equal_all} of {row.n_pairs} pairs ({row.share_equal_all:.1%}) have equal "
-                   f"token counts under all {row.tokenizers} tokenizer(s)")
+    click.echo(report.summary_text())
+    for line in report.equal_all_lines():
+        click.echo(line)
     if out is not None:
         click.echo(f"wrote {out / 'length_bias.csv'}, {out / 'length_diff.csv'} and {out / 'equal_all.csv'}", err=True)
     if select_dir is not None:
@@ -122,8 +119,8 @@ def evaluate(models, data, out, no_cache, good_col, bad_col, group_col, target_h
     Started by torchrun or accelerate launch, the processes share the sentences out and rank 0
     writes OUT; a killed run resumes from the cache (docs/scaling.md)."""
 
-    from fairpairs.api.commandline import Columns, is_main
     from fairpairs.api.reports import evaluate_into
+    from fairpairs.api.settings import Columns
 
     names = names_option(models, "--models")
     config = EvaluationConfig(data_given=data is not None, cache=not no_cache, **settings,   # (fp.evaluate's checks)
@@ -131,32 +128,11 @@ def evaluate(models, data, out, no_cache, good_col, bad_col, group_col, target_h
     name = data.resolve().name if data is not None else "+".join(Path(m).name or m for m in names).replace(
         "/", "_").replace(":", "_") + f"-s{config.seed}"
     out = out if out is not None else Path(f"evaluation-{name}")
-    main = is_main()
-    from transformers.utils import logging as hf_logging
 
-    hf_logging.disable_progress_bar()  # one bar per model, ours (on rank 0 only)
+    def announce(model):    # (told on the first process only)
+        click.echo(f"scoring with {model} ...", err=True)
 
-    def announce(model):
-        if main:
-            click.echo(f"scoring with {model} ...", err=True)
-
-    from fairpairs.api.commandline import saying
-
-    with saying(main):      # (the design's plan and the estimated time go to a log too)
-        report = evaluate_into(out, data, names, config, columns=Columns(good_col, bad_col, group_col), on_load=announce)
-    if report is not None:
-        print_evaluation(report, out)
-
-
-def print_evaluation(report, out: Path) -> None:
-    """The report's headline, the token-length bias by direction, then its accuracy and ranking,
-    for every score the report has, in the order asked for (stdout); where it went (stderr)."""
-    from fairpairs.api.commandline import headline_markdown, summary_markdown
-
-    click.echo("### Token-length bias by direction, and what length control did (report.md's headline)\n")
-    click.echo(headline_markdown(report.headline, report.notes))
-    click.echo(summary_markdown(report.summary, report.change, report.effects))
-    hits = ", ".join(f"{m}: cached" if h else
-                     f"{m}: scored in {report.seconds[m]:.1f} s after {report.load_seconds[m]:.1f} s loading"
-                     for m, h in report.cache_hits.items())
-    click.echo(f"wrote {out}/report.md ({hits})", err=True)
+    report = evaluate_into(out, data, names, config, columns=Columns(good_col, bad_col, group_col), on_load=announce)
+    if report is not None:   # the headline, then accuracy and ranking for every score (stdout); where it went (stderr)
+        click.echo(report.markdown())
+        click.echo(f"wrote {out}/report.md ({report.timings()})", err=True)

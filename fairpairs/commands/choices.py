@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import click
 
-from fairpairs.api.commandline import FairpairsError
+from fairpairs.api.settings import FairpairsError
 
 
 class RegistryChoice(click.ParamType):

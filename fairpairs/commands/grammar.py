@@ -18,7 +18,7 @@ def validate(files, vocab_path):
     and exits 1, or a one-line OK summary.
     """
     from fairpairs.api import validate as validate_files
-    from fairpairs.api.commandline import read_vocabulary
+    from fairpairs.api.generation import read_vocabulary
 
     vocab = read_vocabulary(vocab_path) if vocab_path else None   # None: each paradigm's language's table
     results = validate_files(list(files) or None, vocab)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import click
 
-from fairpairs.api.commandline import resolved_default, setting
+from fairpairs.api.settings import resolved_default, setting
 
 
 def shown(value):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from fairpairs.api.commandline import PLL_VARIANTS, RobustnessConfig
+from fairpairs.api.settings import PLL_VARIANTS, RobustnessConfig
 from fairpairs.commands.choices import RegistryChoice
 from fairpairs.commands.options import option
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from fairpairs.api.commandline import DEVICE_MAPS, PLL_VARIANTS, ScoringSettings
+from fairpairs.api.settings import DEVICE_MAPS, PLL_VARIANTS, ScoringSettings
 from fairpairs.commands.choices import RegistryChoice
 from fairpairs.commands.options import option
 
@@ -53,7 +53,7 @@ def _model_options(f):
 
     @functools.wraps(f)
     def scoped_progress(*args, progress=None, **kwargs):
-        from fairpairs.api.commandline import scoped
+        from fairpairs.api.settings import scoped
 
         with scoped(progress):     # --progress / --no-progress: the switch, for this command
             return f(*args, **kwargs)
@@ -169,7 +169,7 @@ def fit_length(models, kind, pll, device, dtype, device_map, batch_tokens, corpu
     """Fit the length (and frequency) terms of slln_lp, tc_lp and tcf_lp for MODEL on unlabelled
     text (docs/robustness.md); the entry records the model's content fingerprint and tokenizer and
     is used for that model only (`score`, `evaluate`, `robustness --length-params OUT`)."""
-    from fairpairs.api.commandline import FIT_CORPUS
+    from fairpairs.api.settings import FIT_CORPUS
     from fairpairs.api.model_files import fit_length_file
 
     done = fit_length_file(corpus, out, models, n=n, seed=seed, name=name, replace=replace, kind=kind, pll=pll, device=device,

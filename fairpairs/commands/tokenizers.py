@@ -22,7 +22,7 @@ def tokenizers(as_json, no_hub_cache):
     the Hub cache, and the presets (docs/tokenizers.md). A name that does not resolve is listed
     with the command that fixes it."""
     from fairpairs.api import tokenizers as listing
-    from fairpairs.api.commandline import PATH_KINDS
+    from fairpairs.api.settings import PATH_KINDS
 
     rows = listing(hub_cache=not no_hub_cache)
     if as_json:

@@ -141,6 +141,58 @@ def summary(entries) -> str:
             + (f"; {low} with a distinct-word ratio below {LOW_DIVERSITY:.0%}" if low else "") + ".")
 
 
+class BalanceReport:
+    """A balance table (`fp.balance`'s DataFrame, as `table`) and how it shows itself: `fairpairs
+    balance` prints `show`."""
+
+    COLUMNS = ("paradigm", "n orig", "n deb", "SMD Zipf", "SMD words", "SMD chars", "SMD Zipf bad", "SMD |dZipf|",
+               "TVD slots", "TVD variants", "distinct", "retention")
+
+    def __init__(self, table):
+        self.table = table
+
+    def summary(self) -> str:
+        """One sentence on the paradigms' balance (`summary`; the pooled ALL row left out)."""
+        return summary(r for r in self.table.to_dict("records") if r["uid"] != ALL)
+
+    def show(self, console, title) -> None:
+        """Print on the rich `console` the table (|SMD| and TVD above 0.1 and a distinct-word ratio
+        below 0.7 marked *), the summary and each flagged paradigm's flags and causes."""
+        from rich.table import Table
+
+        t = Table(title=f"Balance of the debiased set against the original set: {title}")
+        for col in self.COLUMNS:
+            t.add_column(col, justify="left" if col == "paradigm" else "right", no_wrap=True)
+        for r in self.table.itertuples(index=False):
+            t.add_row(r.uid, str(r.n_original), str(r.n_debiased), _smd(r.smd_zipf_good), _smd(r.smd_words_good),
+                      _smd(r.smd_chars_good), _signed(r.smd_zipf_bad), _signed(r.smd_dzipf),
+                      _tvd(r.tvd_slots, r.tvd_slots_feature), _tvd(r.tvd_variant),
+                      "-" if _absent(r.distinct_ratio) else f"{r.distinct_ratio:.0%}" + (
+                          "*" if r.distinct_ratio < LOW_DIVERSITY else ""),
+                      "-" if _absent(r.retention) else f"{r.retention:.1%}", style="bold" if r.uid == ALL else None)
+        console.width = max(console.width, 200)
+        console.print(t)
+        rows = [r for r in self.table.to_dict("records") if r["uid"] != ALL]
+        flagged = [(r["uid"], "; ".join(x for x in (r["flags"], r["causes"]) if x)) for r in rows if r["flags"]]
+        console.print(self.summary() + (" Flagged:" if flagged else ""))
+        for uid, flags in flagged:
+            console.print(f"  {uid}: {flags}", highlight=False)
+
+
+def _absent(v) -> bool:
+    return v is None or v != v
+
+
+def _smd(v) -> str:
+    return "-" if _absent(v) else f"{v:+.2f}" + ("*" if abs(v) > SMD_LIMIT else "")
+
+
+def _signed(v) -> str:     # (moved by design, not a target: never flagged)
+    return "-" if _absent(v) else f"{v:+.2f}"
+
+
+def _tvd(v, where="") -> str:
+    return "-" if _absent(v) else f"{v:.2f}" + ("*" if v > TVD_LIMIT else "") + (f" {where}" if where else "")
 
 
 def _mean(x: np.ndarray) -> float:
@@ -248,21 +300,22 @@ def balance_table(original: dict[str, list[Mapping]], debiased: dict[str, list[M
     return df
 
 
-def balance(data, *, grammars=None, vocab=None):
+def balance(data, *, grammars=None, vocab=None, manifest=None):
     """The balance report (module doc) of a debiased set against its original set, as a DataFrame.
 
     `data`: a run folder of `fairpairs generate` (its paradigms' slot features are read from the
     paradigm files it names, in `grammars` - default the bundled folder - with `vocab`, default the
     bundled table of the run's language, whose word frequencies it takes), or a mapping
     {"original": ..., "debiased": ...} of two sets of PairRecords, dicts or DataFrames (grouped by
-    UID; slot features only where the rows have `fillers` and their paradigm file is found)."""
+    UID; slot features only where the rows have `fillers` and their paradigm file is found).
+    `manifest`: a run folder's, as the API's reader gave it (its language resolved)."""
     import os
 
     from fairpairs.control.balance_run import run_balance, slot_features
     from fairpairs.errors import Param, UsageError, UsageTypeError
 
     if isinstance(data, (str, os.PathLike)):     # (what the run recorded is read, not recomputed, where it holds)
-        return run_balance(data, grammars=grammars, vocab=vocab)
+        return run_balance(data, grammars=grammars, vocab=vocab, manifest=manifest)
     if isinstance(data, Mapping):
         if set(data) != {"original", "debiased"}:
             raise UsageError(Param("data"), f": expected the keys original and debiased, not {sorted(map(str, data))}")

@@ -18,19 +18,20 @@ from fairpairs.control.balance_measures import SlotFeatures
 from fairpairs.control.balance_report import balance_table, read_run
 
 
-def run_balance(run_dir, *, grammars=None, vocab=None):
+def run_balance(run_dir, *, grammars=None, vocab=None, manifest=None):
     """The balance report of the run folder `run_dir` (`fp.balance`'s DataFrame): recorded
-    entries reused where they hold, the rest computed from the rows."""
+    entries reused where they hold, the rest computed from the rows. `manifest`: the run's, as the
+    API's reader gave it (its language resolved: `RunManifest.run_language`); default read here."""
     from fairpairs.control.statistics import reuse, vocabulary_sha256
-    from fairpairs.generation.selection import run_language
+    from fairpairs.generation.selection import resolved_language
 
-    run, manifest, uids = listed_run(run_dir)
+    run, manifest, uids = listed_run(run_dir, manifest)
     held = reuse(run, manifest)
     rows = None if held.complete and set(held.current) == set(uids) else read_run(run)   # (a row's error first)
     entries = manifest.paradigms or {}
     files = {uid: e.grammar_file for uid, e in entries.items()}
     causes = {uid: (e.balance or {}).get("causes") or [] for uid, e in entries.items()}
-    code = run_language(manifest, grammars)
+    code = (manifest.run_language or resolved_language(manifest, grammars)).code
     paths, code, language = paradigm_paths(uids, files, grammars, code)
     voc = _vocabulary(vocab, code) if any(held.current.values()) else None
     # a table read from no file (sha256 "") has no identity to compare: its entries are recomputed
@@ -47,9 +48,10 @@ def run_balance(run_dir, *, grammars=None, vocab=None):
                          pooled=pooled)
 
 
-def listed_run(run_dir):
+def listed_run(run_dir, manifest=None):
     """(folder, manifest, paradigms listed by their jsonl files in file-name order) of a run folder,
-    with `read_run`'s checks of the folder and without reading a row."""
+    with `read_run`'s checks of the folder and without reading a row (`manifest`: the run's, read
+    already; default read here)."""
     from fairpairs.errors import Param, DatasetError, DatasetNotFoundError
     from fairpairs.manifest import read_manifest
 
@@ -58,7 +60,7 @@ def listed_run(run_dir):
         raise DatasetNotFoundError(Param("data"), f": {run}: no such folder")
     if not run.is_dir() or not (run / "original").is_dir() or not (run / "debiased").is_dir():
         raise DatasetError(Param("data"), f": {run}: not a run folder of `fairpairs generate` (original/ and debiased/ missing)")
-    manifest = read_manifest(run)
+    manifest = read_manifest(run) if manifest is None else manifest
     return run, manifest, [f.stem for f in sorted((run / "original").glob("*.jsonl"))]
 
 

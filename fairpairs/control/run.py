@@ -7,19 +7,20 @@ output, and a folder fairpairs did not write is never replaced.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from fairpairs import __version__
 from fairpairs.control.config import RunConfig
 from fairpairs.control.loop import SetResult, generate_debiased, generate_original
+from fairpairs.control.result import RunResult
 from fairpairs.control.workers import in_order
 from fairpairs.control.statistics import (MEASURES, grammar_sha256, length_splits, pooled_splits, run_record,
                                           sha256_text, tokenizer_info, versions, vocabulary_sha256)
 from fairpairs.generation.languages import wordfreq_code
 from fairpairs.errors import NotComparableError, Param, UsageError
 from fairpairs.generation.sampler import Sampler
-from fairpairs.manifest import BalanceEntry, ParadigmStats
+from fairpairs.manifest import ParadigmStats
 from fairpairs.generation.grammar import Paradigm
 from fairpairs.generation.selection import one_language
 from fairpairs.io.files import OutputFolder, atomic_write
@@ -27,34 +28,6 @@ from fairpairs.records import PairRecord, row_json
 from fairpairs.manifest import ParadigmEntry, RunManifest, verdict_text
 from fairpairs.tokenization.lengths import LengthMeter
 from fairpairs.generation.vocab import Vocabulary
-
-
-@dataclass
-class RunResult:
-    stats: dict[str, dict[str, ParadigmStats]] = field(default_factory=dict)   # uid -> set -> stats
-    strategy: str = RunConfig.strategy
-    balance: dict[str, dict] = field(default_factory=dict)    # uid -> records.BalanceEntry
-    verdict: dict | None = None     # the manifest's verdict (short paradigms, comparability), None: all well
-    original_bias: dict[str, dict] = field(default_factory=dict)   # tokenizer -> manifest.PooledSplits
-    splits: dict[str, dict] = field(default_factory=dict)   # uid -> tokenizer -> the original set's manifest.LengthSplits
-
-    def table(self, balance: bool = False):
-        """A pandas DataFrame, one row per paradigm and set (uid, set, then length control's account
-        under the manifest's names: draws, ..., kept_as_drawn, ..., yield, retention, draws_per_kept).
-        `balance`: add the paradigm's balance report (records.BalanceEntry, as in the manifest) to
-        its debiased row."""
-        import pandas as pd
-
-        names = list(ParadigmStats().as_dict())
-        rows = []
-        for uid, sets in self.stats.items():
-            for which, st in sets.items():
-                row = {"uid": uid, "set": which, **st.as_dict()}
-                if balance and which == "debiased":   # (retention is the same figure in both)
-                    row.update({k: v for k, v in (self.balance.get(uid) or {}).items() if k not in row})
-                rows.append(row)
-        extra = [k for k in BalanceEntry.__annotations__ if k not in names] if balance else []
-        return pd.DataFrame(rows, columns=["uid", "set", *names, *extra])
 
 
 @dataclass

@@ -45,6 +45,24 @@ def run_language(manifest, grammars: str | Path | None = None) -> str:
     return codes.pop() if len(codes) == 1 else "en"
 
 
+def resolved_language(manifest, grammars: str | Path | None = None):
+    """The run's language (`run_language`) as a `fairpairs.manifest.RunLanguage`: what the stages
+    after generation need of it (name, wordfreq code, the bundled tables its vocabulary can be
+    checked against), resolved here once so that they never import generation. The sha256 of the
+    language's own bundled table is read only when the manifest names that table."""
+    from fairpairs.generation.languages import get_language
+    from fairpairs.generation.restrictions import BUNDLED_SHA256, BUNDLED_TABLE
+    from fairpairs.manifest import RunLanguage
+
+    language = get_language(run_language(manifest, grammars))
+    voc = manifest.vocabulary if isinstance(manifest.vocabulary, dict) else {}
+    named = language.code != "en" and voc.get("file") == language.vocabulary
+    return RunLanguage(code=language.code, name=language.name, wordfreq=language.wordfreq or "en",
+                       table=language.vocabulary,
+                       table_sha256=default_vocabulary(language.code).sha256 if named else None,
+                       fixes_table=BUNDLED_TABLE, fixes_sha256=BUNDLED_SHA256)
+
+
 def _paradigm_file(p: Path) -> bool:
     """A paradigm file's name: *.yaml, not an include file (_common.yaml) nor a hidden file (an
     editor's lock file .#x.yaml, which may be a dangling link)."""

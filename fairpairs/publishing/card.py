@@ -130,12 +130,10 @@ def render_card(repo_id: str, manifest: RunManifest, configs: list[Config], skip
     """README.md: YAML front matter (configs, licence, language, task, size) and the card body."""
     import jinja2
 
-    from fairpairs.generation.languages import get_language
-    from fairpairs.generation.selection import run_language
     from fairpairs.manifest import verdict_text
 
     n_pairs = sum(len(c.rows) for c in configs)
-    language = get_language(run_language(manifest))
+    language = manifest.run_language      # (resolved by the API's reader)
     front = {
         "license": "cc-by-4.0",
         "language": [language.code],

@@ -36,10 +36,11 @@ def _write_bytes(path: Path, data: bytes) -> None:
     path.write_bytes(data)
 
 
-def build_folder(run_dir: Path, repo_id: str, out: Path, which: str = "debiased") -> Built:
+def build_folder(run_dir: Path, repo_id: str, out: Path, which: str = "debiased", *, read_manifest) -> Built:
     """Build the Hub-ready folder at `out` from a run folder; all or nothing (temp dir + rename).
 
-    `which` is "debiased", "original" or "both". An existing `out` is replaced only if fairpairs
+    `which` is "debiased", "original" or "both"; `read_manifest(run_dir)`: the run's manifest with
+    its language resolved (the API's reader, `fairpairs.api.common.run_manifest`). An existing `out` is replaced only if fairpairs
     wrote it (fairpairs.io.files.OutputFolder: its marker) or it is empty. A progress bar while the
     parquet files are written (fairpairs.io.progress).
     """
@@ -55,7 +56,7 @@ def build_folder(run_dir: Path, repo_id: str, out: Path, which: str = "debiased"
     reads = dataset_paths(run_dir)     # (run_dir/hub, the default, is beside what is read, not in it)
     folder = OutputFolder(out, "out", inputs=reads, reads=reads, kind="publish")   # refuses a folder not ours, before any work
     prefix = task_prefix(repo_id)
-    manifest, configs, skipped, check = read_checked_run(run_dir, sets, prefix)
+    manifest, configs, skipped, check = read_checked_run(run_dir, sets, prefix, read_manifest)
     for line in check.unchecked:
         warnings.warn(f"not checked: {line}", FairpairsWarning, stacklevel=2)
     with folder as tmp:

@@ -1,27 +1,22 @@
 """Reading a run folder for publishing: every set of every paradigm read by the one pair reader
 (`fairpairs.pairsets.read_run_file`: rows checked once, as `PairRecord`s of the paradigm the file
-names), and the run checked against its manifest (fairpairs.publishing.verify)."""
+names), and the run checked against its manifest (fairpairs.publishing.verify). The manifest comes
+from the caller's reader (the API's: `RunManifest.run_language` resolved), never read here."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 from fairpairs.errors import DatasetError, DatasetNotFoundError
-from fairpairs.manifest import read_manifest
 from fairpairs.pairsets import PairSet, read_run_file
 from fairpairs.publishing.layout import Config, SETS, config_name
 
 
-def read_run(run_dir: Path, sets: tuple[str, ...], prefix: str) -> tuple[dict, list[Config], list[str]]:
-    """Manifest, the non-empty configs (debiased before original, UIDs sorted) and skipped names.
-    The rows of every set (published or not) are checked against the manifest (`fairpairs.publishing.verify`);
-    see `read_checked_run`."""
-    manifest, configs, skipped, _ = read_checked_run(run_dir, sets, prefix)
-    return manifest, configs, skipped
-
-
-def read_checked_run(run_dir: Path, sets: tuple[str, ...], prefix: str):
-    """`read_run`, plus the `RunCheck` of the run folder: (manifest, configs, skipped, check)."""
+def read_checked_run(run_dir: Path, sets: tuple[str, ...], prefix: str, read_manifest):
+    """(manifest, configs, skipped, check): the run's manifest as `read_manifest(run_dir)` gives it
+    (with its resolved language), the non-empty configs (debiased before original, UIDs sorted),
+    the skipped names, and the `RunCheck` of the run folder: the rows of every set (published or
+    not) checked against the manifest (`fairpairs.publishing.verify`)."""
     from fairpairs.publishing.verify import check_run
 
     run_dir = Path(run_dir)

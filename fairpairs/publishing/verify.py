@@ -138,12 +138,9 @@ def check_run(run_dir: Path, manifest: RunManifest, rows: "dict[str, dict[str, P
     if not paradigms:
         raise DatasetError(f"{path}: has no 'paradigms' (the per-paradigm counts and statistics `fairpairs "
                            f"generate` writes); refusing to publish a dataset whose card could not say what it holds")
-    from fairpairs.generation.languages import wordfreq_code
-    from fairpairs.generation.selection import run_language
-
     from fairpairs.control.statistics import reuse
 
-    language = wordfreq_code(run_language(manifest))      # the frequencies `generate` used: the run's language
+    language = manifest.run_language.wordfreq      # the frequencies `generate` used: the run's language
     held = (held or reuse(run_dir, manifest)).check(language, {}, None)   # (files and entries as the run recorded them)
     _check_listed(run_dir, paradigms, rows, where)
     _check_statistics(rows, published, paradigms, where, result, language, held)
@@ -258,16 +255,16 @@ def _check_tokenizers(run_dir, manifest, rows, published, where, result: RunChec
 
 
 def _check_vocabulary(manifest, where, result: RunCheck) -> None:
-    from fairpairs.generation.restrictions import BUNDLED_SHA256, BUNDLED_TABLE
-
-    voc = manifest.vocabulary
+    """The vocabulary table's sha256 against the bundled table the manifest names (the tables of the
+    run's resolved language, `RunManifest.run_language`), or what could not be checked."""
+    voc, language = manifest.vocabulary, manifest.run_language
     if not isinstance(voc, dict) or not voc:
         return
     if voc.get("fixes"):   # fixes.yaml applies to the bundled table only: the run claims that table
-        if voc.get("file") != BUNDLED_TABLE or voc.get("sha256") != BUNDLED_SHA256:
+        if voc.get("file") != language.fixes_table or voc.get("sha256") != language.fixes_sha256:
             raise DatasetError(f"{where('vocabulary')}: vocabulary lists fixes of the bundled table, but its file "
                                f"{voc.get('file')!s} / sha256 {str(voc.get('sha256'))[:12]}... is not the bundled "
-                               f"{BUNDLED_TABLE} ({BUNDLED_SHA256[:12]}...)")
+                               f"{language.fixes_table} ({language.fixes_sha256[:12]}...)")
         result.vocabulary = True
     elif _bundled_table(manifest, voc):
         result.vocabulary = True
@@ -279,11 +276,7 @@ def _check_vocabulary(manifest, where, result: RunCheck) -> None:
 def _bundled_table(manifest, voc: dict) -> bool:
     """Whether a run without vocabulary fixes drew from its language's bundled table (vocab/fr.csv
     ...): the same name and sha256 (a table of one's own of the same name has another sha256)."""
-    from fairpairs.generation.languages import get_language
-    from fairpairs.generation.selection import run_language
-    from fairpairs.generation.vocab import default_vocabulary
-
-    code = run_language(manifest)
-    if code == "en" or voc.get("file") != get_language(code).vocabulary:
+    language = manifest.run_language
+    if language.code == "en" or voc.get("file") != language.table:
         return False
-    return voc.get("sha256") == default_vocabulary(code).sha256
+    return voc.get("sha256") == language.table_sha256

