@@ -183,7 +183,8 @@ class RunLanguage:
     wordfreq code (the balance report's word frequencies), and the bundled vocabulary tables a
     manifest's `vocabulary` can be checked against: `table` (the language's own, with its sha256
     when the manifest names that table, else None) and `fixes_table` (the English BLiMP table that
-    vocab/fixes.yaml applies to, with its sha256 `fixes_sha256`)."""
+    vocab/fixes.yaml applies to, with its sha256 `fixes_sha256`), and `extension_sha256`, the bundled
+    checked extension's (vocab/blimp_extension.csv), when the manifest records one."""
 
     code: str
     name: str
@@ -192,6 +193,7 @@ class RunLanguage:
     table_sha256: str | None
     fixes_table: str
     fixes_sha256: str
+    extension_sha256: str | None = None   # the bundled extension's (English), read when the manifest names one
 
 
 @dataclass(frozen=True)

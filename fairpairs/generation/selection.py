@@ -60,7 +60,8 @@ def resolved_language(manifest, grammars: str | Path | None = None):
     return RunLanguage(code=language.code, name=language.name, wordfreq=language.wordfreq or "en",
                        table=language.vocabulary,
                        table_sha256=default_vocabulary(language.code).sha256 if named else None,
-                       fixes_table=BUNDLED_TABLE, fixes_sha256=BUNDLED_SHA256)
+                       fixes_table=BUNDLED_TABLE, fixes_sha256=BUNDLED_SHA256,
+                       extension_sha256=default_vocabulary("en").extension_sha256 if voc.get("extension_sha256") else None)
 
 
 def _paradigm_file(p: Path) -> bool:

@@ -265,6 +265,11 @@ def _check_vocabulary(manifest, where, result: RunCheck) -> None:
             raise DatasetError(f"{where('vocabulary')}: vocabulary lists fixes of the bundled table, but its file "
                                f"{voc.get('file')!s} / sha256 {str(voc.get('sha256'))[:12]}... is not the bundled "
                                f"{language.fixes_table} ({language.fixes_sha256[:12]}...)")
+        if voc.get("extension_sha256") and voc["extension_sha256"] != language.extension_sha256:
+            raise DatasetError(f"{where('vocabulary', 'extension_sha256')}: vocabulary.extension_sha256: the run drew "
+                               f"replacements from a vocabulary extension of sha256 {str(voc['extension_sha256'])[:12]}..., not the bundled "
+                               f"vocab/blimp_extension.csv ({str(language.extension_sha256)[:12]}...): another "
+                               f"fairpairs version or an edited file; generate the run again with this one")
         result.vocabulary = True
     elif _bundled_table(manifest, voc):
         result.vocabulary = True
