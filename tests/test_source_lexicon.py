@@ -117,15 +117,20 @@ def test_a_slot_without_a_source_word_is_one_error_naming_it():
 
 
 def test_source_rows_and_extension_words_follow_the_source_column():
-    """Vocabulary.source_rows is the csv's `source == clams` (every row of BLiMP's table, which has
-    no such column); extension_words are the expressions only non-clams rows have."""
+    """Vocabulary.source_rows is the csv's `source == clams` (for English: BLiMP's rows, then the
+    rows of vocab/blimp_extension.csv, which are not); extension_words are the expressions only
+    the other rows have."""
     for code in LANGUAGES:
         v = load_vocabulary(language=code)
         rows = _csv_rows(code)
         assert v.source_rows().tolist() == [r["source"] == "clams" for r in rows]
         assert v.extension_words() == _clams(code)[1]
-    en = load_vocabulary()
-    assert en.source_rows().all() and en.extension_words() == frozenset() and en.extension_share() == 0.0
+    en, blimp = load_vocabulary(), Vocabulary.load()      # (BLiMP's fixed table alone)
+    with open(ROOT / "vocab" / "blimp_extension.csv", encoding="utf-8", newline="") as fh:
+        ext = [r["expression"] for r in csv.DictReader(fh)]
+    assert en.source_rows().tolist() == [True] * len(blimp) + [False] * len(ext)
+    assert en.extension_words() == frozenset(ext) - frozenset(blimp.expressions.tolist())
+    assert en.extension_share() == pytest.approx(len(ext) / (len(blimp) + len(ext)))
 
 
 def test_extension_share_of_rows_is_the_share_of_non_clams_rows():
@@ -138,7 +143,7 @@ def test_extension_share_of_rows_is_the_share_of_non_clams_rows():
     assert v.extension_share([]) == 0.0
 
 
-# ---------------------------------------------------------------------------- English is unchanged
+# ---------------------------------------------------------------------------- English original sets are unchanged
 # SHA-256 of the files of this run, made at b4812b2 (the commit before the two lexicons) with
 #   git worktree add --detach /tmp/fp-b481 b4812b2 && cd /tmp/fp-b481 &&
 #   python -m fairpairs.cli generate --models gpt2 --pairs 30 --seed 3 --out OUT --quiet \
@@ -173,7 +178,8 @@ def _hashes(out: Path) -> dict[str, str]:
 
 
 def test_english_sets_are_byte_identical_to_b4812b2(tmp_path):
-    """English's table has no extension: its original sets are what b4812b2 wrote (the hashes above
+    """English's original sets draw BLiMP's rows alone (its extension, vocab/blimp_extension.csv,
+    comes after them and only length control draws it): they are what b4812b2 wrote (the hashes above
     of every field but BLiMP's, recorded from that commit's run: the slow test below recomputes
     them). Its debiased sets move by design: frequency-matched control (issue 47, item 3) draws
     replacements differently."""

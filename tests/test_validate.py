@@ -2,6 +2,7 @@
 
 import pytest
 
+from fairpairs.io.paths import data_dir
 from fairpairs.errors import GrammarError
 from fairpairs.generation.grammar import Paradigm, load_paradigm
 from fairpairs.generation.selection import validate
@@ -83,7 +84,9 @@ def test_cli_ok_summary_for_the_bundled_paradigms(fairpairs_cli):
     # BLiMP's 69 English paradigm files and the language folders (de: 22, fr: 28, he: 22, ru: 24:
     # one per CLAMS S[] line)
     assert out.startswith("OK: 165 paradigm file(s)") and out.count("\n") == 1
-    assert "blimp_vocabulary.csv (4196 rows), de.csv" in out and "fr.csv" in out
+    # (BLiMP's table, 4196 rows with fixes, and its extension: vocab/blimp_extension.csv)
+    extension = (data_dir("vocab") / "blimp_extension.csv").read_text(encoding="utf-8").count("\n") - 1
+    assert f"blimp_vocabulary.csv ({4196 + extension} rows), de.csv" in out and "fr.csv" in out
 
 
 def test_cli_missing_file_is_one_line(tmp_path, fairpairs_cli):

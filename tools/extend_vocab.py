@@ -26,6 +26,8 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
+import numpy as np
+
 ROOT = Path(__file__).resolve().parents[1]
 TABLE = ROOT / "vocab" / "ru.csv"
 MIN_ZIPF = 2.5
@@ -130,18 +132,224 @@ def table_text(morph, table: Path = TABLE) -> str:
     return buf.getvalue()
 
 
+# ---------------------------------------------------------------- English (vocab/blimp_extension.csv)
+# BLiMP's table (vocab/blimp_vocabulary.csv) is never edited: the English extension is a table of its
+# own with BLiMP's columns plus `source` (the library and version that made the form) and `model`
+# (the BLiMP word whose features the new word copies). fairpairs.generation.vocab appends it to the
+# fixed BLiMP table when the bundled English vocabulary is loaded; original sets draw only BLiMP's rows.
+#
+# Each new word copies every feature of a BLiMP word of the same class (its `model`: the semantic
+# classes - animate, occupation, artifact, locale ... - and the selectional restrictions arg_1/arg_2
+# of a verb), so that it fills exactly the slots its model fills; only the form changes. Nouns take
+# their plural from lemminflect (NNS) and are marked `irrpl` when it is not the regular suffix; verbs
+# take bare, present, 3sg, past, -ing and -en forms from lemminflect (VB, VBP, VBZ, VBD, VBG, VBN) and
+# are regular verbs modelled on regular verbs. A lexeme is kept when every form has a Zipf frequency
+# of at least MIN_ZIPF in wordfreq's English list and no form is a word of BLiMP's table in that
+# category. Why: length control can only keep a context whose critical word's forms tokenize alike;
+# the paradigms that flip a noun's number (determiner_noun_agreement_*, *_subject_verb_agreement_*),
+# a verb's agreement (distractor_agreement_*, regular_plural_subject_verb_agreement_1) or a subject's
+# animacy (animate_subject_trans: names) run short of such words under many tokenizers
+# (benchmarks/results/balance.md).
+EN_TABLE = ROOT / "vocab" / "blimp_extension.csv"
+EN_EXTRA = ["source", "model"]
+EN_NOUNS = {   # model (a BLiMP noun) -> new nouns of its class
+    "doctor": "nurse lawyer pilot farmer engineer baker banker chef clerk janitor painter singer editor scientist "
+              "professor surgeon sailor tailor mechanic carpenter architect librarian pharmacist journalist "
+              "photographer musician butcher barber coach manager reporter detective firefighter accountant "
+              "therapist electrician gardener programmer sculptor violinist pianist novelist chemist physicist "
+              "biologist economist historian translator dietitian nanny orthodontist chiropractor paramedic radiologist optometrist locksmith blacksmith cobbler paralegal lifeguard bartender chauffeur courier welder roofer pediatrician neurologist cardiologist psychiatrist hygienist housekeeper receptionist auctioneer choreographer archaeologist geologist botanist astronomer meteorologist linguist mathematician statistician philosopher sociologist anthropologist psychologist zookeeper beekeeper upholsterer veterinarian",
+    "teenager": "neighbor stranger tourist visitor passenger citizen resident volunteer athlete runner swimmer "
+                "traveler spectator beginner veteran orphan toddler thief freshman",
+    "boy": "prince king monk gentleman",
+    "girl": "princess queen nun bride",
+    "child": "grandchild",
+    "handyman": "fireman policeman salesman fisherman businessman policewoman businesswoman chairman congressman spokesman postman milkman doorman cameraman repairman deliveryman workman foreman craftsman midwife chairwoman congresswoman spokeswoman",
+    "cup": "bowl spoon mug bottle jar kettle tray saucer teapot knife ladle spatula colander skillet platter goblet teacup pitcher carafe penknife",
+    "chair": "table desk bench stool sofa shelf bookshelf armchair footstool recliner",
+    "hat": "boot belt tie vest cap helmet sandal mitten cardigan necklace bracelet poncho kimono tuxedo blazer bandana beret fedora sombrero apron bonnet overcoat raincoat parka tunic sneaker slipper moccasin",
+    "car": "bus taxi van tractor motorcycle scooter wagon jeep limousine minivan trolley tram sedan moped rickshaw hearse ambulance snowmobile forklift bulldozer",
+    "dog": "cow pig goat duck chicken frog lion tiger monkey donkey pony puppy kitten parrot squirrel lizard "
+           "spider camel zebra giraffe elephant otter hedgehog porcupine raccoon beaver ferret gerbil iguana tortoise salamander armadillo flamingo pelican peacock ostrich lobster crab owl hawk falcon sparrow pigeon walrus",
+    "goose": "wolf calf",
+    "movie": "novel poem letter memo diary magazine textbook biography screenplay",
+    "apple": "carrot onion potato lemon peach pear plum cherry grape melon radish pumpkin turnip parsnip artichoke avocado apricot nectarine tangerine papaya mango fig cantaloupe",
+    "pie": "cookie sandwich pizza cupcake biscuit pastry pancake waffle loaf croissant bagel scone brownie eclair tart dumpling omelet burrito taco pretzel",
+    "picture": "portrait poster photo mural snapshot",
+    "song": "hymn lullaby anthem",
+    "lamp": "lantern flashlight chandelier torch",
+    "door": "drawer cabinet suitcase locker",
+    "company": "agency firm club charity council",
+    "restaurant": "bakery pharmacy hotel airport stadium theater supermarket bookstore cafeteria laboratory "
+                  "warehouse gym",
+    "boat": "yacht ferry kayak sailboat",
+    "brochure": "leaflet catalog booklet",
+    "hill": "cliff volcano",
+    "kitchen": "hallway bedroom bathroom staircase attic basement corridor porch",
+    "louse": "woodlouse",
+    "mouse": "dormouse",
+    "radius": "matrix vertex helix vortex stratum spectrum",
+    "fungus": "alga bacillus",
+    "analysis": "memorandum addendum",
+    "cactus": "leaf bacterium larva vertebra nebula",
+    "hypothesis": "criterion prognosis emphasis curriculum neurosis psychosis metamorphosis",
+}
+EN_VERBS = {   # model (a BLiMP verb's root) -> new regular verbs of its argument structure
+    "disgust_(S\\NP)/NP": "amuse frighten delight puzzle bewilder terrify horrify offend surprise excite please "
+                          "thrill depress frustrate intimidate fascinate trouble anger sadden startle baffle "
+                          "perplex unnerve dismay infuriate exasperate discourage reassure entertain enchant charm "
+                          "captivate outrage humiliate disappoint",
+    "admire_(S\\NP)/NP": "adore envy ignore recognize mention photograph imagine",
+    "hug_(S\\NP)/NP": "greet thank tickle console invite follow avoid warn kick push pinch punch scold blame",
+    "hire_(S\\NP)/NP": "employ recruit interview",
+    "dislike_(S\\NP)/NP": "detest loathe despise prefer",
+    "explore_(S\\NP)/NP": "enter inspect search patrol",
+    "examine_(S\\NP)/NP": "edit review translate revise",
+    "clean_(S\\NP)/NP": "polish scrub wipe rinse",
+    "lift_(S\\NP)/NP": "carry drag pull",
+    "repair_(S\\NP)/NP": "mend replace dismantle",
+    "criticize_(S\\NP)/NP": "applaud condemn mock ridicule defend recommend",
+    # (strictly intransitive, as their model: not rest, wander, dance or pray, which also take an object -
+    # "rest one's feet", "wander the streets" - and would make a bad sentence "Nancy rests some picture." good)
+    "laugh_S\\NP": "giggle frown wink blush shiver faint snore hesitate sulk",
+    "vanish_S\\NP": "disintegrate",
+}
+EN_NAMES = {   # model (a BLiMP name) -> new names of its gender (not inflected: wordfreq only)
+    "Elaine": "Abigail Bridget Chloe Daisy Fiona Gloria Hannah Ingrid Joanna Lillian Miriam Olivia Priscilla "
+              "Rosalind Sophia Vivian Yvonne Eleanor Harriet Agnes Beatrice Cecilia Edith Felicity Gwendolyn "
+              "Louisa Marjorie Penelope Winifred Ursula",
+    "Aaron": "Arthur Bernard Calvin Dominic Edgar Felix Gilbert Harold Isaac Jerome Leonard Malcolm Nathan Oscar "
+             "Percy Quentin Reginald Simon Tobias Victor Wallace Xavier Ambrose Desmond Fergus Gideon Horace "
+             "Lionel Mortimer",
+}
+# a verb row's form (its BLiMP flags) -> lemminflect's Penn tag
+VERB_TAGS = (("bare", "VB"), ("en", "VBN"), ("ing", "VBG"), ("past", "VBD"), ("3sg", "VBZ"), ("pres", "VBP"))
+
+
+def regular_plural(noun: str) -> set[str]:
+    """The plurals the regular spelling rules give (-s; -es after a sibilant or a consonant + o;
+    consonant + y -> -ies): a plural outside them is irregular (BLiMP's `irrpl`)."""
+    if noun.endswith(("s", "x", "z", "ch", "sh")):
+        return {noun + "es"}
+    if noun.endswith("y") and noun[-2:-1] not in "aeiou":
+        return {noun[:-1] + "ies"}
+    if noun.endswith("o"):
+        return {noun + "s", noun + "es"}
+    return {noun + "s"}
+
+
+def en_source_label() -> str:
+    return f"lemminflect {metadata.version('lemminflect')} / wordfreq {metadata.version('wordfreq')}"
+
+
+def _inflect(lemma: str, tag: str) -> str | None:
+    from lemminflect import getInflection
+
+    if tag in ("VB", "VBP"):
+        return lemma
+    forms = getInflection(lemma, tag=tag)
+    return forms[0] if forms else None
+
+
+def _common(word: str) -> bool:
+    from wordfreq import zipf_frequency
+
+    return zipf_frequency(word, "en") >= MIN_ZIPF
+
+
+def noun_rows(base, model: str, lemma: str) -> list[dict]:
+    """The rows of noun `lemma` and its plural (lemminflect), one pair per category its model noun
+    has (common noun, relational noun), with the model's features; [] when a form is rare, missing
+    or already a BLiMP noun, or the plural equals the singular."""
+    plural = _inflect(lemma, "NNS")
+    taken = set(base.expressions[base.select({"noun": "1"})].tolist())
+    if not plural or plural == lemma or not all(map(_common, (lemma, plural))) or {lemma, plural} & taken:
+        return []
+    irr = "0" if plural in regular_plural(lemma) else "1"
+    out = []
+    for i in base.rows_for(model, sg="1"):
+        j = base.other_number(int(i))
+        if j is None or base.get(i, "category") not in ("N", "N\\NP[poss]"):
+            continue
+        for row, form, sib, key in ((base.row(i), lemma, plural, "pluralform"), (base.row(j), plural, lemma, "singularform")):
+            row |= {"expression": form, key: sib, "irrpl": irr if row["irrpl"] or irr == "1" else ""}
+            if row["start_with_vowel"]:
+                row["start_with_vowel"] = "1" if form[0] in "aeiou" else "0"
+            out.append(row | {"model": model})
+    return out
+
+
+def verb_rows(base, root: str, lemma: str) -> list[dict]:
+    """The rows of regular verb `lemma`, one per row of its model lexeme `root` with the same form
+    flags (lemminflect's form for them) and the model's argument structure; [] when a form is
+    missing or rare, the verb is not regular (past = participle = -ed) or BLiMP has it already."""
+    model = [base.row(i) for i in np.flatnonzero(base.column("root") == root)]
+    category = model[0]["category"]
+    if f"{lemma}_{category}" in set(base.column("root").tolist()):
+        return []
+    out = []
+    for row in model:
+        tag = next(t for flag, t in VERB_TAGS if row[flag] == "1")
+        form = _inflect(lemma, tag)
+        if form is None or not _common(form):
+            return []
+        out.append(row | {"expression": form, "root": f"{lemma}_{category}", "model": root.split("_")[0]})
+    past, part = _inflect(lemma, "VBD"), _inflect(lemma, "VBN")
+    return out if past == part and past.endswith("ed") else []
+
+
+def name_rows(base, model: str, name: str) -> list[dict]:
+    """The row of proper name `name`, with its model name's features ([] if rare or in BLiMP)."""
+    if len(base.rows_for(name)) or not _common(name):
+        return []
+    return [base.row(int(base.rows_for(model)[0])) | {"expression": name, "model": model}]
+
+
+def en_extension(base) -> list[dict]:
+    """Every English extension row, in a fixed order (nouns, verbs, names; as listed), each with its
+    `source`."""
+    rows, label = [], en_source_label()
+    for model, words in EN_NOUNS.items():
+        rows += [r | {"source": label} for w in words.split() for r in noun_rows(base, model, w)]
+    for root, words in EN_VERBS.items():
+        rows += [r | {"source": label} for w in words.split() for r in verb_rows(base, root, w)]
+    wf = f"wordfreq {metadata.version('wordfreq')}"
+    for model, names in EN_NAMES.items():
+        rows += [r | {"source": wf} for n in names.split() for r in name_rows(base, model, n)]
+    # (a model listed in two of BLiMP's blocks with the same features gives a row twice: kept once)
+    return list({tuple(r.items()): r for r in rows}.values())
+
+
+def en_table_text() -> str:
+    """vocab/blimp_extension.csv as this script writes it (BLiMP's columns, then `source`, `model`)."""
+    sys.path.insert(0, str(ROOT))
+    from fairpairs.generation.vocab import Vocabulary
+
+    base = Vocabulary.load()          # BLiMP's table with fixes.yaml applied, without the extension
+    header = list(base.column_names) + EN_EXTRA
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=header, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(en_extension(base))
+    return buf.getvalue()
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--check", action="store_true", help="exit 1 if the table differs from what would be written")
-    ap.add_argument("--table", type=Path, default=TABLE, help="the Russian table (default: vocab/ru.csv, as "
-                                                                "tools/clams_convert.py writes it or as committed)")
+    ap.add_argument("--language", choices=["ru", "en"], default="ru",
+                    help="ru: vocab/ru.csv (pymorphy3); en: vocab/blimp_extension.csv (lemminflect)")
+    ap.add_argument("--table", type=Path, default=None, help="the Russian table (default: vocab/ru.csv, as "
+                                                             "tools/clams_convert.py writes it or as committed)")
     args = ap.parse_args(argv)
-    import pymorphy3
+    if args.language == "en":
+        table, text = EN_TABLE, en_table_text()
+    else:
+        import pymorphy3
 
-    table = args.table
-    text = table_text(pymorphy3.MorphAnalyzer(lang="ru"), table)
+        table = args.table or TABLE
+        text = table_text(pymorphy3.MorphAnalyzer(lang="ru"), table)
     if args.check:
-        same = table.read_text(encoding="utf-8") == text
+        same = table.is_file() and table.read_text(encoding="utf-8") == text
         print(f"{table}: {'as written by this script' if same else 'differs from what this script writes'}")
         return 0 if same else 1
     tmp = table.with_suffix(".csv.tmp")

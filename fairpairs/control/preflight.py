@@ -65,7 +65,7 @@ def forecast_paradigm(p: Paradigm, vocab: Vocabulary, meters: list[LengthMeter],
     contexts = keepable = 0
     k = 0
     while k < draws or (keepable == 0 and k < draws + more):
-        q = sampler.draw_from(k, sampler.rng(k))
+        q = sampler.draw_from(k, sampler.rng(k), sampler.first_pools)   # (the run's first draw: the source lexicon)
         k += 1
         if q is None:
             continue

@@ -16,7 +16,7 @@ import numpy as np
 from fairpairs.generation.sampler import Pair, words
 
 REPLACEMENT_DRAWS = 16           # fresh draws considered for one replacement (when a refill finds none)
-REFILL_TRIES = 64                # same-stratum words (of distinct lengths) tried in the first-drawn context
+REFILL_TRIES = 512               # same-stratum words (of distinct lengths) tried in the first-drawn context
 ZIPF_CLOSE = 0.1                 # a same-stratum replacement this close in Zipf frequency is taken at once
 ZIPF_KERNEL = 0.15               # bandwidth (Zipf units) of the kernel a same-frame replacement is drawn with
 

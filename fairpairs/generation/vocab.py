@@ -23,6 +23,7 @@ from fairpairs.errors import FixTargetError, VocabularyError
 from fairpairs.io.reading import reading
 from fairpairs.io.paths import data_dir
 from fairpairs.generation.restrictions import BUNDLED_ROWS, BUNDLED_SHA256, BUNDLED_TABLE, RESTRICTION_COLUMNS, parse_dnf
+from fairpairs.generation.vocab_extension import EXTENSION_TABLE, extend_table
 from fairpairs.generation.vocab_files import Table, check_against, check_language_table, check_restrictions, read_table, rows_of, apply_fixes, is_language_table, select_rows, Lexicons
 
 if TYPE_CHECKING:
@@ -303,8 +304,10 @@ def default_vocabulary(language: str = "en") -> Vocabulary:
 
 @lru_cache(maxsize=8)
 def _default_vocabulary(language: str) -> Vocabulary:
-    if language == "en":
-        return Vocabulary.load()
+    if language == "en":     # BLiMP's fixed table, then its checked extension (docs/vocabulary.md)
+        base = Vocabulary.load()
+        table = extend_table(base._col_arrays, data_dir("vocab") / EXTENSION_TABLE, base)
+        return Vocabulary(table, source=base.source, fixes=base.fixes, sha256=base.sha256)
     from fairpairs.generation.languages import get_language
 
     return Vocabulary.load(data_dir("vocab") / get_language(language).vocabulary, language=language)
