@@ -9,7 +9,7 @@ import json
 import types
 import typing
 from dataclasses import dataclass, fields
-from typing import Any, TypedDict
+from typing import Any, NotRequired, TypedDict
 from fairpairs.typecheck import describe, mismatch
 
 
@@ -28,6 +28,7 @@ class VocabularyInfo(TypedDict):
     file: str
     sha256: str
     fixes: list[str]
+    extension_sha256: NotRequired[str]    # the checked extension control may draw from (English: blimp_extension.csv)
 
 
 class SlotCount(TypedDict):

@@ -239,6 +239,45 @@ def test_a_declaration_loads(tmp_path):
     assert (p.one_prefix, p.two_prefix, p.lexically_identical) == (True, ("subj", "often"), False)
 
 
+@pytest.mark.parametrize("value", ["false", "null", "[]"])
+def test_two_prefix_false_or_null_says_the_method_is_not_allowed(tmp_path, value):
+    """Written as `one_prefix: false` is (found in review: `false` and `null` were refused as 'expected a
+    slot name'); `true` stays an error, since it names no word."""
+    path = tmp_path / "t_methods.yaml"
+    path.write_text(BASE + f"two_prefix: {value}\n", encoding="utf-8")
+    assert load_paradigm(path).two_prefix == ()
+    path.write_text(BASE + "two_prefix: true\n", encoding="utf-8")
+    with pytest.raises(GrammarError, match="two_prefix: expected a slot name"):
+        load_paradigm(path)
+
+
+def test_a_run_records_the_paradigm_file_as_it_was_read(tmp_path):
+    """The manifest's grammar fingerprint is the file as loaded, not as it is when its paradigm is done
+    (found in review: it was read again after generation, so an edit during a long run was recorded
+    next to statistics computed from the old file, and later reused). The reference is the canonical
+    JSON of the YAML as written, hashed here."""
+    import hashlib
+    import json
+
+    import yaml
+    from fairpairs.control.config import RunConfig
+    from fairpairs.control.run import ParadigmJob
+    from fairpairs.generation.vocab import default_vocabulary
+    from fairpairs.tokenization.lengths import LengthMeter
+
+    path = tmp_path / "t_methods.yaml"
+    path.write_text(BASE, encoding="utf-8")
+    p = load_paradigm(path)
+    want = hashlib.sha256(json.dumps(yaml.safe_load(BASE), sort_keys=True, ensure_ascii=False,
+                                     separators=(",", ":")).encode("utf-8")).hexdigest()
+    path.write_text(BASE + "description: edited while the run went on\n", encoding="utf-8")
+    (tmp_path / "out" / "original").mkdir(parents=True)
+    (tmp_path / "out" / "debiased").mkdir()
+    job = ParadigmJob([p], default_vocabulary(), RunConfig(pairs=5, models=("gpt2",)), [LengthMeter("gpt2")],
+                      tmp_path / "out")
+    assert job.run(0).files["grammar"] == want
+
+
 # ------------------------------------------------------------------ slow tier: all of BLiMP
 @pytest.mark.slow
 def test_the_derivation_gives_blimps_prefix_fields_on_all_of_blimp(shared):

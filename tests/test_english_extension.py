@@ -160,3 +160,25 @@ def test_the_table_is_what_the_script_writes():
     finally:
         sys.path.remove(str(ROOT / "tools"))
     assert extend_vocab.main(["--language", "en", "--check"]) == 0
+
+
+def test_a_run_records_the_extension_it_drew_from(tmp_path):
+    """The manifest's vocabulary names the extension by the sha256 of its bytes (computed here with
+    hashlib from the file): BLiMP's table's sha256 does not cover the extension's rows, so without it a
+    run drawn with another extension of the same size would look identical, and `balance` / `publish`
+    would reuse statistics recorded for other replacements. Fails before: no `extension_sha256`, and
+    `vocabulary_sha256` ignored the extension's content."""
+    import hashlib
+    import json
+
+    import fairpairs as fp
+    from fairpairs.control.statistics import vocabulary_sha256
+
+    out = tmp_path / "run"
+    fp.generate_run(out, paradigms="determiner_noun_agreement_irregular_1", pairs=5, models="gpt2")
+    voc = json.loads((out / "manifest.json").read_text())["vocabulary"]
+    assert voc["extension_sha256"] == hashlib.sha256(TABLE.read_bytes()).hexdigest()
+    full = default_vocabulary()
+    other = full.subset(full.source_rows() | ~full.source_rows())
+    other.extension_sha256 = "0" * 64      # the same rows, another extension file
+    assert len(other) == len(full) and vocabulary_sha256(other) != vocabulary_sha256(full)

@@ -224,3 +224,39 @@ def test_publish_reads_a_recorded_file_as_the_checked_reader_does(generated):
         checked = read_run_file(generated / c.set / f"{c.uid}.jsonl")
         assert c.pairs.name == checked.name and c.pairs.origin == checked.origin
         assert [list(r.items()) for r in c.pairs.rows] == [list(r.items()) for r in checked.rows]   # (order too)
+
+
+def test_a_paradigm_added_to_the_folder_recomputes_the_pooled_row(generated, tmp_path):
+    """The ALL row pools every paradigm in the folder: a paradigm's files copied in after the run
+    (not in the manifest) must enter it. Before, the recorded ALL row of the run's three paradigms
+    was reused while n_original counted the fourth (found in review: smd_chars_good -0.0108 reused
+    where the rows give -0.0077). The reference is the same folder with no record at all."""
+    run = tmp_path / "run"
+    shutil.copytree(generated, run)
+    extra = tmp_path / "extra"
+    fp.generate_run(extra, paradigms="adjunct_island", pairs=30, models=list(TOKENIZERS))
+    for part in ("original", "debiased"):
+        shutil.copy(extra / part / "adjunct_island.jsonl", run / part / "adjunct_island.jsonl")
+    table = fp.balance(run).set_index("uid")
+    assert table.loc["ALL", "n_original"] == 150
+    fresh = fp.balance(_without_record(run, tmp_path / "fresh"))
+    assert table.reset_index().to_csv(index=False) == fresh.to_csv(index=False)
+
+
+def test_a_vocabulary_read_from_no_file_is_not_taken_for_the_runs(tmp_path):
+    """A vocabulary built in memory has no sha256, so two such tables of one size shared an identity
+    (found in review): a run generated with one, balanced with another, reused the first's slot
+    features. Here the second sets one slot feature (animate) by row number; the reference is the
+    same folder with no record (every figure computed from the table given)."""
+    from fairpairs.generation.vocab import Vocabulary, default_vocabulary
+
+    base = default_vocabulary()
+    table = {c: base.column(c).copy() for c in base.column_names}
+    run = tmp_path / "run"
+    fp.generate_run(run, paradigms="causative", pairs=40, models=list(TOKENIZERS), vocab=Vocabulary(table))
+    table["animate"] = ["1" if i % 3 == 0 else "0" for i in range(len(table["animate"]))]
+    mine = Vocabulary(table)
+    assert mine.sha256 == ""
+    got = fp.balance(run, vocab=mine)
+    want = fp.balance(_without_record(run, tmp_path / "fresh"), vocab=mine)
+    assert got.to_csv(index=False) == want.to_csv(index=False)

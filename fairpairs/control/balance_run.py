@@ -33,9 +33,11 @@ def run_balance(run_dir, *, grammars=None, vocab=None):
     code = run_language(manifest, grammars)
     paths, code, language = paradigm_paths(uids, files, grammars, code)
     voc = _vocabulary(vocab, code) if any(held.current.values()) else None
-    held.check(language, paths, None if voc is None else vocabulary_sha256(voc))
+    # a table read from no file (sha256 "") has no identity to compare: its entries are recomputed
+    held.check(language, paths, None if voc is None or not voc.sha256 else vocabulary_sha256(voc))
     known = {uid: entries[uid].balance for uid in uids if held.balanced.get(uid)}
-    pooled = held.balance_all() if held.pooled else None
+    # the ALL row pools the run's paradigms: only those may be in the folder (a file added after it)
+    pooled = held.balance_all() if held.pooled and set(held.current) == set(uids) else None
     if rows is None and set(known) == set(uids):      # everything holds: no row is read
         return balance_table(dict.fromkeys(uids), {}, language=language, causes=causes, known=known, pooled=pooled)
     original, debiased, _ = rows or read_run(run)

@@ -24,7 +24,7 @@ from fairpairs.generation.grammar import Paradigm
 from fairpairs.generation.selection import one_language
 from fairpairs.io.files import OutputFolder, atomic_write
 from fairpairs.records import PairRecord, row_json
-from fairpairs.manifest import ParadigmEntry, RunManifest, VocabularyInfo, verdict_text
+from fairpairs.manifest import ParadigmEntry, RunManifest, verdict_text
 from fairpairs.tokenization.lengths import LengthMeter
 from fairpairs.generation.vocab import Vocabulary
 
@@ -151,7 +151,7 @@ class ParadigmJob:
         for which in ("original", "debiased"):
             if self.strict and getattr(sets, which).short is not None:
                 raise getattr(sets, which).short
-        rows, files, measures = {}, {"grammar": grammar_sha256(p.path)}, {}
+        rows, files, measures = {}, {"grammar": p.read_sha256 or grammar_sha256(p.path)}, {}
         for which in ("original", "debiased"):
             rows[which] = sets.rows(which)
             files[which] = write_jsonl(self.folder / which / f"{p.uid}.jsonl", rows[which])
@@ -304,7 +304,7 @@ def generate_run(paradigms: list[Paradigm], vocab: Vocabulary, cfg: RunConfig, o
             token_length="content tokens of the sentence as written (special tokens excluded)",
             tokenizers={m.name: tokenizer_info(m) for m in meters},
             versions=versions(),
-            vocabulary=VocabularyInfo(file=Path(vocab.source).name, sha256=vocab.sha256, fixes=vocab.fixes),
+            vocabulary=vocab.info(),
             language=language,
             paradigms=manifest_paradigms,
             lexicon=cfg.lexicon,

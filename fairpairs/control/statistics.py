@@ -76,20 +76,21 @@ def grammar_sha256(path: Path) -> str:
     changes it too); "" where it cannot be read (it matches nothing: the statistics are recomputed,
     and the recomputation reports the error)."""
     from fairpairs.errors import FairpairsError
-    from fairpairs.generation.includes import read_with_includes
+    from fairpairs.generation.includes import content_sha256, read_with_includes
 
     try:
-        return sha256_text(_canonical(read_with_includes(path)))
+        return content_sha256(read_with_includes(path))
     except (FairpairsError, OSError):
         return ""
 
 
 def vocabulary_sha256(vocab, lexicon: dict | None = None) -> str:
     """The identity of the vocabulary slot features are read from: its table's sha256, the fixes
-    applied, its language and rows; a run restricted to a corpus lexicon never matches a table read
+    applied, its language and rows, the sha256 of its checked extension (English); a run restricted to a corpus lexicon never matches a table read
     whole (`fairpairs balance` reads the whole table)."""
     return sha256_text(_canonical([vocab.sha256, list(vocab.fixes), vocab.language, len(vocab),
-                                   None if lexicon is None else lexicon.get("sha256", "lexicon")]))
+                                   None if lexicon is None else lexicon.get("sha256", "lexicon"),
+                                   *([vocab.extension_sha256] if vocab.extension_sha256 else [])]))
 
 
 def entry_sha256(entry: ParadigmEntry) -> str:

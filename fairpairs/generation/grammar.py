@@ -20,7 +20,7 @@ from typing import Any
 from fairpairs.errors import GrammarError
 from fairpairs.generation.vocab import Vocabulary, default_vocabulary
 from fairpairs.generation.templates import finish_sentence
-from fairpairs.generation.includes import resolve_use, read_with_includes
+from fairpairs.generation.includes import content_sha256, resolve_use, read_with_includes
 from fairpairs.generation.slots import FIELDS, META_KEYS, PlainTemplate, SlotSpec, TOP_KEYS, ParseContext, check_satisfiable, compile_slot, compile_template, topological
 
 SAMPLE_DRAWS = 3       # draws whose fillers `check_render` renders each template on
@@ -53,6 +53,9 @@ class Paradigm:
     lexically_identical: bool | None = None
     one_prefix: bool = False
     two_prefix: tuple[str, ...] = ()
+    # the sha256 of the file as it was read (`includes.content_sha256`; "": not read from a file): a
+    # run records it, not the file's content when the paradigm is done (it may have been edited since)
+    read_sha256: str = ""
 
     @property
     def is_reordering(self) -> bool:
@@ -83,6 +86,7 @@ def load_paradigm(path: str | Path, vocab: Vocabulary | None = None) -> Paradigm
     if path.name.startswith("_"):
         raise GrammarError(f"{path}: a file whose name starts with _ is an include file, not a paradigm")
     data = read_with_includes(path)
+    read_sha256 = content_sha256(data)      # (before anything is checked: the file as it was read)
     language, rules = _language(ctx, data)
     vocab = vocab or default_vocabulary(language.code)
     if vocab.language not in (language.code, "*"):
@@ -116,7 +120,7 @@ def load_paradigm(path: str | Path, vocab: Vocabulary | None = None) -> Paradigm
                     critical=critical, good_template=good_t, bad_template=bad_t, good_source=good_src,
                     bad_source=bad_src, reorder=reorder, standard=data.get("standard", True),
                     description=str(data.get("description", "")), vocab=vocab, language=language.code,
-                    rules=rules, **_methods(ctx, data, slots, critical, (good_src, bad_src)))
+                    rules=rules, read_sha256=read_sha256, **_methods(ctx, data, slots, critical, (good_src, bad_src)))
 
 
 def check_render(p: Paradigm, draws: int = SAMPLE_DRAWS, tries: int = 50) -> Paradigm:
@@ -233,7 +237,7 @@ def _methods(ctx: ParseContext, data: dict, slots: dict[str, SlotSpec], critical
     if data.get("one_prefix") and not critical:
         raise ctx.error("one_prefix", "needs critical slots: the one-prefix word is the slot that differs")
     two = data.get("two_prefix", [])
-    two = [two] if isinstance(two, str) else two
+    two = [] if two is False or two is None else [two] if isinstance(two, str) else two   # (false: not allowed)
     if not isinstance(two, list) or not all(isinstance(w, str) and w.strip() for w in two):
         raise ctx.error("two_prefix", "expected a slot name, a literal word of the template, or a list of them")
     for w in two:

@@ -3,6 +3,8 @@ named definition reused by slots)."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 from pathlib import Path
 from typing import Any
 import yaml
@@ -94,3 +96,10 @@ def resolve_use(ctx: ParseContext, key: str, spec: Any, defs: dict) -> Any:
     if "use" in base:
         raise ctx.error(f"defs.{name}.use", "a definition cannot use another one")
     return merge(base, {k: v for k, v in spec.items() if k != "use"})
+
+
+def content_sha256(data: Any) -> str:
+    """The sha256 of a paradigm file's content as read (`read_with_includes`: its includes merged,
+    so an include edited changes it too), as canonical JSON: what a run records of the file it read."""
+    text = json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()

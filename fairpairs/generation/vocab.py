@@ -19,12 +19,13 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 import numpy as np
 
-from fairpairs.errors import FixTargetError, VocabularyError
+from fairpairs.errors import VocabularyError
 from fairpairs.io.reading import reading
 from fairpairs.io.paths import data_dir
-from fairpairs.generation.restrictions import BUNDLED_ROWS, BUNDLED_SHA256, BUNDLED_TABLE, RESTRICTION_COLUMNS, parse_dnf
+from fairpairs.manifest import VocabularyInfo
+from fairpairs.generation.restrictions import BUNDLED_TABLE, RESTRICTION_COLUMNS, parse_dnf
 from fairpairs.generation.vocab_extension import EXTENSION_TABLE, extend_table
-from fairpairs.generation.vocab_files import Table, check_against, check_language_table, check_restrictions, read_table, rows_of, apply_fixes, is_language_table, select_rows, Lexicons
+from fairpairs.generation.vocab_files import Table, check_against, check_language_table, check_restrictions, read_table, rows_of, fix_table, is_language_table, select_rows, Lexicons
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -37,11 +38,13 @@ class Vocabulary(Lexicons):
     `table`: column name -> the column's values (strings), or a pandas DataFrame."""
 
     def __init__(self, table: "Table | pd.DataFrame | Mapping[str, Any]", *, source: str = "<table>",
-                 fixes: list[str] | None = None, sha256: str = "", language: str = "en"):
+                 fixes: list[str] | None = None, sha256: str = "", language: str = "en",
+                 extension_sha256: str = ""):
         self.source = source
         self.language = language      # "en": BLiMP's columns; else a language table ("*": of any language)
         self.fixes = list(fixes or [])
         self.sha256 = sha256
+        self.extension_sha256 = extension_sha256   # of the checked extension appended to the table ("": none)
         self._col_arrays: dict[str, np.ndarray] = {c: np.asarray(table[c], dtype=object) for c in table}
         self.column_names = tuple(self._col_arrays)     # (in the table's order)
         self.columns = frozenset(self.column_names)
@@ -97,23 +100,21 @@ class Vocabulary(Lexicons):
         if not rows_of(df):
             raise VocabularyError(f"{csv_path}: vocabulary table has no rows")
         if fixes_path:
-            if fixes_path == vocab_dir / "fixes.yaml" and sha256 != BUNDLED_SHA256:
-                raise VocabularyError(
-                    f"{csv_path}: not the BLiMP table that fixes.yaml corrects ({rows_of(df)} rows, expected "
-                    f"{BUNDLED_ROWS}; sha256 differs): a truncated or modified copy. Restore it, or load a "
-                    f"table of your own from another folder (fixes.yaml applies to the bundled table only)")
-            try:
-                df, applied = apply_fixes(df, Path(fixes_path))
-            except FixTargetError as exc:
-                raise VocabularyError(f"{csv_path}: the vocabulary table lacks rows that {Path(fixes_path).name} "
-                                      f"corrects ({rows_of(df)} rows; truncated, or not BLiMP's table?): {exc}") from None
+            df, applied = fix_table(csv_path, df, sha256, Path(fixes_path), fixes_path == vocab_dir / "fixes.yaml")
         return cls(df, source=str(csv_path), fixes=applied, sha256=sha256, language=language)
+
+    def info(self) -> VocabularyInfo:
+        """What a run's manifest records of this vocabulary: its file's name, sha256, the fixes applied,
+        and the sha256 of its checked extension where it has one (rows its own sha256 does not cover)."""
+        out = VocabularyInfo(file=Path(self.source).name, sha256=self.sha256, fixes=self.fixes)
+        return VocabularyInfo(**out, extension_sha256=self.extension_sha256) if self.extension_sha256 else out
 
     def subset(self, mask: np.ndarray) -> "Vocabulary":
         """The rows where `mask` is True, as a vocabulary of their own (same source and hash). A
         value of the whole table stays a valid query value, matching no row if none is left."""
         sub = Vocabulary(select_rows(self._col_arrays, np.asarray(mask, dtype=bool)), source=self.source,
-                         fixes=self.fixes, sha256=self.sha256, language=self.language)
+                         fixes=self.fixes, sha256=self.sha256, language=self.language,
+                         extension_sha256=self.extension_sha256)
         sub._values = self._values
         return sub
 
@@ -306,8 +307,8 @@ def default_vocabulary(language: str = "en") -> Vocabulary:
 def _default_vocabulary(language: str) -> Vocabulary:
     if language == "en":     # BLiMP's fixed table, then its checked extension (docs/vocabulary.md)
         base = Vocabulary.load()
-        table = extend_table(base._col_arrays, data_dir("vocab") / EXTENSION_TABLE, base)
-        return Vocabulary(table, source=base.source, fixes=base.fixes, sha256=base.sha256)
+        table, ext = extend_table(base._col_arrays, data_dir("vocab") / EXTENSION_TABLE, base)
+        return Vocabulary(table, source=base.source, fixes=base.fixes, sha256=base.sha256, extension_sha256=ext)
     from fairpairs.generation.languages import get_language
 
     return Vocabulary.load(data_dir("vocab") / get_language(language).vocabulary, language=language)

@@ -10,6 +10,7 @@ change; BLiMP's rows get an empty `source` and `model`."""
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -27,16 +28,17 @@ EXTENSION_TABLE = "blimp_extension.csv"
 EXTENSION_COLUMNS = ("source", "model")
 
 
-def extend_table(table: Table, path: Path, reference: "Vocabulary") -> Table:
+def extend_table(table: Table, path: Path, reference: "Vocabulary") -> tuple[Table, str]:
     """`table` (the fixed BLiMP table, `reference`'s) with the rows of the extension file at `path`
-    appended, and the columns EXTENSION_COLUMNS added (empty on BLiMP's rows). The file must have
-    every column of BLiMP's table and these, 0/1 features holding 0, 1 or nothing, restrictions that
-    parse, and a `source` naming where each row comes from (not a source-lexicon value). A missing
-    file leaves the table as it is."""
+    appended and the columns EXTENSION_COLUMNS added (empty on BLiMP's rows), and the file's sha256
+    (which the run records: `Vocabulary.info`). The file must have every column of BLiMP's table
+    and these, 0/1 features holding 0, 1 or nothing, restrictions that parse, and a `source` naming
+    where each row comes from (not a source-lexicon value). A missing file leaves the table as it is (and the sha256 empty)."""
     if not path.is_file():
-        return table
+        return table, ""
     with reading(path, "vocabulary extension", VocabularyError):
-        ext = read_table(path, path.read_bytes())
+        raw = path.read_bytes()
+        ext = read_table(path, raw)
     check_against(path, ext, reference)
     for col in EXTENSION_COLUMNS:
         if col not in ext:
@@ -51,4 +53,4 @@ def extend_table(table: Table, path: Path, reference: "Vocabulary") -> Table:
     out = {c: np.concatenate([v, ext[c]]) for c, v in table.items()}
     for col in EXTENSION_COLUMNS:
         out[col] = np.concatenate([np.full(n, "", dtype=object), ext[col]]) if m else np.full(n, "", dtype=object)
-    return out
+    return out, hashlib.sha256(raw).hexdigest()

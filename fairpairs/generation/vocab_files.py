@@ -19,7 +19,7 @@ import yaml
 from fairpairs.errors import FixTargetError, VocabularyError
 from fairpairs.io.paths import data_dir
 from fairpairs.io.reading import read_text, reading
-from fairpairs.generation.restrictions import BUNDLED_TABLE, RESTRICTION_COLUMNS, parse_dnf
+from fairpairs.generation.restrictions import BUNDLED_ROWS, BUNDLED_SHA256, BUNDLED_TABLE, RESTRICTION_COLUMNS, parse_dnf
 
 if TYPE_CHECKING:
     from fairpairs.generation.vocab import Vocabulary
@@ -237,6 +237,21 @@ def _add_rows(table: Table, rows: list[dict], where: str) -> Table:
         added[:] = [str(r.get(c, "")) for r in rows]
         out[c] = np.concatenate([v, added])
     return out
+
+
+def fix_table(csv_path: Path, table: Table, sha256: str, fixes_path: Path, bundled: bool) -> tuple[Table, list[str]]:
+    """`apply_fixes` for the table read from `csv_path` (of bytes `sha256`): the bundled fixes.yaml
+    (`bundled`) only onto the BLiMP table it was written for; errors name the table and say why."""
+    if bundled and sha256 != BUNDLED_SHA256:
+        raise VocabularyError(
+            f"{csv_path}: not the BLiMP table that fixes.yaml corrects ({rows_of(table)} rows, expected "
+            f"{BUNDLED_ROWS}; sha256 differs): a truncated or modified copy. Restore it, or load a "
+            f"table of your own from another folder (fixes.yaml applies to the bundled table only)")
+    try:
+        return apply_fixes(table, fixes_path)
+    except FixTargetError as exc:
+        raise VocabularyError(f"{csv_path}: the vocabulary table lacks rows that {fixes_path.name} "
+                              f"corrects ({rows_of(table)} rows; truncated, or not BLiMP's table?): {exc}") from None
 
 
 def apply_fixes(table: Table, path: Path) -> tuple[Table, list[str]]:
