@@ -1,14 +1,20 @@
-"""Shared test settings: never touch the network; where the reference data lives.
+"""Shared test settings: never touch the network; where the reference data lives; the fixtures every
+test file may use, among them `fairpairs_cli`, the one way the tests run the `fairpairs` command
+(tests/README.md: which file a test belongs in, the tiers).
 
 The default run reads only the repository (tests/fixtures/, the bundled tokenizers; tests/references.py).
 Tests that need the full references in ../shared beside the checkout ask for the `shared` fixture and
 must be marked slow (checked at collection); they fail loudly, never skip, when ../shared is absent.
 """
 
+import contextlib
+import io
 import os
 import signal
-import warnings
+import subprocess
+import sys
 import tempfile
+import warnings
 from pathlib import Path
 
 import pytest
@@ -81,9 +87,76 @@ def _process_state_restored():
     warnings.showwarning = show
 
 
-@pytest.fixture
-def fairpairs_cli():
-    """`fairpairs ARGS` run in this process: tests/cli_run.py's `in_process`."""
-    from cli_run import in_process
+class CliResult(subprocess.CompletedProcess):
+    """What `fairpairs ARGS` did: `.returncode`, `.stdout`, `.stderr` (text), like `subprocess.run`'s
+    answer; it also reads as the tuple (exit code, stdout, stderr): `code, out, err = fairpairs_cli(...)`."""
 
-    return in_process
+    def __iter__(self):
+        return iter((self.returncode, self.stdout, self.stderr))
+
+    def __getitem__(self, i):
+        return tuple(self)[i]
+
+
+class FairpairsCli:
+    """`fairpairs ARGS`, the one way the tests run the command (the `fairpairs_cli` fixture).
+
+    Calling it runs `fairpairs.cli.main` (the entry point of pyproject's `fairpairs` script, with its
+    one-line errors and exit codes) in this process; it spares each call a Python start and the
+    torch/transformers/pandas imports (about 3 s of CPU). Its stderr never holds a traceback (the
+    project's rule for every bad input), so every call checks that. `process` and `start` run it in a
+    process of its own, for what only such a process shows (signals, a fresh environment or hash seed,
+    a file size limit, another interpreter, commands side by side).
+    """
+
+    def __call__(self, *args, cwd=None) -> CliResult:
+        """`fairpairs ARGS` in this process (in folder `cwd` when given): its exit code and output."""
+        from fairpairs.cli import main
+
+        argv = [str(a) for a in args]
+        out, err = (io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="surrogateescape", write_through=True)
+                    for _ in range(2))
+        handler, show, here = signal.getsignal(signal.SIGTERM), warnings.showwarning, os.getcwd()
+        try:
+            if cwd is not None:
+                os.chdir(cwd)
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                try:
+                    main(argv)
+                    code = 0
+                except SystemExit as exc:
+                    code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+                finally:
+                    sys.stdout.flush()
+                    sys.stderr.flush()
+        finally:
+            os.chdir(here)
+            signal.signal(signal.SIGTERM, handler)   # main installs its SIGTERM handler and wraps
+            warnings.showwarning = show               # showwarning, as in a process of its own
+        text = [f.buffer.getvalue().decode("utf-8", "surrogateescape") for f in (out, err)]
+        assert "Traceback" not in text[1], text[1]
+        return CliResult(["fairpairs", *argv], code, *text)
+
+    @staticmethod
+    def command(args, python: str = sys.executable) -> list:
+        """The command line of `fairpairs ARGS` under `python` (arguments may be bytes, kept as they are)."""
+        return [python, "-m", "fairpairs.cli", *(a if isinstance(a, bytes) else str(a) for a in args)]
+
+    def process(self, *args, python: str = sys.executable, timeout: float = 600,
+                **run) -> subprocess.CompletedProcess:
+        """`fairpairs ARGS` in a process of its own, as `subprocess.run` runs it (output captured as
+        text unless `run` says otherwise; `env`, `cwd`, `preexec_fn`... passed on)."""
+        if "stdout" not in run and "stderr" not in run:
+            run["capture_output"] = True
+        run.setdefault("text", True)
+        return subprocess.run(self.command(args, python), timeout=timeout, **run)
+
+    def start(self, *args, **popen) -> subprocess.Popen:
+        """`fairpairs ARGS` started in a process of its own and left running (stdout and stderr piped)."""
+        return subprocess.Popen(self.command(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, **popen)
+
+
+@pytest.fixture(scope="session")
+def fairpairs_cli() -> FairpairsCli:
+    """`fairpairs ARGS`: `fairpairs_cli(*args)` in this process, `fairpairs_cli.process(*args)` in its own."""
+    return FairpairsCli()

@@ -132,24 +132,17 @@ def test_pair_record_is_frozen_and_to_dict_is_the_jsonl_row(notebook):
 # ---------------------------------------------------------------------------- one code path with the CLI
 
 
-def cli(*args):
-    """The real command (its entry point, run in this process: tests/cli_run.py)."""
-    from cli_run import in_process
-
-    r = in_process(*args)
-    assert r.returncode == 0, r.stderr
-
-
 def _line(row: dict) -> str:
     return json.dumps(row, ensure_ascii=False, separators=(", ", ": ")) + "\n"
 
 
 @pytest.mark.parametrize("uid,strategy", [("determiner_noun_agreement_1", "search"),
                                           ("anaphor_number_agreement", "resample")])   # (a {% if %} template)
-def test_generate_gives_the_cli_files(tmp_path, uid, strategy):
+def test_generate_gives_the_cli_files(tmp_path, uid, strategy, fairpairs_cli):
     out = tmp_path / "run"
-    cli("generate", "--paradigms", f"{uid},causative", "--pairs", "40", "--models", ",".join(TOKS),
-        "--seed", "7", "--strategy", strategy, "--out", str(out), "--quiet")
+    r = fairpairs_cli("generate", "--paradigms", f"{uid},causative", "--pairs", "40", "--models", ",".join(TOKS),
+                      "--seed", "7", "--strategy", strategy, "--out", str(out), "--quiet")
+    assert r.returncode == 0, r.stderr
     deb = fp.generate(uid, pairs=40, models=list(TOKS), seed=7, strategy=strategy)
     assert "".join(_line(r.to_dict()) for r in deb).encode() == (out / "debiased" / f"{uid}.jsonl").read_bytes()
     orig = fp.generate(uid, pairs=40, models=list(TOKS), seed=7, strategy=None)
@@ -159,10 +152,11 @@ def test_generate_gives_the_cli_files(tmp_path, uid, strategy):
     assert [{**r.to_dict(), "token_lengths": None} for r in bare] == [{**w, "token_lengths": None} for w in written]
 
 
-def test_generate_run_writes_the_cli_run(tmp_path):
+def test_generate_run_writes_the_cli_run(tmp_path, fairpairs_cli):
     res = fp.generate_run(tmp_path / "api", paradigms=["causative"], models=["gpt2"], pairs=20, seed=1)
-    cli("generate", "--paradigms", "causative", "--pairs", "20", "--models", "gpt2", "--seed", "1",
-        "--out", str(tmp_path / "cli"), "--quiet")
+    r = fairpairs_cli("generate", "--paradigms", "causative", "--pairs", "20", "--models", "gpt2", "--seed", "1",
+                      "--out", str(tmp_path / "cli"), "--quiet")
+    assert r.returncode == 0, r.stderr
     for part in ("original/causative.jsonl", "debiased/causative.jsonl"):
         assert (tmp_path / "api" / part).read_bytes() == (tmp_path / "cli" / part).read_bytes()
     assert res.stats["causative"]["debiased"].kept == 20

@@ -12,7 +12,6 @@ import numpy as np
 import pandas as pd
 import pytest
 import fairpairs as fp
-from fairpairs.cli import main
 from references import blimp_lines, reference_tokenizer
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
@@ -28,14 +27,6 @@ def scorer(MODEL):
     return fp.Scorer.from_pretrained(MODEL)
 
 
-def cli(argv, capsys):
-    """The real command, in this process: (exit code, stdout, stderr)."""
-    with pytest.raises(SystemExit) as exc:
-        main([str(a) for a in argv])
-    out = capsys.readouterr()
-    return exc.value.code, out.out, out.err
-
-
 def blimp_pairs(tmp_path, n=6) -> tuple[Path, list[dict]]:
     lines = blimp_lines("determiner_noun_agreement_1", n)
     f = tmp_path / "pairs.jsonl"
@@ -46,12 +37,12 @@ def blimp_pairs(tmp_path, n=6) -> tuple[Path, list[dict]]:
 # ---------------------------------------------------------------------------- score_sentences
 
 
-def test_score_sentences_writes_the_file_the_cli_writes(MODEL, scorer, tmp_path, capsys):
+def test_score_sentences_writes_the_file_the_cli_writes(MODEL, scorer, tmp_path, fairpairs_cli):
     f, rows = blimp_pairs(tmp_path)
     for ext in ("jsonl", "csv"):
         by_cli = tmp_path / f"cli.{ext}"
-        code, _, err = cli(["score", "--models", MODEL, "--input", f, "--out", by_cli, "--normalize",
-                            "lp,mean_lp,pen_lp", "--no-progress"], capsys)
+        code, _, err = fairpairs_cli("score", "--models", MODEL, "--input", f, "--out", by_cli, "--normalize",
+                                     "lp,mean_lp,pen_lp", "--no-progress")
         assert code == 0, err
         df = fp.score_sentences(scorer, f, "lp,mean_lp,pen_lp")
         by_api = tmp_path / f"api.{ext}"
@@ -99,7 +90,7 @@ def test_score_sentences_takes_lists(scorer, tmp_path):
 CORPUS = "The cat sat on the mat.\n\n  \nDogs bark; cats don't.\nThe cat, the cat!\n"
 
 
-def test_count_unigrams_counts_like_the_tokenizers_library(tmp_path, capsys):
+def test_count_unigrams_counts_like_the_tokenizers_library(tmp_path, fairpairs_cli):
     a, b = tmp_path / "a.txt", tmp_path / "b.txt"
     a.write_text(CORPUS, encoding="utf-8")
     b.write_text("Émile's naïve café.\n", encoding="utf-8")
@@ -112,8 +103,8 @@ def test_count_unigrams_counts_like_the_tokenizers_library(tmp_path, capsys):
     assert len(table.counts) == ref.get_vocab_size() == 50257
     # the table a file of it gives, and the one `fairpairs unigrams` writes, are the same
     table.save(tmp_path / "api.json")
-    code, _, err = cli(["unigrams", "--models", "gpt2", "--corpus", a, "--corpus", b, "--out", tmp_path / "cli.json"],
-                       capsys)
+    code, _, err = fairpairs_cli("unigrams", "--models", "gpt2", "--corpus", a, "--corpus", b, "--out",
+                                 tmp_path / "cli.json")
     assert code == 0, err
     assert (tmp_path / "api.json").read_bytes() == (tmp_path / "cli.json").read_bytes()
     assert fp.count_unigrams("gpt2", a).total == sum(len(ref.encode(ln, add_special_tokens=False).ids)
@@ -145,7 +136,7 @@ def judgments_csv(tmp_path) -> Path:
     return f
 
 
-def test_fit_morcela_is_a_least_squares_fit_and_writes_the_cli_file(MODEL, scorer, tmp_path, capsys):
+def test_fit_morcela_is_a_least_squares_fit_and_writes_the_cli_file(MODEL, scorer, tmp_path, fairpairs_cli):
     f = judgments_csv(tmp_path)
     res = fp.fit_morcela(scorer, f, folds=3, seed=1)
     assert res.dropped == {"no sentence": 1, "a non-numeric judgment": 1} and res.n == 14
@@ -159,8 +150,8 @@ def test_fit_morcela_is_a_least_squares_fit_and_writes_the_cli_file(MODEL, score
     assert res.beta == pytest.approx(-b / a, rel=1e-9) and res.gamma == pytest.approx(c / a, rel=1e-9)
     assert res.cv["folds"] == 3 and res.meta["judgments"] == "judgments.csv"
     out = tmp_path / "cli.json"
-    code, _, err = cli(["morcela", "fit", "--models", MODEL, "--judgments", f, "--folds", 3, "--seed", 1,
-                        "--out", out, "--no-progress"], capsys)
+    code, _, err = fairpairs_cli("morcela", "fit", "--models", MODEL, "--judgments", f, "--folds", 3, "--seed", 1,
+                                 "--out", out, "--no-progress")
     assert code == 0, err
     assert out.read_text() == res.to_json()
     assert "left out 1 row(s) with no sentence, 1 row(s) with a non-numeric judgment; fitting 14" in err
@@ -239,13 +230,13 @@ def error_cases(MODEL, scorer, tmp: Path):
     ]
 
 
-def test_library_errors_name_parameters_and_the_cli_its_options(MODEL, scorer, tmp_path, capsys):
+def test_library_errors_name_parameters_and_the_cli_its_options(MODEL, scorer, tmp_path, fairpairs_cli):
     for param, call, argv, option in error_cases(MODEL, scorer, tmp_path):
         with pytest.raises((ValueError, LookupError)) as exc:     # (FairpairsErrors are built-ins too)
             call()
         text = str(exc.value)
         assert text.startswith(f"{param} ") and "--" not in text, text
-        code, _, err = cli(argv, capsys)
+        code, _, err = fairpairs_cli(*argv)
         line = err.strip().splitlines()[-1]
         assert code == 1 and line.startswith(f"fairpairs: error: {option} "), (param, err)
         # the same message, with the parameter shown as the option
@@ -253,13 +244,13 @@ def test_library_errors_name_parameters_and_the_cli_its_options(MODEL, scorer, t
         assert line == want.replace("`device`", "--device")
 
 
-def test_warnings_name_parameters_and_the_cli_shows_them_as_one_line(MODEL, tmp_path, capsys):
+def test_warnings_name_parameters_and_the_cli_shows_them_as_one_line(MODEL, tmp_path, fairpairs_cli):
     from fairpairs.errors import FairpairsWarning
 
     good = tmp_path / "in.txt"
     good.write_text("The cat sat.\n", encoding="utf-8")
-    code, _, err = cli(["score", "--models", MODEL, "--input", good, "--out", tmp_path / "o.jsonl", "--no-progress",
-                        "--device", "cpu", "--dtype", "bfloat16"], capsys)
+    code, _, err = fairpairs_cli("score", "--models", MODEL, "--input", good, "--out", tmp_path / "o.jsonl",
+                                 "--no-progress", "--device", "cpu", "--dtype", "bfloat16")
     assert code == 0
     assert "fairpairs: warning: --dtype bfloat16 is ignored on the CPU; scoring in float32\n" in err
     assert "Warning:" not in err and "warnings.warn" not in err     # not Python's two-line display

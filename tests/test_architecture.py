@@ -316,3 +316,80 @@ def test_the_layering_check_sees_string_imports():
     found = [targets for _, targets in _imports(tree)]
     assert found == [["fairpairs.analysis.report"], ["fairpairs.scoring.tables"]]
     assert _part(found[0][0]) not in MAY_IMPORT["io"]
+
+
+# ---------------------------------------------------------------- the tests' own shape (issue 50, item 4)
+TESTS = Path(__file__).resolve().parent
+TEST_MODULES = {path.stem for path in TESTS.glob("test_*.py")} | {"conftest"}
+CLI_ENTRY_POINTS = {"main", "cli"}          # what fairpairs.cli exports that runs the command
+CLI_MODULE = "fairpairs.cli"                # `python -m fairpairs.cli`
+
+
+def _test_module_imports(tree: ast.AST) -> list[tuple[int, str]]:
+    """(line, module) of each import of a test module or of conftest: what several test files share
+    lives in tests/references.py (data, builders) or tests/conftest.py (fixtures, the CLI)."""
+    found = []
+    for node in ast.walk(tree):
+        names = ([node.module] if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module
+                 else [a.name for a in node.names] if isinstance(node, ast.Import) else [])
+        found += [(node.lineno, name) for name in names
+                  if name.split(".")[0] in TEST_MODULES or name.split(".")[0].startswith("test_")]
+    return found
+
+
+def _cli_runners(tree: ast.AST) -> list[tuple[int, str]]:
+    """(line, name) of each function other than a test that runs `fairpairs`: calls the entry point
+    imported from fairpairs.cli (`main`, `cli`, `fairpairs.cli.main`) or builds a `-m fairpairs.cli`
+    command line. Tests run the command through conftest's `fairpairs_cli` fixture only."""
+    entry = {alias.asname or alias.name for node in ast.walk(tree)
+             if isinstance(node, ast.ImportFrom) and node.module == CLI_MODULE
+             for alias in node.names if alias.name in CLI_ENTRY_POINTS}
+    found = []
+    for func in ast.walk(tree):
+        if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)) or func.name.startswith("test_"):
+            continue
+        for node in ast.walk(func):
+            called = ast.unparse(node.func) if isinstance(node, ast.Call) else None
+            runs = (called in entry or called in {f"{CLI_MODULE}.{name}" for name in CLI_ENTRY_POINTS}
+                    or isinstance(node, ast.Constant) and node.value == CLI_MODULE)
+            if runs:
+                found.append((func.lineno, func.name))
+                break
+    return found
+
+
+def test_test_modules_import_no_test_module_and_only_conftest_runs_the_cli():
+    """tests/README.md: a test file imports no other test file, and runs `fairpairs` only through
+    the `fairpairs_cli` fixture of tests/conftest.py (one runner: in this process, or in a process of
+    its own). tests/dist_worker.py is a program that torchrun starts, not a test module."""
+    imports, runners = [], []
+    for path in sorted(TESTS.glob("test_*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        imports += [f"{path.name}:{line}: imports {name}" for line, name in _test_module_imports(tree)]
+        runners += [f"{path.name}:{line}: {name} runs fairpairs" for line, name in _cli_runners(tree)]
+    assert not imports, "test modules importing test modules (move what they share to tests/references.py):\n" \
+        + "\n".join(imports)
+    assert not runners, "CLI runners outside conftest.py (use the fairpairs_cli fixture):\n" + "\n".join(runners)
+
+
+def test_the_test_module_checks_can_fail():
+    """Both checks find what they look for in a snippet, and pass what is allowed."""
+    imported = ast.parse("import json\nfrom test_publish import make_run\nimport test_trust as t\n"
+                         "from references import reference_tokenizer\n")
+    assert _test_module_imports(imported) == [(2, "test_publish"), (3, "test_trust")]
+    runner = ast.parse(
+        "from fairpairs.cli import main as entry\nimport subprocess, sys\n"
+        "def run_cli(args, capsys):\n    entry(args)\n"
+        "def run(args):\n    return subprocess.run([sys.executable, '-m', 'fairpairs.cli', *args])\n"
+        "def test_inline(capsys):\n    entry(['validate'])\n"
+        "def helper(fairpairs_cli):\n    return fairpairs_cli('validate')\n")
+    assert _cli_runners(runner) == [(3, "run_cli"), (5, "run")]
+
+
+def test_the_test_map_names_every_test_file():
+    """tests/README.md maps subjects to files: every tests/test_*.py is in it and every file it names
+    exists (a new file is placed on the map, a renamed one moves on it)."""
+    named = set(re.findall(r"\btest_[a-z0-9_]+\.py\b", (TESTS / "README.md").read_text(encoding="utf-8")))
+    present = {path.name for path in TESTS.glob("test_*.py")}
+    assert sorted(present - named) == [], "test files missing from tests/README.md"
+    assert sorted(named - present) == [], "tests/README.md names files that do not exist"

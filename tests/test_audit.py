@@ -13,17 +13,9 @@ import pytest
 from fairpairs.analysis.length_audit import length_bias, split_label
 from fairpairs.pairsets import Columns
 from fairpairs.api import load_sets
-from fairpairs.cli import main
 from references import BLIMP_SAMPLE, BLIMP_SAMPLE_PAIRS, reference_tokenizer
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
-
-
-def run_cli(args, capsys):
-    with pytest.raises(SystemExit) as exc:
-        main([str(a) for a in args])
-    captured = capsys.readouterr()
-    return exc.value.code, captured.out, captured.err
 
 
 def write_jsonl(path: Path, rows) -> Path:
@@ -54,9 +46,9 @@ def test_split_label_directions():
     assert split_label(5, 6) == "A<U"
 
 
-def test_hand_made_counts(tmp_path, capsys):
+def test_hand_made_counts(tmp_path, fairpairs_cli):
     data = write_jsonl(tmp_path / "hand.jsonl", HAND)
-    code, out, _ = run_cli(["audit", data, "--models", "gpt2,bert-base-cased", "--out", tmp_path / "o"], capsys)
+    code, out, _ = fairpairs_cli("audit", data, "--models", "gpt2,bert-base-cased", "--out", tmp_path / "o")
     assert code == 0
     df = pd.read_csv(tmp_path / "o" / "length_bias.csv")
     assert list(df.columns[:6]) == ["uid", "tokenizer", "n_pairs", "n_equal", "n_good_longer", "n_good_shorter"]
@@ -88,13 +80,13 @@ def naive_counts(path: Path, tokenizer: str) -> tuple[int, int, int, int]:
     return n, eq, longer, shorter
 
 
-def check_public_blimp_files(blimp: Path, n: int, tmp_path, capsys):
+def check_public_blimp_files(blimp: Path, n: int, tmp_path, fairpairs_cli):
     folder = tmp_path / "blimp"
     folder.mkdir()
     files = ["determiner_noun_agreement_1.jsonl", "causative.jsonl"]
     for f in files:
         shutil.copy(blimp / f, folder / f)
-    code, _, _ = run_cli(["audit", folder, "--models", "gpt2,bert-base-cased", "--out", tmp_path / "o"], capsys)
+    code, _, _ = fairpairs_cli("audit", folder, "--models", "gpt2,bert-base-cased", "--out", tmp_path / "o")
     assert code == 0
     df = pd.read_csv(tmp_path / "o" / "length_bias.csv").set_index(["uid", "tokenizer"])
     total = {"gpt2": [0, 0, 0, 0], "bert-base-cased": [0, 0, 0, 0]}
@@ -110,21 +102,21 @@ def check_public_blimp_files(blimp: Path, n: int, tmp_path, capsys):
         assert [int(x) for x in got] == want
 
 
-def test_public_blimp_sample_matches_independent_tokenizers(tmp_path, capsys):
-    check_public_blimp_files(BLIMP_SAMPLE, BLIMP_SAMPLE_PAIRS, tmp_path, capsys)
+def test_public_blimp_sample_matches_independent_tokenizers(tmp_path, fairpairs_cli):
+    check_public_blimp_files(BLIMP_SAMPLE, BLIMP_SAMPLE_PAIRS, tmp_path, fairpairs_cli)
 
 
 @pytest.mark.slow
-def test_public_blimp_files_match_independent_tokenizers(shared, tmp_path, capsys):
-    check_public_blimp_files(shared / "reference" / "blimp", 1000, tmp_path, capsys)
+def test_public_blimp_files_match_independent_tokenizers(shared, tmp_path, fairpairs_cli):
+    check_public_blimp_files(shared / "reference" / "blimp", 1000, tmp_path, fairpairs_cli)
 
 
 @pytest.mark.slow
-def test_crows_pairs_reproduces_seed_paper_table2(shared, capsys):
+def test_crows_pairs_reproduces_seed_paper_table2(shared, fairpairs_cli):
     # Ueda et al. 2024, Table 2, CrowS-Pairs row: A=U / A>U / A<U per tokenizer.
-    code, out, _ = run_cli(["audit", shared / "reference" / "crows_pairs_anonymized.csv",
-                            "--good-col", "sent_more", "--bad-col", "sent_less",
-                            "--models", "gpt2,bert-base-cased,electra-base-generator"], capsys)
+    code, out, _ = fairpairs_cli("audit", shared / "reference" / "crows_pairs_anonymized.csv",
+                                 "--good-col", "sent_more", "--bad-col", "sent_less",
+                                 "--models", "gpt2,bert-base-cased,electra-base-generator")
     assert code == 0
     sets = load_sets(shared / "reference" / "crows_pairs_anonymized.csv", Columns("sent_more", "sent_less"))
     summary, _ = length_bias(sets, ["gpt2", "bert-base-cased", "electra-base-generator"])
@@ -183,35 +175,35 @@ def test_run_folder_parquet_and_hf_disk_inputs(tmp_path):
     ('{"sentence_good": "", "sentence_bad": "A c.", "UID": "u"}\n', "bad.jsonl:1: field 'sentence_good' is empty"),
     ('["A b.", "A c."]\n', "bad.jsonl:1: expected a JSON object"),
 ])
-def test_bad_jsonl_gives_file_and_line(tmp_path, capsys, content, message):
+def test_bad_jsonl_gives_file_and_line(tmp_path, fairpairs_cli, content, message):
     bad = tmp_path / "bad.jsonl"
     bad.write_text(content, encoding="utf-8")
-    code, out, err = run_cli(["audit", bad, "--models", "gpt2", "--out", tmp_path / "o"], capsys)
+    code, out, err = fairpairs_cli("audit", bad, "--models", "gpt2", "--out", tmp_path / "o")
     assert code == 1
     assert err.startswith("fairpairs: error: ") and message in err and len(err.strip().splitlines()) == 1
     assert not (tmp_path / "o" / "length_bias.csv").exists()
 
 
-def test_bad_inputs_other_formats(tmp_path, capsys):
+def test_bad_inputs_other_formats(tmp_path, fairpairs_cli):
     csv = tmp_path / "x.csv"
     csv.write_text("sent_more,other\nA b.,A c.\n", encoding="utf-8")
-    code, _, err = run_cli(["audit", csv, "--good-col", "sent_more", "--bad-col", "sent_less"], capsys)
+    code, _, err = fairpairs_cli("audit", csv, "--good-col", "sent_more", "--bad-col", "sent_less")
     assert code == 1 and "x.csv: missing column 'sent_less'" in err
 
     csv.write_text("sentence_good,sentence_bad\nA b.,A c.\nA b.,\n", encoding="utf-8")
-    code, _, err = run_cli(["audit", csv], capsys)
+    code, _, err = fairpairs_cli("audit", csv)
     assert code == 1 and "x.csv: row 2: field 'sentence_bad' is empty" in err
 
-    code, _, err = run_cli(["audit", tmp_path / "nope.jsonl"], capsys)
+    code, _, err = fairpairs_cli("audit", tmp_path / "nope.jsonl")
     assert code == 1 and "nope.jsonl: no such file or folder" in err
 
     (tmp_path / "empty").mkdir()
-    code, _, err = run_cli(["audit", tmp_path / "empty"], capsys)
+    code, _, err = fairpairs_cli("audit", tmp_path / "empty")
     assert code == 1 and "no dataset files" in err
 
     write_jsonl(tmp_path / "g.jsonl", HAND[:1])
-    code, _, err = run_cli(["audit", tmp_path / "g.jsonl", "--group-col", "paradigm"], capsys)
+    code, _, err = fairpairs_cli("audit", tmp_path / "g.jsonl", "--group-col", "paradigm")
     assert code == 1 and "g.jsonl:1: missing field 'paradigm'" in err
 
-    code, _, err = run_cli(["audit", tmp_path / "g.jsonl", "--models", "no-such-tokenizer-xyz"], capsys)
+    code, _, err = fairpairs_cli("audit", tmp_path / "g.jsonl", "--models", "no-such-tokenizer-xyz")
     assert code == 1 and "no-such-tokenizer-xyz" in err

@@ -236,21 +236,16 @@ def test_balance_of_a_run_recomputes_the_manifest_and_the_control_field_is_hones
     assert table.iloc[-1]["uid"] == "ALL"
 
 
-def test_balance_command_and_its_errors(run, tmp_path, capsys):
-    from fairpairs.cli import main
-
-    with pytest.raises(SystemExit) as e:
-        main(["balance", str(run), "--out", str(tmp_path / "b.csv")])
-    assert e.value.code == 0
-    assert "paradigm(s) balanced" in capsys.readouterr().out
+def test_balance_command_and_its_errors(run, tmp_path, fairpairs_cli):
+    code, out, _ = fairpairs_cli("balance", str(run), "--out", str(tmp_path / "b.csv"))
+    assert code == 0
+    assert "paradigm(s) balanced" in out
     assert pd.read_csv(tmp_path / "b.csv")["uid"].tolist()[-1] == "ALL"
     for args, needle in [([str(tmp_path / "nope")], "no such folder"),
                          ([str(run / "original")], "not a run folder"),
                          ([str(run), "--out", str(run / "b.csv")], "inside the run folder")]:
-        with pytest.raises(SystemExit) as e:
-            main(["balance", *args])
-        err = capsys.readouterr().err
-        assert e.value.code == 1 and needle in err and len(err.strip().splitlines()) == 1, err
+        code, _, err = fairpairs_cli("balance", *args)
+        assert code == 1 and needle in err and len(err.strip().splitlines()) == 1, err
     with pytest.raises(ValueError, match="data: expected the keys original and debiased"):
         fp.balance({"original": ORIGINAL})
 

@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 
 import fairpairs as fp
-from fairpairs.cli import main
 from fairpairs.io.paths import data_dir
 from fairpairs.generation.vocab import default_vocabulary
 
@@ -35,17 +34,11 @@ DE_VP = ("ist alt|ist jung|ist klein|ist groß|schwimmt|spricht|lacht|ist müde|
          "|singt|tanzt|lächelt|weint")
 
 
-def run_cli(args, capsys):
-    with pytest.raises(SystemExit) as exc:
-        main(args)
-    return exc.value.code, capsys.readouterr()
-
-
-def test_every_converted_paradigm_validates(capsys):
-    code, out = run_cli(["validate", str(data_dir("grammars") / "fr"), str(data_dir("grammars") / "de")], capsys)
-    assert code == 0, out.out + out.err
-    assert out.out.startswith("OK: 50 paradigm file(s)")
-    assert "fr.csv" in out.out and "de.csv" in out.out
+def test_every_converted_paradigm_validates(fairpairs_cli):
+    code, out, err = fairpairs_cli("validate", str(data_dir("grammars") / "fr"), str(data_dir("grammars") / "de"))
+    assert code == 0, out + err
+    assert out.startswith("OK: 50 paradigm file(s)")
+    assert "fr.csv" in out and "de.csv" in out
     # the seven constructions, with CLAMS' sentence templates as cells (fr 28, de 22)
     terms = {lang: sorted({fp.load_paradigm(f).linguistics_term for f in (data_dir("grammars") / lang).glob("*.yaml")})
              for lang in ("fr", "de")}
@@ -54,11 +47,11 @@ def test_every_converted_paradigm_validates(capsys):
     assert terms == {"fr": seven, "de": seven}
 
 
-def test_french_simple_agreement_from_the_cli(tmp_path, capsys):
+def test_french_simple_agreement_from_the_cli(tmp_path, fairpairs_cli):
     out = tmp_path / "run"
-    code, got = run_cli(["generate", "--paradigms", "fr/fr_simple_agrmt_n1sg,fr_prep_anim_n1pl_pp_n2sg",
-                         "--models", "gpt2", "--pairs", "25", "--seed", "4", "--out", str(out), "--quiet"], capsys)
-    assert code == 0, got.err
+    code, _, err = fairpairs_cli("generate", "--paradigms", "fr/fr_simple_agrmt_n1sg,fr_prep_anim_n1pl_pp_n2sg",
+                              "--models", "gpt2", "--pairs", "25", "--seed", "4", "--out", str(out), "--quiet")
+    assert code == 0, err
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["vocabulary"]["file"] == "fr.csv"
     expected = {f"{s} {v}.": f"{s} {FR_VP[v]}." for s in FR_N1_SG for v in FR_VP}

@@ -8,21 +8,13 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from fairpairs.cli import main
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
-def run(argv, capsys):
-    with pytest.raises(SystemExit) as exc:
-        main([str(a) for a in argv])
-    out = capsys.readouterr()
-    return exc.value.code, out.out, out.err
-
-
-def test_generate_prints_its_table_on_stdout(tmp_path, capsys):
-    code, out, err = run(["generate", "--paradigms", "causative", "--pairs", 3, "--models", "gpt2",
-                          "--out", tmp_path / "run"], capsys)
+def test_generate_prints_its_table_on_stdout(tmp_path, fairpairs_cli):
+    code, out, err = fairpairs_cli("generate", "--paradigms", "causative", "--pairs", 3, "--models", "gpt2",
+                                   "--out", tmp_path / "run")
     assert code == 0, err
     assert "Length control per paradigm (search)" in out and "retention = kept" in out
     assert "Length control per paradigm" not in err and "generating" in err     # the progress: stderr
@@ -32,10 +24,10 @@ def test_generate_prints_its_table_on_stdout(tmp_path, capsys):
     (["--min-count", 3], "Error: --min-count needs --lexicon-from CORPUS"),
     (["--match-frequency", "inf"], "Error: Invalid value for '--match-frequency': inf is not a finite number"),
 ])
-def test_a_settings_rule_is_a_usage_error_on_the_command_line(argv, line, capsys):
+def test_a_settings_rule_is_a_usage_error_on_the_command_line(argv, line, fairpairs_cli):
     """RunConfig makes the rule (the API raises a SettingsError); the command shows it as click shows
     a usage error: its usage first, the same line as before the rule moved, exit 2."""
-    code, out, err = run(["generate", "--paradigms", "causative", "--pairs", 5, *argv], capsys)
+    code, out, err = fairpairs_cli("generate", "--paradigms", "causative", "--pairs", 5, *argv)
     assert code == 2 and err.startswith("Usage: fairpairs generate [OPTIONS]\n") and err.rstrip().endswith(line)
 
 
@@ -49,28 +41,28 @@ def test_the_api_makes_the_same_rule(tmp_path):
         fp.generate_run(tmp_path / "run", "causative", ["gpt2"], pairs=5, match_frequency=float("inf"))
 
 
-def test_model_is_an_alias_of_models_that_warns(tmp_path, capsys):
+def test_model_is_an_alias_of_models_that_warns(tmp_path, fairpairs_cli):
     missing = ["--input", tmp_path / "missing.txt", "--out", tmp_path / "o.csv"]
-    code, _, err = run(["score", "--models", "gpt2", *missing], capsys)
-    code_old, _, err_old = run(["score", "--model", "gpt2", *missing], capsys)
+    code, _, err = fairpairs_cli("score", "--models", "gpt2", *missing)
+    code_old, _, err_old = fairpairs_cli("score", "--model", "gpt2", *missing)
     warning = "fairpairs: warning: --model is deprecated, use --models (same meaning)\n"
     assert code == code_old == 1 and "deprecated" not in err and err_old == warning + err
-    code, _, err = run(["score", "--model", "gpt2", "--models", "gpt2", *missing], capsys)
+    code, _, err = fairpairs_cli("score", "--model", "gpt2", "--models", "gpt2", *missing)
     assert code == 2 and "Error: --model: the old name of --models; give only --models" in err
-    code, _, err = run(["score", *missing], capsys)
+    code, _, err = fairpairs_cli("score", *missing)
     assert code == 2 and "Error: Missing option '--models'." in err
 
 
-def test_score_takes_several_models(tiny_models, tmp_path, capsys):
+def test_score_takes_several_models(tiny_models, tmp_path, fairpairs_cli):
     """Two models: each model's rows, in the order given, led by a model column; one model: the
     table as before (no model column)."""
     text = tmp_path / "s.txt"
     text.write_text("The cat sat.\nThe cats sat.\n", encoding="utf-8")
     one, both = tmp_path / "one.csv", tmp_path / "both.csv"
-    assert run(["score", "--models", tiny_models["gpt2"], "--input", text, "--out", one, "--normalize", "lp",
-                "--no-progress"], capsys)[0] == 0
-    code, _, err = run(["score", "--models", f"{tiny_models['gpt2']},{tiny_models['bert']}", "--input", text,
-                        "--out", both, "--normalize", "lp", "--no-progress"], capsys)
+    assert fairpairs_cli("score", "--models", tiny_models["gpt2"], "--input", text, "--out", one, "--normalize", "lp",
+                         "--no-progress")[0] == 0
+    code, _, err = fairpairs_cli("score", "--models", f"{tiny_models['gpt2']},{tiny_models['bert']}", "--input", text,
+                                 "--out", both, "--normalize", "lp", "--no-progress")
     assert code == 0, err
     single, table = pd.read_csv(one), pd.read_csv(both)
     assert "model" not in single.columns and list(table.columns) == ["model", *single.columns]
@@ -80,9 +72,9 @@ def test_score_takes_several_models(tiny_models, tmp_path, capsys):
     assert err.count("scored 2 sentences") == 2
 
 
-def test_a_one_model_command_refuses_several(tmp_path, capsys):
+def test_a_one_model_command_refuses_several(tmp_path, fairpairs_cli):
     corpus = tmp_path / "c.txt"
     corpus.write_text("The cat sat.\n")
-    code, _, err = run(["unigrams", "--models", "gpt2,bert-base-cased", "--corpus", corpus, "--out",
-                        tmp_path / "u.json"], capsys)
+    code, _, err = fairpairs_cli("unigrams", "--models", "gpt2,bert-base-cased", "--corpus", corpus, "--out",
+                                 tmp_path / "u.json")
     assert code == 1 and "fairpairs: error: --models: a unigram table is for one model; give one, not 2" in err

@@ -27,7 +27,6 @@ from fairpairs.cli import cli_message
 from fairpairs.errors import DistributedError, ModelError
 from fairpairs.scoring.launch import Launch, balanced_shards, detect_launch
 from fairpairs.scoring.models import check_device_map, cuda_for_process
-from cli_run import in_process
 from references import blimp_rows
 
 REPO = Path(__file__).resolve().parents[1]
@@ -190,10 +189,10 @@ def cli_job(launch, name) -> subprocess.CompletedProcess:
 
 
 @pytest.fixture(scope="module")
-def one_process_evaluation(models, run_dir, tmp_path_factory, one_torch_thread):
+def one_process_evaluation(models, run_dir, tmp_path_factory, one_torch_thread, fairpairs_cli):
     """The one-process reference of the evaluate runs: in this process."""
     out = tmp_path_factory.mktemp("one") / "report"
-    one = in_process(*evaluate_args(models | {"run_dir": run_dir}), "--out", out)
+    one = fairpairs_cli(*evaluate_args(models | {"run_dir": run_dir}), "--out", out)
     assert one.returncode == 0, one.stderr
     return one, out
 
@@ -225,9 +224,9 @@ def test_evaluate_two_ranks_equals_one_process(one_process_evaluation, launch):
     assert a["score_good"].nunique() > len(a) // 4  # real, varied scores were compared
 
 
-def test_score_two_ranks_equals_one_process(models, run_dir, tmp_path, launch, one_torch_thread):
+def test_score_two_ranks_equals_one_process(models, run_dir, tmp_path, launch, one_torch_thread, fairpairs_cli):
     args = score_args(models | {"run_dir": run_dir})
-    one = in_process(*args, "--out", tmp_path / "one.csv")   # the one-process reference: in this process
+    one = fairpairs_cli(*args, "--out", tmp_path / "one.csv")   # the one-process reference: in this process
     assert one.returncode == 0, one.stderr
     two = cli_job(launch, "score")
     assert two.returncode == [0, 0], two.stderr

@@ -16,49 +16,7 @@ from fairpairs.analysis.draws import attach_draws
 from fairpairs.analysis.effects import decompose, effects_table, match_units
 from fairpairs.analysis.evaluation import analyse, pair_scores
 from fairpairs.analysis.headline import headline_markdown
-
-# Every good sentence scores -10 (lp); a pair is correct when its bad sentence scores lower,
-# wrong when higher, a tie (not correct, in the denominator) when equal.
-# (set, uid, draw, good, bad, bad score, good tokens, bad tokens)
-ROWS = [
-    # paradigm p: draws 0-2 keep their context (1 and 2 with the bad sentence redrawn), draw 3's context
-    # is replaced by one whose good sentence equals original draw 4's ("g4"), draw 4 is dropped and the
-    # debiased set takes draw 5 instead.
-    ("original", "p", 0, "g0", "b0", -12, 5, 5),   # correct, A=U
-    ("original", "p", 1, "g1", "b1", -8, 6, 5),    # wrong,   A>U
-    ("original", "p", 2, "g2", "b2", -10, 5, 6),   # tie,     A<U
-    ("original", "p", 3, "g3", "b3", -12, 5, 5),   # correct, A=U
-    ("original", "p", 4, "g4", "b4", -11, 5, 5),   # correct, A=U
-    ("debiased", "p", 0, "g0", "b0", -12, 5, 5),   # correct (the same pair)
-    ("debiased", "p", 1, "g1", "c1", -12, 6, 6),   # correct
-    ("debiased", "p", 2, "g2", "c2", -9, 5, 5),    # wrong
-    ("debiased", "p", 3, "g4", "c3", -9, 5, 5),    # wrong   (replaced context)
-    ("debiased", "p", 5, "h5", "c5", -13, 5, 5),   # correct (a new draw)
-    # paradigm q: both contexts kept, both bad sentences redrawn
-    ("original", "q", 0, "k0", "l0", -11, 4, 4),   # correct, A=U
-    ("original", "q", 1, "k1", "l1", -9, 4, 5),    # wrong,   A<U
-    ("debiased", "q", 0, "k0", "m0", -12, 4, 4),   # correct
-    ("debiased", "q", 1, "k1", "m1", -11, 4, 4),   # correct
-]
-
-
-def pairs_frame(with_draw: bool = True) -> pd.DataFrame:
-    df = pd.DataFrame([(s, u, str(i), d, g, b) for i, (s, u, d, g, b, *_) in enumerate(ROWS)],
-                      columns=["set", "uid", "pair_id", "draw", "sentence_good", "sentence_bad"])
-    return df if with_draw else df.drop(columns="draw")
-
-
-def scores_frame() -> pd.DataFrame:
-    table = {}
-    for _, _, _, g, b, bad_score, n_good, n_bad in ROWS:
-        table[g] = (n_good, -10.0)
-        table[b] = (n_bad, float(bad_score))
-    return pd.DataFrame([{"sentence": s, "n_tokens": n, "sum_logprob": lp} for s, (n, lp) in sorted(table.items())])
-
-
-def scored(with_draw: bool = True) -> pd.DataFrame:
-    return pair_scores(pairs_frame(with_draw), scores_frame(), "A", ("lp",))
-
+from references import pairs_frame, scored
 
 def row(df, uid):
     sel = df[df["uid"] == uid]

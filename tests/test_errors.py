@@ -156,15 +156,13 @@ def test_the_cli_has_no_regular_expressions():
     assert "import re" not in source and "re.compile" not in source
 
 
-def test_evaluate_names_its_models_option(tmp_path, capsys):
-    from fairpairs.cli import main
-
+def test_evaluate_names_its_models_option(tmp_path, fairpairs_cli):
     data = tmp_path / "pairs.jsonl"
     data.write_text('{"sentence_good": "The cat sat.", "sentence_bad": "The cat sit."}\n', encoding="utf-8")
-    with pytest.raises(SystemExit) as exc:
-        main(["evaluate", "--models", str(tmp_path / "no-model"), "--data", str(data), "--out", str(tmp_path / "r")])
-    err = capsys.readouterr().err.strip().splitlines()[-1]     # (after the note 'scoring with ...')
-    assert exc.value.code == 1 and err.startswith(f"fairpairs: error: --models {tmp_path / 'no-model'}: "), err
+    code, _, err = fairpairs_cli("evaluate", "--models", str(tmp_path / "no-model"), "--data", str(data), "--out",
+                                 str(tmp_path / "r"))
+    err = err.strip().splitlines()[-1]     # (after the note 'scoring with ...')
+    assert code == 1 and err.startswith(f"fairpairs: error: --models {tmp_path / 'no-model'}: "), err
 
 
 def test_library_checks_normalize_once_with_each_allowed_set():

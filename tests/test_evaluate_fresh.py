@@ -16,19 +16,11 @@ import pytest
 from tokenizers import Tokenizer
 
 import fairpairs as fp
-from fairpairs.cli import main
 from fairpairs.errors import FairpairsWarning
 
 PARADIGMS = "determiner_noun_agreement_1,causative"
 TABLES = ("accuracy.csv", "splits.csv", "effects.csv", "headline.csv", "summary.csv", "pair_scores.csv",
           "balance.csv", "ranking_change.csv", "length_diff_accuracy.csv")
-
-
-def run_cli(args, capsys):
-    with pytest.raises(SystemExit) as exc:
-        main([str(a) for a in args])
-    captured = capsys.readouterr()
-    return exc.value.code, captured.out, captured.err
 
 
 def ntok(tok: Tokenizer, s: str) -> int:
@@ -40,13 +32,14 @@ def files_of(run: Path) -> dict[str, str]:
             for p in sorted(run.rglob("*.jsonl"))}
 
 
-def test_one_step_equals_generate_then_evaluate(tiny_models, tmp_path, capsys):
+def test_one_step_equals_generate_then_evaluate(tiny_models, tmp_path, fairpairs_cli):
     import json
 
     a, b = tiny_models["gpt2"], tiny_models["bert"]
     one = tmp_path / "one"
-    code, out, err = run_cli(["evaluate", "--models", f"{a},{b}", "--paradigms", PARADIGMS, "--pairs", 8, "--seed", 3,
-                              "-n", "lp", "--figures", "none", "--out", one], capsys)   # (figures not looked at)
+    code, out, err = fairpairs_cli("evaluate", "--models", f"{a},{b}", "--paradigms", PARADIGMS, "--pairs", 8,
+                                   "--seed", 3,
+                                   "-n", "lp", "--figures", "none", "--out", one)   # (figures not looked at)
     assert code == 0, err
     run = one / "run"
     toks = [Tokenizer.from_file(str(Path(m) / "tokenizer.json")) for m in (a, b)]
@@ -60,12 +53,14 @@ def test_one_step_equals_generate_then_evaluate(tiny_models, tmp_path, capsys):
 
     # the same as `generate` then `evaluate --data`, with the same arguments
     gen = tmp_path / "gen"
-    code, _, err = run_cli(["generate", "--models", f"{a},{b}", "--paradigms", PARADIGMS, "--pairs", 8, "--seed", 3,
-                            "--out", gen, "--quiet"], capsys)
+    code, _, err = fairpairs_cli("generate", "--models", f"{a},{b}", "--paradigms", PARADIGMS, "--pairs", 8, "--seed",
+                                 3,
+                                 "--out", gen, "--quiet")
     assert code == 0, err
     assert files_of(run) == files_of(gen)
     two = tmp_path / "two"
-    code, _, err = run_cli(["evaluate", "--models", f"{a},{b}", "--data", gen, "-n", "lp", "--figures", "none", "--out", two], capsys)
+    code, _, err = fairpairs_cli("evaluate", "--models", f"{a},{b}", "--data", gen, "-n", "lp", "--figures", "none",
+                                 "--out", two)
     assert code == 0, err
     assert "warning" not in err
     for name in TABLES:
@@ -78,7 +73,7 @@ def test_one_step_equals_generate_then_evaluate(tiny_models, tmp_path, capsys):
     assert md[3].startswith("- Seed 3, strategy search.")
     command = re.search(r"`(fairpairs generate [^`]+)`", md[3]).group(1)
     before = files_of(run)
-    code, _, err = run_cli(shlex.split(command)[1:] + ["--quiet"], capsys)
+    code, _, err = fairpairs_cli(*shlex.split(command)[1:] + ["--quiet"])
     assert code == 0, err
     assert files_of(run) == before                       # byte for byte
 
@@ -92,7 +87,7 @@ def test_one_step_equals_generate_then_evaluate(tiny_models, tmp_path, capsys):
     assert "fairpairs generate --models" in report.notes[1]
 
 
-def test_a_run_not_controlled_for_a_models_tokenizer_is_warned_once_per_model(tiny_models, tmp_path, capsys):
+def test_a_run_not_controlled_for_a_models_tokenizer_is_warned_once_per_model(tiny_models, tmp_path, fairpairs_cli):
     import json
 
     a, b = tiny_models["gpt2"], tiny_models["bert"]
@@ -113,9 +108,9 @@ def test_a_run_not_controlled_for_a_models_tokenizer_is_warned_once_per_model(ti
                     f"for gpt2)"]
     assert any(line.startswith(f"**Warning** (model {b})") for line in report.notes)
 
-    code, out, err = run_cli(["evaluate", "--models", f"{a},{b}", "--data", run, "-n", "lp", "--figures", "none",
-                              "--out", tmp_path / "r", "--cache-dir", tmp_path / "cache"],   # (scored above: the
-                             capsys)                                                          # warning is the point)
+    code, out, err = fairpairs_cli("evaluate", "--models", f"{a},{b}", "--data", run, "-n", "lp", "--figures", "none",
+                                   "--out", tmp_path / "r", "--cache-dir", tmp_path / "cache")   # (scored above: the
+    #                                                                           warning is the point)
     assert "cached" in err
     assert code == 0, err
     # the headline (report.md's and the closing summary's) says so before any figure of the bias
@@ -131,9 +126,9 @@ def test_a_run_not_controlled_for_a_models_tokenizer_is_warned_once_per_model(ti
     assert f"**Warning** (model {b})" in (tmp_path / "r" / "report.md").read_text()
 
 
-def test_generation_options_need_no_data(tmp_path, capsys):
-    code, _, err = run_cli(["evaluate", "--models", "gpt2", "--data", tmp_path, "--pairs", 5, "--out", tmp_path / "r"],
-                           capsys)
+def test_generation_options_need_no_data(tmp_path, fairpairs_cli):
+    code, _, err = fairpairs_cli("evaluate", "--models", "gpt2", "--data", tmp_path, "--pairs", 5, "--out",
+                                 tmp_path / "r")
     assert code == 2 and "Error: --pairs: only without --data" in err      # click's usage error, exit 2
     assert not (tmp_path / "r").exists()
     with pytest.raises(ValueError, match="^pairs: only without data"):

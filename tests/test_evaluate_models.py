@@ -11,7 +11,6 @@ import pandas as pd
 import pytest
 from tokenizers import Tokenizer
 
-from fairpairs.cli import main
 from fairpairs.analysis.evaluation import Settings, default_loader, evaluate
 from references import blimp_rows, reference_tokenizer
 
@@ -55,19 +54,12 @@ def run_dir(tmp_path_factory):
     return run
 
 
-def run_cli(args, capsys):
-    with pytest.raises(SystemExit) as exc:
-        main([str(a) for a in args])
-    captured = capsys.readouterr()
-    return exc.value.code, captured.out, captured.err
-
-
-def test_evaluate_cli_end_to_end(models, run_dir, tmp_path, capsys):
+def test_evaluate_cli_end_to_end(models, run_dir, tmp_path, fairpairs_cli):
     from fairpairs.scoring import Scorer
 
     out = tmp_path / "report"
-    code, stdout, err = run_cli(["evaluate", "--models", f"{models['gpt2']},{models['bert']}", "--data", run_dir,
-                                 "--normalize", "lp,mean_lp", "--out", out, "--dpi", 50], capsys)   # (PNGs: not looked at)
+    code, stdout, err = fairpairs_cli("evaluate", "--models", f"{models['gpt2']},{models['bert']}", "--data", run_dir,
+                                      "--normalize", "lp,mean_lp", "--out", out, "--dpi", 50)   # (PNGs: not looked at)
     assert code == 0, err
     assert "Overall accuracy" in stdout and "scored" in err
     for stem in ("accuracy", "splits", "length_diff_accuracy", "loglik_length", "summary"):
@@ -101,20 +93,20 @@ def test_evaluate_cli_end_to_end(models, run_dir, tmp_path, capsys):
                         assert splits.loc[(set_name, uid, label, "lp", split), "n_pairs"] == n
 
 
-def test_rerun_uses_cache_and_split_tokenizer(models, run_dir, tmp_path, capsys):
+def test_rerun_uses_cache_and_split_tokenizer(models, run_dir, tmp_path, fairpairs_cli):
     out = tmp_path / "r"
     args = ["evaluate", "--models", models["bert"], "--data", run_dir, "--out", out, "--normalize", "lp", "--figures", "none"]
-    assert run_cli(args, capsys)[0] == 0
+    assert fairpairs_cli(*args)[0] == 0
     cached = sorted((out / "cache").glob("*.parquet"))
     stamp = [p.stat().st_mtime_ns for p in cached]
     first = (out / "accuracy.csv").read_bytes()
-    code, _, err = run_cli(args, capsys)
+    code, _, err = fairpairs_cli(*args)
     assert code == 0 and "tiny-bert: cached" in err
     assert [p.stat().st_mtime_ns for p in sorted((out / "cache").glob("*.parquet"))] == stamp
     assert (out / "accuracy.csv").read_bytes() == first
 
     # the bert model's splits under the gpt2 tokenizer equal the gpt2 counts
-    code, _, _ = run_cli(args + ["--split-tokenizer", "gpt2"], capsys)
+    code, _, _ = fairpairs_cli(*args + ["--split-tokenizer", "gpt2"])
     assert code == 0
     sp = pd.read_csv(out / "splits.csv")
     gpt2, bert = reference_tokenizer("gpt2"), reference_tokenizer("bert-base-cased")
@@ -154,20 +146,20 @@ def test_cache_hit_does_not_call_the_real_scorer(models, run_dir, tmp_path):
     pd.testing.assert_frame_equal(r1.pairs, r2.pairs)
 
 
-def test_evaluate_bad_inputs(models, run_dir, tmp_path, capsys):
+def test_evaluate_bad_inputs(models, run_dir, tmp_path, fairpairs_cli):
     out = tmp_path / "o"
-    code, _, err = run_cli(["evaluate", "--models", str(tmp_path / "no-model-here"), "--data", run_dir,
-                            "--out", out], capsys)
+    code, _, err = fairpairs_cli("evaluate", "--models", str(tmp_path / "no-model-here"), "--data", run_dir,
+                                 "--out", out)
     last = err.strip().splitlines()[-1]
     assert code == 1 and last.startswith("fairpairs: error:") and "no-model-here" in last
     assert not (out / "report.md").exists()
-    code, _, err = run_cli(["evaluate", "--models", models["gpt2"], "--data", run_dir, "--normalize", "lp,bogus"], capsys)
+    code, _, err = fairpairs_cli("evaluate", "--models", models["gpt2"], "--data", run_dir, "--normalize", "lp,bogus")
     assert code == 1 and "--normalize" in err and "bogus" in err
-    code, _, err = run_cli(["evaluate", "--models", models["gpt2"], "--data", tmp_path / "missing"], capsys)
+    code, _, err = fairpairs_cli("evaluate", "--models", models["gpt2"], "--data", tmp_path / "missing")
     assert code == 1 and "missing: no such file or folder" in err
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"sentence_good": "A b.", "sentence_bad": "A c."}\n{"sentence_good": "x"}\n')
-    code, _, err = run_cli(["evaluate", "--models", models["gpt2"], "--data", bad, "--out", out], capsys)
+    code, _, err = fairpairs_cli("evaluate", "--models", models["gpt2"], "--data", bad, "--out", out)
     assert code == 1 and "bad.jsonl:2: missing field 'sentence_bad'" in err
 
 

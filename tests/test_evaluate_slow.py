@@ -11,29 +11,21 @@ import os
 import pandas as pd
 import pytest
 
-from fairpairs.cli import main
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 PARADIGMS = "animate_subject_passive,determiner_noun_agreement_with_adj_irregular_1,transitive"
 
 
-def run_cli(args, capsys):
-    with pytest.raises(SystemExit) as exc:
-        main([str(a) for a in args])
-    captured = capsys.readouterr()
-    return exc.value.code, captured.out, captured.err
-
-
 @pytest.mark.slow
-def test_generate_then_evaluate_with_smollm2(tmp_path, capsys):
+def test_generate_then_evaluate_with_smollm2(tmp_path, fairpairs_cli):
     run = tmp_path / "run"
-    code, _, err = run_cli(["generate", "--models", "gpt2", "--paradigms", PARADIGMS, "--pairs", 100,
-                            "--seed", 0, "--out", run, "--quiet"], capsys)
+    code, _, err = fairpairs_cli("generate", "--models", "gpt2", "--paradigms", PARADIGMS, "--pairs", 100,
+                                 "--seed", 0, "--out", run, "--quiet")
     assert code == 0, err
     out = tmp_path / "eval"
-    code, stdout, err = run_cli(["evaluate", "--models", "smollm2-135m", "--data", run, "--out", out,
-                                 "--normalize", "lp,mean_lp,pen_lp"], capsys)
+    code, stdout, err = fairpairs_cli("evaluate", "--models", "smollm2-135m", "--data", run, "--out", out,
+                                      "--normalize", "lp,mean_lp,pen_lp")
     assert code == 0, err
     for stem in ("accuracy", "splits", "length_diff_accuracy", "loglik_length", "summary"):
         for ext in ("csv", "md", "png"):

@@ -159,7 +159,7 @@ def test_the_weights_call_gets_the_reader_the_metadata_call_built(tmp_path, monk
 
     from fairpairs.scoring.gguf_reading import gguf_read_once
     from fairpairs.tokenization.sources import ModelSource
-    from test_gguf_load import write_gguf
+    from references import write_gguf
 
     path = tmp_path / "tiny.gguf"
     write_gguf(path, blocks=2)
@@ -197,14 +197,11 @@ def test_missing_package_is_one_line_naming_it(gemma_absent, model_cache):
     assert not model_cache.exists()
 
 
-def test_missing_package_on_the_command_line(gemma_absent, tmp_path, capsys):
-    from fairpairs.cli import main
-
-    with pytest.raises(SystemExit) as exc:
-        main(["generate", "--models", "gpt2,gemma3-270m", "--paradigms", "determiner_noun_agreement_1",
-              "--pairs", "3", "--out", str(tmp_path / "run"), "--quiet"])
-    err = capsys.readouterr().err.strip().splitlines()
-    assert exc.value.code == 1 and len(err) == 1 and 'pip install "fairpairs[gemma3]"' in err[0], err
+def test_missing_package_on_the_command_line(gemma_absent, tmp_path, fairpairs_cli):
+    code, _, err = fairpairs_cli("generate", "--models", "gpt2,gemma3-270m", "--paradigms",
+                                 "determiner_noun_agreement_1", "--pairs", "3", "--out", str(tmp_path / "run"), "--quiet")
+    err = err.strip().splitlines()
+    assert code == 1 and len(err) == 1 and 'pip install "fairpairs[gemma3]"' in err[0], err
     assert not (tmp_path / "run").exists()
 
 

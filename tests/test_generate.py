@@ -4,8 +4,6 @@ loaded independently of the code under test; reproducibility; CLI behaviour and 
 import functools
 import json
 import re
-import subprocess
-import sys
 
 import pytest
 
@@ -191,17 +189,12 @@ def test_debiased_good_sentences_follow_the_original_stream(vocab):
 
 
 # ---------------------------------------------------------------- CLI
-def run_process(*args, cwd=None):
-    """`fairpairs ARGS` in a process of its own (the other CLI tests run it in this one: fairpairs_cli)."""
-    return subprocess.run([sys.executable, "-m", "fairpairs.cli", *args], capture_output=True, text=True, cwd=cwd)
-
-
 def test_cli_generate_reproducible_and_complete(tmp_path, independent, fairpairs_cli):
     """The first run in a process of its own, the second in this one: same seed, same bytes across
     processes (another hash seed, cold caches against warm ones), another seed, other bytes."""
     args = ["generate", "--paradigms", "determiner_noun_agreement_1", "--pairs", "150", "--models",
             "gpt2,roberta-base,bert-base-uncased", "--quiet"]
-    r1 = run_process(*args, "--out", str(tmp_path / "a"))
+    r1 = fairpairs_cli.process(*args, "--out", str(tmp_path / "a"))
     assert r1.returncode == 0, r1.stderr
     r2 = fairpairs_cli(*args, "--out", str(tmp_path / "b"))
     r3 = fairpairs_cli(*args, "--seed", "1", "--out", str(tmp_path / "c"))

@@ -12,31 +12,12 @@ convention (``blk.N.attn_q``, ``token_embd``, ``output``), not read from our cod
 from __future__ import annotations
 
 import gguf
-import numpy as np
 import pytest
 from transformers import modeling_gguf_pytorch_utils as reading
 
 from fairpairs.scoring.gguf_reading import gguf_read_once
 from fairpairs.tokenization.sources import ModelSource
-
-
-def write_gguf(path, blocks: int) -> None:
-    w = gguf.GGUFWriter(str(path), "llama")
-    w.add_block_count(blocks)
-    w.add_context_length(64)
-    w.add_embedding_length(8)
-    w.add_feed_forward_length(16)
-    w.add_head_count(2)
-    w.add_layer_norm_rms_eps(1e-5)
-    w.add_tokenizer_model("gpt2")
-    w.add_token_list(["a", "b", "ab"])
-    w.add_token_merges(["a b"])
-    w.add_token_types([1, 1, 1])
-    w.add_tensor("token_embd.weight", np.zeros((3, 8), np.float32))
-    w.write_header_to_file()
-    w.write_kv_data_to_file()
-    w.write_tensors_to_file()
-    w.close()
+from references import write_gguf
 
 
 def test_the_metadata_is_parsed_once_per_load_and_handed_out_as_a_copy(tmp_path):

@@ -2,7 +2,6 @@
 
 import pytest
 
-from fairpairs.cli import main
 from fairpairs.errors import GrammarError
 from fairpairs.generation.grammar import load_paradigm
 from fairpairs.generation.includes import merge
@@ -140,19 +139,17 @@ def test_bundled_grammars_share_the_auxiliary_definition():
     assert spelled == []   # written once, in _common.yaml
 
 
-def test_paradigms_command_does_not_list_the_include_file(capsys):
-    with pytest.raises(SystemExit) as exc:
-        main(["paradigms"])
-    out = capsys.readouterr().out.split()
-    assert exc.value.code == 0
+def test_paradigms_command_does_not_list_the_include_file(fairpairs_cli):
+    code, out, _ = fairpairs_cli("paradigms")
+    out = out.split()
+    assert code == 0
     assert len(out) == 69 and "_common" not in out and "determiner_noun_agreement_1" in out
 
 
-def test_cli_reports_an_include_cycle_in_one_line(tmp_path, capsys):
+def test_cli_reports_an_include_cycle_in_one_line(tmp_path, fairpairs_cli):
     write(tmp_path, "_a.yaml", "include: _a.yaml\n")
     write(tmp_path, "cyc.yaml", VIA_DEFS.replace("_defs.yaml", "_a.yaml"))
-    with pytest.raises(SystemExit) as exc:
-        main(["paradigms", "--grammars", str(tmp_path)])
-    err = capsys.readouterr().err.strip()
-    assert exc.value.code == 1
+    code, _, err = fairpairs_cli("paradigms", "--grammars", str(tmp_path))
+    err = err.strip()
+    assert code == 1
     assert err.count("\n") == 0 and "include: cycle _a.yaml -> _a.yaml" in err and "Traceback" not in err

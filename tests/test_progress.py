@@ -14,7 +14,6 @@ import warnings
 import pytest
 
 import fairpairs as fp
-from fairpairs.cli import main
 from fairpairs.errors import FairpairsDeprecationWarning
 from fairpairs.io import progress
 
@@ -103,15 +102,14 @@ def test_a_deprecated_progress_argument_warns_and_applies_to_its_call_only(tmp_p
         fp.publish(tmp_path / "a", "me/x", out=tmp_path / "hub", dry_run=True, progress="yes")
 
 
-def test_cli_flags_flip_the_switch_for_their_command_only(tmp_path, tiny_models, capsys):
+def test_cli_flags_flip_the_switch_for_their_command_only(tmp_path, tiny_models, fairpairs_cli):
     (tmp_path / "s.txt").write_text("A dog barks.\nThe cats sleep.\n")
     score = ["score", "--model", tiny_models["gpt2"], "--input", tmp_path / "s.txt", "--normalize", ""]
 
     def run(args):
-        with pytest.raises(SystemExit) as exc:
-            main([str(a) for a in args])
-        assert exc.value.code == 0
-        return capsys.readouterr().err
+        code, _, err = fairpairs_cli(*args)
+        assert code == 0
+        return err
 
     assert "%|" not in run([*score, "--out", tmp_path / "a.csv"])        # stderr is no terminal here
     err = run([*score, "--out", tmp_path / "b.csv", "--progress"])

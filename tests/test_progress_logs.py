@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import threading
 from pathlib import Path
 
@@ -20,14 +19,13 @@ GEN = ["generate", "--paradigms", "causative,transitive", "--pairs", "20", "--mo
 SAID = "generating 2 paradigms x 20 pairs, original and debiased (length-controlled for gpt2, search)"
 
 
-def run(args, stderr, **env) -> subprocess.CompletedProcess:
+def run(fairpairs_cli, args, stderr, **env) -> subprocess.CompletedProcess:
     environ = {k: v for k, v in os.environ.items() if k != "FAIRPAIRS_DISABLE_PROGRESS_BARS"}
     environ.update(PYTHONPATH=str(REPO), FAIRPAIRS_WORKERS="1", **env)
-    return subprocess.run([sys.executable, "-m", "fairpairs.cli", *map(str, args)], stdout=subprocess.PIPE,
-                          stderr=stderr, env=environ, timeout=300)
+    return fairpairs_cli.process(*args, stdout=subprocess.PIPE, stderr=stderr, text=False, env=environ, timeout=300)
 
 
-def in_terminal(args, **env) -> tuple[int, bytes]:
+def in_terminal(fairpairs_cli, args, **env) -> tuple[int, bytes]:
     """Run with stderr on a pseudo-terminal; its exit code and what reached the terminal."""
     import fcntl
     import pty
@@ -51,7 +49,7 @@ def in_terminal(args, **env) -> tuple[int, bytes]:
     reader = threading.Thread(target=read, daemon=True)
     reader.start()
     try:
-        proc = run(args, slave, **env)
+        proc = run(fairpairs_cli, args, slave, **env)
     finally:
         os.close(slave)
         reader.join(30)
@@ -59,10 +57,10 @@ def in_terminal(args, **env) -> tuple[int, bytes]:
     return proc.returncode, bytes(got)
 
 
-def test_a_log_gets_the_line_saying_what_is_done_and_no_bar(tmp_path):
+def test_a_log_gets_the_line_saying_what_is_done_and_no_bar(tmp_path, fairpairs_cli):
     log = tmp_path / "log.txt"
     with open(log, "wb") as f:
-        proc = run([*GEN, "--out", tmp_path / "run"], f)
+        proc = run(fairpairs_cli, [*GEN, "--out", tmp_path / "run"], f)
     assert proc.returncode == 0, log.read_text()
     text = log.read_bytes().decode("utf-8")
     assert "\r" not in text and "%|" not in text, text[:500]
@@ -70,16 +68,16 @@ def test_a_log_gets_the_line_saying_what_is_done_and_no_bar(tmp_path):
     assert lines[0].startswith("preflight (gpt2): ") and SAID in lines, text
 
 
-def test_a_terminal_gets_the_bar_and_the_variable_turns_both_off(tmp_path):
-    code, shown = in_terminal([*GEN, "--out", tmp_path / "a"])
+def test_a_terminal_gets_the_bar_and_the_variable_turns_both_off(tmp_path, fairpairs_cli):
+    code, shown = in_terminal(fairpairs_cli, [*GEN, "--out", tmp_path / "a"])
     assert code == 0, shown[-2000:]
     assert SAID.encode() in shown and b"%|" in shown      # (tqdm's bar; a terminal turns every "\n" into "\r\n")
-    code, shown = in_terminal([*GEN, "--out", tmp_path / "b"], FAIRPAIRS_DISABLE_PROGRESS_BARS="1")
+    code, shown = in_terminal(fairpairs_cli, [*GEN, "--out", tmp_path / "b"], FAIRPAIRS_DISABLE_PROGRESS_BARS="1")
     assert code == 0 and b"generating" not in shown and b"%|" not in shown, shown[-2000:]
 
 
-def test_quiet_keeps_the_log_free_of_both(tmp_path):
+def test_quiet_keeps_the_log_free_of_both(tmp_path, fairpairs_cli):
     log = tmp_path / "log.txt"
     with open(log, "wb") as f:
-        assert run([*GEN, "--out", tmp_path / "run", "--quiet"], f).returncode == 0
+        assert run(fairpairs_cli, [*GEN, "--out", tmp_path / "run", "--quiet"], f).returncode == 0
     assert "generating" not in log.read_text() and "\r" not in log.read_text()

@@ -11,89 +11,12 @@ from pathlib import Path
 import jinja2
 import pytest
 import yaml
-from references import TOKENIZER_SHA256, VOCABULARY_SHA256, reference_tokenizer
+from references import MANIFEST, PAIRS, REPO_ID, TOKENIZERS, make_run
 
 import fairpairs as fp
-from fairpairs.cli import main
 
 REPO = Path(__file__).resolve().parents[1]
-REPO_ID = "someone/Fair-BLiMP"
 PREFIX = "fair_blimp"  # what the task names must start with for REPO_ID
-
-# Hand-written pairs: UID -> list of (good, bad, critical_good, critical_bad). Their token lengths come
-# from the reference tokenizers read with the `tokenizers` library (`lengths`); both sentences of each
-# pair have equal lengths under both tokenizers, so they are valid debiased pairs.
-PAIRS = {
-    "determiner_noun_agreement_1": [
-        ("Raymond is selling this sketch.", "Raymond is selling this sketches.", "sketch", "sketches"),
-        ("Craig explored that grocery store.", "Craig explored that grocery stores.", "store", "stores"),
-        ("Eva has scared these children.", "Eva has scared these child.", "children", "child"),
-    ],
-    "anaphor_number_agreement": [
-        ("Susan revealed herself.", "Susan revealed themselves.", "herself", "themselves"),
-        ("The KÖLN boys hurt themselves.", "The KÖLN boys hurt himself.", "themselves", "himself"),
-    ],
-    "wh_vs_that_no_gap": [
-        ("Cheryl thinks that the man broke a vase.", "Cheryl thinks who the man broke a vase.", "that", "who"),
-    ],
-}
-TOKENIZERS = ("gpt2", "bert-base-cased")
-
-
-def lengths(sentence: str) -> dict[str, int]:
-    """Content tokens of `sentence` under each tokenizer, from the `tokenizers` library itself."""
-    return {t: len(reference_tokenizer(t).encode(sentence, add_special_tokens=False).ids) for t in TOKENIZERS}
-
-FIELD = {"determiner_noun_agreement_1": ("morphology", "determiner_noun_agreement"),
-         "anaphor_number_agreement": ("morphology", "anaphor_agreement"),
-         "wh_vs_that_no_gap": ("syntax", "filler_gap_dependency")}
-# A manifest that agrees with the files make_run writes (publish checks it against them): the reference
-# tokenizer files' and vocabulary table's sha256 (tests/references.py), each paradigm's pair counts.
-MANIFEST = {
-    "fairpairs_version": "0.1.0", "command": "fairpairs generate --out run --seed 7", "seed": 7,
-    "pairs": 3, "max_retries": 10, "strategy": "resample", "models": list(TOKENIZERS),
-    "tokenizers": {t: {"source": f"bundled:{t}", "files": {"tokenizer.json": TOKENIZER_SHA256[t]}} for t in TOKENIZERS},
-    "versions": {"python": "3.11.7", "transformers": "5.23.0"},
-    "vocabulary": {"file": "blimp_vocabulary.csv", "sha256": VOCABULARY_SHA256,
-                   "fixes": ["row 812: 'sketchs' -> 'sketches' (plural form)"]},
-    "paradigms": {
-        "determiner_noun_agreement_1": {
-            "phenomenon": "determiner_noun_agreement", "field": "morphology",
-            "linguistics_term": "determiner_noun_agreement", "original": 3, "debiased": 3,
-            "debiased_stats": {"drawn": 4, "kept": 3, "kept_as_drawn": 1, "kept_redrawn": 1, "replaced": 1,
-                               "dropped": 1, "redraws": 17, "yield": 0.5, "retention": 0.6667}},
-        "anaphor_number_agreement": {"phenomenon": "anaphor_agreement", "field": "morphology", "original": 2,
-                                     "debiased": 2},
-        "wh_vs_that_no_gap": {"phenomenon": "filler_gap_dependency", "field": "syntax", "original": 1, "debiased": 1},
-    },
-}
-
-
-def jsonl_row(uid, i, pair, debiased):
-    good, bad, cg, cb = pair
-    lg, lb = lengths(good), lengths(bad)
-    return {"sentence_good": good, "sentence_bad": bad, "field": FIELD[uid][0], "linguistics_term": FIELD[uid][1],
-            "UID": uid, "pairID": str(i), "lexically_identical": False,
-            "critical_good": {"word": cg}, "critical_bad": {"word": cb},
-            "token_lengths": {t: {"good": lg[t], "bad": lb[t]} for t in TOKENIZERS},
-            "redraws": i + 2 if debiased else 0}
-
-
-def make_run(root: Path, pairs=PAIRS, original=None, manifest=MANIFEST) -> Path:
-    """A run folder in the agreed format: `pairs` debiased; `original` (default: the same pairs in
-    reverse order, to tell the sets apart) the original set."""
-    original = original or {uid: rows[::-1] for uid, rows in pairs.items()}
-    for set_name, sets in (("debiased", pairs), ("original", original)):
-        (root / set_name).mkdir(parents=True)
-        for uid, rows in sets.items():
-            lines = [json.dumps(jsonl_row(uid, i, p, set_name == "debiased"), ensure_ascii=False)
-                     for i, p in enumerate(rows)]
-            (root / set_name / f"{uid}.jsonl").write_text("".join(line + "\n" for line in lines), encoding="utf-8")
-    listed = set(pairs) | set(original)    # the manifest of this run lists its paradigms only (a paradigm listed
-    manifest = {**manifest, "paradigms": {u: e for u, e in manifest["paradigms"].items() if u in listed}} \
-        if manifest.get("paradigms") else manifest   # but missing from the folder is refused)
-    (root / "manifest.json").write_text(json.dumps(manifest, indent=2), encoding="utf-8")
-    return root
 
 
 def expected_rows(run: Path, set_name: str, uid: str) -> list[dict]:
@@ -109,12 +32,6 @@ def expected_rows(run: Path, set_name: str, uid: str) -> list[dict]:
     return out
 
 
-def run_cli(*args) -> int:
-    with pytest.raises(SystemExit) as exc:
-        main([str(a) for a in args])
-    return exc.value.code
-
-
 def front_matter(readme: Path) -> dict:
     text = readme.read_text(encoding="utf-8")
     assert text.startswith("---\n")
@@ -122,12 +39,13 @@ def front_matter(readme: Path) -> dict:
 
 
 @pytest.fixture(scope="module")
-def built_both(tmp_path_factory):
+def built_both(tmp_path_factory, fairpairs_cli):
     """One --set both dry run shared by the read-only tests."""
     root = tmp_path_factory.mktemp("both")
     run = make_run(root / "run")
     out = root / "hub"
-    assert run_cli("publish", run, "--repo-id", REPO_ID, "--set", "both", "--dry-run", "--out", out) == 0
+    assert fairpairs_cli("publish", run, "--repo-id", REPO_ID, "--set", "both", "--dry-run", "--out",
+                         out).returncode == 0
     return run, out
 
 
@@ -167,7 +85,7 @@ def test_card_front_matter_lists_every_config_and_the_licence(built_both):
     assert json.loads((out / "fairpairs_manifest.json").read_text()) == MANIFEST
 
 
-def test_card_shows_lexical_diversity_and_warns_below_the_floor(tmp_path):
+def test_card_shows_lexical_diversity_and_warns_below_the_floor(tmp_path, fairpairs_cli):
     """Distinct critical words per paradigm in the table; a note names the paradigms under 0.7."""
     uid = "determiner_noun_agreement_1"
     more = [("Raymond is selling this cup.", "Raymond is selling this cups.", "cup", "cups"),
@@ -185,7 +103,7 @@ def test_card_shows_lexical_diversity_and_warns_below_the_floor(tmp_path):
     manifest["paradigms"]["anaphor_number_agreement"] |= {"reorder": False, "balance": {
         "distinct_original": 3, "distinct_debiased": 3, "distinct_ratio": 1.0, "flags": []}}
     run = make_run(tmp_path / "run", original=original, manifest=manifest)
-    assert run_cli("publish", run, "--repo-id", REPO_ID, "--dry-run", "--out", tmp_path / "hub") == 0
+    assert fairpairs_cli("publish", run, "--repo-id", REPO_ID, "--dry-run", "--out", tmp_path / "hub").returncode == 0
     body = (tmp_path / "hub" / "README.md").read_text(encoding="utf-8").split("---\n", 2)[2]
     assert "| 6 / 14 (0.43) |" in body and "| 3 / 3 (1.00) |" in body
     assert "In 1 paradigm(s) the debiased set uses fewer than\n70% of the original set's distinct" in body
@@ -235,36 +153,37 @@ def test_lm_eval_tasks_name_the_repo_and_configs(built_both, tmp_path):
     assert choices == ["Cheryl thinks that the man broke a vase.", "Cheryl thinks who the man broke a vase."]
 
 
-def test_set_original_alone_uses_the_original_names(tmp_path):
+def test_set_original_alone_uses_the_original_names(tmp_path, fairpairs_cli):
     run = make_run(tmp_path / "run")
-    assert run_cli("publish", run, "--repo-id", REPO_ID, "--set", "original", "--dry-run") == 0
+    assert fairpairs_cli("publish", run, "--repo-id", REPO_ID, "--set", "original", "--dry-run").returncode == 0
     out = run / "hub"  # the default --out
     names = [c["config_name"] for c in front_matter(out / "README.md")["configs"]]
     assert sorted(names) == sorted(f"{u}-original" for u in PAIRS)
     assert sorted(p.name for p in (out / "lm_eval" / PREFIX).glob("_*.yaml")) == [f"_{PREFIX}_original.yaml"]
 
 
-def test_same_run_gives_byte_identical_folders_and_rebuild_replaces(tmp_path):
+def test_same_run_gives_byte_identical_folders_and_rebuild_replaces(tmp_path, fairpairs_cli):
     run = make_run(tmp_path / "run")
     a, b = tmp_path / "a", tmp_path / "b"
     for out in (a, b):
-        assert run_cli("publish", run, "--repo-id", REPO_ID, "--dry-run", "--out", out) == 0
+        assert fairpairs_cli("publish", run, "--repo-id", REPO_ID, "--dry-run", "--out", out).returncode == 0
     files_a = sorted(p.relative_to(a) for p in a.rglob("*") if p.is_file())
     assert files_a == sorted(p.relative_to(b) for p in b.rglob("*") if p.is_file())
     assert all((a / p).read_bytes() == (b / p).read_bytes() for p in files_a)
     (a / "data" / "stale").mkdir()
-    assert run_cli("publish", run, "--repo-id", REPO_ID, "--dry-run", "--out", a) == 0
+    assert fairpairs_cli("publish", run, "--repo-id", REPO_ID, "--dry-run", "--out", a).returncode == 0
     assert not (a / "data" / "stale").exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a", "b", "run"]  # no temp folders left
 
 
-def test_refuses_to_replace_a_foreign_folder(tmp_path, capsys):
+def test_refuses_to_replace_a_foreign_folder(tmp_path, fairpairs_cli):
     run = make_run(tmp_path / "run")
     other = tmp_path / "mine"
     other.mkdir()
     (other / "notes.txt").write_text("keep me")
-    assert run_cli("publish", run, "--repo-id", REPO_ID, "--dry-run", "--out", other) == 1
-    err = capsys.readouterr().err
+    r = fairpairs_cli("publish", run, "--repo-id", REPO_ID, "--dry-run", "--out", other)
+    assert r.returncode == 1
+    err = r.stderr
     assert err.count("\n") == 1 and str(other) in err and "--out" in err
     assert [p.name for p in other.iterdir()] == ["notes.txt"]
 
@@ -295,11 +214,12 @@ def _break(run: Path, how: str) -> str:
 
 
 @pytest.mark.parametrize("how", ["manifest", "json", "pairID", "missing", "uid", "lengths"])
-def test_bad_run_folder_is_one_line_naming_file_and_field(tmp_path, capsys, how):
+def test_bad_run_folder_is_one_line_naming_file_and_field(tmp_path, how, fairpairs_cli):
     run = make_run(tmp_path / "run")
     needle = _break(run, how)
-    assert run_cli("publish", run, "--repo-id", REPO_ID, "--dry-run") == 1
-    err = capsys.readouterr().err
+    r = fairpairs_cli("publish", run, "--repo-id", REPO_ID, "--dry-run")
+    assert r.returncode == 1
+    err = r.stderr
     assert err.startswith("fairpairs: error: ") and err.count("\n") == 1 and needle in err
     if how not in ("manifest", "json"):
         assert {"pairID": "'pairID'", "missing": "'sentence_bad'", "uid": "'uid'",
@@ -307,7 +227,7 @@ def test_bad_run_folder_is_one_line_naming_file_and_field(tmp_path, capsys, how)
     assert not (run / "hub").exists() and not list(run.glob(".hub*"))  # nothing half-written
 
 
-def test_rows_are_read_as_json_lines_not_text_lines(tmp_path):
+def test_rows_are_read_as_json_lines_not_text_lines(tmp_path, fairpairs_cli):
     """A sentence may hold a raw U+2028 (json.dumps with ensure_ascii=False writes it unescaped) and
     a file may start with a byte-order mark: one JSON object per \\n-ended line, as the jsonl reader
     reads it (str.splitlines would cut the row at U+2028)."""
@@ -320,25 +240,26 @@ def test_rows_are_read_as_json_lines_not_text_lines(tmp_path):
     path = run / "debiased" / "wh_vs_that_no_gap.jsonl"
     path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
     assert sep.encode() in path.read_bytes()
-    assert run_cli("publish", run, "--repo-id", REPO_ID, "--dry-run", "--out", tmp_path / "hub") == 0
+    assert fairpairs_cli("publish", run, "--repo-id", REPO_ID, "--dry-run", "--out", tmp_path / "hub").returncode == 0
     rows = datasets.load_dataset(str(tmp_path / "hub"), "wh_vs_that_no_gap", split="train",
                                  cache_dir=str(tmp_path / "cache")).to_list()
     assert [r["sentence_good"] for r in rows] == [pairs["wh_vs_that_no_gap"][0][0]]
 
 
-def test_bad_repo_id(tmp_path, capsys):
+def test_bad_repo_id(tmp_path, fairpairs_cli):
     run = make_run(tmp_path / "run")
-    assert run_cli("publish", run, "--repo-id", "no-slash", "--dry-run") == 1
-    assert "--repo-id 'no-slash'" in capsys.readouterr().err
+    r = fairpairs_cli("publish", run, "--repo-id", "no-slash", "--dry-run")
+    assert r.returncode == 1
+    assert "--repo-id 'no-slash'" in r.stderr
 
 
-def test_publishes_a_real_generated_run(tmp_path):
+def test_publishes_a_real_generated_run(tmp_path, fairpairs_cli):
     import datasets
 
     run = tmp_path / "run"
-    assert run_cli("generate", "--paradigms", "determiner_noun_agreement_1", "--pairs", "12", "--seed", "3",
-                   "--out", run, "--quiet") == 0
-    assert run_cli("publish", run, "--repo-id", REPO_ID, "--set", "both", "--dry-run") == 0
+    assert fairpairs_cli("generate", "--paradigms", "determiner_noun_agreement_1", "--pairs", "12", "--seed", "3",
+                         "--out", run, "--quiet").returncode == 0
+    assert fairpairs_cli("publish", run, "--repo-id", REPO_ID, "--set", "both", "--dry-run").returncode == 0
     out = run / "hub"
     uid = "determiner_noun_agreement_1"
     for set_name, config in (("debiased", uid), ("original", f"{uid}-original")):
@@ -354,15 +275,15 @@ def test_publishes_a_real_generated_run(tmp_path):
     assert yaml.safe_load((out / "lm_eval" / PREFIX / f"{PREFIX}_{uid}.yaml").read_text())["dataset_name"] == uid
 
 
-def test_empty_paradigm_is_left_out_with_a_warning(tmp_path, capsys):
+def test_empty_paradigm_is_left_out_with_a_warning(tmp_path, fairpairs_cli):
     manifest = json.loads(json.dumps(MANIFEST))
     manifest["paradigms"]["wh_vs_that_no_gap"]["debiased"] = 0     # length control kept no pair
     run = make_run(tmp_path / "run", manifest=manifest)
     (run / "debiased" / "wh_vs_that_no_gap.jsonl").write_text("")
-    assert run_cli("publish", run, "--repo-id", REPO_ID, "--dry-run") == 0
-    captured = capsys.readouterr()
-    assert "built " in captured.out and "2 configs, 5 pairs" in captured.out
-    assert "fairpairs: warning: wh_vs_that_no_gap has no pairs; not published" in captured.err
+    captured = fairpairs_cli("publish", run, "--repo-id", REPO_ID, "--dry-run")
+    assert captured.returncode == 0
+    assert "built " in captured.stdout and "2 configs, 5 pairs" in captured.stdout
+    assert "fairpairs: warning: wh_vs_that_no_gap has no pairs; not published" in captured.stderr
     names = [c["config_name"] for c in front_matter(run / "hub" / "README.md")["configs"]]
     assert sorted(names) == ["anaphor_number_agreement", "determiner_noun_agreement_1"]
     assert "hold no pairs: wh_vs_that_no_gap" in (run / "hub" / "README.md").read_text(encoding="utf-8")

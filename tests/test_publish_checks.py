@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 
 import pytest
-from test_publish import MANIFEST, REPO_ID, lengths, make_run, run_cli
+from references import MANIFEST, REPO_ID, lengths, make_run
 
 UID = "determiner_noun_agreement_1"
 
@@ -29,14 +29,12 @@ def manifest_line(run: Path, *keys: str) -> int:
     return i + 1
 
 
-def publish(run: Path, capsys, *extra) -> tuple[int, str, str]:
-    code = run_cli("publish", run, "--repo-id", REPO_ID, "--dry-run", *extra)
-    out, err = capsys.readouterr()
-    return code, out, err
+def publish(run: Path, fairpairs_cli, *extra) -> tuple[int, str, str]:
+    return tuple(fairpairs_cli("publish", run, "--repo-id", REPO_ID, "--dry-run", *extra))
 
 
-def refused(run: Path, capsys) -> str:
-    code, _, err = publish(run, capsys)
+def refused(run: Path, fairpairs_cli) -> str:
+    code, _, err = publish(run, fairpairs_cli)
     lines = [ln for ln in err.splitlines() if ln.startswith("fairpairs: error:")]
     assert code == 1 and len(lines) == 1, err
     assert not (run / "hub").exists() and not list(run.glob(".hub*"))    # nothing built
@@ -57,25 +55,25 @@ def edit_manifest(run: Path, change) -> None:
     (run / "manifest.json").write_text(json.dumps(doc, indent=2), encoding="utf-8")
 
 
-def test_a_lengthened_bad_sentence_with_its_old_lengths_is_refused(tmp_path, capsys):
+def test_a_lengthened_bad_sentence_with_its_old_lengths_is_refused(tmp_path, fairpairs_cli):
     run = make_run(tmp_path / "run")
     path = run / "debiased" / "anaphor_number_agreement.jsonl"
     edit_row(path, 2, lambda r: r.update(sentence_bad="The KÖLN boys hurt himself badly."))
-    line = refused(run, capsys)
+    line = refused(run, fairpairs_cli)
     assert f"{path}:2: token_lengths.gpt2 says good 10, bad 10, but gpt2 gives the sentences 10 and " in line
     # the lengths edited too: now they are true, and the pair is not length-controlled
     new = lengths("The KÖLN boys hurt himself badly.")
     edit_row(path, 2, lambda r: r["token_lengths"].update({t: {"good": r["token_lengths"][t]["good"], "bad": n}
                                                           for t, n in new.items()}))
-    line = refused(run, capsys)
+    line = refused(run, fairpairs_cli)
     assert f"{path}:2: a debiased pair whose sentences have 10 and {new['gpt2']} tokens under gpt2" in line
 
 
-def test_counts_and_statistics_must_match_the_files(tmp_path, capsys):
+def test_counts_and_statistics_must_match_the_files(tmp_path, fairpairs_cli):
     run = make_run(tmp_path / "run")
     path = run / "debiased" / f"{UID}.jsonl"
     path.write_text("".join(path.read_text(encoding="utf-8").splitlines(keepends=True)[:2]), encoding="utf-8")
-    line = refused(run, capsys)
+    line = refused(run, fairpairs_cli)
     at = manifest_line(run, "paradigms", UID, "debiased")
     assert line.startswith(f"fairpairs: error: {run / 'manifest.json'}:{at}: paradigms.{UID}.debiased is 3, but "
                            f"debiased/{UID}.jsonl gives 2")
@@ -84,50 +82,50 @@ def test_counts_and_statistics_must_match_the_files(tmp_path, capsys):
     run = make_run(tmp_path / "run2")
     edit_manifest(run, lambda m: m["paradigms"][UID].update(
         reorder=False, balance={"distinct_original": 6, "distinct_debiased": 9, "distinct_ratio": 1.5}))
-    line = refused(run, capsys)
+    line = refused(run, fairpairs_cli)
     at = manifest_line(run, "paradigms", UID, "balance", "distinct_debiased")
     assert f"manifest.json:{at}: paradigms.{UID}.balance.distinct_debiased is 9, but" in line
     assert line.endswith("give 6; the files and the manifest disagree (edited by hand?)")
     edit_manifest(run, lambda m: m["paradigms"][UID].update(
         balance={"distinct_original": 6, "distinct_debiased": 6, "distinct_ratio": 1.0}))
-    assert publish(run, capsys)[0] == 0
+    assert publish(run, fairpairs_cli)[0] == 0
 
 
-def test_a_manifest_without_paradigms_or_without_a_published_one_is_refused(tmp_path, capsys):
+def test_a_manifest_without_paradigms_or_without_a_published_one_is_refused(tmp_path, fairpairs_cli):
     run = make_run(tmp_path / "run")
     edit_manifest(run, lambda m: m.pop("paradigms"))
-    line = refused(run, capsys)
+    line = refused(run, fairpairs_cli)
     assert f"{run / 'manifest.json'}: has no 'paradigms'" in line
     run = make_run(tmp_path / "run2")
     edit_manifest(run, lambda m: m["paradigms"].pop("wh_vs_that_no_gap"))
-    line = refused(run, capsys)
+    line = refused(run, fairpairs_cli)
     assert "paradigms has no entry for wh_vs_that_no_gap" in line and "debiased/wh_vs_that_no_gap.jsonl" in line
 
 
-def test_fake_tokenizer_and_vocabulary_hashes_are_refused(tmp_path, capsys):
+def test_fake_tokenizer_and_vocabulary_hashes_are_refused(tmp_path, fairpairs_cli):
     run = make_run(tmp_path / "run")
     edit_manifest(run, lambda m: m["tokenizers"]["bert-base-cased"]["files"].update({"tokenizer.json": "2" * 64}))
-    line = refused(run, capsys)
+    line = refused(run, fairpairs_cli)
     at = manifest_line(run, "tokenizers", "bert-base-cased", "files", "tokenizer.json")
     assert f"manifest.json:{at}: tokenizers.bert-base-cased.files.tokenizer.json is 222222222222..." in line
     run = make_run(tmp_path / "run2")
     edit_manifest(run, lambda m: m["vocabulary"].update(sha256="3" * 64))
-    line = refused(run, capsys)
+    line = refused(run, fairpairs_cli)
     assert f"manifest.json:{manifest_line(run, 'vocabulary')}: vocabulary lists fixes of the bundled table" in line
     # lengths under a tokenizer the manifest does not list
     run = make_run(tmp_path / "run3")
     path = run / "debiased" / "wh_vs_that_no_gap.jsonl"
     edit_row(path, 1, lambda r: r["token_lengths"].update({"roberta-base": {"good": 1, "bad": 1}}))
-    line = refused(run, capsys)
+    line = refused(run, fairpairs_cli)
     assert f"{path}:1: token_lengths has roberta-base, which the manifest's models do not list" in line
 
 
-def test_what_cannot_be_checked_is_said_in_the_output_and_the_card(tmp_path, capsys):
+def test_what_cannot_be_checked_is_said_in_the_output_and_the_card(tmp_path, fairpairs_cli):
     manifest = json.loads(json.dumps(MANIFEST))
     manifest["models"].append("some-org/unreachable-tokenizer")     # (offline: it cannot be loaded)
     manifest["vocabulary"] = {"file": "my_table.csv", "sha256": "4" * 64, "fixes": []}
     run = make_run(tmp_path / "run", manifest=manifest)
-    code, out, err = publish(run, capsys)
+    code, out, err = publish(run, fairpairs_cli)
     assert code == 0, err
     assert ("checked against the files: the counts and statistics of 3 paradigm(s) (original, debiased, "
             "debiased_stats.kept); the "
@@ -143,11 +141,11 @@ def test_what_cannot_be_checked_is_said_in_the_output_and_the_card(tmp_path, cap
     assert "Not checked:" in section and "some-org/unreachable-tokenizer: the tokenizer could not be loaded" in section
 
 
-def test_a_generated_run_passes_every_check(tmp_path, capsys):
+def test_a_generated_run_passes_every_check(tmp_path, fairpairs_cli):
     run = tmp_path / "run"
-    assert run_cli("generate", "--paradigms", f"{UID},causative", "--pairs", "6", "--out", run, "--quiet") == 0
-    capsys.readouterr()
-    code, out, err = publish(run, capsys, "--set", "both")
+    assert fairpairs_cli("generate", "--paradigms", f"{UID},causative", "--pairs", "6", "--out", run,
+                         "--quiet").returncode == 0
+    code, out, err = publish(run, fairpairs_cli, "--set", "both")
     assert code == 0, err
     assert "not checked" not in err
     assert "the counts and statistics of 2 paradigm(s) (original, debiased, debiased_stats.kept, " \
@@ -159,10 +157,9 @@ def test_a_generated_run_passes_every_check(tmp_path, capsys):
 
 @pytest.mark.parametrize("field", ["original", "debiased_stats.replaced", "balance.distinct_debiased",
                                    "balance.smd_words_good"])
-def test_a_generated_run_edited_by_hand_is_refused(tmp_path, capsys, field):
+def test_a_generated_run_edited_by_hand_is_refused(tmp_path, field, fairpairs_cli):
     run = tmp_path / "run"
-    assert run_cli("generate", "--paradigms", UID, "--pairs", "5", "--out", run, "--quiet") == 0
-    capsys.readouterr()
+    assert fairpairs_cli("generate", "--paradigms", UID, "--pairs", "5", "--out", run, "--quiet").returncode == 0
     *path, key = field.split(".")
 
     def change(m):
@@ -171,5 +168,5 @@ def test_a_generated_run_edited_by_hand_is_refused(tmp_path, capsys, field):
             entry = entry[k]
         entry[key] = (entry[key] or 0) + 1
     edit_manifest(run, change)
-    line = refused(run, capsys)
+    line = refused(run, fairpairs_cli)
     assert f"manifest.json:{manifest_line(run, 'paradigms', UID, *path, key)}: paradigms.{UID}.{field} is " in line

@@ -7,15 +7,13 @@ from __future__ import annotations
 import base64
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import huggingface_hub
 import pytest
 from huggingface_hub import constants
 from huggingface_hub.utils import _http
-from test_publish import PAIRS, REPO_ID, make_run, run_cli
+from references import PAIRS, REPO_ID, make_run
 
 from fairpairs.io.files import MARKER
 
@@ -91,13 +89,14 @@ def local_files(folder: Path) -> dict[str, bytes]:
             if p.is_file() and p.name != MARKER}
 
 
-def test_upload_sends_every_built_file_in_one_commit(tmp_path, hub, capsys):
+def test_upload_sends_every_built_file_in_one_commit(tmp_path, hub, fairpairs_cli):
     hub.remote_files = ["data/old_paradigm/train-00000-of-00001.parquet", "README.md", "paper/figure.png",
                         "lm_eval/fair_blimp/_template_yaml"]
     run = make_run(tmp_path / "run")
     out = tmp_path / "hub"
-    assert run_cli("publish", run, "--repo-id", REPO_ID, "--private", "--out", out) == 0
-    stdout = capsys.readouterr().out
+    r = fairpairs_cli("publish", run, "--repo-id", REPO_ID, "--private", "--out", out)
+    assert r.returncode == 0
+    stdout = r.stdout
     assert f"uploaded: https://huggingface.co/datasets/{REPO_ID}" in stdout
     assert f"commit: https://huggingface.co/datasets/{REPO_ID}/commit/{'a' * 40}" in stdout
 
@@ -128,36 +127,39 @@ def test_upload_sends_every_built_file_in_one_commit(tmp_path, hub, capsys):
 
 
 @pytest.mark.parametrize("fail, needle", [("refuse", "401"), ("unreachable", "Connection refused")])
-def test_refused_or_unreachable_hub_is_one_line_and_keeps_the_folder(tmp_path, hub, capsys, fail, needle):
+def test_refused_or_unreachable_hub_is_one_line_and_keeps_the_folder(tmp_path, hub, fail, needle, fairpairs_cli):
     hub.fail = fail
     run = make_run(tmp_path / "run")
-    assert run_cli("publish", run, "--repo-id", REPO_ID) == 1
-    err = capsys.readouterr().err
+    r = fairpairs_cli("publish", run, "--repo-id", REPO_ID)
+    assert r.returncode == 1
+    err = r.stderr
     assert err.startswith(f"fairpairs: error: upload to {REPO_ID} failed") and err.count("\n") == 1
     assert needle in err and f"the built folder is kept at {run / 'hub'}" in err
     assert (run / "hub" / "README.md").is_file()
 
 
-def _publish_subprocess(run: Path, env_changes: dict) -> subprocess.CompletedProcess:
+def _environment(**changes) -> dict[str, str]:
+    """This process's environment without the Hub's variables, with `changes`."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "HUGGING_FACE", "TRANSFORMERS_OFFLINE"))}
-    env.update(PYTHONPATH=str(REPO), **env_changes)
-    return subprocess.run([sys.executable, "-m", "fairpairs.cli", "publish", str(run), "--repo-id", REPO_ID],
-                          capture_output=True, text=True, env=env, cwd=REPO, timeout=120)
+    env.update(PYTHONPATH=str(REPO), **changes)
+    return env
 
 
-def test_offline_mode_is_a_clear_error_and_keeps_the_folder(tmp_path):
+def test_offline_mode_is_a_clear_error_and_keeps_the_folder(tmp_path, fairpairs_cli):
     run = make_run(tmp_path / "run")
-    proc = _publish_subprocess(run, {"HF_HUB_OFFLINE": "1", "HF_TOKEN": "hf_test_token",
-                                     "HF_HOME": str(tmp_path / "hf")})
+    proc = fairpairs_cli.process("publish", run, "--repo-id", REPO_ID, cwd=REPO, timeout=120,
+                                 env=_environment(HF_HUB_OFFLINE="1", HF_TOKEN="hf_test_token",
+                                                  HF_HOME=str(tmp_path / "hf")))
     assert proc.returncode == 1
     assert proc.stderr == ("fairpairs: error: cannot upload: offline mode (HF_HUB_OFFLINE) is set; "
                            f"the built folder is kept at {run / 'hub'}\n")
     assert (run / "hub" / "README.md").is_file() and (run / "hub" / "data").is_dir()
 
 
-def test_missing_token_is_a_clear_error_and_keeps_the_folder(tmp_path):
+def test_missing_token_is_a_clear_error_and_keeps_the_folder(tmp_path, fairpairs_cli):
     run = make_run(tmp_path / "run")
-    proc = _publish_subprocess(run, {"HF_HUB_OFFLINE": "0", "HF_HOME": str(tmp_path / "hf")})
+    proc = fairpairs_cli.process("publish", run, "--repo-id", REPO_ID, cwd=REPO, timeout=120,
+                                 env=_environment(HF_HUB_OFFLINE="0", HF_HOME=str(tmp_path / "hf")))
     assert proc.returncode == 1
     assert proc.stderr.startswith("fairpairs: error: cannot upload: no Hugging Face token; set HF_TOKEN")
     assert proc.stderr.count("\n") == 1 and f"kept at {run / 'hub'}" in proc.stderr

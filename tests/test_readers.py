@@ -10,7 +10,6 @@ import pandas as pd
 import pytest
 
 import fairpairs as fp
-from fairpairs.cli import main
 from fairpairs.errors import DatasetError
 from fairpairs.analysis.readers import detect, read
 from references import reference_tokenizer
@@ -19,13 +18,6 @@ FIX = Path(__file__).parent / "fixtures"
 def n_tokens(name: str, text: str) -> int:
     """Tokens of `text` under the reference tokenizer file, read by the `tokenizers` library (loaded once)."""
     return len(reference_tokenizer(name).encode(text, add_special_tokens=False).ids)
-
-
-def run_cli(args, capsys):
-    with pytest.raises(SystemExit) as exc:
-        main(args)
-    out = capsys.readouterr()
-    return exc.value.code, out.out, out.err
 
 
 # ---------------------------------------------------------------- readers
@@ -117,10 +109,10 @@ def test_audit_counts_match_a_peer_tokenizer(folder, fmt):
 
 
 # ---------------------------------------------------------------- --select
-def test_select_writes_row_ids_and_the_balance_report(tmp_path, capsys):
+def test_select_writes_row_ids_and_the_balance_report(tmp_path, fairpairs_cli):
     sel = tmp_path / "sel"
-    code, out, err = run_cli(["audit", str(FIX / "multiblimp"), "--models", "gpt2,bert-base-cased",
-                              "--select", str(sel), "--language", "fr"], capsys)
+    code, out, err = fairpairs_cli("audit", str(FIX / "multiblimp"), "--models", "gpt2,bert-base-cased",
+                                   "--select", str(sel), "--language", "fr")
     assert code == 0, err
     ids = pd.read_csv(sel / "selected_ids.csv", dtype=str)
     assert list(ids.columns) == ["set", "uid", "pair_id"]
@@ -136,17 +128,17 @@ def test_select_writes_row_ids_and_the_balance_report(tmp_path, capsys):
     assert f"{len(keep)} of 6 pairs" in out
 
 
-def test_select_refuses_to_write_into_the_dataset(tmp_path, capsys):
+def test_select_refuses_to_write_into_the_dataset(tmp_path, fairpairs_cli):
     data = tmp_path / "clams"
     data.mkdir()
     (data / "simple_agrmt.txt").write_bytes((FIX / "clams" / "simple_agrmt.txt").read_bytes())
-    code, out, err = run_cli(["audit", str(data), "--models", "gpt2", "--select", str(data)], capsys)
+    code, out, err = fairpairs_cli("audit", str(data), "--models", "gpt2", "--select", str(data))
     assert code in (1, 2) and err.count("\n") == 1 and "--select" in err
     assert sorted(p.name for p in data.iterdir()) == ["simple_agrmt.txt"]
 
 
-def test_cli_bad_file_is_one_line(tmp_path, capsys):
+def test_cli_bad_file_is_one_line(tmp_path, fairpairs_cli):
     f = tmp_path / "x.txt"
     f.write_text("True\tles auteurs sont vieux\nTrue\tles auteurs est vieux\n", encoding="utf-8")
-    code, out, err = run_cli(["audit", str(f), "--models", "gpt2"], capsys)
+    code, out, err = fairpairs_cli("audit", str(f), "--models", "gpt2")
     assert code == 1 and err.count("\n") == 1 and "x.txt:2: a True line follows the True line 1" in err

@@ -21,18 +21,10 @@ import pytest
 from references import reference_tokenizer
 
 import fairpairs as fp
-from fairpairs.cli import main
 
 TOKENIZERS = ("gpt2", "bert-base-cased")
 PARADIGMS = "causative,determiner_noun_agreement_1,anaphor_gender_agreement"
 SPLITS = ("A=U", "A>U", "A<U")
-
-
-def run_cli(capsys, *args) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as exc:
-        main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    return exc.value.code, out, err
 
 
 def counted(path: Path, tok: str) -> dict[str, int]:
@@ -49,13 +41,12 @@ def counted(path: Path, tok: str) -> dict[str, int]:
 
 
 @pytest.fixture(scope="module")
-def generated(tmp_path_factory):
+def generated(tmp_path_factory, fairpairs_cli):
     """A small run made by the CLI, and its end-of-run table (stdout)."""
     root = tmp_path_factory.mktemp("rec")
-    with pytest.raises(SystemExit) as exc:
-        main(["generate", "--models", ",".join(TOKENIZERS), "--paradigms", PARADIGMS, "--pairs", "40",
-              "--out", str(root / "run")])
-    assert exc.value.code == 0
+    r = fairpairs_cli("generate", "--models", ",".join(TOKENIZERS), "--paradigms", PARADIGMS, "--pairs", "40",
+                      "--out", str(root / "run"))
+    assert r.returncode == 0
     return root / "run"
 
 
@@ -78,9 +69,9 @@ def test_the_original_bias_is_counted_in_the_manifest(generated):
             assert counted(generated / "debiased" / f"{uid}.jsonl", tok)["A>U"] == 0
 
 
-def test_the_table_and_the_card_show_the_original_bias(tmp_path, capsys):
-    code, out, _ = run_cli(capsys, "generate", "--models", ",".join(TOKENIZERS), "--paradigms", PARADIGMS,
-                           "--pairs", "40", "--out", tmp_path / "run")
+def test_the_table_and_the_card_show_the_original_bias(tmp_path, fairpairs_cli):
+    code, out, _ = fairpairs_cli("generate", "--models", ",".join(TOKENIZERS), "--paradigms", PARADIGMS,
+                         "--pairs", "40", "--out", tmp_path / "run")
     assert code == 0
     run = tmp_path / "run"
     total = {tok: dict.fromkeys(SPLITS, 0) for tok in TOKENIZERS}
@@ -98,7 +89,7 @@ def test_the_table_and_the_card_show_the_original_bias(tmp_path, capsys):
     # search dropped nothing here: yield = retention, one column, said so in the legend
     header = next(ln for ln in out.splitlines() if "retention" in ln and "paradigm" in ln)
     assert "yield" not in header and "(= yield, kept with their own context / contexts drawn" in out
-    code, _, _ = run_cli(capsys, "publish", run, "--repo-id", "me/fair", "--dry-run")
+    code, _, _ = fairpairs_cli("publish", run, "--repo-id", "me/fair", "--dry-run")
     card = (run / "hub" / "README.md").read_text(encoding="utf-8")
     section = card.split("## Token-length bias of the original set", 1)[1].split("\n## ", 1)[0]
     for tok in TOKENIZERS:
@@ -109,10 +100,10 @@ def test_the_table_and_the_card_show_the_original_bias(tmp_path, capsys):
     assert "| causative | " + " | ".join(f"{x['A=U']} / {x['A>U']} / {x['A<U']}" for x in c) + " |" in section
 
 
-def test_the_yield_column_appears_where_contexts_were_dropped(tmp_path, capsys):
+def test_the_yield_column_appears_where_contexts_were_dropped(tmp_path, fairpairs_cli):
     """resample drops the contexts it cannot equalise in 10 redraws: yield and retention differ."""
-    code, out, _ = run_cli(capsys, "generate", "--models", ",".join(TOKENIZERS), "--paradigms", "causative",
-                           "--pairs", "30", "--strategy", "resample", "--out", tmp_path / "run")
+    code, out, _ = fairpairs_cli("generate", "--models", ",".join(TOKENIZERS), "--paradigms", "causative",
+                         "--pairs", "30", "--strategy", "resample", "--out", tmp_path / "run")
     manifest = json.loads((tmp_path / "run" / "manifest.json").read_text())
     stats = manifest["paradigms"]["causative"]["debiased_stats"]
     assert code == 0 and stats["dropped"] > 0 and stats["yield"] != stats["retention"]
@@ -133,7 +124,7 @@ def _files(folder: Path) -> dict[str, bytes]:
     return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
-def test_reuse_gives_the_bytes_of_a_recomputation(generated, tmp_path, capsys):
+def test_reuse_gives_the_bytes_of_a_recomputation(generated, tmp_path, fairpairs_cli):
     from fairpairs.control.statistics import reuse
     from fairpairs.manifest import read_manifest
 
@@ -145,11 +136,11 @@ def test_reuse_gives_the_bytes_of_a_recomputation(generated, tmp_path, capsys):
     assert not reuse(again, read_manifest(again)).current
     outs = {}
     for name, folder in (("reused", run), ("recomputed", again)):
-        code, out, err = run_cli(capsys, "balance", folder, "--out", tmp_path / f"{name}.csv")
+        code, out, err = fairpairs_cli("balance", folder, "--out", tmp_path / f"{name}.csv")
         assert code == 0, err
         outs[name] = out.replace(str(folder), "RUN")
-        code, out, err = run_cli(capsys, "publish", folder, "--repo-id", "me/fair", "--set", "both", "--dry-run",
-                                 "--out", tmp_path / f"hub-{name}")
+        code, out, err = fairpairs_cli("publish", folder, "--repo-id", "me/fair", "--set", "both", "--dry-run",
+                               "--out", tmp_path / f"hub-{name}")
         assert code == 0, err
         outs[f"publish-{name}"] = out.replace(str(tmp_path / f"hub-{name}"), "HUB")
     assert (tmp_path / "reused.csv").read_bytes() == (tmp_path / "recomputed.csv").read_bytes()
@@ -160,7 +151,7 @@ def test_reuse_gives_the_bytes_of_a_recomputation(generated, tmp_path, capsys):
     assert {k for k in a if a[k] != b[k]} == {"fairpairs_manifest.json"}    # (the run's manifest, copied as it is)
 
 
-def test_a_file_edited_after_the_run_is_recomputed_not_trusted(generated, tmp_path, capsys):
+def test_a_file_edited_after_the_run_is_recomputed_not_trusted(generated, tmp_path, fairpairs_cli):
     from fairpairs.control.statistics import reuse
     from fairpairs.manifest import read_manifest
 
@@ -176,11 +167,11 @@ def test_a_file_edited_after_the_run_is_recomputed_not_trusted(generated, tmp_pa
     assert table.set_index("uid").loc["ALL", "n_original"] == 115
     fresh = fp.balance(_without_record(run, tmp_path / "fresh"))
     assert table.to_csv(index=False) == fresh.to_csv(index=False)
-    code, _, err = run_cli(capsys, "publish", run, "--repo-id", "me/fair", "--dry-run")
+    code, _, err = fairpairs_cli("publish", run, "--repo-id", "me/fair", "--dry-run")
     assert code == 1 and "paradigms.causative.original is 40, but original/causative.jsonl gives 35" in err
 
 
-def test_a_statistic_edited_in_the_manifest_is_recomputed_not_trusted(generated, tmp_path, capsys):
+def test_a_statistic_edited_in_the_manifest_is_recomputed_not_trusted(generated, tmp_path, fairpairs_cli):
     run = tmp_path / "run"
     shutil.copytree(generated, run)
     m = json.loads((run / "manifest.json").read_text())
@@ -188,7 +179,7 @@ def test_a_statistic_edited_in_the_manifest_is_recomputed_not_trusted(generated,
     m["paradigms"]["causative"]["balance"]["smd_words_good"] = 0.5
     (run / "manifest.json").write_text(json.dumps(m, indent=2) + "\n", encoding="utf-8")
     assert fp.balance(run).set_index("uid").loc["causative", "smd_words_good"] == true
-    code, _, err = run_cli(capsys, "publish", run, "--repo-id", "me/fair", "--dry-run")
+    code, _, err = fairpairs_cli("publish", run, "--repo-id", "me/fair", "--dry-run")
     assert code == 1 and "paradigms.causative.balance.smd_words_good is 0.5" in err
 
 

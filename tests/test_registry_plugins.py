@@ -23,7 +23,7 @@ import pytest
 
 from fairpairs.errors import PluginError
 from fairpairs.registry import LANGUAGES, NORMALIZATIONS, PLL_VARIANTS, READERS, STRATEGIES, Registry
-from references import reference_tokenizer
+from references import dist_info, plugin_environment, reference_tokenizer
 
 CHECKOUT = Path(__file__).resolve().parents[1]
 
@@ -59,17 +59,6 @@ missing = fp_plugin_demo:NO_SUCH_NAME
 [fairpairs.readers]
 psv = fp_plugin_demo:read_psv
 """
-
-
-def dist_info(site: Path, name: str, entry_points: str, module: str = "") -> Path:
-    """An installed distribution `name` 0.1 in folder `site`, as importlib.metadata finds one."""
-    info = site / f"{name.replace('-', '_')}-0.1.dist-info"
-    info.mkdir(parents=True)
-    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 0.1\n")
-    (info / "entry_points.txt").write_text(entry_points)
-    if module:
-        (site / "fp_plugin_demo.py").write_text(module)
-    return site
 
 
 # ---------------------------------------------------------------- the class
@@ -233,13 +222,6 @@ def test_a_plugin_may_not_replace_a_built_in(tmp_path, monkeypatch):
 # ---------------------------------------------------------------- the fairpairs command sees a plugin
 
 
-def run_cli(args, cwd: Path, site: Path, python: str = sys.executable):
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(CHECKOUT), str(site)]), "PLUGIN_LOG": str(cwd / "calls.log"),
-           "HF_HUB_OFFLINE": "1"}
-    return subprocess.run([python, "-m", "fairpairs.cli", *args], capture_output=True, text=True, cwd=cwd, env=env,
-                          timeout=600)
-
-
 def check_plugin_run(run: Path, calls: Path) -> None:
     """A run made with the plugin's keep_equal strategy: it ran (its log), every kept pair has equal
     lengths under gpt2 by the tokenizers library's own count, and none was redrawn."""
@@ -259,36 +241,40 @@ BASE = ["generate", "--paradigms", "determiner_noun_agreement_1", "--pairs", "8"
 GENERATE = [*BASE, "--strategy", "keep_equal", "--out", "run"]
 
 
-def test_a_plugin_on_the_path_works_in_the_fairpairs_command(tmp_path):
+def test_a_plugin_on_the_path_works_in_the_fairpairs_command(tmp_path, fairpairs_cli):
     site = dist_info(tmp_path / "site", "fp-plugin-demo", ENTRY_POINTS, PLUGIN_SOURCE)
     work = tmp_path / "work"
     work.mkdir()
-    r = run_cli(GENERATE, work, site)
+    r = fairpairs_cli.process(*GENERATE, cwd=work, env=plugin_environment(work, site))
     assert r.returncode == 0, r.stderr
     check_plugin_run(work / "run", work / "calls.log")
-    assert "keep_equal" in run_cli(["generate", "--help"], work, site).stdout     # the choices come from it
+    helped = fairpairs_cli.process("generate", "--help", cwd=work, env=plugin_environment(work, site))
+    assert "keep_equal" in helped.stdout     # the choices come from it
     (work / "pairs.psv").write_text("The cat sat.|The cat sit.\nThe dogs bark.|The dogs barks.\n", encoding="utf-8")
-    r = run_cli(["audit", "pairs.psv", "--models", "gpt2", "--format", "psv"], work, site)
+    r = fairpairs_cli.process("audit", "pairs.psv", "--models", "gpt2", "--format", "psv", cwd=work,
+                              env=plugin_environment(work, site))
     assert r.returncode == 0 and "2" in r.stdout, r.stderr
     # a name near the plugin's: the registry's did-you-mean, as a usage error
-    r = run_cli([*BASE, "--strategy", "keep_equl", "--out", "run2"], work, site)
+    r = fairpairs_cli.process(*BASE, "--strategy", "keep_equl", "--out", "run2", cwd=work,
+                              env=plugin_environment(work, site))
     assert r.returncode == 2 and r.stderr.strip().splitlines()[-1] == (
         "Error: Invalid value for '--strategy': unknown strategy 'keep_equl' (did you mean keep_equal?) "
         "(known: search, resample, keep_equal, not_a_strategy, missing)")
     # a broken entry point: one line naming the plugin and the entry point, no traceback
-    r = run_cli([*BASE, "--strategy", "missing", "--out", "run2"], work, site)
+    r = fairpairs_cli.process(*BASE, "--strategy", "missing", "--out", "run2", cwd=work,
+                              env=plugin_environment(work, site))
     assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr
     assert r.stderr.startswith("fairpairs: error: plugin fp-plugin-demo 0.1: entry point fairpairs.strategies "
                                "missing = fp_plugin_demo:NO_SUCH_NAME cannot be loaded: AttributeError:")
     assert len(r.stderr.strip().splitlines()) == 1 and not (work / "run2").exists()
 
 
-def test_entry_points_are_not_read_at_import_nor_for_the_top_help(tmp_path):
+def test_entry_points_are_not_read_at_import_nor_for_the_top_help(tmp_path, fairpairs_cli):
     """A plugin that clashes with a built-in breaks only what lists the strategies."""
     site = dist_info(tmp_path / "site", "fp-sneaky", "[fairpairs.strategies]\nsearch = fp_sneaky:S\n")
-    r = run_cli(["--help"], tmp_path, site)
+    r = fairpairs_cli.process("--help", cwd=tmp_path, env=plugin_environment(tmp_path, site))
     assert r.returncode == 0 and "generate" in r.stdout, r.stderr
-    r = run_cli(["generate", "--help"], tmp_path, site)
+    r = fairpairs_cli.process("generate", "--help", cwd=tmp_path, env=plugin_environment(tmp_path, site))
     assert r.returncode == 1 and r.stderr.strip() == (
         "fairpairs: error: plugin fp-sneaky 0.1: entry point fairpairs.strategies search = fp_sneaky:S: 'search' is a "
         "built-in strategy; a plugin may not replace it (rename the entry point)")

@@ -12,7 +12,7 @@ import fairpairs as fp
 from fairpairs.analysis import figures
 from fairpairs.analysis.evaluation import analyse
 from fairpairs.analysis.report import write_report
-from test_effects import scored
+from references import scored
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from test_robustness_scores import stub_scorer
+from references import stub_scorer
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -124,9 +124,7 @@ def test_robustness_end_to_end_with_known_log_probabilities(uniform, tmp_path):
     assert got.loc["lp", "fitted_on"] == "nothing"
 
 
-def test_robustness_cli(tiny_models, tmp_path, capsys):
-    from test_audit import run_cli
-
+def test_robustness_cli(tiny_models, tmp_path, fairpairs_cli):
     data = write_pairs(tmp_path / "p.jsonl", PAIRS)
     from fairpairs.scoring.length import model_identity
 
@@ -135,33 +133,31 @@ def test_robustness_cli(tiny_models, tmp_path, capsys):
         "intercept": 0, "delta_token": -1, "delta_word": 0, "beta_unigram": 0.5, "slln_alpha": 0.8,
         **model_identity(tiny_models["gpt2"])}}}))
     out = tmp_path / "rep"
-    code, stdout, err = run_cli(["robustness", "--models", tiny_models["gpt2"], "--data", data, "--length-params",
-                                 params, "--out", out, "--cache-dir", tmp_path / "cache"], capsys)
+    code, stdout, err = fairpairs_cli("robustness", "--models", tiny_models["gpt2"], "--data", data, "--length-params",
+                                      params, "--out", out, "--cache-dir", tmp_path / "cache")
     assert code == 0, err
     assert "| tc_lp |" in stdout and "| word_lp |" in stdout
     csv = pd.read_csv(out / "robustness.csv")
     assert len(csv) == 12 and set(csv["score"]) >= {"lp", "tc_lp", "word_lp", "centered_lp", "slln_lp"}
     assert (out / "robustness.md").read_text().startswith("# fairpairs length-robustness report")
     # the second run reads every score from the cache (the model is not loaded again)
-    code, stdout2, _ = run_cli(["robustness", "--models", tiny_models["gpt2"], "--data", data, "--length-params",
-                                params, "--cache-dir", tmp_path / "cache"], capsys)
+    code, stdout2, _ = fairpairs_cli("robustness", "--models", tiny_models["gpt2"], "--data", data, "--length-params",
+                                     params, "--cache-dir", tmp_path / "cache")
     assert code == 0 and stdout2 == stdout
 
 
-def test_robustness_cli_errors(tmp_path, capsys):
-    from test_audit import run_cli
-
+def test_robustness_cli_errors(tmp_path, fairpairs_cli):
     data = write_pairs(tmp_path / "p.jsonl", PAIRS)
     bad = tmp_path / "bad.json"
     bad.write_text('{"format": "other"}')
-    code, _, err = run_cli(["robustness", "--models", "gpt2", "--data", data, "--length-params", bad], capsys)
+    code, _, err = fairpairs_cli("robustness", "--models", "gpt2", "--data", data, "--length-params", bad)
     assert code == 1 and err.count("\n") == 1 and "--length-params" in err and "fairpairs-length/1" in err
-    code, _, err = run_cli(["robustness", "--models", "gpt2", "--data", tmp_path / "none.jsonl"], capsys)
+    code, _, err = fairpairs_cli("robustness", "--models", "gpt2", "--data", tmp_path / "none.jsonl")
     assert code == 1 and err.count("\n") == 1 and "none.jsonl" in err
     mine = tmp_path / "mine"
     mine.mkdir()
     (mine / "notes.txt").write_text("x")
-    code, _, err = run_cli(["robustness", "--models", "gpt2", "--data", data, "--out", mine], capsys)
+    code, _, err = fairpairs_cli("robustness", "--models", "gpt2", "--data", data, "--out", mine)
     assert code == 1 and err.count("\n") == 1 and "--out" in err
     assert (mine / "notes.txt").read_text() == "x"
 

@@ -15,43 +15,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from references import stub_scorer
+
 FIXTURES = Path(__file__).parent / "fixtures"
-
-
-class BigramLM:
-    """Built lazily (torch is imported inside the tests)."""
-
-    @staticmethod
-    def make(vocab: int, table: dict[int, dict[int, float]]):
-        import torch
-
-        class Stub(torch.nn.Module):
-            base_model_prefix = ""
-
-            def __init__(self):
-                super().__init__()
-                self.dummy = torch.nn.Parameter(torch.zeros(1))
-                self.config = types.SimpleNamespace(vocab_size=vocab, pad_token_id=0, max_position_embeddings=64,
-                                                    model_type="stub")
-
-            def get_output_embeddings(self):
-                return None
-
-            def forward(self, input_ids, attention_mask=None, use_cache=None):
-                logits = torch.zeros(*input_ids.shape, vocab)
-                for prev, row in table.items():
-                    where = input_ids == prev
-                    for nxt, val in row.items():
-                        logits[..., nxt] = torch.where(where, torch.tensor(float(val)), logits[..., nxt])
-                return types.SimpleNamespace(logits=logits)
-
-        return Stub().eval()
-
-
-def stub_scorer(tokenizer, table):
-    from fairpairs.scoring.scorer import Scorer
-
-    return Scorer(BigramLM.make(len(tokenizer), table), tokenizer, "causal", name="stub", device="cpu")
 
 
 def log_z(vocab, *listed):

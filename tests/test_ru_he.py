@@ -11,7 +11,6 @@ import re
 import pytest
 
 import fairpairs as fp
-from fairpairs.cli import main
 from fairpairs.errors import GrammarError, NotComparableError
 from fairpairs.generation.languages import get_language
 from fairpairs.io.paths import data_dir
@@ -32,12 +31,6 @@ HE_VINTR = {"רוקד": "רוקדים", "נוסע": "נוסעים", "רץ": "ר�
 # CLAMS ru common.avg NP_1[3,s,m,anim] (capitalised) and prep_anim.avg NP_2[3,p,m,pa] (the instrumental)
 RU_N1 = "Автор|Режиссёр|Фермер|Врач|Сенатор|Профессор|Клиент|Офицер|Пилот|Ученик"
 RU_N2_INS_PL = "агентами|министрами|рабочими|помощниками|солдатами|лидерами|художниками"
-
-
-def run_cli(args, capsys):
-    with pytest.raises(SystemExit) as exc:
-        main([str(a) for a in args])
-    return exc.value.code, capsys.readouterr()
 
 
 # ---------------------------------------------------------------- the Hebrew rule
@@ -62,10 +55,10 @@ def test_hebrew_articles():
 
 
 # ---------------------------------------------------------------- the converted paradigms
-def test_russian_and_hebrew_paradigms_validate(capsys):
-    code, out = run_cli(["validate", data_dir("grammars") / "ru", data_dir("grammars") / "he"], capsys)
-    assert code == 0, out.out + out.err
-    assert out.out.startswith("OK: 46 paradigm file(s)")      # CLAMS' S[] lines: ru 24, he 22
+def test_russian_and_hebrew_paradigms_validate(fairpairs_cli):
+    code, out, err = fairpairs_cli("validate", data_dir("grammars") / "ru", data_dir("grammars") / "he")
+    assert code == 0, out + err
+    assert out.startswith("OK: 46 paradigm file(s)")      # CLAMS' S[] lines: ru 24, he 22
     for lang in ("ru", "he"):
         terms = sorted({fp.load_paradigm(f).linguistics_term for f in (data_dir("grammars") / lang).glob("*.yaml")})
         assert terms == SEVEN
@@ -98,7 +91,7 @@ def test_russian_preposition_takes_the_instrumental():
 
 
 # ---------------------------------------------------------------- right-to-left text, byte for byte
-def test_hebrew_round_trips_through_jsonl_parquet_and_the_card(tmp_path, capsys):
+def test_hebrew_round_trips_through_jsonl_parquet_and_the_card(tmp_path, fairpairs_cli):
     """(Under a tokenizer of one token a word, as no bundled one suits Hebrew: a run whose debiased
     set is empty throughout is an error.)"""
     import pyarrow.parquet as pq
@@ -109,17 +102,19 @@ def test_hebrew_round_trips_through_jsonl_parquet_and_the_card(tmp_path, capsys)
                                  "decoder": None, "model": {"type": "WordLevel", "unk_token": "[UNK]",
                                                             "vocab": {"[UNK]": 0, ".": 1}}}), encoding="utf-8")
     run = tmp_path / "run"
-    code, out = run_cli(["generate", "--paradigms", "he_prep_anim_n1pl_n2sg", "--models", words, "--pairs", "12",
-                         "--out", run, "--quiet"], capsys)
-    assert code == 0, out.err
+    code, out, err = fairpairs_cli("generate", "--paradigms", "he_prep_anim_n1pl_n2sg", "--models", words, "--pairs",
+                                   "12",
+                              "--out", run, "--quiet")
+    assert code == 0, err
     lines = (run / "original" / "he_prep_anim_n1pl_n2sg.jsonl").read_bytes().decode("utf-8").splitlines()
     rows = [json.loads(x) for x in lines]
     pat = re.compile(rf"^ה({HE_N1_PL}) (מאחורי|ליד) ה({HE_N2_SG}) ({'|'.join(HE_VINTR.values())})\.$")
     assert len(rows) == 12 and all(pat.match(r["sentence_good"]) for r in rows), [r["sentence_good"] for r in rows]
     assert all("\u200f" not in x and "\\u05" not in x for x in lines)   # no marks added, not escaped
     hub = tmp_path / "hub"
-    code, out = run_cli(["publish", run, "--repo-id", "someone/he", "--set", "original", "--dry-run", "--out", hub], capsys)
-    assert code == 0, out.err
+    code, out, err = fairpairs_cli("publish", run, "--repo-id", "someone/he", "--set", "original", "--dry-run",
+                                   "--out", hub)
+    assert code == 0, err
     table = pq.read_table(hub / "data" / "he_prep_anim_n1pl_n2sg-original" / "train-00000-of-00001.parquet")
     for col in ("sentence_good", "sentence_bad"):
         assert [v.encode("utf-8") for v in table.column(col).to_pylist()] == [r[col].encode("utf-8") for r in rows]
@@ -130,15 +125,15 @@ def test_hebrew_round_trips_through_jsonl_parquet_and_the_card(tmp_path, capsys)
 
 
 # ---------------------------------------------------------------- runs with a short paradigm
-def test_a_paradigm_short_of_pairs_keeps_the_rest_of_the_run(tmp_path, capsys):
+def test_a_paradigm_short_of_pairs_keeps_the_rest_of_the_run(tmp_path, fairpairs_cli):
     """Under gpt2 + bert-base-cased, 3 of the 19 French predicates have singular and plural of equal
     length, so fr_simple_agrmt_n1pl has 10 subjects x 3 = 30 distinct equal pairs: asked for 40,
     it ends with 30, the other paradigm reaches 40, the run is written and exits 0, and the manifest
     says which paradigm is short and that the set is not comparable."""
     run = tmp_path / "run"
-    code, out = run_cli(["generate", "--paradigms", "fr_simple_agrmt_n1pl,fr_subj_rel_n1sg_n2sg", "--models",
-                         "gpt2,bert-base-cased", "--pairs", "40", "--out", run], capsys)
-    assert code == 0, out.err
+    code, out, err = fairpairs_cli("generate", "--paradigms", "fr_simple_agrmt_n1pl,fr_subj_rel_n1sg_n2sg", "--models",
+                              "gpt2,bert-base-cased", "--pairs", "40", "--out", run)
+    assert code == 0, err
     counts = {u: len((run / "debiased" / f"{u}.jsonl").read_text(encoding="utf-8").splitlines())
               for u in ("fr_simple_agrmt_n1pl", "fr_subj_rel_n1sg_n2sg")}
     assert counts == {"fr_simple_agrmt_n1pl": 30, "fr_subj_rel_n1sg_n2sg": 40}
@@ -147,13 +142,13 @@ def test_a_paradigm_short_of_pairs_keeps_the_rest_of_the_run(tmp_path, capsys):
     assert "short" not in manifest["paradigms"]["fr_subj_rel_n1sg_n2sg"]
     assert manifest["verdict"]["short"] == ["fr_simple_agrmt_n1pl"]
     assert manifest["verdict"]["suggested_tokenizers"] == ["preset:multilingual"]
-    assert "30!" in out.out and "Verdict:" in out.out      # (the table: on stdout, issue 37)
+    assert "30!" in out and "Verdict:" in out      # (the table: on stdout, issue 37)
 
     strict = tmp_path / "strict"
-    code, out = run_cli(["generate", "--paradigms", "fr_simple_agrmt_n1pl,fr_subj_rel_n1sg_n2sg", "--models",
-                         "gpt2,bert-base-cased", "--pairs", "40", "--out", strict, "--strict", "--quiet"], capsys)
+    code, out, err = fairpairs_cli("generate", "--paradigms", "fr_simple_agrmt_n1pl,fr_subj_rel_n1sg_n2sg", "--models",
+                              "gpt2,bert-base-cased", "--pairs", "40", "--out", strict, "--strict", "--quiet")
     assert code == 1 and not strict.exists()
-    assert out.err.count("\n") == 1 and "fr_simple_agrmt_n1pl" in out.err and "--max-draws" in out.err
+    assert err.count("\n") == 1 and "fr_simple_agrmt_n1pl" in err and "--max-draws" in err
 
 
 def test_a_run_with_no_balanced_paradigm_is_not_comparable_and_strict_refuses_it(tmp_path):
@@ -172,7 +167,7 @@ def test_one_paradigm_asked_of_the_api_still_fails_when_short():
 
 
 # ---------------------------------------------------------------- languages a user can find
-def test_languages_and_paradigms_by_language(capsys):
+def test_languages_and_paradigms_by_language(fairpairs_cli):
     rows = {r["code"]: r for r in fp.languages()}
     assert list(rows)[0] == "en" and set(rows) == {"en", "fr", "de", "ru", "he"}
     # one paradigm per CLAMS sentence template (S[] line): fr 28, de 22, ru 24, he 22
@@ -180,13 +175,13 @@ def test_languages_and_paradigms_by_language(capsys):
     assert rows["ru"]["licence"] == "Apache-2.0" and "CLAMS" in rows["he"]["source"]
     assert "meta-llama/Meta-Llama-3-8B" not in rows["he"]["tokenizers"]
     assert {p["language"] for p in fp.paradigms(language="he")} == {"he"} and len(fp.paradigms(language="he")) == 22
-    code, out = run_cli(["paradigms", "--language", "ru"], capsys)
-    assert code == 0 and len(out.out.splitlines()) == 24 and all(u.startswith("ru_") for u in out.out.split())
-    code, out = run_cli(["paradigms", "--language", "es"], capsys)
-    error = out.err.splitlines()[-1]     # (a usage error: exit 2, click's Usage header, one Error line)
+    code, out, err = fairpairs_cli("paradigms", "--language", "ru")
+    assert code == 0 and len(out.splitlines()) == 24 and all(u.startswith("ru_") for u in out.split())
+    code, out, err = fairpairs_cli("paradigms", "--language", "es")
+    error = err.splitlines()[-1]     # (a usage error: exit 2, click's Usage header, one Error line)
     assert code == 2 and error.startswith("Error: Invalid value for '--language'") and "he, ru" in error
-    code, out = run_cli(["languages"], capsys)
-    assert code == 0 and "Hebrew" in out.out and "paradigms --language he" in out.out
+    code, out, err = fairpairs_cli("languages")
+    assert code == 0 and "Hebrew" in out and "paradigms --language he" in out
 
 
 @pytest.mark.slow     # Llama-3's real tokenizer comes with the `multilingual` extra, which the slow tier installs

@@ -9,7 +9,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fairpairs.cli import main
 from fairpairs.scoring import Scorer, build_tiny_model
 from fairpairs.scoring.unigrams import UnigramTable
 from references import JUDGMENTS_SAMPLE, WIKITEXT_SAMPLE, blimp_lines
@@ -25,13 +24,6 @@ def models(tmp_path_factory):
             "bert": str(build_tiny_model("bert-base-cased", root / "bert", seed=1))}
 
 
-def run(argv, capsys):
-    with pytest.raises(SystemExit) as exc:
-        main(argv)
-    out = capsys.readouterr()
-    return exc.value.code, out.out, out.err
-
-
 def blimp_pairs(tmp_path, n=5):
     lines = blimp_lines("determiner_noun_agreement_1", n)
     f = tmp_path / "pairs.jsonl"
@@ -39,11 +31,11 @@ def blimp_pairs(tmp_path, n=5):
     return f, [json.loads(x) for x in lines]
 
 
-def test_score_pairs_jsonl(models, tmp_path, capsys):
+def test_score_pairs_jsonl(models, tmp_path, fairpairs_cli):
     f, rows = blimp_pairs(tmp_path)
     out = tmp_path / "scores.jsonl"
-    code, _, err = run(["score", "--models", models["bert"], "--input", str(f), "--out", str(out),
-                        "--pll", "whole_word", "--normalize", "mean_lp", "--no-progress"], capsys)
+    code, _, err = fairpairs_cli("score", "--models", models["bert"], "--input", str(f), "--out", str(out),
+                                 "--pll", "whole_word", "--normalize", "mean_lp", "--no-progress")
     assert code == 0, err
     got = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
     assert len(got) == 10
@@ -57,18 +49,18 @@ def test_score_pairs_jsonl(models, tmp_path, capsys):
     assert "accuracy (good > bad)" in err
 
 
-def test_score_text_csv_and_unigram_table(models, tmp_path, capsys):
+def test_score_text_csv_and_unigram_table(models, tmp_path, fairpairs_cli):
     corpus = WIKITEXT_SAMPLE
     table_path = tmp_path / "uni.json"
-    code, _, err = run(["unigrams", "--models", models["gpt2"], "--corpus", str(corpus), "--out", str(table_path)],
-                       capsys)
+    code, _, err = fairpairs_cli("unigrams", "--models", models["gpt2"], "--corpus", str(corpus), "--out",
+                                 str(table_path))
     assert code == 0, err
     table = UnigramTable.load(table_path)
     text = tmp_path / "s.txt"
     text.write_text("The cat sat on the mat.\n\nA souvenir didn't arrive.\n", encoding="utf-8")
     out = tmp_path / "s.csv"
-    code, _, err = run(["score", "--models", models["gpt2"], "--input", str(text), "--out", str(out),
-                        "--normalize", "slor,pen_lp", "--unigrams", str(table_path), "--no-progress"], capsys)
+    code, _, err = fairpairs_cli("score", "--models", models["gpt2"], "--input", str(text), "--out", str(out),
+                                 "--normalize", "slor,pen_lp", "--unigrams", str(table_path), "--no-progress")
     assert code == 0, err
     df = pd.read_csv(out)
     assert df["sentence"].tolist() == ["The cat sat on the mat.", "A souvenir didn't arrive."]
@@ -80,30 +72,30 @@ def test_score_text_csv_and_unigram_table(models, tmp_path, capsys):
         assert row.slor == pytest.approx((row.sum_logprob - u) / len(ids))
 
 
-def test_score_bad_inputs_leave_no_output(models, tmp_path, capsys):
+def test_score_bad_inputs_leave_no_output(models, tmp_path, fairpairs_cli):
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"sentence_good": "A b.", "sentence_bad": "B a."}\n{oops\n', encoding="utf-8")
     out = tmp_path / "o.jsonl"
-    code, _, err = run(["score", "--models", models["gpt2"], "--input", str(bad), "--out", str(out)], capsys)
+    code, _, err = fairpairs_cli("score", "--models", models["gpt2"], "--input", str(bad), "--out", str(out))
     assert code == 1 and "bad.jsonl:2: invalid JSON" in err and not out.exists()
     bad.write_text('{"sentence_good": "A b."}\n', encoding="utf-8")
-    code, _, err = run(["score", "--models", models["gpt2"], "--input", str(bad), "--out", str(out)], capsys)
+    code, _, err = fairpairs_cli("score", "--models", models["gpt2"], "--input", str(bad), "--out", str(out))
     assert code == 1 and "bad.jsonl:1: missing field 'sentence_bad'" in err
-    code, _, err = run(["score", "--models", models["gpt2"], "--input", str(bad), "--out", str(tmp_path / "o.txt")],
-                       capsys)
+    code, _, err = fairpairs_cli("score", "--models", models["gpt2"], "--input", str(bad), "--out",
+                                 str(tmp_path / "o.txt"))
     assert code == 1 and "must be .jsonl or .csv" in err
     good = tmp_path / "good.txt"
     good.write_text("A b.\n", encoding="utf-8")
-    code, _, err = run(["score", "--models", str(tmp_path / "nope"), "--input", str(good), "--out", str(out)], capsys)
+    code, _, err = fairpairs_cli("score", "--models", str(tmp_path / "nope"), "--input", str(good), "--out", str(out))
     assert code == 1 and "no such model folder" in err
     assert list(tmp_path.glob("o*")) == []
 
 
-def test_morcela_fit_then_score(models, tmp_path, capsys):
+def test_morcela_fit_then_score(models, tmp_path, fairpairs_cli):
     small = JUDGMENTS_SAMPLE          # the first 40 pairs of the Linguistic Inquiry judgments
     params = tmp_path / "morcela.json"
-    code, out, err = run(["morcela", "fit", "--models", models["gpt2"], "--judgments", str(small),
-                          "--out", str(params), "--no-progress"], capsys)
+    code, out, err = fairpairs_cli("morcela", "fit", "--models", models["gpt2"], "--judgments", str(small),
+                                   "--out", str(params), "--no-progress")
     assert code == 0, err
     doc = json.loads(params.read_text())
     assert doc["n"] == 80 and math.isfinite(doc["beta"]) and math.isfinite(doc["gamma"])
@@ -112,8 +104,8 @@ def test_morcela_fit_then_score(models, tmp_path, capsys):
     sentences = tmp_path / "s.txt"
     sentences.write_text("It seems to him that Kim solved the problem.\n", encoding="utf-8")
     scored = tmp_path / "s.jsonl"
-    code, _, err = run(["score", "--models", models["gpt2"], "--input", str(sentences), "--out", str(scored),
-                        "--normalize", "morcela", "--morcela-params", str(params), "--no-progress"], capsys)
+    code, _, err = fairpairs_cli("score", "--models", models["gpt2"], "--input", str(sentences), "--out", str(scored),
+                                 "--normalize", "morcela", "--morcela-params", str(params), "--no-progress")
     assert code == 0, err
     row = json.loads(scored.read_text())
     want = (row["sum_logprob"] - doc["beta"] * row["unigram_logprob"] + doc["gamma"]) / row["n_tokens"]

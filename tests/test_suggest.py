@@ -9,7 +9,6 @@ import pytest
 import fairpairs as fp
 from fairpairs.errors import ModelError, TokenizerError, UsageError
 from fairpairs.suggest import did_you_mean
-from cli_run import in_process
 
 
 def test_did_you_mean_is_difflib_closeness():
@@ -30,14 +29,14 @@ def test_tokenizer_typo(tmp_path):
         fp.generate(fp.load_paradigm("determiner_noun_agreement_1"), pairs=2, models=["preset:modrn"])
 
 
-def test_paradigm_typo_in_the_api_and_the_cli(tmp_path):
+def test_paradigm_typo_in_the_api_and_the_cli(tmp_path, fairpairs_cli):
     with pytest.raises(UsageError, match=r"did you mean determiner_noun_agreement_1\b"):
         fp.load_paradigm("determiner_noun_agreemnt_1")
     with pytest.raises(UsageError, match=r"^paradigms: unknown paradigm anaphor_numbr_agreement "
                                           r"\(did you mean anaphor_number_agreement\?\)"):
         fp.generate_run(tmp_path / "run", paradigms=["anaphor_numbr_agreement"], pairs=2)
     assert not (tmp_path / "run").exists()
-    proc = in_process("generate", "--paradigms", "anaphor_numbr_agreement", "--out", tmp_path / "r2")
+    proc = fairpairs_cli("generate", "--paradigms", "anaphor_numbr_agreement", "--out", tmp_path / "r2")
     assert proc.returncode == 2 or proc.returncode == 1
     assert proc.stderr.strip().splitlines() == [
         "fairpairs: error: --paradigms: unknown paradigm anaphor_numbr_agreement (did you mean "

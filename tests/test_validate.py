@@ -2,7 +2,6 @@
 
 import pytest
 
-from fairpairs.cli import main
 from fairpairs.io.paths import data_dir
 from fairpairs.errors import GrammarError
 from fairpairs.generation.grammar import Paradigm, load_paradigm
@@ -48,13 +47,6 @@ def write(folder, uid, text):
     return p
 
 
-def run_cli(args, capsys):
-    with pytest.raises(SystemExit) as exc:
-        main([str(a) for a in args])
-    out = capsys.readouterr()
-    return exc.value.code, out.out, out.err
-
-
 def test_good_file_is_valid(tmp_path):
     [(path, result)] = validate([write(tmp_path, "good_p", GOOD)])
     assert isinstance(result, Paradigm) and result.uid == "good_p"
@@ -72,11 +64,11 @@ def test_each_broken_file_names_its_field_and_matches_load(tmp_path, uid):
     assert str(loaded.value) == str(err)      # the same error as load, word for word
 
 
-def test_cli_lists_one_line_per_broken_file_and_exits_1(tmp_path, capsys):
+def test_cli_lists_one_line_per_broken_file_and_exits_1(tmp_path, fairpairs_cli):
     for uid, (text, _) in BROKEN.items():
         write(tmp_path, uid, text)
     write(tmp_path, "good_p", GOOD)
-    code, out, err = run_cli(["validate", tmp_path], capsys)
+    code, out, err = fairpairs_cli("validate", tmp_path)
     lines = out.strip().splitlines()
     assert code == 1
     assert len(lines) == len(BROKEN)
@@ -86,8 +78,8 @@ def test_cli_lists_one_line_per_broken_file_and_exits_1(tmp_path, capsys):
     assert f"{len(BROKEN)} of {len(BROKEN) + 1}" in err
 
 
-def test_cli_ok_summary_for_the_bundled_paradigms(capsys):
-    code, out, err = run_cli(["validate"], capsys)
+def test_cli_ok_summary_for_the_bundled_paradigms(fairpairs_cli):
+    code, out, err = fairpairs_cli("validate")
     assert code == 0
     # BLiMP's 69 English paradigm files and the language folders (de: 22, fr: 28, he: 22, ru: 24:
     # one per CLAMS S[] line)
@@ -97,6 +89,6 @@ def test_cli_ok_summary_for_the_bundled_paradigms(capsys):
     assert f"blimp_vocabulary.csv ({4196 + extension} rows), de.csv" in out and "fr.csv" in out
 
 
-def test_cli_missing_file_is_one_line(tmp_path, capsys):
-    code, out, _ = run_cli(["validate", tmp_path / "nope.yaml"], capsys)
+def test_cli_missing_file_is_one_line(tmp_path, fairpairs_cli):
+    code, out, _ = fairpairs_cli("validate", tmp_path / "nope.yaml")
     assert code == 1 and out.strip() == f"{tmp_path / 'nope.yaml'}: file not found"

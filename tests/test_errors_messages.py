@@ -18,7 +18,6 @@ import os
 import random
 import string
 import subprocess
-import sys
 from pathlib import Path
 
 import fairpairs as fp
@@ -94,25 +93,25 @@ def test_a_full_disk_names_the_file(tmp_path, monkeypatch, fairpairs_cli):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["c.txt"]      # no temporary file left
 
 
-def limited(args, cwd: Path, size: int) -> subprocess.CompletedProcess:
+def limited(fairpairs_cli, args, cwd: Path, size: int) -> subprocess.CompletedProcess:
     """`fairpairs ARGS` in a process that may write no file larger than `size` bytes."""
     import resource
 
     def limit():
         resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
     env = {**os.environ, "PYTHONPATH": str(CHECKOUT), "HF_HUB_OFFLINE": "1", "XDG_CACHE_HOME": str(cwd / "cache")}
-    return subprocess.run([sys.executable, "-m", "fairpairs.cli", *map(str, args)], cwd=cwd, env=env,
-                          capture_output=True, text=True, preexec_fn=limit, timeout=600)
+    return fairpairs_cli.process(*args, cwd=cwd, env=env, preexec_fn=limit, timeout=600)
 
 
-def test_a_file_too_large_names_the_file_and_writes_nothing(tmp_path):
+def test_a_file_too_large_names_the_file_and_writes_nothing(tmp_path, fairpairs_cli):
     rng = random.Random(0)      # random letters: thousands of token types, a table of well over 16 kB
     words = " ".join("".join(rng.choice(string.ascii_lowercase) for _ in range(7)) for _ in range(8000))
     (tmp_path / "corpus.txt").write_text(words + "\n", encoding="utf-8")
-    r = limited(["unigrams", "--models", "gpt2", "--corpus", "corpus.txt", "--out", "u.json"], tmp_path, 16_000)
+    r = limited(fairpairs_cli, ["unigrams", "--models", "gpt2", "--corpus", "corpus.txt", "--out", "u.json"], tmp_path,
+                16_000)
     assert one_line(r) == "fairpairs: error: u.json: cannot write (File too large)"
-    r = limited(["generate", "--paradigms", UID, "--models", "gpt2", "--pairs", "60", "--quiet", "--out", "run"],
-                tmp_path, 16_000)
+    r = limited(fairpairs_cli, ["generate", "--paradigms", UID, "--models", "gpt2", "--pairs", "60", "--quiet", "--out",
+                                "run"], tmp_path, 16_000)
     assert one_line(r) == (f"fairpairs: error: --out run: cannot write the output folder (run/original/{UID}.jsonl): "
                            "File too large; nothing was written")
     assert sorted(p.name for p in tmp_path.iterdir() if p.name != "cache") == ["corpus.txt"]

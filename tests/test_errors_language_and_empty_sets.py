@@ -10,7 +10,6 @@ import statistics
 from pathlib import Path
 
 import pytest
-from test_hostile import cli     # (fairpairs ARGS in this process: exit code, stdout, stderr; no traceback)
 
 REPO = Path(__file__).resolve().parents[1]
 FR = ["fr/fr_simple_agrmt_n1sg", "fr/fr_subj_rel_n1pl_n2sg"]
@@ -65,10 +64,10 @@ def _naive_smd_zipf_good(run: Path, uid: str, language: str) -> float:
 
 # ------------------------------------------------------------------ 3. the run's language everywhere
 @pytest.mark.parametrize("which,code", [("fr_run", "fr"), ("de_run", "de")])
-def test_a_french_or_german_run_publishes_with_a_card_in_its_language(which, code, request, tmp_path, capsys):
+def test_a_french_or_german_run_publishes_with_a_card_in_its_language(which, code, request, tmp_path, fairpairs_cli):
     run = request.getfixturevalue(which)
     assert json.loads((run / "manifest.json").read_text())["language"] == code
-    rc, out, err = cli("publish", run, "--dry-run", "--repo-id", "me/x", "--out", tmp_path / "pub", capsys=capsys)
+    rc, out, err = fairpairs_cli("publish", run, "--dry-run", "--repo-id", "me/x", "--out", tmp_path / "pub")
     assert rc in (0, None), err
     front = (tmp_path / "pub" / "README.md").read_text(encoding="utf-8").split("---")[1]
     import yaml
@@ -77,8 +76,8 @@ def test_a_french_or_german_run_publishes_with_a_card_in_its_language(which, cod
     assert "vocabulary table's sha256" in out      # the bundled fr.csv / de.csv is recognised and checked
 
 
-def test_balance_uses_the_run_languages_word_frequencies(fr_run, tmp_path, capsys):
-    rc, out, err = cli("balance", fr_run, "--out", tmp_path / "b.csv", capsys=capsys)
+def test_balance_uses_the_run_languages_word_frequencies(fr_run, tmp_path, fairpairs_cli):
+    rc, out, err = fairpairs_cli("balance", fr_run, "--out", tmp_path / "b.csv")
     assert rc in (0, None), err
     import pandas as pd
 
@@ -90,26 +89,26 @@ def test_balance_uses_the_run_languages_word_frequencies(fr_run, tmp_path, capsy
     assert table.loc[uid, "tvd_slots"] == table.loc[uid, "tvd_slots"]   # slot features found (fr files)
 
 
-def test_balance_refuses_a_grammar_folder_without_the_runs_files(fr_run, tmp_path, capsys):
+def test_balance_refuses_a_grammar_folder_without_the_runs_files(fr_run, tmp_path, fairpairs_cli):
     english = tmp_path / "g"
     english.mkdir()
     (english / "causative.yaml").write_bytes((REPO / "grammars" / "causative.yaml").read_bytes())
-    rc, _, err = cli("balance", fr_run, "--grammars", english, capsys=capsys)
+    rc, _, err = fairpairs_cli("balance", fr_run, "--grammars", english)
     assert rc == 1
     line = error_line(err)
     assert "--grammars" in line and "fr_simple_agrmt_n1sg" in line
 
 
-def test_audit_select_uses_the_run_language_by_default(fr_run, tmp_path, capsys):
+def test_audit_select_uses_the_run_language_by_default(fr_run, tmp_path, fairpairs_cli):
     outs = {}
     for name, extra in (("default", []), ("fr", ["--language", "fr"]), ("en", ["--language", "en"])):
-        rc, _, err = cli("audit", fr_run, "--models", "gpt2", "--select", tmp_path / name, *extra, capsys=capsys)
+        rc, _, err = fairpairs_cli("audit", fr_run, "--models", "gpt2", "--select", tmp_path / name, *extra)
         assert rc in (0, None), err
         outs[name] = (tmp_path / name / "balance.csv").read_text()
     assert outs["default"] == outs["fr"] != outs["en"]
 
 
-def test_publish_check_still_catches_an_edited_french_statistic(fr_run, tmp_path, capsys):
+def test_publish_check_still_catches_an_edited_french_statistic(fr_run, tmp_path, fairpairs_cli):
     import shutil
 
     run = tmp_path / "run"
@@ -118,7 +117,7 @@ def test_publish_check_still_catches_an_edited_french_statistic(fr_run, tmp_path
     uid = FR[0].split("/")[1]
     doc["paradigms"][uid]["balance"]["smd_zipf_good"] += 0.5
     (run / "manifest.json").write_text(json.dumps(doc, indent=2))
-    rc, _, err = cli("publish", run, "--dry-run", "--repo-id", "me/x", "--out", tmp_path / "pub", capsys=capsys)
+    rc, _, err = fairpairs_cli("publish", run, "--dry-run", "--repo-id", "me/x", "--out", tmp_path / "pub")
     assert rc == 1 and "smd_zipf_good" in error_line(err)
 
 
@@ -135,43 +134,43 @@ def test_an_empty_paradigm_is_not_balanced(en_run):
     assert not bool(table.loc["ALL", "balanced"])
 
 
-def test_balance_cli_counts_an_empty_paradigm_as_not_balanced(en_run, tmp_path, capsys):
+def test_balance_cli_counts_an_empty_paradigm_as_not_balanced(en_run, tmp_path, fairpairs_cli):
     import shutil
 
     run = tmp_path / "run"
     shutil.copytree(en_run, run)
     (run / "debiased" / f"{UID}.jsonl").write_text("")
-    rc, out, err = cli("balance", run, capsys=capsys)
+    rc, out, err = fairpairs_cli("balance", run)
     assert rc in (0, None), err
     assert "0 of 1 paradigm(s) balanced" in " ".join(out.split())
     assert "empty" in out
 
 
-def test_a_paradigm_file_that_does_not_load_is_reported_as_validate_does(en_run, tmp_path, capsys):
+def test_a_paradigm_file_that_does_not_load_is_reported_as_validate_does(en_run, tmp_path, fairpairs_cli):
     folder = tmp_path / "g"
     folder.mkdir()
     for f in (REPO / "grammars").glob("_*.yaml"):
         (folder / f.name).write_bytes(f.read_bytes())
     text = (REPO / "grammars" / f"{UID}.yaml").read_text()
     (folder / f"{UID}.yaml").write_text(text.replace("properNoun: '0', mass: '0'", "nosuchcolumn: '0'", 1))
-    rc, out, _ = cli("validate", folder / f"{UID}.yaml", capsys=capsys)
+    rc, out, _ = fairpairs_cli("validate", folder / f"{UID}.yaml")
     assert rc == 1
     expected = [x for x in out.splitlines() if x.strip()][0]
-    rc, out, err = cli("balance", en_run, "--grammars", folder, capsys=capsys)
+    rc, out, err = fairpairs_cli("balance", en_run, "--grammars", folder)
     assert rc == 1 and not out
     assert error_line(err) == f"fairpairs: error: {expected}"
 
 
-def test_a_vocabulary_table_that_does_not_load_is_an_error(en_run, tmp_path, capsys):
+def test_a_vocabulary_table_that_does_not_load_is_an_error(en_run, tmp_path, fairpairs_cli):
     bad = tmp_path / "v.csv"
     bad.write_text("expression,sg,pl\nfoo,1\n")
-    rc, out, err = cli("balance", en_run, "--vocab", bad, capsys=capsys)
+    rc, out, err = fairpairs_cli("balance", en_run, "--vocab", bad)
     assert rc == 1 and str(bad) in error_line(err)
 
 
 # ------------------------------------------------------------------ 8. no tracebacks
-def test_audit_select_with_a_language_wordfreq_does_not_know(en_run, tmp_path, capsys):
-    rc, _, err = cli("audit", en_run, "--models", "gpt2", "--select", tmp_path / "sel", "--language", "xx", capsys=capsys)
+def test_audit_select_with_a_language_wordfreq_does_not_know(en_run, tmp_path, fairpairs_cli):
+    rc, _, err = fairpairs_cli("audit", en_run, "--models", "gpt2", "--select", tmp_path / "sel", "--language", "xx")
     assert rc == 1 and error_line(err).startswith("fairpairs: error: --language: ") and "'xx'" in err
     assert not (tmp_path / "sel").exists()
 
@@ -185,21 +184,21 @@ SURROGATE = "A dog \ud800 barks."
 
 
 @pytest.mark.parametrize("row", [{"sentence_good": SURROGATE, "sentence_bad": "A dog bark."}, {"sentence": SURROGATE}])
-def test_a_lone_surrogate_given_to_score_is_one_line_with_file_and_line(row, tiny_gpt2, tmp_path, capsys):
+def test_a_lone_surrogate_given_to_score_is_one_line_with_file_and_line(row, tiny_gpt2, tmp_path, fairpairs_cli):
     src = tmp_path / "s.jsonl"
     first = {"sentence_good": "A dog barks.", "sentence_bad": "A dog bark."} if "sentence_good" in row else {"sentence": "A cat."}
     src.write_text(json.dumps(first) + "\n" + json.dumps(row) + "\n", encoding="utf-8")   # (ascii JSON: \ud800 escaped)
-    rc, _, err = cli("score", "--models", tiny_gpt2, "--input", src, "--out", tmp_path / "o.csv", capsys=capsys)
+    rc, _, err = fairpairs_cli("score", "--models", tiny_gpt2, "--input", src, "--out", tmp_path / "o.csv")
     assert rc == 1
     line = error_line(err)
     assert f"{src}:2" in line and "surrogate" in line
     assert not (tmp_path / "o.csv").exists()
 
 
-def test_audit_names_the_file_and_line_of_a_lone_surrogate(tmp_path, capsys):
+def test_audit_names_the_file_and_line_of_a_lone_surrogate(tmp_path, fairpairs_cli):
     src = tmp_path / "p.jsonl"
     src.write_text(json.dumps({"sentence_good": SURROGATE, "sentence_bad": "A dog bark."}) + "\n", encoding="utf-8")
-    rc, _, err = cli("audit", src, "--models", "gpt2", capsys=capsys)
+    rc, _, err = fairpairs_cli("audit", src, "--models", "gpt2")
     assert rc == 1 and f"{src}:1" in error_line(err)
 
 
@@ -274,54 +273,56 @@ def test_an_old_keyword_is_named_as_the_caller_wrote_it():
     assert str(info.value).startswith("models: ")
 
 
-def test_a_corrupt_tokenizer_file_names_the_models_option(tmp_path, capsys):
+def test_a_corrupt_tokenizer_file_names_the_models_option(tmp_path, fairpairs_cli):
     bad = tmp_path / "bad.model"
     bad.write_bytes(b"\x00\x01 not a tokenizer")
-    rc, _, err = cli("generate", "--paradigms", "causative", "--pairs", "2", "--models", bad, "--out",
-                     tmp_path / "r", capsys=capsys)
+    rc, _, err = fairpairs_cli("generate", "--paradigms", "causative", "--pairs", "2", "--models", bad, "--out",
+                               tmp_path / "r")
     assert rc == 1
     assert error_line(err).startswith(f"fairpairs: error: --models {bad}: not a tokenizer file")
 
 
-def test_a_column_empty_in_every_row_has_no_empty_example_list(tmp_path, capsys):
+def test_a_column_empty_in_every_row_has_no_empty_example_list(tmp_path, fairpairs_cli):
     text = (REPO / "grammars" / "fr" / "fr_simple_agrmt_n1sg.yaml").read_text(encoding="utf-8")
     path = tmp_path / "fr_x.yaml"
     path.write_text(text.replace("uid: fr_simple_agrmt_n1sg", "uid: fr_x").replace(
         "{VP: '1', number: sg}", "{VP: '1', number: sg, case: nom}"), encoding="utf-8")
-    rc, out, _ = cli("validate", path, capsys=capsys)
+    rc, out, _ = fairpairs_cli("validate", path)
     assert rc == 1
     assert "case" in out and "(e.g. )" not in out and "empty in every row" in out
 
 
-def test_a_language_table_with_a_misnamed_column_lists_the_language_columns(tmp_path, capsys):
+def test_a_language_table_with_a_misnamed_column_lists_the_language_columns(tmp_path, fairpairs_cli):
     table = tmp_path / "fr_own.csv"
     lines = (REPO / "vocab" / "fr.csv").read_text(encoding="utf-8").splitlines(keepends=True)
     table.write_text(lines[0].replace("lemma", "lemme", 1) + "".join(lines[1:]), encoding="utf-8")
-    rc, _, err = cli("generate", "--paradigms", FR[0], "--pairs", "2", "--vocab", table, "--out", tmp_path / "r",
-                     "--quiet", capsys=capsys)
+    rc, _, err = fairpairs_cli("generate", "--paradigms", FR[0], "--pairs", "2", "--vocab", table, "--out",
+                               tmp_path / "r",
+                               "--quiet")
     assert rc == 1
     line = error_line(err)
     assert "missing column(s) lemma " in line and "gender" in line and "properNoun" not in line
 
 
-def test_paradigms_of_all_and_another_language_are_languages_mixed(tmp_path, capsys):
-    rc, _, err = cli("generate", "--paradigms", "all,fr/all", "--pairs", "2", "--out", tmp_path / "r", capsys=capsys)
+def test_paradigms_of_all_and_another_language_are_languages_mixed(tmp_path, fairpairs_cli):
+    rc, _, err = fairpairs_cli("generate", "--paradigms", "all,fr/all", "--pairs", "2", "--out", tmp_path / "r")
     assert rc == 1
     line = error_line(err)
     assert "several languages (en, fr)" in line and "unknown" not in line
 
 
-def test_hidden_files_in_a_grammar_folder_are_not_paradigms(tmp_path, capsys):
+def test_hidden_files_in_a_grammar_folder_are_not_paradigms(tmp_path, fairpairs_cli):
     folder = tmp_path / "g"
     folder.mkdir()
     for f in [*(REPO / "grammars").glob("_*.yaml"), REPO / "grammars" / "causative.yaml"]:
         (folder / f.name).write_bytes(f.read_bytes())
     (folder / ".#causative.yaml").symlink_to("user@host.1234:1700000000")   # an editor's lock file: dangling
     (folder / ".notes.yaml").write_text("not: [a paradigm")
-    rc, out, err = cli("paradigms", "--grammars", folder, capsys=capsys)
+    rc, out, err = fairpairs_cli("paradigms", "--grammars", folder)
     assert rc in (0, None), err
     assert "causative" in out and ".#" not in out
-    rc, _, err = cli("generate", "--grammars", folder, "--pairs", "2", "--models", "gpt2", "--out", tmp_path / "r",
-                     "--quiet", capsys=capsys)
+    rc, _, err = fairpairs_cli("generate", "--grammars", folder, "--pairs", "2", "--models", "gpt2", "--out",
+                               tmp_path / "r",
+                               "--quiet")
     assert rc in (0, None), err
     assert sorted(p.name for p in (tmp_path / "r" / "original").iterdir()) == ["causative.jsonl"]

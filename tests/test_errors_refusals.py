@@ -16,39 +16,12 @@ import pytest
 
 import fairpairs as fp
 from fairpairs.io.files import MARKER
+from references import error_line, files
 
 REPO = Path(__file__).resolve().parents[1]
 UID = "determiner_noun_agreement_1"
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
-
-
-def cli(*args, capsys) -> tuple[int, str, str]:
-    """`fairpairs ARGS` in this process: (exit code, stdout, stderr); never a traceback."""
-    from fairpairs.cli import main
-
-    before = signal.getsignal(signal.SIGTERM)
-    try:
-        main([str(a) for a in args])
-        code = 0
-    except SystemExit as exc:
-        code = exc.code
-    finally:
-        signal.signal(signal.SIGTERM, before)
-    out, err = capsys.readouterr()
-    assert "Traceback" not in err, err
-    return code, out, err
-
-
-def error_line(err: str) -> str:
-    """The one `fairpairs: error: ...` line of stderr (notes such as 'scoring with X ...' aside)."""
-    lines = [ln for ln in err.splitlines() if ln.startswith("fairpairs: error:")]
-    assert len(lines) == 1, err
-    return lines[0]
-
-
-def files(folder: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
 @pytest.fixture(scope="module")
@@ -69,7 +42,7 @@ def evaluate_args(model, data, out, *extra):
 
 
 # ------------------------------------------------------------------ item 1: evaluate's folders are ours
-def test_evaluate_refuses_a_folder_it_did_not_write_before_any_work(run_dir, tmp_path, capsys):
+def test_evaluate_refuses_a_folder_it_did_not_write_before_any_work(run_dir, tmp_path, fairpairs_cli):
     mine = tmp_path / "mine"
     mine.mkdir()
     (mine / "report.md").write_text("my report")
@@ -77,18 +50,18 @@ def test_evaluate_refuses_a_folder_it_did_not_write_before_any_work(run_dir, tmp
     before = files(mine)
     broken = tmp_path / "broken-model"     # would fail to load: the refusal must come first
     broken.mkdir()
-    code, _, err = cli(*evaluate_args(broken, run_dir, mine), capsys=capsys)
+    code, _, err = fairpairs_cli(*evaluate_args(broken, run_dir, mine))
     line = error_line(err)
     assert code == 1 and line.startswith(f"fairpairs: error: --out {mine}: ") and "did not write" in line
     assert files(mine) == before
     # --cache-dir alike: a folder of the user's is not a cache to write into
-    code, _, err = cli(*evaluate_args(broken, run_dir, tmp_path / "ev", "--cache-dir", mine), capsys=capsys)
+    code, _, err = fairpairs_cli(*evaluate_args(broken, run_dir, tmp_path / "ev", "--cache-dir", mine))
     line = error_line(err)
     assert code == 1 and line.startswith(f"fairpairs: error: --cache-dir {mine}: ") and "did not write" in line
     assert files(mine) == before and not (tmp_path / "ev").exists()
 
 
-def test_evaluate_report_folder_carries_the_marker_and_keeps_user_files(run_dir, model, tmp_path, capsys):
+def test_evaluate_report_folder_carries_the_marker_and_keeps_user_files(run_dir, model, tmp_path, fairpairs_cli):
     """The report folder sits beside the sets of (a copy of) the run: docs/outputs.md, evaluation
     folders inside a run folder are allowed (and kept when it is regenerated); one evaluation checks
     both."""
@@ -97,16 +70,16 @@ def test_evaluate_report_folder_carries_the_marker_and_keeps_user_files(run_dir,
     run = tmp_path / "run"
     shutil.copytree(run_dir, run)
     out = run / "evaluation"
-    code, _, err = cli(*evaluate_args(model, run, out), capsys=capsys)
+    code, _, err = fairpairs_cli(*evaluate_args(model, run, out))
     assert code == 0, err
     assert (out / "report.md").is_file()
-    assert cli("audit", run, "--models", "gpt2", capsys=capsys)[0] == 0      # the run still reads
+    assert fairpairs_cli("audit", run, "--models", "gpt2")[0] == 0      # the run still reads
     marker = json.loads((out / MARKER).read_text())
     assert "report.md" in marker["files"] and "accuracy.csv" in marker["files"]
     assert json.loads((out / "cache" / MARKER).read_text())["signature"] == marker["signature"]
     (out / "notes.md").write_text("my notes")
     (out / "report.md").write_text("edited")           # a file of ours: a re-run replaces it
-    code, _, err = cli(*evaluate_args(model, run, out), capsys=capsys)
+    code, _, err = fairpairs_cli(*evaluate_args(model, run, out))
     assert code == 0, err
     assert (out / "notes.md").read_text() == "my notes"
     assert (out / "report.md").read_text().startswith("# fairpairs evaluation report")
@@ -115,15 +88,15 @@ def test_evaluate_report_folder_carries_the_marker_and_keeps_user_files(run_dir,
 
 
 # ------------------------------------------------------------------ item 4: no output inside an input
-def test_outputs_inside_what_a_command_reads_are_refused(run_dir, tmp_path, capsys):
+def test_outputs_inside_what_a_command_reads_are_refused(run_dir, tmp_path, fairpairs_cli):
     before = files(run_dir)
-    code, _, err = cli("audit", run_dir, "--models", "gpt2", "--out", run_dir / "debiased", capsys=capsys)
+    code, _, err = fairpairs_cli("audit", run_dir, "--models", "gpt2", "--out", run_dir / "debiased")
     line = error_line(err)
     # (audit --out is a folder of ours since issue 34: the folder is named, not a file in it)
     assert code == 1 and line.startswith(f"fairpairs: error: --out {run_dir / 'debiased'}: ")
     assert "is or holds the input" in line
     assert files(run_dir) == before
-    assert cli("audit", run_dir, "--models", "gpt2", capsys=capsys)[0] == 0    # the run still reads
+    assert fairpairs_cli("audit", run_dir, "--models", "gpt2")[0] == 0    # the run still reads
     broken = tmp_path / "broken-model"
     broken.mkdir()
     for extra, option in ((["--out", run_dir], "--out"), (["--cache-dir", run_dir], "--cache-dir"),
@@ -131,25 +104,25 @@ def test_outputs_inside_what_a_command_reads_are_refused(run_dir, tmp_path, caps
         args = ["evaluate", "--models", broken, "--data", run_dir, "--normalize", "lp"]
         if option == "--cache-dir":
             args += ["--out", tmp_path / "ev"]
-        code, _, err = cli(*args, *extra, capsys=capsys)
+        code, _, err = fairpairs_cli(*args, *extra)
         assert code == 1 and error_line(err).startswith(f"fairpairs: error: {option} "), err
         assert files(run_dir) == before
     # a folder of pairs is read whole: a report inside it would be read as pairs next time
     folder = tmp_path / "pairs"
     folder.mkdir()
     (folder / "a.jsonl").write_bytes((run_dir / "debiased" / f"{UID}.jsonl").read_bytes())
-    code, _, err = cli(*evaluate_args(broken, folder, folder / "ev"), capsys=capsys)
+    code, _, err = fairpairs_cli(*evaluate_args(broken, folder, folder / "ev"))
     assert code == 1 and "reads as input" in error_line(err) and not (folder / "ev").exists()
 
 
 # ------------------------------------------------------------------ item 5: values that cannot be right
-def test_score_refuses_a_non_finite_alpha(model, tmp_path, capsys):
+def test_score_refuses_a_non_finite_alpha(model, tmp_path, fairpairs_cli):
     data = tmp_path / "s.txt"
     data.write_text("The cat sat.\nThe cats sat.\n")
     for alpha in ("nan", "inf", "-inf"):
         out = tmp_path / f"{alpha}.jsonl"
-        code, _, err = cli("score", "--models", model, "--input", data, "--out", out, "--normalize", "pen_lp",
-                           "--alpha", alpha, "--no-progress", capsys=capsys)
+        code, _, err = fairpairs_cli("score", "--models", model, "--input", data, "--out", out, "--normalize", "pen_lp",
+                                     "--alpha", alpha, "--no-progress")
         assert code == 1 and error_line(err).startswith("fairpairs: error: --alpha: expected a finite number")
         assert not out.exists()
     with pytest.raises(ValueError, match=r"^alpha: expected a finite number"):
@@ -157,7 +130,7 @@ def test_score_refuses_a_non_finite_alpha(model, tmp_path, capsys):
                            alpha=float("nan"))
 
 
-def test_a_unigram_table_counting_no_tokens_is_refused_for_slor(run_dir, tmp_path, capsys):
+def test_a_unigram_table_counting_no_tokens_is_refused_for_slor(run_dir, tmp_path, fairpairs_cli):
     table = tmp_path / "empty.json"     # what `fairpairs unigrams` refuses to write, written by hand
     table.write_text(json.dumps({"format": "fairpairs-unigrams/1", "model": "gpt2", "tokenizer_sha256": "",
                                  "vocab_size": 50257, "total_tokens": 0, "counts": {}}))
@@ -165,11 +138,12 @@ def test_a_unigram_table_counting_no_tokens_is_refused_for_slor(run_dir, tmp_pat
     data.write_text("The cat sat.\n")
     broken = tmp_path / "broken-model"   # refused before the model is loaded
     broken.mkdir()
-    code, _, err = cli("score", "--models", broken, "--input", data, "--out", tmp_path / "o.jsonl",
-                       "--normalize", "slor", "--unigrams", table, capsys=capsys)
+    code, _, err = fairpairs_cli("score", "--models", broken, "--input", data, "--out", tmp_path / "o.jsonl",
+                                 "--normalize", "slor", "--unigrams", table)
     assert code == 1 and error_line(err).startswith(f"fairpairs: error: --unigrams {table}: the table counts no tokens")
-    code, _, err = cli(*evaluate_args(broken, run_dir, tmp_path / "ev"), "--normalize", "lp,slor", "--unigrams",
-                       table, capsys=capsys)
+    code, _, err = fairpairs_cli(*evaluate_args(broken, run_dir, tmp_path / "ev"), "--normalize", "lp,slor",
+                                 "--unigrams",
+                                 table)
     assert code == 1 and "--unigrams" in error_line(err) and "counts no tokens" in error_line(err)
     assert not (tmp_path / "ev").exists()
 
@@ -383,7 +357,7 @@ def test_docs_state_the_error_rule():
 
 
 # ------------------------------------------------------------------ item 7: messages that say what is wrong
-def test_tokenizer_files_that_are_not_what_they_seem(tmp_path, capsys):
+def test_tokenizer_files_that_are_not_what_they_seem(tmp_path, fairpairs_cli):
     cases = {
         "empty.model": (b"", "is an empty file, not a tokenizer"),
         "broken.tiktoken@qwen": (b"not base64!! 0\nQUJD 1\n", "broken.tiktoken:1: not a tiktoken rank line"),
@@ -397,7 +371,7 @@ def test_tokenizer_files_that_are_not_what_they_seem(tmp_path, capsys):
     pairs.write_text(json.dumps({"sentence_good": "The cat sat.", "sentence_bad": "The cat sit."}) + "\n")
     for name, (data, needle) in cases.items():
         (tmp_path / name.split("@")[0]).write_bytes(data)
-        code, _, err = cli("audit", pairs, "--models", tmp_path / name, capsys=capsys)
+        code, _, err = fairpairs_cli("audit", pairs, "--models", tmp_path / name)
         line = error_line(err)
         assert code == 1 and needle in line, (name, line)
         assert line.startswith(f"fairpairs: error: --models {tmp_path / name}: "), line
@@ -405,23 +379,23 @@ def test_tokenizer_files_that_are_not_what_they_seem(tmp_path, capsys):
             assert wrong not in line, (name, line)
 
 
-def test_cli_messages_name_the_options_of_the_command(run_dir, tmp_path, capsys):
+def test_cli_messages_name_the_options_of_the_command(run_dir, tmp_path, fairpairs_cli):
     corpus = tmp_path / "c.txt"
     corpus.write_text("The cat sat.\n")
-    code, _, err = cli("unigrams", "--models", tmp_path / "no-tok", "--corpus", corpus, "--out", tmp_path / "u.json",
-                       capsys=capsys)
+    code, _, err = fairpairs_cli("unigrams", "--models", tmp_path / "no-tok", "--corpus", corpus, "--out",
+                                 tmp_path / "u.json")
     assert code == 1 and error_line(err).startswith(f"fairpairs: error: --models {tmp_path / 'no-tok'}: ")
-    code, _, err = cli(*evaluate_args("gpt2", run_dir, tmp_path / "ev"), "--split-tokenizer", tmp_path / "no-tok",
-                       capsys=capsys)
+    code, _, err = fairpairs_cli(*evaluate_args("gpt2", run_dir, tmp_path / "ev"), "--split-tokenizer",
+                                 tmp_path / "no-tok")
     line = error_line(err)
     assert code == 1 and line.startswith(f"fairpairs: error: --split-tokenizer {tmp_path / 'no-tok'}: ")
     assert "split_tokenizer" not in line
 
 
-def test_json_errors_are_whole_and_numbers_are_plain(tmp_path, capsys):
+def test_json_errors_are_whole_and_numbers_are_plain(tmp_path, fairpairs_cli):
     bad = tmp_path / "pairs.jsonl"
     bad.write_text('{"sentence_good": "The cat\tsat.", "sentence_bad": "x"}\n')
-    code, _, err = cli("audit", bad, capsys=capsys)
+    code, _, err = fairpairs_cli("audit", bad)
     line = error_line(err)
     assert code == 1 and f"{bad}:1: invalid JSON (Invalid control character at column 27)" in line
     assert "at at" not in line
@@ -445,7 +419,7 @@ def test_json_errors_are_whole_and_numbers_are_plain(tmp_path, capsys):
     assert str(info.value) == "alpha: expected a finite number, not inf"
 
 
-def test_a_tab_separated_vocabulary_is_named_as_such(tmp_path, capsys):
+def test_a_tab_separated_vocabulary_is_named_as_such(tmp_path, fairpairs_cli):
     table = tmp_path / "vocab.tsv"
     lines = (REPO / "vocab" / "blimp_vocabulary.csv").read_text(encoding="utf-8").splitlines()[:50]
     import csv
@@ -453,15 +427,15 @@ def test_a_tab_separated_vocabulary_is_named_as_such(tmp_path, capsys):
 
     rows = list(csv.reader(io.StringIO("\n".join(lines))))
     table.write_text("\n".join("\t".join(r) for r in rows) + "\n", encoding="utf-8")
-    code, _, err = cli("generate", "--paradigms", UID, "--pairs", "2", "--quiet", "--vocab", table,
-                       "--out", tmp_path / "o", capsys=capsys)
+    code, _, err = fairpairs_cli("generate", "--paradigms", UID, "--pairs", "2", "--quiet", "--vocab", table,
+                                 "--out", tmp_path / "o")
     line = error_line(err)
     assert code == 1 and "not comma-separated" in line and "tabs" in line and str(table) in line
     assert "column missing" not in line
 
 
 # ------------------------------------------------------------------ item 8: leftovers of a killed evaluate
-def test_saved_batches_that_can_no_longer_be_resumed_are_removed(run_dir, model, tmp_path, capsys, monkeypatch):
+def test_saved_batches_that_can_no_longer_be_resumed_are_removed(run_dir, model, tmp_path, fairpairs_cli, monkeypatch):
     import shutil
 
     from fairpairs.scoring.scorer import Scorer
@@ -478,7 +452,7 @@ def test_saved_batches_that_can_no_longer_be_resumed_are_removed(run_dir, model,
         return score_subset(self, enc, idx, pll, done)
 
     monkeypatch.setattr(Scorer, "_score_subset", killed)
-    code, _, err = cli(*evaluate_args(model, run, out, "--batch-tokens", "16"), capsys=capsys)
+    code, _, err = fairpairs_cli(*evaluate_args(model, run, out, "--batch-tokens", "16"))
     assert code == 130, err
     monkeypatch.setattr(Scorer, "_score_subset", score_subset)
     stale = list((out / "cache").glob("*.parts"))
@@ -495,7 +469,7 @@ def test_saved_batches_that_can_no_longer_be_resumed_are_removed(run_dir, model,
     row = json.loads(path.read_text().splitlines()[0]) | {"sentence_good": "Some new cat sat.",
                                                           "sentence_bad": "Some new cat sit.", "pair_id": "99"}
     path.write_text(path.read_text() + json.dumps(row) + "\n")
-    code, _, err = cli(*evaluate_args(model, run, out), capsys=capsys)
+    code, _, err = fairpairs_cli(*evaluate_args(model, run, out))
     assert code == 0, err
     assert not stale[0].exists()
     assert (out / "cache" / "mine.parts" / "notes.txt").read_text() == "mine"

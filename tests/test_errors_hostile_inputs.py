@@ -1,7 +1,7 @@
 """Hostile and careless inputs (issue 11): one test per class of failure, each through the real CLI.
 
 Every test here failed before the fixes it covers (a deleted folder, a traceback, a hang, a silent
-wrong number). The CLI runs in-process (`cli`) where that is enough, and as a subprocess where a
+wrong number). The CLI runs in-process (`fairpairs_cli`) where that is enough, and as a subprocess where a
 signal, a hanging server or non-UTF-8 argument bytes are involved.
 """
 
@@ -30,23 +30,6 @@ UID = "determiner_noun_agreement_1"
 GEN = ["generate", "--paradigms", UID, "--pairs", "4", "--quiet"]
 
 
-def cli(*args, capsys) -> tuple[int, str, str]:
-    """Run `fairpairs ARGS` in this process: (exit code, stdout, stderr)."""
-    from fairpairs.cli import main
-
-    before = signal.getsignal(signal.SIGTERM)
-    try:
-        main([str(a) for a in args])
-        code = 0
-    except SystemExit as exc:
-        code = exc.code
-    finally:
-        signal.signal(signal.SIGTERM, before)
-    out, err = capsys.readouterr()
-    assert "Traceback" not in err, err
-    return code, out, err
-
-
 def grammar_folder(tmp_path: Path, name: str = "g") -> Path:
     """A folder for one edited paradigm file, with the shared include files (_*.yaml) it may use."""
     folder = tmp_path / name
@@ -56,17 +39,10 @@ def grammar_folder(tmp_path: Path, name: str = "g") -> Path:
     return folder
 
 
-def run(args, env=None, timeout=120, cwd=None) -> subprocess.CompletedProcess:
-    """`fairpairs ARGS` as a subprocess (args may hold bytes)."""
-    return side_by_side([args], env, timeout, cwd)[0]
-
-
-def side_by_side(commands, env=None, timeout=120, cwd=None) -> list[subprocess.CompletedProcess]:
+def side_by_side(fairpairs_cli, commands, env=None, timeout=120) -> list[subprocess.CompletedProcess]:
     """`fairpairs ARGS` for each ARGS of `commands`, as subprocesses started together (commands that
     each wait on a network deadline take, together, the time of the longest)."""
-    full = {**os.environ, **(env or {})}
-    procs = [subprocess.Popen([sys.executable, "-m", "fairpairs.cli", *args], stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, env=full, cwd=cwd) for args in commands]
+    procs = [fairpairs_cli.start(*args, env={**os.environ, **(env or {})}) for args in commands]
     try:
         outputs = [p.communicate(timeout=timeout) for p in procs]
         return [subprocess.CompletedProcess(p.args, p.returncode, *out) for p, out in zip(procs, outputs)]
@@ -124,19 +100,19 @@ def test_ci_runs_readme_commands_in_a_fresh_venv_and_optional_assets_are_slow():
 
 
 # -------------------------------------------------------------------- §2 never delete what is not ours
-def test_only_fairpairs_folders_are_replaced_and_user_files_survive(tmp_path, capsys):
+def test_only_fairpairs_folders_are_replaced_and_user_files_survive(tmp_path, fairpairs_cli):
     # a folder with a manifest.json of someone else's is not a run: refused before any work
     foreign = tmp_path / "theirs"
     foreign.mkdir()
     (foreign / "manifest.json").write_text('{"any": "json"}')
     (foreign / "thesis.tex").write_text("years of work")
-    code, _, err = cli(*GEN, "--out", foreign, capsys=capsys)
+    code, _, err = fairpairs_cli(*GEN, "--out", foreign)
     assert code == 1 and "--out" in err and "did not write" in err
     assert sorted(p.name for p in foreign.iterdir()) == ["manifest.json", "thesis.tex"]
 
     # re-running into our own run keeps what the user added (notes, hub/ from publish, evaluations)
     out = tmp_path / "run"
-    assert cli(*GEN, "--out", out, capsys=capsys)[0] == 0
+    assert fairpairs_cli(*GEN, "--out", out)[0] == 0
     mask = os.umask(0)
     os.umask(mask)
     assert (out.stat().st_mode & 0o777) == 0o777 & ~mask          # umask permissions, not mkdtemp's 0700
@@ -144,7 +120,7 @@ def test_only_fairpairs_folders_are_replaced_and_user_files_survive(tmp_path, ca
     (out / "hub").mkdir()
     (out / "hub" / "README.md").write_text("card")
     (out / "original" / "extra.txt").write_text("also mine")
-    code, _, err = cli(*GEN, "--seed", "1", "--out", out, capsys=capsys)
+    code, _, err = fairpairs_cli(*GEN, "--seed", "1", "--out", out)
     assert code == 0, err
     assert (out / "notes.txt").read_text() == "mine" and (out / "hub" / "README.md").read_text() == "card"
     assert (out / "original" / "extra.txt").read_text() == "also mine"
@@ -153,14 +129,14 @@ def test_only_fairpairs_folders_are_replaced_and_user_files_survive(tmp_path, ca
     # score never writes over its input, and nothing is loaded before that is checked
     data = tmp_path / "s.jsonl"
     data.write_text('{"sentence": "The cat sat."}\n')
-    code, _, err = cli("score", "--models", "gpt2", "--input", data, "--out", tmp_path / "." / "s.jsonl", capsys=capsys)
+    code, _, err = fairpairs_cli("score", "--models", "gpt2", "--input", data, "--out", tmp_path / "." / "s.jsonl")
     assert code == 1 and "is also an input" in one_error_line(err)
     assert data.read_text() == '{"sentence": "The cat sat."}\n'
 
     # publish refuses a foreign --out, and never builds over the run it reads
-    code, _, err = cli("publish", out, "--repo-id", "me/x", "--dry-run", "--out", foreign, capsys=capsys)
+    code, _, err = fairpairs_cli("publish", out, "--repo-id", "me/x", "--dry-run", "--out", foreign)
     assert code == 1 and "did not write" in err and (foreign / "thesis.tex").is_file()
-    code, _, err = cli("publish", out, "--repo-id", "me/x", "--dry-run", "--out", out, capsys=capsys)
+    code, _, err = fairpairs_cli("publish", out, "--repo-id", "me/x", "--dry-run", "--out", out)
     assert code == 1 and (out / "original").is_dir()
 
 
@@ -181,7 +157,7 @@ def broken_tokenizers(tmp_path):
     return [only_tc, only_cfg, bert_novocab]
 
 
-def test_tokenizers_that_cannot_tokenize_are_errors_everywhere(tmp_path, capsys, broken_tokenizers):
+def test_tokenizers_that_cannot_tokenize_are_errors_everywhere(tmp_path, fairpairs_cli, broken_tokenizers):
     pairs = tmp_path / "pairs.jsonl"
     pairs.write_text(json.dumps({"sentence_good": "Cats sleep.", "sentence_bad": "Cats sleeps."}) + "\n")
     corpus = tmp_path / "c.txt"
@@ -190,22 +166,22 @@ def test_tokenizers_that_cannot_tokenize_are_errors_everywhere(tmp_path, capsys,
         for args in ([*GEN, "--models", tok, "--out", tmp_path / "o"],
                      ["audit", pairs, "--models", tok],
                      ["unigrams", "--models", tok, "--corpus", corpus, "--out", tmp_path / "u.json"]):
-            code, out, err = cli(*args, capsys=capsys)
+            code, out, err = fairpairs_cli(*args)
             line = one_error_line(err)
             assert code == 1 and str(tok.name) in line, (args, err)
             assert "not a local directory" not in line        # the folder is named as a folder
         assert not (tmp_path / "o").exists() and not (tmp_path / "u.json").exists()
 
 
-def test_empty_selections_are_errors(tmp_path, capsys):
+def test_empty_selections_are_errors(tmp_path, fairpairs_cli):
     for spec in (",,", "", " , "):
-        code, _, err = cli("generate", "--paradigms", spec, "--quiet", "--out", tmp_path / "o", capsys=capsys)
+        code, _, err = fairpairs_cli("generate", "--paradigms", spec, "--quiet", "--out", tmp_path / "o")
         assert code == 1 and "--paradigms" in one_error_line(err)
     empty = tmp_path / "grammars"
     empty.mkdir()
-    code, _, err = cli(*GEN[:1], "--grammars", empty, "--quiet", "--out", tmp_path / "o", capsys=capsys)
+    code, _, err = fairpairs_cli(*GEN[:1], "--grammars", empty, "--quiet", "--out", tmp_path / "o")
     assert code == 1 and "no paradigm files" in one_error_line(err)
-    code, _, err = cli("paradigms", "--grammars", empty, capsys=capsys)
+    code, _, err = fairpairs_cli("paradigms", "--grammars", empty)
     assert code == 1 and str(empty) in err
     assert not (tmp_path / "o").exists()
 
@@ -235,22 +211,22 @@ def test_morcela_counts_dropped_rows_and_refuses_degenerate_fits(tmp_path):
     assert np.isfinite([fit.beta, fit.gamma]).all()
 
 
-def test_unigrams_refuses_empty_corpus_folders_and_non_json_out(tmp_path, capsys):
+def test_unigrams_refuses_empty_corpus_folders_and_non_json_out(tmp_path, fairpairs_cli):
     empty = tmp_path / "empty.txt"
     empty.write_text("\n  \n")
-    code, _, err = cli("unigrams", "--models", "gpt2", "--corpus", empty, "--out", tmp_path / "u.json", capsys=capsys)
+    code, _, err = fairpairs_cli("unigrams", "--models", "gpt2", "--corpus", empty, "--out", tmp_path / "u.json")
     assert code == 1 and "empty corpus" in one_error_line(err) and not (tmp_path / "u.json").exists()
-    code, _, err = cli("unigrams", "--models", "gpt2", "--corpus", tmp_path, "--out", tmp_path / "u.json", capsys=capsys)
+    code, _, err = fairpairs_cli("unigrams", "--models", "gpt2", "--corpus", tmp_path, "--out", tmp_path / "u.json")
     assert code == 1 and "is a folder" in one_error_line(err)
     text = tmp_path / "c.txt"
     text.write_text("The cat sat on the mat.\n")
-    code, _, err = cli("unigrams", "--models", "gpt2", "--corpus", text, "--out", tmp_path / "u.csv", capsys=capsys)
+    code, _, err = fairpairs_cli("unigrams", "--models", "gpt2", "--corpus", text, "--out", tmp_path / "u.csv")
     assert code == 1 and ".json" in one_error_line(err) and not (tmp_path / "u.csv").exists()
     # a BOM is not a token of the corpus: same counts with and without it
     bom = tmp_path / "bom.txt"
     bom.write_bytes("\ufeffThe cat sat on the mat.\n".encode("utf-8"))
-    assert cli("unigrams", "--models", "gpt2", "--corpus", text, "--out", tmp_path / "a.json", capsys=capsys)[0] == 0
-    assert cli("unigrams", "--models", "gpt2", "--corpus", bom, "--out", tmp_path / "b.json", capsys=capsys)[0] == 0
+    assert fairpairs_cli("unigrams", "--models", "gpt2", "--corpus", text, "--out", tmp_path / "a.json")[0] == 0
+    assert fairpairs_cli("unigrams", "--models", "gpt2", "--corpus", bom, "--out", tmp_path / "b.json")[0] == 0
     a, b = (json.loads((tmp_path / n).read_text()) for n in ("a.json", "b.json"))
     assert a["counts"] == b["counts"] and a["total_tokens"] == 7   # The| cat| sat| on| the| mat|.
 
@@ -271,37 +247,37 @@ def test_score_strips_the_bom_and_writes_no_nan(tmp_path, capsys):
     assert recs[0]["slor"] is None and recs[1]["slor"] is None and recs[1]["lp"] == -2.0
 
 
-def test_evaluate_checks_the_run_folder_and_options_are_validated_alike(tmp_path, capsys):
+def test_evaluate_checks_the_run_folder_and_options_are_validated_alike(tmp_path, fairpairs_cli):
     out = tmp_path / "run"
-    assert cli(*GEN, "--out", out, capsys=capsys)[0] == 0
+    assert fairpairs_cli(*GEN, "--out", out)[0] == 0
     # a run without debiased/ is an error, not a one-set evaluation
     half = tmp_path / "half"
     half.mkdir()
     (half / "original").mkdir()
     (half / "original" / f"{UID}.jsonl").write_bytes((out / "original" / f"{UID}.jsonl").read_bytes())
     (half / "manifest.json").write_bytes((out / "manifest.json").read_bytes())
-    code, _, err = cli("evaluate", "--models", "gpt2", "--data", half, "--out", tmp_path / "ev", capsys=capsys)
+    code, _, err = fairpairs_cli("evaluate", "--models", "gpt2", "--data", half, "--out", tmp_path / "ev")
     assert code == 1 and "debiased/" in one_error_line(err)
     (half / "debiased").mkdir()
     (half / "debiased" / f"{UID}.jsonl").write_bytes((out / "debiased" / f"{UID}.jsonl").read_bytes())
     (half / "manifest.json").write_text('{"models": [')
-    code, _, err = cli("evaluate", "--models", "gpt2", "--data", half, "--out", tmp_path / "ev", capsys=capsys)
+    code, _, err = fairpairs_cli("evaluate", "--models", "gpt2", "--data", half, "--out", tmp_path / "ev")
     assert code == 1 and "manifest.json: not valid JSON" in one_error_line(err)
     assert not (tmp_path / "ev").exists()
     # the same kind of value is checked the same way in every command
     for bad in ("0", "-5"):
-        code, _, err = cli("evaluate", "--models", "gpt2", "--data", out, "--batch-tokens", bad, capsys=capsys)
+        code, _, err = fairpairs_cli("evaluate", "--models", "gpt2", "--data", out, "--batch-tokens", bad)
         assert code == 2 and "--batch-tokens" in err
-    code, _, err = cli(*GEN, "--match-frequency", "nan", "--out", tmp_path / "o", capsys=capsys)
+    code, _, err = fairpairs_cli(*GEN, "--match-frequency", "nan", "--out", tmp_path / "o")
     assert code == 2 and "--match-frequency" in err
-    code, _, err = cli(*GEN, "--models", "gpt2,bert-base-cased,gpt2", "--out", tmp_path / "o", capsys=capsys)
+    code, _, err = fairpairs_cli(*GEN, "--models", "gpt2,bert-base-cased,gpt2", "--out", tmp_path / "o")
     assert code == 1 and "gpt2 named twice" in one_error_line(err)
     gdir = grammar_folder(tmp_path)
     src = (REPO / "grammars" / f"{UID}.yaml").read_text(encoding="utf-8")
     for change, key in ((("field: morphology", "field: phonology"), "field"),
                         (("field: morphology", 'field: morphology\nstandard: "no"'), "standard")):
         (gdir / f"{UID}.yaml").write_text(src.replace(*change), encoding="utf-8")
-        code, _, err = cli("paradigms", "--grammars", gdir, capsys=capsys)
+        code, _, err = fairpairs_cli("paradigms", "--grammars", gdir)
         assert code == 1 and f"{UID}.yaml: {key}:" in one_error_line(err)
 
 
@@ -332,42 +308,43 @@ def silent_server():
     srv.close()
 
 
-def test_hub_calls_are_bounded_by_the_network_timeout(tmp_path, silent_server, capsys, monkeypatch):
+def test_hub_calls_are_bounded_by_the_network_timeout(tmp_path, silent_server, fairpairs_cli, monkeypatch):
     env = {"HF_ENDPOINT": silent_server, "HF_HUB_OFFLINE": "0", "TRANSFORMERS_OFFLINE": "0",
            "FAIRPAIRS_HUB_TIMEOUT": "1", "HF_TOKEN": "hf_dummy", "HF_HOME": str(tmp_path / "hf")}
     run_dir = tmp_path / "run"
-    assert cli(*GEN, "--out", run_dir, capsys=capsys)[0] == 0   # (the run to publish: no hub involved)
+    assert fairpairs_cli(*GEN, "--out", run_dir)[0] == 0   # (the run to publish: no hub involved)
     t0 = time.monotonic()     # (a second is enough: without the deadline the silent server holds the call for good)
-    for r in side_by_side([[*GEN, "--models", "some-org/some-model", "--out", str(tmp_path / "o")],
-                           ["publish", str(run_dir), "--repo-id", "me/pairs"]], env=env, timeout=90):
+    for r in side_by_side(fairpairs_cli, [[*GEN, "--models", "some-org/some-model", "--out", str(tmp_path / "o")],
+                                          ["publish", str(run_dir), "--repo-id", "me/pairs"]], env=env, timeout=90):
         assert r.returncode == 1 and "did not answer within 1 s" in one_error_line(r.stderr), r.args
     assert time.monotonic() - t0 < 80
     # the variable is read when a command starts (not at import): a bad value, in this process
     monkeypatch.setenv("FAIRPAIRS_HUB_TIMEOUT", "soon")
-    code, _, err = cli(*GEN, "--models", "x/y", "--out", tmp_path / "o", capsys=capsys)
+    code, _, err = fairpairs_cli(*GEN, "--models", "x/y", "--out", tmp_path / "o")
     assert code == 2 and "FAIRPAIRS_HUB_TIMEOUT" in one_error_line(err)     # (a usage error: exit 2)
 
 
-def test_an_unreachable_hub_is_one_line_without_the_hubs_retry_chatter(tmp_path):
+def test_an_unreachable_hub_is_one_line_without_the_hubs_retry_chatter(tmp_path, fairpairs_cli):
     with socket.socket() as sock:     # a port nothing listens on: every request is refused at once
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     env = {"HF_ENDPOINT": f"http://127.0.0.1:{port}", "HF_HUB_OFFLINE": "0", "TRANSFORMERS_OFFLINE": "0",
            "FAIRPAIRS_HUB_TIMEOUT": "2", "HF_HOME": str(tmp_path / "hf")}   # (its first retry comes after 1 s)
     (tmp_path / "in.txt").write_text("The cat sat.\n", encoding="utf-8")
-    for r in side_by_side([[*GEN, "--models", "some-org/some-model", "--out", str(tmp_path / "o")],
-                           ["score", "--models", "some-org/some-model", "--input", str(tmp_path / "in.txt"),
-                            "--out", str(tmp_path / "s.jsonl")]], env=env, timeout=90):
+    for r in side_by_side(fairpairs_cli, [[*GEN, "--models", "some-org/some-model", "--out", str(tmp_path / "o")],
+                                          ["score", "--models", "some-org/some-model", "--input",
+                                           str(tmp_path / "in.txt"), "--out", str(tmp_path / "s.jsonl")]],
+                          env=env, timeout=90):
         lines = r.stderr.decode().strip().splitlines()
         # huggingface_hub retries refused requests, logging two warnings per retry, unless told not to
         assert r.returncode == 1 and len(lines) == 1 and lines[0].startswith("fairpairs: error: --model"), r.stderr
 
 
-def test_draw_budget_fails_fast_and_max_draws_is_a_hard_limit(tmp_path, capsys):
+def test_draw_budget_fails_fast_and_max_draws_is_a_hard_limit(tmp_path, fairpairs_cli):
     t0 = time.monotonic()
-    code, _, err = cli(*GEN, "--pairs", "1000000000", "--out", tmp_path / "o", capsys=capsys)
+    code, _, err = fairpairs_cli(*GEN, "--pairs", "1000000000", "--out", tmp_path / "o")
     assert code == 1 and "--pairs" in one_error_line(err) and time.monotonic() - t0 < 30
-    code, _, err = cli(*GEN, "--pairs", "10", "--max-draws", "5", "--out", tmp_path / "o", capsys=capsys)
+    code, _, err = fairpairs_cli(*GEN, "--pairs", "10", "--max-draws", "5", "--out", tmp_path / "o")
     assert code == 1 and "--max-draws" in one_error_line(err)
     assert not (tmp_path / "o").exists()
 
@@ -404,10 +381,9 @@ def test_draw_budget_fails_fast_and_max_draws_is_a_hard_limit(tmp_path, capsys):
 
 
 # -------------------------------------------------------------------- §5 interruptions
-def test_sigterm_leaves_nothing_and_stale_temporaries_are_cleaned(tmp_path):
+def test_sigterm_leaves_nothing_and_stale_temporaries_are_cleaned(tmp_path, fairpairs_cli):
     out = tmp_path / "run"
-    proc = subprocess.Popen([sys.executable, "-m", "fairpairs.cli", "generate", "--paradigms", "all", "--pairs", "1000",
-                             "--quiet", "--out", str(out)], stderr=subprocess.PIPE, stdout=subprocess.PIPE)
+    proc = fairpairs_cli.start("generate", "--paradigms", "all", "--pairs", "1000", "--quiet", "--out", out)
     deadline = time.monotonic() + 120
     while not list(tmp_path.glob(".run.tmp-*/original/*.jsonl")) and time.monotonic() < deadline:
         time.sleep(0.1)
@@ -431,41 +407,41 @@ def test_sigterm_leaves_nothing_and_stale_temporaries_are_cleaned(tmp_path):
     live = tmp_path / f".run.tmp-{os.getpid()}-live"
     live.mkdir()
     (live / ".fairpairs").write_text(json.dumps({"signature": "fairpairs output folder/1"}))
-    r = run([*GEN, "--out", str(out)])
+    r = fairpairs_cli.process(*GEN, "--out", out, text=False, timeout=120)
     assert r.returncode == 0, r.stderr
     assert not stale.exists() and (lookalike / "mine.txt").is_file() and live.is_dir()
 
 
-def test_failed_evaluate_leaves_no_cache_or_report(tmp_path, capsys):
+def test_failed_evaluate_leaves_no_cache_or_report(tmp_path, fairpairs_cli):
     out = tmp_path / "run"
-    assert cli(*GEN, "--out", out, capsys=capsys)[0] == 0
+    assert fairpairs_cli(*GEN, "--out", out)[0] == 0
     broken = tmp_path / "broken"
     broken.mkdir()
     (broken / "config.json").write_text('{"model_type": "gpt2", "architectures": ["GPT2LMHeadModel"]}')
     ev = tmp_path / "ev"
-    code, _, err = cli("evaluate", "--models", broken, "--data", out, "--out", ev, capsys=capsys)
+    code, _, err = fairpairs_cli("evaluate", "--models", broken, "--data", out, "--out", ev)
     assert code == 1 and "broken" in one_error_line(err)
     assert not ev.exists()
-    code, _, err = cli("evaluate", "--models", "gpt2", "--data", out, "--split-tokenizer", tmp_path / "nope",
-                       "--out", ev, capsys=capsys)
+    code, _, err = fairpairs_cli("evaluate", "--models", "gpt2", "--data", out, "--split-tokenizer", tmp_path / "nope",
+                                 "--out", ev)
     assert code == 1 and "--split-tokenizer" in one_error_line(err) and not ev.exists()
 
 
 # -------------------------------------------------------------------- §6 no tracebacks
-def test_bad_inputs_end_in_one_line_never_a_traceback(tmp_path, capsys):
+def test_bad_inputs_end_in_one_line_never_a_traceback(tmp_path, fairpairs_cli):
     g = grammar_folder(tmp_path)
     (g / f"{UID}.yaml").write_bytes((REPO / "grammars" / f"{UID}.yaml").read_bytes().replace(b"agreement", b"agr\xe9ement", 1))
-    code, _, err = cli("paradigms", "--grammars", g, capsys=capsys)
+    code, _, err = fairpairs_cli("paradigms", "--grammars", g)
     assert code == 1 and "not UTF-8" in one_error_line(err) and f"{UID}.yaml" in err
 
-    code, _, err = cli(*GEN, "--seed", "-1", "--out", tmp_path / "o", capsys=capsys)
+    code, _, err = fairpairs_cli(*GEN, "--seed", "-1", "--out", tmp_path / "o")
     assert code == 2 and "--seed" in err
 
     blocker = tmp_path / "file"
     blocker.write_text("x")
     t0 = time.monotonic()
     for where in (blocker / "out", Path("/proc/fairpairs-test-out")):
-        code, _, err = cli("generate", "--paradigms", "all", "--pairs", "1000", "--quiet", "--out", where, capsys=capsys)
+        code, _, err = fairpairs_cli("generate", "--paradigms", "all", "--pairs", "1000", "--quiet", "--out", where)
         assert code == 1 and "--out" in one_error_line(err)
     assert time.monotonic() - t0 < 30          # refused before the (minutes-long) run, not after it
 
@@ -477,21 +453,21 @@ def test_bad_inputs_end_in_one_line_never_a_traceback(tmp_path, capsys):
         Vocabulary.load(empty)
 
     # path bytes that are not UTF-8: the message shows them escaped
-    r = run(["score", "--models", "gpt2", "--input", os.fsencode(tmp_path) + b"/in\xff.txt", "--out",
-             os.fsencode(tmp_path) + b"/o.csv"])
+    r = fairpairs_cli.process("score", "--models", "gpt2", "--input", os.fsencode(tmp_path) + b"/in\xff.txt", "--out",
+                              os.fsencode(tmp_path) + b"/o.csv", text=False, timeout=120)
     assert r.returncode == 1 and "in\\xff.txt" in one_error_line(r.stderr)
-    r = run([*GEN, "--out", os.fsencode(tmp_path) + b"/r\xfe"])
+    r = fairpairs_cli.process(*GEN, "--out", os.fsencode(tmp_path) + b"/r\xfe", text=False, timeout=120)
     assert r.returncode == 0, r.stderr
 
 
 # -------------------------------------------------------------------- misleading messages
-def test_messages_say_what_is_wrong(tmp_path, capsys, broken_tokenizers):
+def test_messages_say_what_is_wrong(tmp_path, fairpairs_cli, broken_tokenizers):
     empty_tok = tmp_path / "empty_tok"
     empty_tok.mkdir()
-    code, _, err = cli(*GEN, "--models", empty_tok, "--out", tmp_path / "o", capsys=capsys)
+    code, _, err = fairpairs_cli(*GEN, "--models", empty_tok, "--out", tmp_path / "o")
     line = one_error_line(err)
     assert code == 1 and "empty_tok" in line and "not a local directory" not in line
-    code, _, err = cli(*GEN, "--models", broken_tokenizers[0], "--out", tmp_path / "o", capsys=capsys)
+    code, _, err = fairpairs_cli(*GEN, "--models", broken_tokenizers[0], "--out", tmp_path / "o")
     line = one_error_line(err)   # names what is missing, not transformers' cut-off paragraph
     assert code == 1 and "no tokenizer vocabulary" in line and "tokenizer_config.json" in line
 
@@ -500,20 +476,20 @@ def test_messages_say_what_is_wrong(tmp_path, capsys, broken_tokenizers):
     cwd = os.getcwd()
     os.chdir(here)
     try:
-        code, _, err = cli(*GEN, "--out", ".", capsys=capsys)
+        code, _, err = fairpairs_cli(*GEN, "--out", ".")
     finally:
         os.chdir(cwd)
     assert code == 1 and "non-empty" not in one_error_line(err) and "current folder" in err
 
-    code, _, err = cli(*GEN, "--phenomenon", "Island effects", capsys=capsys)
+    code, _, err = fairpairs_cli(*GEN, "--phenomenon", "Island effects")
     assert code == 1 and "--paradigms" in one_error_line(err)
 
-    code, _, err = cli("unigrams", "--models", "gpt2", "--corpus", tmp_path, "--out", tmp_path / "u.json", capsys=capsys)
+    code, _, err = fairpairs_cli("unigrams", "--models", "gpt2", "--corpus", tmp_path, "--out", tmp_path / "u.json")
     assert "is a folder" in one_error_line(err)
 
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"sentence_good": "A.", "sentence_bad": "B." ]\n')
-    code, _, err = cli("audit", bad, capsys=capsys)
+    code, _, err = fairpairs_cli("audit", bad)
     assert code == 1 and "bad.jsonl:1: invalid JSON" in one_error_line(err) and "column" in err
 
     from fairpairs.io.paths import data_dir
@@ -528,7 +504,7 @@ def test_messages_say_what_is_wrong(tmp_path, capsys, broken_tokenizers):
     assert str(exc.value).startswith(str(vdir / "blimp_vocabulary.csv")) and "truncated" in str(exc.value)
 
     run_dir = tmp_path / "run"
-    assert cli(*GEN, "--out", run_dir, capsys=capsys)[0] == 0
-    code, _, err = cli("evaluate", "--models", broken_tokenizers[0], "--data", run_dir, "--split-tokenizer",
-                       broken_tokenizers[0], "--out", tmp_path / "ev", capsys=capsys)
+    assert fairpairs_cli(*GEN, "--out", run_dir)[0] == 0
+    code, _, err = fairpairs_cli("evaluate", "--models", broken_tokenizers[0], "--data", run_dir, "--split-tokenizer",
+                                 broken_tokenizers[0], "--out", tmp_path / "ev")
     assert code == 1 and one_error_line(err).startswith("fairpairs: error: --split-tokenizer")
