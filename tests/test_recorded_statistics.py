@@ -263,7 +263,7 @@ def test_a_vocabulary_read_from_no_file_is_not_taken_for_the_runs(tmp_path):
     assert got.to_csv(index=False) == want.to_csv(index=False)
 
 
-def test_publish_refuses_a_run_drawn_from_another_vocabulary_extension(generated, tmp_path, capsys):
+def test_publish_refuses_a_run_drawn_from_another_vocabulary_extension(generated, tmp_path, fairpairs_cli):
     """The manifest records the extension's sha256; a run whose extension is not the bundled one (an
     edited file, another version) is not published as if it were: one line naming the field. The
     manifest's digest is not recomputed here, so the refusal cannot come from the digest check: the
@@ -279,8 +279,8 @@ def test_publish_refuses_a_run_drawn_from_another_vocabulary_extension(generated
         hashlib.sha256((data_dir("vocab") / "blimp_extension.csv").read_bytes()).hexdigest()
     m["vocabulary"]["extension_sha256"] = "0" * 64
     (run / "manifest.json").write_text(json.dumps(m, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    code, _, err = run_cli(capsys, "publish", run, "--repo-id", "me/fair", "--dry-run")
+    code, _, err = fairpairs_cli("publish", run, "--repo-id", "me/fair", "--dry-run")
     assert code == 1 and "vocabulary.extension_sha256" in err and "000000000000..." in err, err
-    code, _, err = run_cli(capsys, "publish", generated, "--repo-id", "me/fair", "--dry-run",
+    code, _, err = fairpairs_cli("publish", generated, "--repo-id", "me/fair", "--dry-run",
                            "--out", tmp_path / "hub")
     assert code == 0, err
