@@ -324,6 +324,38 @@ def test_hub_calls_are_bounded_by_the_network_timeout(tmp_path, silent_server, f
     assert code == 2 and "FAIRPAIRS_HUB_TIMEOUT" in one_error_line(err)     # (a usage error: exit 2)
 
 
+def test_a_deadline_inside_a_finaliser_prints_no_traceback(monkeypatch, capfd):
+    """The alarm may go off while a library's `__del__` runs (seen on a loaded machine: `regex`'s
+    Group.__del__); Python then prints "Exception ignored in ..." with a traceback and goes on. The
+    alarm repeats, so the calls still end with the one NetworkError; nothing else may be printed.
+    Here a finaliser that outlasts the whole deadline makes the first alarm fire inside it."""
+    import gc
+
+    from fairpairs.errors import NetworkError
+    from fairpairs.io.network import network_deadline
+
+    class Slow:
+        def __del__(self):
+            end = time.monotonic() + 0.5
+            while time.monotonic() < end:
+                pass
+
+    ignored = []      # what Python would print as "Exception ignored in ..." (pytest's own hook replaced)
+    monkeypatch.setattr(sys, "unraisablehook", ignored.append)
+    monkeypatch.setenv("FAIRPAIRS_HUB_TIMEOUT", "0.2")
+    with pytest.raises(NetworkError, match="did not answer within 0.2 s"):
+        with network_deadline("the Hub"):
+            obj = Slow()
+            del obj               # (its finaliser runs now, and the alarm fires inside it)
+            gc.collect()
+            end = time.monotonic() + 10
+            while time.monotonic() < end:     # the next alarm ends this
+                pass
+    err = capfd.readouterr().err
+    assert not ignored and "Traceback" not in err, (ignored, err)
+    assert sys.unraisablehook == ignored.append      # (the hook there was is back)
+
+
 def test_an_unreachable_hub_is_one_line_without_the_hubs_retry_chatter(tmp_path, fairpairs_cli):
     with socket.socket() as sock:     # a port nothing listens on: every request is refused at once
         sock.bind(("127.0.0.1", 0))

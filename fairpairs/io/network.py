@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import threading
 import time
 from contextlib import contextmanager
@@ -41,6 +42,17 @@ def _on_alarm(signum, frame):
     raise _Deadline()
 
 
+def _quiet_deadline(previous):
+    """An `sys.unraisablehook` for the armed period: an alarm that went off inside a finaliser (a
+    `__del__` of a library's object) is "ignored" by Python, which prints its traceback; the alarm
+    repeats every 0.5 s and the next one ends the calls, so that one is dropped silently. Any other
+    unraisable exception goes to the hook there was."""
+    def hook(unraisable):
+        if not isinstance(unraisable.exc_value, _Deadline):
+            previous(unraisable)
+    return hook
+
+
 def _endpoint() -> str:
     return os.environ.get("HF_ENDPOINT") or "https://huggingface.co"
 
@@ -63,7 +75,8 @@ def network_deadline(what: str | tuple = "the Hub", source: str | os.PathLike | 
     where = what if isinstance(what, tuple) else (what,)
     if left <= 0:
         raise NetworkError(*where, f": no network time left ({HUB_TIMEOUT_ENV}={hub_timeout():g} s in total)")
-    previous = signal.signal(signal.SIGALRM, _on_alarm)
+    previous, unraisable = signal.signal(signal.SIGALRM, _on_alarm), sys.unraisablehook
+    sys.unraisablehook = _quiet_deadline(unraisable)
     signal.setitimer(signal.ITIMER_REAL, left, 0.5)   # and again every 0.5 s until the calls end
     _armed = True
     try:
@@ -74,5 +87,6 @@ def network_deadline(what: str | tuple = "the Hub", source: str | os.PathLike | 
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+        sys.unraisablehook = unraisable
         _armed = False
         _spent += time.monotonic() - start
