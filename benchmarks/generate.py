@@ -14,7 +14,10 @@ process tree - the peak of the sum of its processes' RSS (a page that forked wor
 once per process: an upper bound) and of the main process's RSS plus its workers' private pages
 (a page they share counted once: the memory the run holds).
 Targets: issue 36 - the main job at most 0.5x of c7e230c's time and 300 MB; preset:modern 67 x
-1000 within 30 s and 700 MB.
+1000 within 30 s and 700 MB: printed with the figures, met or not. `--results FILE` adds the table,
+the ratios (medians and per round) and the verdicts to FILE, with the commit, the command and the
+machine's load at the start and the end (issue 49, item 4):
+    python benchmarks/generate.py --baseline c7e230c --rounds 3 --results benchmarks/results/generate.md
 """
 
 from __future__ import annotations
@@ -33,6 +36,8 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+TARGET_RATIO, TARGET_MAIN_MB = 0.5, 300         # issue 36: the main job vs c7e230c, and its memory
+TARGET_MODERN_S, TARGET_MODERN_MB = 30, 700     # issue 36: preset:modern, 67 x 1000
 
 
 def process_tree(root: int) -> list[int]:
@@ -121,6 +126,8 @@ def main() -> None:
     ap.add_argument("--real-map", action="store_true", help="load preset:modern's files through a written map")
     ap.add_argument("--baseline", metavar="REV", help="also time commit REV, in turns with this checkout")
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--results", type=Path, metavar="FILE", help="add the table, the ratios and the targets' "
+                    "verdicts to this markdown file, with the commit, the command and the machine's load")
     ap.add_argument("--keep", type=Path, metavar="DIR", help="keep each run's manifest.json and the sha256 of its jsonl files in DIR")
     args = ap.parse_args()
     real_map = None
@@ -133,7 +140,8 @@ def main() -> None:
     commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
                             text=True).stdout.strip()
     print(f"commit {commit}; command: python benchmarks/generate.py {' '.join(sys.argv[1:])}")
-    print(f"load average at the start: {' '.join(f'{x:.1f}' for x in os.getloadavg())}", flush=True)
+    load_start = " ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"load average at the start: {load_start}", flush=True)
     runs = {"this checkout": []}
     base = None
     if args.baseline:
@@ -161,19 +169,64 @@ def main() -> None:
     for uid, d in now["stats"].items():
         print(f"{uid:55s} {d['kept']:5d} {d['kept_as_drawn']:8d} {d['kept_redrawn']:8d} {d['replaced']:8d} "
               f"{d['dropped']:7d} {d['yield'] or 0:7.1%} {d['draws_per_kept'] or 0:10.2f}")
-    print("\n| code | wall (s), median (each round) | CPU (s), median | peak RSS sum (MB), max "
-          "| peak memory, shared pages once (MB), max |")
-    print("|---|---:|---:|---:|---:|")
-    med = {}
+    table_header = ("| code | wall (s), median (each round) | CPU (s), median | peak RSS sum (MB), max "
+                    "| peak memory, shared pages once (MB), max |\n|---|---:|---:|---:|---:|")
+    print("\n" + table_header)
+    med, table_rows = {}, []
     for name, rs in runs.items():
         med[name] = {k: statistics.median(r[k] for r in rs) for k in ("wall", "cpu")}
         walls = ", ".join(f"{r['wall']:.1f}" for r in rs)
-        print(f"| {name} | {med[name]['wall']:.1f} ({walls}) | {med[name]['cpu']:.1f} | "
-              f"{max(r['rss_mb'] for r in rs):.0f} | {max(r['tree_mb'] for r in rs):.0f} |")
+        label = f"{name} ({commit})" if name == "this checkout" else name
+        table_rows.append(f"| {label} | {med[name]['wall']:.1f} ({walls}) | {med[name]['cpu']:.1f} | "
+                          f"{max(r['rss_mb'] for r in rs):.0f} | {max(r['tree_mb'] for r in rs):.0f} |")
+        print(table_rows[-1])
+    lines = [table_header, *table_rows]
     if base is not None:
         for what in ("wall", "cpu"):
             ratio = med["this checkout"][what] / med[f"baseline {args.baseline}"][what]
-            print(f"\n{what} ratio this checkout / baseline (medians): {ratio:.2f}")
+            per = ", ".join(f"{a[what] / b[what]:.2f}" for a, b in zip(runs["this checkout"], runs[f"baseline {args.baseline}"]))
+            lines.append(f"\n{what} ratio this checkout / baseline {args.baseline}: {ratio:.2f} (medians; per round {per})")
+            print(lines[-1])
+    met = verdicts(args, med["this checkout"], max(r["tree_mb"] for r in runs["this checkout"]),
+                   med.get(f"baseline {args.baseline}"))
+    print("\n".join(met))
+    lines += met
+    if args.results is not None:
+        append_results(args.results, commit, load_start, lines)
+
+
+def verdicts(args, now: dict, memory_mb: float, base: dict | None) -> list[str]:
+    """Issue 36's targets for the command run, met or not: the main job at most TARGET_RATIO of c7e230c's
+    wall time and TARGET_MAIN_MB; preset:modern 67 x 1000 within TARGET_MODERN_S and TARGET_MODERN_MB."""
+    out = []
+    main_job = args.paradigms == "all" and args.pairs == 1000
+    if main_job and args.models == "gpt2,bert-base-cased":
+        if base is not None and args.baseline == "c7e230c":
+            ratio = now["wall"] / base["wall"]
+            out.append(f"target: wall at most {TARGET_RATIO}x of c7e230c's: {ratio:.2f}x, "
+                       f"{'met' if ratio <= TARGET_RATIO else 'NOT met'}")
+        out.append(f"target: at most {TARGET_MAIN_MB} MB (shared pages once): {memory_mb:.0f} MB, "
+                   f"{'met' if memory_mb <= TARGET_MAIN_MB else 'NOT met'}")
+    elif main_job and args.models == "preset:modern":
+        ok = now["wall"] <= TARGET_MODERN_S and memory_mb <= TARGET_MODERN_MB
+        out.append(f"target: within {TARGET_MODERN_S} s and {TARGET_MODERN_MB} MB: {now['wall']:.1f} s, "
+                   f"{memory_mb:.0f} MB, {'met' if ok else 'NOT met'}")
+    return out
+
+
+def append_results(path: Path, commit: str, load_start: str, lines: list[str]) -> None:
+    """Add this run's table, ratios and verdicts to a results file (markdown) under a heading with the
+    date, the commit (and whether the checkout has changes), the command and the machine's load."""
+    dirty = subprocess.run(["git", "-C", str(REPO), "status", "--porcelain", "--untracked-files=no"],
+                           capture_output=True, text=True).stdout.strip()
+    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    load_end = " ".join(f"{x:.1f}" for x in os.getloadavg())
+    text = (f"\n## {when}: commit {commit}{' (with uncommitted changes)' if dirty else ''}\n\nCommand:\n\n"
+            f"    python benchmarks/generate.py {' '.join(sys.argv[1:])}\n\nMachine: {os.cpu_count()} CPUs; load "
+            f"average (1, 5, 15 min) at the start {load_start}, at the end {load_end}\n\n" + "\n".join(lines) + "\n")
+    with open(path, "a", encoding="utf-8") as f:
+        f.write(text)
+    print(f"results added to {path}")
 
 
 if __name__ == "__main__":
