@@ -134,6 +134,38 @@ def test_oom_halves_the_unit_and_loses_nothing(llama):
     np.testing.assert_allclose(out, ref, atol=1e-5, rtol=0)
 
 
+def test_oom_on_one_large_group_splits_its_members(llama):
+    """Twenty sentences sharing a long prefix, with a forward pass that 'runs out of memory' above
+    80 tokens: the group's suffix pass alone is too large, so its members are split (found in
+    review: it raised 'out of memory on a single prefix', though the plain path fits 3 rows a batch).
+    The scores are the plain path's; only a single sentence too long for memory is an error."""
+    import torch
+
+    from fairpairs.errors import ModelError
+
+    sentences = [f"The senator who the reporters liked very much said {w}." for w in
+                 ("yes", "no", "so", "hi", "it", "that", "this", "more", "less", "all", "some", "none",
+                  "much", "both", "each", "few", "many", "most", "such", "twice")]
+    ref, enc = plain(llama, sentences)
+
+    class Tight:
+        def __init__(self, inner, limit):
+            self.inner, self.model, self.limit = inner, inner.model, limit
+
+        def cached(self, ids, att, positions, cache):
+            if ids.numel() + (0 if cache is None else ids.shape[0] * cache.get_seq_length()) > self.limit:
+                raise torch.OutOfMemoryError("CUDA out of memory (simulated)")
+            return self.inner.cached(ids, att, positions, cache)
+
+        def read(self, *a):
+            return self.inner.read(*a)
+
+    out = run_shared(enc.ids, enc.out_ptr(), Tight(llama.forward, 80), 4096, llama.pad_id, "", "cpu")
+    np.testing.assert_allclose(out, ref, atol=1e-5, rtol=0)
+    with pytest.raises(ModelError, match="out of memory on a single sentence of"):
+        run_shared(enc.ids, enc.out_ptr(), Tight(llama.forward, 5), 4096, llama.pad_id, "", "cpu")
+
+
 def test_sliding_window_model_falls_back_to_the_plain_path(tmp_path, one_torch_thread):
     """A Mistral-style model with a 4-token sliding window: the cache rows' padding between prefix
     and suffix lengthens distances inside the window, so shared prefixes do change its scores

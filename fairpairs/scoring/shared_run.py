@@ -95,6 +95,14 @@ class Unit:
             out[self.s_dest] = forward.read(states, head, *(t(a) for a in self.s_target)).double().cpu().numpy()
 
 
+def regroup(ids: list[np.ndarray], parts: list[np.ndarray], min_shared: int, max_members: int):
+    """`prefix.group` of the sentences in `parts` (indices into `ids`) alone, at most `max_members`
+    a group; the groups' members are indices into `ids`, as before."""
+    sentences = np.concatenate(parts).astype(np.int64)
+    sub = group([ids[i] for i in sentences], min_shared, max_members=max_members)
+    return Groups(members=sentences[sub.members], ptr=sub.ptr, shared=sub.shared)
+
+
 def run_shared(ids: list[np.ndarray], out_ptr: np.ndarray, forward, budget: int, pad_id: int, desc: str,
                device: str, on_batch=None, first: str | None = None, min_shared: int = MIN_SHARED) -> np.ndarray:
     """The flat float64 log-prob array of causal scoring (as `batching.run_rows` returns it), with
@@ -115,9 +123,16 @@ def run_shared(ids: list[np.ndarray], out_ptr: np.ndarray, forward, budget: int,
                 work = Unit(groups, unit, ids, out_ptr, pad_id)
                 work.run(forward, device, out)
             except Exception as exc:  # only CUDA OOM is handled; everything else propagates
-                budget = halve_after_oom(exc, device, budget, f"a single prefix of {int(groups.shared[unit[0]])} tokens"
-                                         if len(unit) == 1 else None)
-                queue = plan_units(groups, lengths, budget, np.concatenate([unit] + queue))
+                size = int(groups.ptr[unit[0] + 1] - groups.ptr[unit[0]]) if len(unit) == 1 else 0
+                first_member = int(groups.members[groups.ptr[unit[0]]])
+                budget = halve_after_oom(exc, device, budget, f"a single sentence of {int(lengths[first_member])} "
+                                         "tokens" if size == 1 else None)
+                todo = np.concatenate([unit] + queue)
+                if size > 1:      # one group too large: the rest regrouped with at most half its members
+                    groups = regroup(ids, [groups.members[groups.ptr[g]:groups.ptr[g + 1]] for g in todo],
+                                     min_shared, size // 2)
+                    todo = None
+                queue = plan_units(groups, lengths, budget, todo)
                 bar.total = bar.n + len(queue)
                 bar.refresh()
                 continue
