@@ -4,8 +4,8 @@ import pytest
 
 from fairpairs.cli import main
 from fairpairs.errors import GrammarError
-from fairpairs.generation.grammar import Paradigm, load_paradigm
-from fairpairs.generation.selection import validate
+from fairpairs.generation.grammar import Paradigm, read_paradigm_file
+from fairpairs.generation.selection import validate_paradigms
 
 GOOD = """uid: {uid}
 phenomenon: Determiner-noun agreement
@@ -67,7 +67,7 @@ def test_each_broken_file_names_its_field_and_matches_load(tmp_path, uid):
     assert isinstance(err, GrammarError)
     assert str(err).startswith(f"{p}: ") and expected in str(err)
     with pytest.raises(GrammarError) as loaded:
-        load_paradigm(p)
+        read_paradigm_file(p)
     assert str(loaded.value) == str(err)      # the same error as load, word for word
 
 

@@ -23,7 +23,7 @@ LAZY = {
     "SMD_LIMIT": "fairpairs.control.balance_measures:SMD_LIMIT",
     "TVD_LIMIT": "fairpairs.control.balance_measures:TVD_LIMIT",
     "ALL": "fairpairs.control.balance_measures:ALL",
-    "balance_summary": "fairpairs.control.balance_report:summary",
+    "balance_summary": "fairpairs.control.balance_report:balance_summary",
     "audit_summary_text": "fairpairs.analysis.length_audit:summary_text",
     "headline_markdown": "fairpairs.analysis.headline:headline_markdown",
     "summary_markdown": "fairpairs.analysis.report:summary_markdown",
@@ -31,9 +31,9 @@ LAZY = {
     "PATH_KINDS": "fairpairs.tokenization.catalogue:PATH_KINDS",
     "Columns": "fairpairs.pairsets:Columns",
     "FIT_CORPUS": "fairpairs.scoring.length:CORPUS",
-    "read_vocabulary": "fairpairs.generation.vocab:load_vocabulary",   # (its own not-found message, as validate's)
+    "read_vocabulary": "fairpairs.generation.vocab:read_vocabulary",   # (its own not-found message, as validate's)
     "is_main": "fairpairs.scoring.launch:is_main",
-    "parse_normalize": "fairpairs.analysis.reported:parse_normalize",
+    "parse_normalize": "fairpairs.analysis.reported:parse_reported",
 }
 __getattr__ = lazy_getattr(__name__, LAZY)
 
