@@ -189,7 +189,7 @@ def generate_run(out: str | os.PathLike, paradigms: str | Iterable[str] = RunCon
     NotComparableError) and nothing is written. (`tokenizers`: the old name of `models`, deprecated;
     `progress`: deprecated, see `fairpairs.disable_progress_bars`.)"""
     from fairpairs.io.files import check_output_folder
-    from fairpairs.control.run import generate_run as write_run
+    from fairpairs.control.run import write_run
     from fairpairs.tokenization.lengths import load_backend
 
     models = check.renamed("generate_run", deprecated, models=(models, DEFAULT_MODELS))["models"]
