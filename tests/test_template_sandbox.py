@@ -160,7 +160,7 @@ def test_validate_renders_every_literal_variant(tmp_path):
 
     path = write_paradigm(tmp_path, "one_branch", HOSTILE["one_branch"][0], tmp_path / "MARK")
     assert read_paradigm_file(path).uid == "one_branch"
-    [(_, err)] = validate([path])
+    [(_, err)] = validate_paradigms([path])
     assert str(err).startswith(f"{path}: template: ") and "ZeroDivisionError" in str(err)
 
 

@@ -55,7 +55,7 @@ def run_cli(args, capsys):
 
 
 def test_good_file_is_valid(tmp_path):
-    [(path, result)] = validate([write(tmp_path, "good_p", GOOD)])
+    [(path, result)] = validate_paradigms([write(tmp_path, "good_p", GOOD)])
     assert isinstance(result, Paradigm) and result.uid == "good_p"
 
 
@@ -63,7 +63,7 @@ def test_good_file_is_valid(tmp_path):
 def test_each_broken_file_names_its_field_and_matches_load(tmp_path, uid):
     text, expected = BROKEN[uid]
     p = write(tmp_path, uid, text)
-    [(path, err)] = validate([p])
+    [(path, err)] = validate_paradigms([p])
     assert isinstance(err, GrammarError)
     assert str(err).startswith(f"{p}: ") and expected in str(err)
     with pytest.raises(GrammarError) as loaded:
