@@ -109,11 +109,11 @@ def run(args) -> int:
             sets[(uid, "blimp")] = blimp[uid]
         print(f"scoring {2 * sum(min(len(v), args.score_pairs) for v in sets.values())} sentences with "
               f"{args.model} ...", file=sys.stderr)
-        lps = fidelity.score_pairs(scorer, sets, args.score_pairs)
+        lps = fidelity.score_fidelity_pairs(scorer, sets, args.score_pairs)
         for r in rows:
             o, b = lps[(r.uid, "ours")], lps[(r.uid, "blimp")]
-            r.acc_ours = fidelity.pair_accuracy([g for g, _ in o], [x for _, x in o])
-            r.acc_blimp = fidelity.pair_accuracy([g for g, _ in b], [x for _, x in b])
+            r.acc_ours = fidelity.share_correct([g for g, _ in o], [x for _, x in o])
+            r.acc_blimp = fidelity.share_correct([g for g, _ in b], [x for _, x in b])
             r.scored_pairs = (len(o), len(b))
         if args.scores is not None:
             atomic_write(args.scores, scores_csv(sets, lps))
@@ -161,7 +161,7 @@ def report(args, rows, source, missing) -> str:
     lines += [("Words = runs of `[\\w']+` (punctuation excluded); mean ± population sd over good and bad "
                "sentences. Vocab share = BLiMP word types also used in our file, both cut to the same "
                "number of pairs."), "",
-              fidelity.markdown_table(rows, args.threshold), "",
+              fidelity.fidelity_table(rows, args.threshold), "",
               "**Summary.** " + fidelity.summary_line(rows, args.threshold)]
     if missing:
         lines.append(f"BLiMP paradigms with no generated counterpart: {', '.join(missing)}.")

@@ -6,7 +6,7 @@ make reading slower).
 
 Run it with `PYTHONPATH=<checkout>` to measure that checkout (it prints the commit). Two readings:
 
-  sets     `read_pairs(RUN)` and each set's `.frame` (what audit, `load_sets`, `to_frame` and evaluate read)
+  sets     `read_pair_sets(RUN)` and each set's `.frame` (what audit, `load_sets`, `to_frame` and evaluate read)
   files    every `<set>/<uid>.jsonl` by `read_run_file` (what publish and balance read)
 
 Each is timed `--repeat` times in this process; the median and the fastest are printed (CPU seconds,
@@ -31,9 +31,9 @@ def _commit() -> str:
 
 
 def read_sets(run: Path) -> int:
-    from fairpairs.pairsets import read_pairs
+    from fairpairs.pairsets import read_pair_sets
 
-    return sum(len(s.frame) for s in read_pairs(run).values())
+    return sum(len(s.frame) for s in read_pair_sets(run).values())
 
 
 def read_files(run: Path) -> int:

@@ -11,10 +11,9 @@ from __future__ import annotations
 import math
 import numbers
 import os
-import re
 from pathlib import Path
 
-from fairpairs.errors import Param, UsageError, UsageTypeError, VariableError, not_found
+from fairpairs.errors import Param, UsageError, UsageTypeError, not_found
 
 
 def count(value, name: str, minimum: int = 0, *, optional: bool = False) -> int | None:
@@ -81,58 +80,6 @@ def path(value, name: str, *, exists: bool = True, error: type = UsageError, wha
     if exists and not p.exists():
         raise not_found(error)(Param(name), f" {p}", value=p, reason=f"no such {what}")
     return p
-
-
-# ------------------------------------------------------------------ environment variables (FAIRPAIRS_*)
-# Written forms only, in ASCII: `str.isdigit` takes '²' (which `int` refuses) and `int`/`float`
-# take '١٢', '1_0', 'inf' and 'nan', none of which anyone means as a count or a time.
-_WHOLE = re.compile(r"[0-9]+")
-_DECIMAL = re.compile(r"[0-9]+(?:\.[0-9]*)?|\.[0-9]+")
-SWITCH_ON, SWITCH_OFF = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
-
-
-def _variable(name: str) -> tuple[str, str]:
-    raw = os.environ.get(name, "")
-    return raw, raw.strip()
-
-
-def variable_count(name: str, what: str, minimum: int = 1) -> int | None:
-    """The whole number >= `minimum` that environment variable `name` holds (`what` it counts),
-    None when it is unset or empty (the default applies); anything else is a `VariableError` naming
-    the variable and the form it takes (exit 2 in the CLI)."""
-    raw, value = _variable(name)
-    if not value:
-        return None
-    if _WHOLE.fullmatch(value) and int(value) >= minimum:
-        return int(value)
-    expected = f"a whole number of {what}, {minimum} or more"
-    raise VariableError(f"environment variable {name}={raw!r}: expected {expected} (e.g. {name}={max(minimum, 2)})",
-                        param=name, value=raw, expected=expected)
-
-
-def variable_seconds(name: str) -> float | None:
-    """The number of seconds > 0 (decimal, as 90 or 2.5) that environment variable `name` holds;
-    None when it is unset or empty; anything else is a `VariableError` as `variable_count`'s."""
-    raw, value = _variable(name)
-    if not value:
-        return None
-    if _DECIMAL.fullmatch(value) and 0 < float(value) < math.inf:
-        return float(value)
-    expected = "a number of seconds > 0"
-    raise VariableError(f"environment variable {name}={raw!r}: expected {expected} (e.g. {name}=60 or 2.5)",
-                        param=name, value=raw, expected=expected)
-
-
-def variable_switch(name: str, meaning: str) -> bool:
-    """Whether environment variable `name` is on (1, true, yes, on, in any case) rather than off
-    (0, false, no, off, empty or unset); any other value is a `VariableError` listing every value
-    it takes (`meaning`: what on means)."""
-    raw, value = _variable(name)
-    if value.lower() in SWITCH_ON or value.lower() in SWITCH_OFF + ("",):
-        return value.lower() in SWITCH_ON
-    expected = f"{', '.join(SWITCH_ON)} ({meaning}) or {', '.join(SWITCH_OFF)} or empty (the default)"
-    raise VariableError(f"environment variable {name}={raw!r}: expected {expected}", param=name, value=raw,
-                        expected=expected)
 
 
 def _iterable(value) -> bool:

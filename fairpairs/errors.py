@@ -204,7 +204,7 @@ class UsageError(FairpairsError, ValueError):
 
 class VariableError(UsageError):
     """An environment variable of fairpairs (FAIRPAIRS_WORKERS, FAIRPAIRS_DIST_TIMEOUT, ...) holds
-    a value it cannot use (`fairpairs.arguments.variable_count` and its siblings). The CLI shows
+    a value it cannot use (`fairpairs.environment`, which reads them all). The CLI shows
     it as one line naming the variable and the form it takes, exit 2 (a usage error, without a
     command's usage: the variable is none of its options)."""
 

@@ -1,6 +1,6 @@
-"""Reading pairs, once: `read_pairs(source)` turns any dataset into typed sets of pairs.
+"""Reading pairs, once: `read_pair_sets(source)` turns any dataset into typed sets of pairs.
 
-    sets = read_pairs("runs/blimp")            # a run folder: sets "original" and "debiased"
+    sets = read_pair_sets("runs/blimp")            # a run folder: sets "original" and "debiased"
     sets["debiased"].frame                     # uid, pair_id, sentence_good, sentence_bad, then every other field
     sets["debiased"].pairs                     # just those four columns
     sets.manifest                              # the run's typed manifest (None for other data)
@@ -112,7 +112,7 @@ class PairSets(Mapping):
 # ---------------------------------------------------------------------------- the one reader
 
 
-def read_pairs(source, columns: Columns = Columns(), *, name: str = "pairs", empty: bool = False) -> PairSets:
+def read_pair_sets(source, columns: Columns = Columns(), *, name: str = "pairs", empty: bool = False) -> PairSets:
     """`source` (a path, or in memory a DataFrame, PairRecords or dicts) as checked sets of pairs.
     In-memory data is one set called `name`, and messages name it as the caller's parameter.
     `empty`: a file or in-memory set of no pairs is a set of none (a run folder's paradigm that
@@ -137,7 +137,7 @@ def _read_path(p: Path, columns: Columns, empty: bool = False) -> PairSets:
 
 
 def dataset_paths(path: str | os.PathLike) -> list[Path]:
-    """The files and folders `read_pairs(path)` reads: the file; a run folder's set folders and
+    """The files and folders `read_pair_sets(path)` reads: the file; a run folder's set folders and
     manifest; any other folder as a whole. A command that writes must not write into these (the
     next read would take its output for data)."""
     p = Path(path)
@@ -192,14 +192,14 @@ def _set(name: str, rows: list[dict], origin: list[tuple[str, int]], *, where: P
 
 
 def read_run_file(path: Path) -> PairSet:
-    """One `<uid>.jsonl` of a run folder (`read_pairs` of the file; no rows: a paradigm that kept
+    """One `<uid>.jsonl` of a run folder (`read_pair_sets` of the file; no rows: a paradigm that kept
     no pair). Its rows are `PairRecord`s: every row has the fields every pair of `fairpairs
     generate` has and the optional ones the file's first row has, and its uid is the paradigm the
     file is named after (a row of another paradigm would be counted in the wrong one)."""
     from fairpairs.records import check_fields, pair_fields
 
     path = Path(path)
-    pairs = read_pairs(path, empty=True)[path.stem]
+    pairs = read_pair_sets(path, empty=True)[path.stem]
     for row, (_, line) in zip(pairs.rows, pairs.origin):
         if row["uid"] != path.stem:
             raise DatasetError(f"{path}:{line}: field 'uid' is {row['uid']!r} but the file is named {path.name}",

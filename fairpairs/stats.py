@@ -108,7 +108,7 @@ def newcombe_paired(a, b, level: float = LEVEL) -> Estimate:
     (1998b, method 10) interval from the Wilson intervals of the two margins and their correlation
     phi (continuity-corrected), and the exact McNemar p-value. Unlike a bootstrap, the interval
     keeps a width where no unit changed (n >= 1). NaN for n = 0. (With survey weights:
-    `fairpairs.survey.newcombe_paired`.)"""
+    `fairpairs.survey.newcombe_paired_weighted`.)"""
     a, b = check_paired(a, b)
     n = len(a)
     if n == 0:

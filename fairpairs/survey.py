@@ -5,7 +5,7 @@ figures.
 
 - `kish(w)`: the weights' total and Kish's effective sample size.
 - `weighted_wilson(x, w)`: a weighted share of 0/1 outcomes with its Wilson interval.
-- `newcombe_paired(a, b, w)`: a weighted paired difference with Newcombe's interval for paired
+- `newcombe_paired_weighted(a, b, w)`: a weighted paired difference with Newcombe's interval for paired
   proportions and the exact McNemar p-value.
 """
 
@@ -44,7 +44,7 @@ def weighted_wilson(x, w=None, level: float = LEVEL) -> Estimate:
     return Estimate(p, e.low, e.high, len(x), level=level)
 
 
-def newcombe_paired(a, b, w=None, level: float = LEVEL) -> Estimate:
+def newcombe_paired_weighted(a, b, w=None, level: float = LEVEL) -> Estimate:
     """`stats.newcombe_paired` (mean(b) - mean(a) of paired 0/1 outcomes) with survey weights `w`:
     the 2x2 table holds weighted counts scaled to Kish's effective size, and the McNemar p-value is
     computed on the unweighted discordant units (in the stratified evaluation every discordant

@@ -22,7 +22,7 @@ from fairpairs.control.balance_measures import SlotFeatures
 from fairpairs.control.loop import generate_debiased
 from fairpairs.control.replacement import ZIPF_KERNEL
 from fairpairs.generation.sampler import Sampler
-from fairpairs.generation.grammar import load_paradigm
+from fairpairs.generation.grammar import read_paradigm_file
 from fairpairs.tokenization.lengths import LengthMeter
 from fairpairs.generation.vocab import Vocabulary
 
@@ -114,7 +114,7 @@ def toy(tmp_path):
         critical:
           subj: {where: {kind: subj}}
     """))
-    return load_paradigm(path, vocab), vocab
+    return read_paradigm_file(path, vocab), vocab
 
 
 def test_tvd_of_a_slot_feature_by_hand(toy):
@@ -161,7 +161,7 @@ def names(tmp_path):
         critical:
           subj: {where: {kind: bad}}
     """))
-    return load_paradigm(path, vocab), vocab
+    return read_paradigm_file(path, vocab), vocab
 
 
 def test_contexts_are_kept_when_they_can_be_and_replacements_are_matched(names):

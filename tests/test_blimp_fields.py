@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 from fairpairs.errors import GrammarError
-from fairpairs.generation.grammar import load_paradigm
+from fairpairs.generation.grammar import read_paradigm_file
 from fairpairs.generation.prefixes import one_prefix, same_words, two_prefix
 from fairpairs.records import PAIR_FIELDS, PairRecord
 from tests.references import BLIMP_SAMPLE, REPO, blimp_files, blimp_rows
@@ -228,14 +228,14 @@ def test_a_wrong_declaration_is_one_error_naming_the_key(tmp_path, extra, key, m
     path = tmp_path / "t_methods.yaml"
     path.write_text(BASE + extra + "\n", encoding="utf-8")
     with pytest.raises(GrammarError, match=re.escape(f"t_methods.yaml: {key}: {message}")):
-        load_paradigm(path)
+        read_paradigm_file(path)
 
 
 def test_a_declaration_loads(tmp_path):
     path = tmp_path / "t_methods.yaml"
     path.write_text(BASE + "one_prefix: true\ntwo_prefix: [subj, often]\nlexically_identical: false\n",
                     encoding="utf-8")
-    p = load_paradigm(path)
+    p = read_paradigm_file(path)
     assert (p.one_prefix, p.two_prefix, p.lexically_identical) == (True, ("subj", "often"), False)
 
 
@@ -245,10 +245,10 @@ def test_two_prefix_false_or_null_says_the_method_is_not_allowed(tmp_path, value
     slot name'); `true` stays an error, since it names no word."""
     path = tmp_path / "t_methods.yaml"
     path.write_text(BASE + f"two_prefix: {value}\n", encoding="utf-8")
-    assert load_paradigm(path).two_prefix == ()
+    assert read_paradigm_file(path).two_prefix == ()
     path.write_text(BASE + "two_prefix: true\n", encoding="utf-8")
     with pytest.raises(GrammarError, match="two_prefix: expected a slot name"):
-        load_paradigm(path)
+        read_paradigm_file(path)
 
 
 def test_a_run_records_the_paradigm_file_as_it_was_read(tmp_path):
@@ -267,7 +267,7 @@ def test_a_run_records_the_paradigm_file_as_it_was_read(tmp_path):
 
     path = tmp_path / "t_methods.yaml"
     path.write_text(BASE, encoding="utf-8")
-    p = load_paradigm(path)
+    p = read_paradigm_file(path)
     want = hashlib.sha256(json.dumps(yaml.safe_load(BASE), sort_keys=True, ensure_ascii=False,
                                      separators=(",", ":")).encode("utf-8")).hexdigest()
     path.write_text(BASE + "description: edited while the run went on\n", encoding="utf-8")

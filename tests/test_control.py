@@ -18,7 +18,7 @@ from tokenizers import Tokenizer
 
 from fairpairs.control.loop import generate_debiased, generate_original
 from fairpairs.generation.sampler import Sampler
-from fairpairs.generation.grammar import load_paradigm
+from fairpairs.generation.grammar import read_paradigm_file
 from fairpairs.generation.selection import grammar_files
 from fairpairs.control.search import Searcher
 from fairpairs.tokenization.lengths import LengthMeter
@@ -55,7 +55,7 @@ def n_tokens(tok: Tokenizer, text: str) -> int:
 
 
 def paradigm(uid: str):
-    return load_paradigm(next(f for f in grammar_files() if f.stem == uid), default_vocabulary())
+    return read_paradigm_file(next(f for f in grammar_files() if f.stem == uid), default_vocabulary())
 
 
 # ------------------------------------------------------------------ a hand-built vocabulary
@@ -92,7 +92,7 @@ def tiny_paradigm(tmp_path, vocab):
     """)
     path = tmp_path / "tiny_names.yaml"
     path.write_text(src)
-    return load_paradigm(path, vocab)
+    return read_paradigm_file(path, vocab)
 
 
 def test_search_finds_a_match_whenever_one_exists(tmp_path, tiny):
@@ -269,7 +269,7 @@ def test_impossible_contrast_fails_fast_with_a_clear_error(tmp_path, tiny, strat
     src = p.path.read_text().replace("subj: {where: {kind: good}}", f"subj: {{where: {{expression: {short_goods}}}}}")
     src = src.replace("subj: {where: {kind: bad}}", f"subj: {{where: {{expression: {long_names}}}}}")
     p.path.write_text(src)
-    p = load_paradigm(p.path, tiny)
+    p = read_paradigm_file(p.path, tiny)
     # the set ends short, empty, with the error a strict run raises (a run keeps its other paradigms)
     res = generate_debiased(Sampler(p, tiny, 0), 10, [meter], strategy=strategy)
     assert res.pairs == [] and isinstance(res.short, GrammarError)
@@ -283,7 +283,7 @@ def test_records_name_only_the_critical_words_the_sentences_show():
     switching = [f for f in grammar_files() if "{% if" in f.read_text()]
     assert len(switching) >= 10
     for f in switching:
-        p = load_paradigm(f, vocab)
+        p = read_paradigm_file(f, vocab)
         if not p.critical:
             continue
         s = Sampler(p, vocab, 1)

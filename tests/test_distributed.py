@@ -366,6 +366,9 @@ def test_failure_on_one_rank_stops_all_and_writes_nothing(launch):
     text = proc.stderr + launch["proc"].stderr
     frames = [l.strip() for l in text.splitlines() if l.strip().startswith("File ")]
     assert not [f for f in frames if any(f.startswith(f'File "{p}{os.sep}') for p in our_package_folders())], frames
+    written = [p for p in out.rglob("*") if p.is_file()] if out.exists() else []
+    # only the saved batches (and the markers of the report and cache folders, which are ours)
+    assert not [p for p in written if ".parts" not in str(p) and p.name != ".fairpairs"], written
 
 
 def our_package_folders() -> set[str]:
@@ -375,9 +378,6 @@ def our_package_folders() -> set[str]:
 
     found = {REPO / "fairpairs", Path(fairpairs.__file__).parent}
     return {str(p) for p in found} | {str(p.resolve()) for p in found}
-    written = [p for p in out.rglob("*") if p.is_file()] if out.exists() else []
-    # only the saved batches (and the markers of the report and cache folders, which are ours)
-    assert not [p for p in written if ".parts" not in str(p) and p.name != ".fairpairs"], written
 
 
 # ---------------------------------------------------------------------------- resume

@@ -141,11 +141,11 @@ def test_the_english_vocabulary_is_blimp_then_the_extension(blimp):
 
 
 def test_an_original_set_draws_no_extension_word():
-    from fairpairs.generation.grammar import load_paradigm
+    from fairpairs.generation.grammar import read_paradigm_file
     from fairpairs.generation.sampler import Sampler
 
     vocab = default_vocabulary()
-    p = load_paradigm(ROOT / "grammars" / "determiner_noun_agreement_irregular_1.yaml")
+    p = read_paradigm_file(ROOT / "grammars" / "determiner_noun_agreement_irregular_1.yaml")
     s = Sampler(p, vocab, 0)
     ext = vocab.extension_words()
     words = {f.word for k in range(300) if (q := s.draw(k, will_change=False)) is not None for f in q.good.values()}

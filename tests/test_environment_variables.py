@@ -10,6 +10,9 @@ exit 1, and the switch's message listed only 1 and 0.)"""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
 GEN = ["generate", "--paradigms", "causative,transitive", "--pairs", "3", "--models", "gpt2", "--quiet"]
@@ -67,11 +70,11 @@ def test_a_dist_timeout_that_is_no_time_is_one_usage_line(value, fairpairs_cli, 
 
 def test_empty_timeouts_are_the_defaults_and_decimals_are_taken(monkeypatch):
     from fairpairs.errors import VariableError
-    from fairpairs.io.network import DEFAULT_HUB_TIMEOUT, hub_timeout
-    from fairpairs.scoring.launch import DEFAULT_TIMEOUT, timeout_seconds
+    from fairpairs.io.network import hub_timeout
+    from fairpairs.scoring.launch import timeout_seconds
 
-    for variable, read, default in (("FAIRPAIRS_HUB_TIMEOUT", hub_timeout, DEFAULT_HUB_TIMEOUT),
-                                    ("FAIRPAIRS_DIST_TIMEOUT", timeout_seconds, DEFAULT_TIMEOUT)):
+    for variable, read, default in (("FAIRPAIRS_HUB_TIMEOUT", hub_timeout, 60),        # (docs/environment.md)
+                                    ("FAIRPAIRS_DIST_TIMEOUT", timeout_seconds, 1800)):
         monkeypatch.setenv(variable, "")
         assert read() == default
         monkeypatch.setenv(variable, " 2.5 ")
@@ -98,3 +101,58 @@ def test_every_value_the_progress_switch_lists_is_taken(value, fairpairs_cli, tm
     proc = fairpairs_cli(*GEN[:-1], "--out", tmp_path / "run")
     assert proc.returncode == 0, proc.stderr
     assert ("generating 2 paradigms" in proc.stderr) == (value.strip().lower() != "yes")
+
+
+# issue 50: one module defines every variable (fairpairs.environment) and one page lists them
+DOCS = Path(__file__).resolve().parents[1] / "docs" / "environment.md"
+PACKAGE = Path(__file__).resolve().parents[1] / "fairpairs"
+NAME = re.compile(r"FAIRPAIRS_[A-Z0-9_]+")
+
+
+def test_the_docs_page_lists_every_variable_with_its_default_and_form():
+    """Each variable of `fairpairs.environment.VARIABLES` is a row of docs/environment.md with the
+    default and the values it takes that the module says (a variable added without its row, or a
+    default changed in one place only, fails), and the page's table names no other variable."""
+    from fairpairs.environment import VARIABLES
+
+    text = DOCS.read_text()
+    rows = {m.group(1): m.group(0) for m in re.finditer(r"^\| `(FAIRPAIRS_[A-Z_]+)` \|.*$", text, re.M)}
+    assert set(rows) == {v.name for v in VARIABLES}
+    for v in VARIABLES:
+        assert rows[v.name].startswith(f"| `{v.name}` | {v.default} | {v.takes} | "), (v.name, rows[v.name])
+    assert "docs/environment.md" in (DOCS.parents[1] / "README.md").read_text()
+
+
+def test_every_variable_the_package_names_is_one_it_reads():
+    """A FAIRPAIRS_* name in any module's code, docstring or message is a variable of
+    `fairpairs.environment` (a message or a docstring naming a variable nobody reads, or an old name,
+    fails), and the module's variables are the seven docs/environment.md lists by hand."""
+    from fairpairs.environment import VARIABLES
+
+    known = {v.name for v in VARIABLES}
+    unknown = sorted({f"{p.relative_to(PACKAGE.parent)}: {name}" for p in PACKAGE.rglob("*.py")
+                      for name in NAME.findall(p.read_text()) if name not in known})
+    assert not unknown, unknown
+    assert known == {"FAIRPAIRS_WORKERS", "FAIRPAIRS_HUB_TIMEOUT", "FAIRPAIRS_DIST_TIMEOUT", "FAIRPAIRS_MODEL_CACHE",
+                     "FAIRPAIRS_DISABLE_PROGRESS_BARS", "FAIRPAIRS_TOKENIZER_MAP", "FAIRPAIRS_TOKENIZER_CACHE"}
+
+
+@pytest.mark.parametrize(("variable", "value", "expected"), [
+    ("FAIRPAIRS_TOKENIZER_CACHE", None, "xdg/fairpairs/tokenizers"), ("FAIRPAIRS_TOKENIZER_CACHE", "", None),
+    ("FAIRPAIRS_TOKENIZER_CACHE", " OFF ", None), ("FAIRPAIRS_TOKENIZER_CACHE", "~/c", "HOME/c"),
+    ("FAIRPAIRS_MODEL_CACHE", None, "xdg/fairpairs/models"), ("FAIRPAIRS_MODEL_CACHE", " ", "xdg/fairpairs/models"),
+    ("FAIRPAIRS_MODEL_CACHE", " ~/m ", "HOME/m"), ("FAIRPAIRS_TOKENIZER_MAP", None, None),
+    ("FAIRPAIRS_TOKENIZER_MAP", "", None), ("FAIRPAIRS_TOKENIZER_MAP", "~/map.yaml", "HOME/map.yaml")])
+def test_the_folders_and_the_map_as_docs_environment_md_says(variable, value, expected, monkeypatch, tmp_path):
+    """The path variables' defaults and special values, by hand from docs/environment.md (the
+    tokenizer cache: set but empty is no cache; the model cache: empty is the default)."""
+    from fairpairs.environment import VARIABLES
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    monkeypatch.setenv("HOME", str(tmp_path))
+    if value is None:
+        monkeypatch.delenv(variable, raising=False)
+    else:
+        monkeypatch.setenv(variable, value)
+    got = next(v for v in VARIABLES if v.name == variable).read()
+    assert got == (None if expected is None else tmp_path / expected.replace("HOME/", ""))

@@ -166,7 +166,7 @@ def test_evaluate_names_its_models_option(tmp_path, fairpairs_cli):
 
 
 def test_library_checks_normalize_once_with_each_allowed_set():
-    from fairpairs.analysis.reported import parse_normalize as evaluate_parse
+    from fairpairs.analysis.reported import parse_reported as evaluate_parse
     from fairpairs.scoring.normalize import parse_normalize
 
     assert parse_normalize("morcela") == ("morcela",)

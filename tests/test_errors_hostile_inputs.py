@@ -193,21 +193,22 @@ def test_morcela_counts_dropped_rows_and_refuses_degenerate_fits(tmp_path):
     rows += [("Dropped one.", "abc"), ("Dropped two.", "NaN"), ("Dropped three.", "")]
     f = tmp_path / "j.csv"
     pd.DataFrame(rows, columns=["sentence", "judgment"]).to_csv(f, index=False)
-    sents, ys, dropped = mc.read_judgments_counted(f)
+    judgments = mc.load_judgments(f)
+    sents, dropped = judgments.sentences, judgments.dropped
     assert len(sents) == 12 and dropped == {"a missing or NaN judgment": 2, "a non-numeric judgment": 1}
 
     f_inf = tmp_path / "inf.csv"
     pd.DataFrame(rows[:12] + [("Too good.", "inf")], columns=["sentence", "judgment"]).to_csv(f_inf, index=False)
     with pytest.raises(FairpairsError, match=r"infinite \(inf\)"):
-        mc.read_judgments_counted(f_inf)
+        mc.load_judgments(f_inf)
 
     rng = np.random.default_rng(0)
     p, u, n = rng.normal(-30, 5, 20), rng.normal(-40, 5, 20), rng.integers(4, 12, 20).astype(float)
     with pytest.raises(FairpairsError, match="judgments are equal"):
-        mc.fit(p, u, n, np.full(20, 0.5))
+        mc.fit_terms(p, u, n, np.full(20, 0.5))
     with pytest.raises(FairpairsError, match="degenerate"):      # p proportional to u, same length
-        mc.fit(p, 2 * p, np.full(20, 6.0), rng.normal(size=20))
-    fit = mc.fit(p, u, n, rng.normal(size=20))                   # a well-posed fit still works
+        mc.fit_terms(p, 2 * p, np.full(20, 6.0), rng.normal(size=20))
+    fit = mc.fit_terms(p, u, n, rng.normal(size=20))                   # a well-posed fit still works
     assert np.isfinite([fit.beta, fit.gamma]).all()
 
 
@@ -383,13 +384,13 @@ def test_draw_budget_fails_fast_and_max_draws_is_a_hard_limit(tmp_path, fairpair
     # every unit of work (a draw or a redraw) is counted against the limit, one by one
     from fairpairs.control.loop import generate_debiased
     from fairpairs.generation.sampler import Sampler
-    from fairpairs.generation.grammar import load_paradigm
+    from fairpairs.generation.grammar import read_paradigm_file
     from fairpairs.generation.selection import grammar_files
     from fairpairs.tokenization.lengths import LengthMeter
     from fairpairs.generation.vocab import default_vocabulary
 
     vocab = default_vocabulary()
-    para = load_paradigm(next(f for f in grammar_files() if f.stem == UID), vocab)
+    para = read_paradigm_file(next(f for f in grammar_files() if f.stem == UID), vocab)
     meters = [LengthMeter("gpt2"), LengthMeter("bert-base-cased")]
     for limit in (5, 9, 23, 60):
         sampler = Sampler(para, vocab, seed=3)

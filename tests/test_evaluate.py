@@ -8,8 +8,8 @@ import math
 import pandas as pd
 import pytest
 
-from fairpairs.analysis.evaluation import Settings, analyse, cached_scores, evaluate, length_fit, pair_scores
-from fairpairs.analysis.reported import parse_normalize
+from fairpairs.analysis.evaluation import Settings, analyse, cached_scores, evaluate_sets, length_fit, pair_scores
+from fairpairs.analysis.reported import parse_reported
 from fairpairs.analysis.report import split_markdown, write_report
 from fairpairs.errors import FairpairsError
 
@@ -180,24 +180,24 @@ def test_cache_hit_does_not_rescore(tmp_path):
 
     CountingScorer.calls = 0
     settings = Settings(normalize=("lp", "mean_lp"))
-    r1 = evaluate(sets, ["toy"], settings, tmp_path / "cache", load_scorer=loader)
+    r1 = evaluate_sets(sets, ["toy"], settings, tmp_path / "cache", load_scorer=loader)
     assert CountingScorer.calls == 1 and r1.cache_hits == {"toy": False}
     cached = list((tmp_path / "cache").glob("*.parquet"))
     assert len(cached) == 1
-    r2 = evaluate(sets, ["toy"], settings, tmp_path / "cache", load_scorer=loader)
+    r2 = evaluate_sets(sets, ["toy"], settings, tmp_path / "cache", load_scorer=loader)
     assert CountingScorer.calls == 1 and loads == ["toy"] and r2.cache_hits == {"toy": True}
     pd.testing.assert_frame_equal(r1.accuracy, r2.accuracy)
     # "a b." (4 chars) beats "a bbb." (6 chars); "a bb c." ties "a b cc." on lp (7 chars each)
     assert r1.accuracy.set_index(["uid", "normalization"]).loc[("u", "lp"), ["n_correct", "n_ties"]].tolist() == [1, 1]
     # a damaged cache file is re-scored, not an error
     cached[0].write_bytes(b"PAR1 truncated")
-    evaluate(sets, ["toy"], settings, tmp_path / "cache", load_scorer=loader)
+    evaluate_sets(sets, ["toy"], settings, tmp_path / "cache", load_scorer=loader)
     assert CountingScorer.calls == 2
     # other settings or other sentences are a miss
-    evaluate(sets, ["toy"], Settings(normalize=("lp",), pll="original"), tmp_path / "cache", load_scorer=loader)
+    evaluate_sets(sets, ["toy"], Settings(normalize=("lp",), pll="original"), tmp_path / "cache", load_scorer=loader)
     assert CountingScorer.calls == 3
     sets["original"].loc[1, "sentence_bad"] = "a c."
-    evaluate(sets, ["toy"], settings, tmp_path / "cache", load_scorer=loader)
+    evaluate_sets(sets, ["toy"], settings, tmp_path / "cache", load_scorer=loader)
     assert CountingScorer.calls == 4 and len(list((tmp_path / "cache").glob("*.parquet"))) == 3
 
 
@@ -212,6 +212,6 @@ def test_scorer_without_requested_column_is_an_error(tmp_path):
 
 
 def test_parse_normalize():
-    assert parse_normalize("lp, slor,lp") == ("lp", "slor")
+    assert parse_reported("lp, slor,lp") == ("lp", "slor")
     with pytest.raises(ValueError, match="^normalize: unknown normalisation 'mean' .*known: lp, mean_lp, pen_lp, slor, tcf_lp"):  # a library error names the parameter
-        parse_normalize("lp,mean")
+        parse_reported("lp,mean")

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from tokenizers import Tokenizer
 
-from fairpairs.analysis.evaluation import Settings, default_loader, evaluate
+from fairpairs.analysis.evaluation import Settings, default_loader, evaluate_sets
 from references import blimp_rows, reference_tokenizer
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -139,8 +139,8 @@ def test_cache_hit_does_not_call_the_real_scorer(models, run_dir, tmp_path):
 
     sets = load_sets(run_dir)
     settings = Settings(normalize=("lp", "pen_lp"))
-    r1 = evaluate(sets, [models["gpt2"]], settings, tmp_path / "c", load_scorer=loader)
-    r2 = evaluate(sets, [models["gpt2"]], settings, tmp_path / "c", load_scorer=loader)
+    r1 = evaluate_sets(sets, [models["gpt2"]], settings, tmp_path / "c", load_scorer=loader)
+    r2 = evaluate_sets(sets, [models["gpt2"]], settings, tmp_path / "c", load_scorer=loader)
     assert calls == {"load": 1, "score": 1}
     assert list(r2.cache_hits.values()) == [True]
     pd.testing.assert_frame_equal(r1.pairs, r2.pairs)

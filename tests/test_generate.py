@@ -9,7 +9,7 @@ import pytest
 
 from fairpairs.control.loop import generate_debiased, generate_original
 from fairpairs.generation.sampler import Sampler
-from fairpairs.generation.grammar import load_paradigm
+from fairpairs.generation.grammar import read_paradigm_file
 from fairpairs.generation.selection import grammar_files
 from fairpairs.tokenization.lengths import LengthMeter
 from fairpairs.generation.vocab import default_vocabulary
@@ -111,7 +111,7 @@ def differing_tokens(good, bad):
 
 @pytest.mark.parametrize("uid", UIDS)
 def test_paradigm_pairs(uid, vocab, rows, independent, meters):
-    p = load_paradigm(FILES[UIDS.index(uid)], vocab)
+    p = read_paradigm_file(FILES[UIDS.index(uid)], vocab)
     s = Sampler(p, vocab, 0)
     orig = generate_original(s, 200, meters)
     deb = generate_debiased(s, 200, meters, max_retries=10)
@@ -152,7 +152,7 @@ def test_paradigm_pairs(uid, vocab, rows, independent, meters):
 
 def test_determiner_noun_agreement_invariant(vocab):
     """Hand-written check: the demonstrative's number matches the noun in good, not in bad."""
-    p = load_paradigm([f for f in FILES if f.stem == "determiner_noun_agreement_1"][0], vocab)
+    p = read_paradigm_file([f for f in FILES if f.stem == "determiner_noun_agreement_1"][0], vocab)
     s = Sampler(p, vocab, 3)
     number = {"this": "sg", "that": "sg", "these": "pl", "those": "pl"}
     df = vocab.df
@@ -164,7 +164,7 @@ def test_determiner_noun_agreement_invariant(vocab):
 
 
 def test_output_independent_of_chunk_size(vocab):
-    p = load_paradigm([f for f in FILES if f.stem == "determiner_noun_agreement_1"][0], vocab)
+    p = read_paradigm_file([f for f in FILES if f.stem == "determiner_noun_agreement_1"][0], vocab)
     meters = [LengthMeter(m) for m in CONTROL]
     a = generate_debiased(Sampler(p, vocab, 5), 60, meters, chunk=7)
     b = generate_debiased(Sampler(p, vocab, 5), 60, meters, chunk=256)
@@ -173,7 +173,7 @@ def test_output_independent_of_chunk_size(vocab):
 
 
 def test_debiased_good_sentences_follow_the_original_stream(vocab):
-    p = load_paradigm([f for f in FILES if f.stem == "determiner_noun_agreement_1"][0], vocab)
+    p = read_paradigm_file([f for f in FILES if f.stem == "determiner_noun_agreement_1"][0], vocab)
     meters = [LengthMeter(m) for m in CONTROL]
     s = Sampler(p, vocab, 0)
     orig = {x.k: x.sentence_good for x in generate_original(s, 300, meters).pairs}

@@ -5,7 +5,7 @@ import textwrap
 import pytest
 
 from fairpairs.errors import GrammarError
-from fairpairs.generation.grammar import load_paradigm
+from fairpairs.generation.grammar import read_paradigm_file
 
 GOOD = """
 uid: {uid}
@@ -37,7 +37,7 @@ def write(tmp_path, text, uid="t_paradigm"):
 
 
 def test_valid_file_loads(tmp_path):
-    p = load_paradigm(write(tmp_path, GOOD))
+    p = read_paradigm_file(write(tmp_path, GOOD))
     assert p.order.index("verb") < p.order.index("subj") and p.order.index("obj") < p.order.index("dem")
     assert list(p.critical) == ["obj"]
 
@@ -71,7 +71,7 @@ def test_malformed_file_errors(tmp_path, old, new, key, text):
     assert old in src, old
     path = write(tmp_path, src.replace(old, new, 1))
     with pytest.raises(GrammarError) as err:
-        load_paradigm(path)
+        read_paradigm_file(path)
     msg = str(err.value)
     assert msg.startswith(f"{path}: {key}: "), msg
     assert text in msg
@@ -81,7 +81,7 @@ def test_malformed_file_errors(tmp_path, old, new, key, text):
 def test_yaml_syntax_error_names_line(tmp_path):
     path = write(tmp_path, "uid: t_paradigm\nslots: {a: [\n")
     with pytest.raises(GrammarError, match=r"t_paradigm.yaml: YAML syntax error \(line \d+\)"):
-        load_paradigm(path)
+        read_paradigm_file(path)
 
 
 def test_unsatisfiable_paradigm_is_an_error_not_a_hang(tmp_path):
@@ -92,7 +92,7 @@ def test_unsatisfiable_paradigm_is_an_error_not_a_hang(tmp_path):
 
     src = textwrap.dedent(GOOD).format(uid="t_paradigm").replace(
         "takes: {arg_1: obj}", "takes: {arg_1: obj}\n    rejects: {arg_1: obj}")
-    p = load_paradigm(write(tmp_path, src))
+    p = read_paradigm_file(write(tmp_path, src))
     with pytest.raises(GrammarError, match=r"slots.dem: unsatisfiable: \d+ draws gave no valid pair"):
         generate_original(Sampler(p, default_vocabulary(), 0), 10, [])
 
@@ -100,9 +100,9 @@ def test_unsatisfiable_paradigm_is_an_error_not_a_hang(tmp_path):
 def test_reorder_declaration_checked(tmp_path):
     src = textwrap.dedent(GOOD).format(uid="t_paradigm").replace("critical:\n  obj: {form: other_number}", "critical: {}\nreorder: true")
     with pytest.raises(GrammarError, match="reorder: true but the good and bad templates are identical"):
-        load_paradigm(write(tmp_path, src))
+        read_paradigm_file(write(tmp_path, src))
     src2 = src.replace('template: "', 'good: "').replace('.\"\n', '."\nbad: "{{ dem }} {{ subj }} {{ verb }} {{ obj }}."\n', 1)
-    p = load_paradigm(write(tmp_path, src2))
+    p = read_paradigm_file(write(tmp_path, src2))
     assert p.reorder and not p.critical
 
 
@@ -111,7 +111,7 @@ def test_literal_slots(tmp_path):
     src = src.replace("slots:\n", "slots:\n  adv:\n    text: [often, '']\n", 1)
     src = src.replace('template: "', 'template: "{{ adv }} ')
     src = src.replace("critical:\n  obj: {form: other_number}", "critical:\n  adv: {text: [seldom]}")
-    p = load_paradigm(write(tmp_path, src))
+    p = read_paradigm_file(write(tmp_path, src))
     from fairpairs.generation.sampler import Sampler
     from fairpairs.generation.vocab import default_vocabulary
 
@@ -125,7 +125,7 @@ def test_literal_slots(tmp_path):
     for spec in ("{fills: verb.arg_2}", "{where: {category: N}, form: other_number}"):
         bad = src.replace("critical:\n  adv: {text: [seldom]}", f"critical:\n  adv: {spec}")
         with pytest.raises(GrammarError, match=r"critical.adv: a literal \(text\) slot whose bad filler"):
-            load_paradigm(write(tmp_path, bad))
+            read_paradigm_file(write(tmp_path, bad))
 
 
 def test_words_that_appear_or_disappear(tmp_path):
@@ -142,7 +142,7 @@ def test_words_that_appear_or_disappear(tmp_path):
     src = src.replace("critical:\n  obj: {form: other_number}",
                       "critical:\n  adj: {where: {category: N/N, category_2: Adj}, takes: {arg_1: obj}}\n"
                       "  adv: {text: ['']}")
-    p = load_paradigm(write(tmp_path, src))
+    p = read_paradigm_file(write(tmp_path, src))
     s = Sampler(p, vocab, 0)
     pairs = [x for x in (s.draw(k) for k in range(60)) if x]
     assert len(pairs) > 30
@@ -157,21 +157,21 @@ def test_words_that_appear_or_disappear(tmp_path):
     # no other critical slot may refer to a slot whose bad filler is a literal
     bad = src.replace("  adv: {text: ['']}", "  adv: {text: ['']}\n  obj: {form: other_number, differ: {adv: [sg]}}")
     with pytest.raises(GrammarError, match=r"critical.obj: refers to 'adv', whose bad filler is a literal"):
-        load_paradigm(write(tmp_path, bad))
+        read_paradigm_file(write(tmp_path, bad))
 
 
 def test_plain_templates_render_like_jinja():
     """Templates without Jinja logic skip Jinja2 at render time: same output as Jinja2 itself."""
     import jinja2
 
-    from fairpairs.generation.grammar import load_paradigm
+    from fairpairs.generation.grammar import read_paradigm_file
     from fairpairs.generation.slots import PlainTemplate
     from fairpairs.generation.selection import grammar_files
 
     env = jinja2.Environment(undefined=jinja2.StrictUndefined)
     plain = 0
     for path in grammar_files():
-        p = load_paradigm(path)
+        p = read_paradigm_file(path)
         for tpl, src in ((p.good_template, p.good_source), (p.bad_template, p.bad_source)):
             if isinstance(tpl, PlainTemplate):
                 plain += 1
@@ -186,13 +186,14 @@ def test_paradigm_set_matches_blimp():
     per phenomenon, fields from a fixed set, BLiMP's 'syntax/semantics' spelt syntax_semantics."""
     import csv
 
-    from fairpairs.generation.selection import load_all
+    from fairpairs.generation.grammar import read_paradigm_file
+    from fairpairs.generation.selection import grammar_files
     from references import BLIMP_PARADIGMS
 
     with open(BLIMP_PARADIGMS, newline="", encoding="utf-8") as fh:
         table = {r["uid"]: r for r in csv.DictReader(fh, delimiter="\t")}
     assert len(table) == 67
-    ps = load_all()
+    ps = {p.stem: read_paradigm_file(p) for p in grammar_files()}     # every bundled English paradigm, by UID
     standard = {u for u, p in ps.items() if p.standard}
     assert standard == set(table)
     assert set(ps) - standard == {"coordinate_structure_constraint_subject_extraction",

@@ -3,7 +3,7 @@
 import pytest
 
 from fairpairs.errors import GrammarError
-from fairpairs.generation.grammar import load_paradigm
+from fairpairs.generation.grammar import read_paradigm_file
 from fairpairs.generation.includes import merge
 from fairpairs.generation.selection import grammar_files
 from fairpairs.io.paths import data_dir
@@ -67,8 +67,8 @@ def test_merge_rule_by_hand():
 
 def test_use_merges_local_keys_over_the_definition(tmp_path):
     write(tmp_path, "_defs.yaml", SHARED_DEFS)
-    explicit = load_paradigm(write(tmp_path, "explicit_p.yaml", EXPLICIT))
-    via = load_paradigm(write(tmp_path, "via_defs.yaml", VIA_DEFS))
+    explicit = read_paradigm_file(write(tmp_path, "explicit_p.yaml", EXPLICIT))
+    via = read_paradigm_file(write(tmp_path, "via_defs.yaml", VIA_DEFS))
     vocab = default_vocabulary()
     a = via.slots["aux"]
     assert a.base.tolist() == explicit.slots["aux"].base.tolist()
@@ -83,7 +83,7 @@ def test_use_merges_local_keys_over_the_definition(tmp_path):
 def test_user_paradigm_can_include_the_bundled_common_file(tmp_path):
     text = VIA_DEFS.replace("_defs.yaml", "_common.yaml").replace("    where_not: {expression: ''}      # replaces "
                                                                   "the definition's where_not value for expression\n", "")
-    p = load_paradigm(write(tmp_path, "user_p.yaml", text))
+    p = read_paradigm_file(write(tmp_path, "user_p.yaml", text))
     vocab = default_vocabulary()
     cat, neg = vocab.column("category"), vocab.column("negated")
     assert p.slots["aux"].base.tolist() == [i for i in range(len(vocab)) if cat[i] == AUX_CATEGORY and neg[i] == "0"]
@@ -94,33 +94,33 @@ def test_include_cycle_is_one_error_naming_the_files(tmp_path):
     write(tmp_path, "_b.yaml", "include: _a.yaml\n")
     p = write(tmp_path, "cyc.yaml", VIA_DEFS.replace("_defs.yaml", "_a.yaml"))
     with pytest.raises(GrammarError, match=r"include: cycle _a\.yaml -> _b\.yaml -> _a\.yaml"):
-        load_paradigm(p)
+        read_paradigm_file(p)
 
 
 def test_self_include_is_a_cycle(tmp_path):
     p = write(tmp_path, "selfinc.yaml", VIA_DEFS.replace("_defs.yaml", "selfinc.yaml"))
     with pytest.raises(GrammarError, match=r"selfinc\.yaml: include: cycle selfinc\.yaml -> selfinc\.yaml"):
-        load_paradigm(p)
+        read_paradigm_file(p)
 
 
 def test_missing_include_names_both_files(tmp_path):
     p = write(tmp_path, "miss.yaml", VIA_DEFS.replace("_defs.yaml", "_nowhere.yaml"))
     with pytest.raises(GrammarError, match=r"miss\.yaml: include: _nowhere\.yaml not found"):
-        load_paradigm(p)
+        read_paradigm_file(p)
 
 
 def test_broken_included_file_is_named(tmp_path):
     write(tmp_path, "_defs.yaml", "defs: {aux: [unclosed\n")
     p = write(tmp_path, "brk.yaml", VIA_DEFS)
     with pytest.raises(GrammarError, match=r"_defs\.yaml: YAML syntax error"):
-        load_paradigm(p)
+        read_paradigm_file(p)
 
 
 def test_unknown_definition(tmp_path):
     write(tmp_path, "_defs.yaml", SHARED_DEFS)
     p = write(tmp_path, "unk.yaml", VIA_DEFS.replace("use: aux", "use: auxx"))
     with pytest.raises(GrammarError, match=r"unk\.yaml: slots\.aux\.use: unknown definition 'auxx' \(defs: aux\)"):
-        load_paradigm(p)
+        read_paradigm_file(p)
 
 
 def test_include_file_is_not_a_paradigm(tmp_path):
@@ -128,7 +128,7 @@ def test_include_file_is_not_a_paradigm(tmp_path):
     write(tmp_path, "via_defs.yaml", VIA_DEFS)
     assert [p.name for p in grammar_files(tmp_path)] == ["via_defs.yaml"]
     with pytest.raises(GrammarError, match="include file, not a paradigm"):
-        load_paradigm(tmp_path / "_defs.yaml")
+        read_paradigm_file(tmp_path / "_defs.yaml")
 
 
 def test_bundled_grammars_share_the_auxiliary_definition():

@@ -8,11 +8,11 @@ import pytest
 
 import fairpairs as fp
 from fairpairs.errors import GrammarError, UsageError, VocabularyError
-from fairpairs.generation.grammar import load_paradigm
+from fairpairs.generation.grammar import read_paradigm_file
 from fairpairs.generation.selection import paradigm_index, select_paradigms
 from fairpairs.generation.languages import Language, get_language, register
 from fairpairs.generation.languages import de, fr
-from fairpairs.generation.vocab import load_vocabulary
+from fairpairs.generation.vocab import read_vocabulary
 
 FIX = Path(__file__).parent / "fixtures" / "languages"
 
@@ -113,7 +113,7 @@ def test_registry():
 
 # ---------------------------------------------------------------- language tables
 def test_language_table_lemma_links_forms():
-    v = load_vocabulary(FIX / "fr_tiny.csv", "fr")
+    v = read_vocabulary(FIX / "fr_tiny.csv", "fr")
     assert v.language == "fr"
     auteur = int(v.rows_for("auteur")[0])
     assert v.expressions[v.other_number(auteur)] == "auteurs"
@@ -122,7 +122,7 @@ def test_language_table_lemma_links_forms():
     assert sorted(v.expressions[v.lexeme(parlent)]) == ["parle", "parlent"]
     assert v.other_number(int(v.rows_for("héros")[0])) is None
     # a German noun keeps its case: the dative plural of the dative singular
-    d = load_vocabulary(FIX / "de_tiny.csv", "de")
+    d = read_vocabulary(FIX / "de_tiny.csv", "de")
     assert d.expressions[d.other_number(int(d.rows_for("Wächter")[0]))] == "Wächtern"
 
 
@@ -131,10 +131,10 @@ def test_language_table_checks(tmp_path):
     p = tmp_path / "t.csv"
     p.write_text(text.replace("auteurs,auteur,N,3,pl", "auteurs,auteur,N,3,plural"), encoding="utf-8")
     with pytest.raises(VocabularyError, match=r"t.csv: line 6 \(expression 'auteurs'\): number: 'plural' is not one of"):
-        load_vocabulary(p, "fr")
+        read_vocabulary(p, "fr")
     p.write_text(text.replace(",case,", ",kase,"), encoding="utf-8")
     with pytest.raises(VocabularyError, match=r"t.csv: missing column\(s\) case"):
-        load_vocabulary(p, "fr")
+        read_vocabulary(p, "fr")
 
 
 # ---------------------------------------------------------------- paradigms
@@ -161,8 +161,8 @@ def _write(folder: Path, text: str, uid: str) -> Path:
 
 
 def test_french_paradigm_generates_what_a_speaker_writes(tmp_path):
-    vocab = load_vocabulary(FIX / "fr_tiny.csv", "fr")
-    p = load_paradigm(_write(tmp_path, FR_PARADIGM, "fr_prep"), vocab)
+    vocab = read_vocabulary(FIX / "fr_tiny.csv", "fr")
+    p = read_paradigm_file(_write(tmp_path, FR_PARADIGM, "fr_prep"), vocab)
     assert p.language == "fr" and p.rules == ("elision", "contraction")
     subjects = {"sg": ["L'auteur", "Le héros"], "pl": ["Les auteurs"]}
     attractors = ["du garde", "des gardes", "de l'habitante"]
@@ -193,8 +193,8 @@ critical:
 
 
 def test_german_paradigm_articles_by_gender_number_case(tmp_path):
-    vocab = load_vocabulary(FIX / "de_tiny.csv", "de")
-    p = load_paradigm(_write(tmp_path, DE_PARADIGM, "de_prep"), vocab)
+    vocab = read_vocabulary(FIX / "de_tiny.csv", "de")
+    p = read_paradigm_file(_write(tmp_path, DE_PARADIGM, "de_prep"), vocab)
     subj = {"sg": ("Der Lehrer", "lacht", "lachen"), "pl": ("Die Lehrer", "lachen", "lacht")}
     attr = {"neben": ["neben dem Wächter", "neben den Wächtern", "neben dem Kind"],
             "in der Nähe von": ["in der Nähe vom Wächter", "in der Nähe von den Wächtern", "in der Nähe vom Kind"]}
@@ -207,31 +207,31 @@ def test_german_paradigm_articles_by_gender_number_case(tmp_path):
 
 
 def test_paradigm_language_errors(tmp_path):
-    fr_vocab = load_vocabulary(FIX / "fr_tiny.csv", "fr")
+    fr_vocab = read_vocabulary(FIX / "fr_tiny.csv", "fr")
     with pytest.raises(GrammarError, match=r"x1.yaml: language: unknown language 'xx'"):
-        load_paradigm(_write(tmp_path, FR_PARADIGM.replace("language: fr", "language: xx"), "x1"), fr_vocab)
+        read_paradigm_file(_write(tmp_path, FR_PARADIGM.replace("language: fr", "language: xx"), "x1"), fr_vocab)
     with pytest.raises(GrammarError, match=r"x2.yaml: rules: 'umlaut' is not a surface rule of French"):
-        load_paradigm(_write(tmp_path, FR_PARADIGM.replace("[elision, contraction]", "[umlaut]"), "x2"), fr_vocab)
+        read_paradigm_file(_write(tmp_path, FR_PARADIGM.replace("[elision, contraction]", "[umlaut]"), "x2"), fr_vocab)
     with pytest.raises(GrammarError, match=r"x3.yaml: language: fr, but the vocabulary blimp_vocabulary.csv is a BLiMP"):
-        load_paradigm(_write(tmp_path, FR_PARADIGM, "x3"), fp.load_vocabulary())
+        read_paradigm_file(_write(tmp_path, FR_PARADIGM, "x3"), fp.load_vocabulary())
     bad_art = FR_PARADIGM.replace("article: definite}", "article: partitive}", 1)
     with pytest.raises(GrammarError, match=r"x4.yaml: slots.n1.article: 'partitive' is not an article kind"):
-        load_paradigm(_write(tmp_path, bad_art, "x4"), fr_vocab)
+        read_paradigm_file(_write(tmp_path, bad_art, "x4"), fr_vocab)
     no_les = fr_vocab.subset(fr_vocab.expressions != "les")
     with pytest.raises(GrammarError, match=r"x5.yaml: slots.n1.article: the article 'les' \(of 'auteurs'\) is not a "
                                            r"determiner row"):
-        load_paradigm(_write(tmp_path, FR_PARADIGM, "x5"), no_les)
+        read_paradigm_file(_write(tmp_path, FR_PARADIGM, "x5"), no_les)
     both = FR_PARADIGM.replace("article: definite}", "article: definite, det: true}", 1)
     with pytest.raises(GrammarError, match=r"x6.yaml: slots.n1.article: give det .* or article"):
-        load_paradigm(_write(tmp_path, both, "x6"), fr_vocab)
+        read_paradigm_file(_write(tmp_path, both, "x6"), fr_vocab)
 
 
 def test_english_is_the_default_language(tmp_path):
     """An English paradigm that says `language: en` is the paradigm that says nothing."""
     src = (Path(fp.__file__).parent.parent / "grammars" / "determiner_noun_agreement_1.yaml").read_text(encoding="utf-8")
-    plain = load_paradigm(_write(tmp_path, src, "determiner_noun_agreement_1"))
+    plain = read_paradigm_file(_write(tmp_path, src, "determiner_noun_agreement_1"))
     (tmp_path / "en").mkdir()
-    said = load_paradigm(_write(tmp_path / "en", "language: en\n" + src, "determiner_noun_agreement_1"))
+    said = read_paradigm_file(_write(tmp_path / "en", "language: en\n" + src, "determiner_noun_agreement_1"))
     assert plain.language == said.language == "en" and said.rules == ()
     a = [(r.sentence_good, r.sentence_bad) for r in fp.generate(plain, pairs=30, seed=5)]
     b = [(r.sentence_good, r.sentence_bad) for r in fp.generate(said, pairs=30, seed=5)]
@@ -245,7 +245,7 @@ def test_language_folders_are_addressed_by_paradigms(tmp_path):
     _write(tmp_path / "fr", FR_PARADIGM, "fr_prep_b")
     index = paradigm_index(tmp_path)
     assert set(index) == {"fr_prep_a", "fr_prep_b", "fr/fr_prep_a", "fr/fr_prep_b"}
-    vocab = load_vocabulary(FIX / "fr_tiny.csv", "fr")
+    vocab = read_vocabulary(FIX / "fr_tiny.csv", "fr")
     _, ps = select_paradigms("fr/all", grammar_dir=tmp_path, vocab=vocab)
     assert [p.uid for p in ps] == ["fr_prep_a", "fr_prep_b"]
     _, ps = select_paradigms("fr/fr_prep_b,fr_prep_a", grammar_dir=tmp_path, vocab=vocab)

@@ -1,4 +1,4 @@
-"""Your own lexicon: a vocabulary table of your own (--vocab, load_vocabulary(path)) and words
+"""Your own lexicon: a vocabulary table of your own (--vocab, read_vocabulary(path)) and words
 restricted to a corpus (--lexicon-from CORPUS --min-count K). Expectations are counted by hand."""
 
 import hashlib
@@ -10,12 +10,12 @@ import pytest
 from fairpairs.generation import vocab as vocab_module
 from fairpairs.generation import restrictions
 from fairpairs.errors import LexiconError, VocabularyError
-from fairpairs.generation.grammar import load_paradigm
-from fairpairs.generation.lexicon import load_lexicon, restrict_to_lexicon, words
+from fairpairs.generation.grammar import read_paradigm_file
+from fairpairs.generation.lexicon import load_lexicon, restrict_to_lexicon, lexicon_words
 from fairpairs.io.paths import data_dir
 from fairpairs.manifest import RunManifest
 from fairpairs.typecheck import mismatch
-from fairpairs.generation.vocab import default_vocabulary, load_vocabulary
+from fairpairs.generation.vocab import default_vocabulary, read_vocabulary
 
 PARADIGM = """uid: {uid}
 phenomenon: Determiner-noun agreement
@@ -52,7 +52,7 @@ def setup(tmp_path):
 
 # ---------------------------------------------------------------- corpus tokenization
 def test_words_lowercase_apostrophes_and_separators():
-    assert words("Don\u2019t STOP-me, isn't it's 3rd (x_y)") == ["don't", "stop", "me", "isn't", "it's", "3rd", "x", "y"]
+    assert lexicon_words("Don\u2019t STOP-me, isn't it's 3rd (x_y)") == ["don't", "stop", "me", "isn't", "it's", "3rd", "x", "y"]
 
 
 def test_counts_by_hand(setup):
@@ -68,7 +68,7 @@ def test_counts_by_hand(setup):
 def test_slot_candidates_kept_by_hand(setup):
     gdir, corpus = setup
     vocab = default_vocabulary()
-    p = load_paradigm(gdir / "tiny_dna.yaml", vocab)
+    p = read_paradigm_file(gdir / "tiny_dna.yaml", vocab)
     _, _, report = restrict_to_lexicon([p], vocab, load_lexicon(corpus, 2))
     assert report == {"tiny_dna": {"slots.verb": {"candidates": 4, "kept": 1},   # ate
                                    "slots.subj": {"candidates": 3, "kept": 1},   # Alan
@@ -114,7 +114,7 @@ def test_template_word_missing_from_the_corpus(setup, tmp_path):
     gdir, corpus = setup
     text = PARADIGM.replace("{uid}", "tpl_w").replace('template: "{{ subj }}', 'template: "Yesterday {{ subj }}')
     (gdir / "tpl_w.yaml").write_text(text, encoding="utf-8")
-    p = load_paradigm(gdir / "tpl_w.yaml")
+    p = read_paradigm_file(gdir / "tpl_w.yaml")
     with pytest.raises(LexiconError, match="tpl_w template word.s. yesterday"):
         restrict_to_lexicon([p], default_vocabulary(), load_lexicon(corpus, 1))
 
@@ -144,8 +144,8 @@ def own_copy(tmp_path, edit=None, name="own.csv"):
 
 
 def test_load_vocabulary_default_and_own_copy(tmp_path):
-    assert load_vocabulary() is default_vocabulary()
-    own = load_vocabulary(own_copy(tmp_path))
+    assert read_vocabulary() is default_vocabulary()
+    own = read_vocabulary(own_copy(tmp_path))
     # BLiMP's 4196 rows (fixes applied) and the English extension's (vocab/blimp_extension.csv), kept as
     # the copy's own rows; fixes.yaml is for the bundled table only
     extension = (data_dir("vocab") / "blimp_extension.csv").read_text(encoding="utf-8").count("\n") - 1
@@ -207,7 +207,7 @@ def test_own_table_errors_name_line_and_column(tmp_path, edit, needle):
     exprs = default_vocabulary().expressions
     path = own_copy(tmp_path, edit)
     with pytest.raises(VocabularyError) as exc:
-        load_vocabulary(path)
+        read_vocabulary(path)
     assert str(exc.value).startswith(f"{path}: ")
     assert needle.format(e3=exprs[3], e10=exprs[10]) in str(exc.value)
 

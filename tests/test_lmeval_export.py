@@ -107,11 +107,11 @@ def test_smollm2_gguf_names_another_bos_than_fairpairs_uses():
     <|im_start|> (1); fairpairs scores after <|endoftext|> (0), SmolLM2's pre-training separator."""
     from transformers import AutoTokenizer
 
-    from fairpairs.scoring.models import load_tokenizer, resolve_model_name
+    from fairpairs.scoring.models import load_model_tokenizer, resolve_model_name
 
     src = resolve_model_name("smollm2-135m")
     raw = AutoTokenizer.from_pretrained(src.path, gguf_file=src.gguf_file)
     assert (raw.bos_token, prefix_token_id(raw)) == ("<|im_start|>", 1)
-    ours = load_tokenizer("smollm2-135m", src)
+    ours = load_model_tokenizer("smollm2-135m", src)
     assert ours.convert_ids_to_tokens([prefix_token_id(ours)]) == ["<|endoftext|>"]
     assert prefix_token_id(ours) == prefix_token_id(raw, custom=0) == 0

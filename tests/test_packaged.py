@@ -196,7 +196,7 @@ def test_a_preset_row_names_each_failing_name_once_and_groups_names_by_reason(tm
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "no-cache"))
     monkeypatch.setitem(sources.PRESETS, "broken", ("./gone-1.json", "./gone-2.json", "gpt2"))
-    row = next(r for r in catalogue.tokenizers(hub_cache=False) if r["name"] == "preset:broken")
+    row = next(r for r in catalogue.tokenizer_rows(hub_cache=False) if r["name"] == "preset:broken")
     assert row["status"] == "missing"
     assert row["detail"] == "./gone-1.json, ./gone-2.json: no such tokenizer file or folder"
 

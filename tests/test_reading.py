@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from fairpairs.errors import GrammarError, LexiconError, VocabularyError
-from fairpairs.generation.grammar import load_paradigm
+from fairpairs.generation.grammar import read_paradigm_file
 from fairpairs.generation.lexicon import load_lexicon
 from fairpairs.generation.vocab import Vocabulary
 
@@ -17,7 +17,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def _paradigm(path):
-    return load_paradigm(path)
+    return read_paradigm_file(path)
 
 
 def _table(path):

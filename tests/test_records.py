@@ -17,8 +17,8 @@ from fairpairs.publishing.hub import build_folder
 from fairpairs.records import PairRecord
 from fairpairs.manifest import RunManifest, read_manifest
 from fairpairs.typecheck import mismatch
-from fairpairs.control.run import RunConfig, generate_run
-from fairpairs.generation.grammar import load_paradigm
+from fairpairs.control.run import RunConfig, write_run
+from fairpairs.generation.grammar import read_paradigm_file
 from fairpairs.generation.vocab import default_vocabulary
 
 REPO = Path(__file__).resolve().parents[1]
@@ -72,7 +72,7 @@ CARD_TABLE = """| field | type | meaning |
 @pytest.fixture(scope="module")
 def run(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("records") / "run"
-    generate_run([load_paradigm(REPO / "grammars" / f"{UID}.yaml")], default_vocabulary(),
+    write_run([read_paradigm_file(REPO / "grammars" / f"{UID}.yaml")], default_vocabulary(),
                  RunConfig(models=["gpt2", "bert-base-cased"], pairs=6, seed=0, command="test"), out)
     return out
 

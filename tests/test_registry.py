@@ -109,14 +109,14 @@ def test_a_registered_reader_is_a_format_of_fp_audit(tmp_path, restore):
 
 
 def test_a_registered_normalisation_can_be_reported_by_evaluate_but_morcela_still_cannot(restore):
-    from fairpairs.analysis.reported import parse_normalize
+    from fairpairs.analysis.reported import parse_reported
     from fairpairs.scoring.normalize import Normalization
 
     NORMALIZATIONS.register("lp_per_char", Normalization(lambda x: x.lp / x.df["sentence"].str.len().to_numpy(float)))
-    assert parse_normalize("lp,lp_per_char") == ("lp", "lp_per_char")
+    assert parse_reported("lp,lp_per_char") == ("lp", "lp_per_char")
     with pytest.raises(ValueError, match=r"^normalize: normalisation 'morcela' is not one of those taken here "
                                          r"\(known: lp, mean_lp, pen_lp, slor, tcf_lp, lp_per_char\)$"):
-        parse_normalize("morcela")
+        parse_reported("morcela")
 
 
 def test_a_registered_readers_rows_are_checked_like_every_other_readers(tmp_path, restore):

@@ -126,12 +126,12 @@ def test_robustness_end_to_end_with_known_log_probabilities(uniform, tmp_path):
 
 def test_robustness_cli(tiny_models, tmp_path, fairpairs_cli):
     data = write_pairs(tmp_path / "p.jsonl", PAIRS)
-    from fairpairs.scoring.length import model_identity
+    from fairpairs.scoring.length import length_identity
 
     params = tmp_path / "len.json"
     params.write_text(json.dumps({"format": "fairpairs-length/1", "models": {"x": {
         "intercept": 0, "delta_token": -1, "delta_word": 0, "beta_unigram": 0.5, "slln_alpha": 0.8,
-        **model_identity(tiny_models["gpt2"])}}}))
+        **length_identity(tiny_models["gpt2"])}}}))
     out = tmp_path / "rep"
     code, stdout, err = fairpairs_cli("robustness", "--models", tiny_models["gpt2"], "--data", data, "--length-params",
                                       params, "--out", out, "--cache-dir", tmp_path / "cache")

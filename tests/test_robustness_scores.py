@@ -158,21 +158,21 @@ def test_word_pass_gives_the_scorer_s_log_probabilities(tiny_models):
 
 
 def test_length_fit_recovers_known_coefficients():
-    from fairpairs.scoring.length import fit
+    from fairpairs.scoring.length import fit_length_terms
 
     rng = np.random.default_rng(1)
     n = rng.integers(4, 20, 300)
     w = np.maximum(2, n - rng.integers(0, 5, 300))
     u = -8.0 * w + rng.normal(0, 3, 300)
     lp = 2.0 - 3.0 * n - 1.5 * w + 0.4 * u + rng.normal(0, 0.01, 300)
-    got = fit(lp, n, w, u)
+    got = fit_length_terms(lp, n, w, u)
     assert got["delta_token"] == pytest.approx(-3.0, abs=0.01)
     assert got["delta_word"] == pytest.approx(-1.5, abs=0.01)
     assert got["beta_unigram"] == pytest.approx(0.4, abs=0.01)
     assert got["intercept"] == pytest.approx(2.0, abs=0.1)
     # slln alpha: -LP = 7 n^0.7 exactly
     n2 = np.arange(3, 40)
-    assert fit(-7.0 * n2 ** 0.7, n2, n2 // 2 + (n2 % 3), -n2 * 1.3 + (n2 % 5))["slln_alpha"] == pytest.approx(0.7)
+    assert fit_length_terms(-7.0 * n2 ** 0.7, n2, n2 // 2 + (n2 % 3), -n2 * 1.3 + (n2 % 5))["slln_alpha"] == pytest.approx(0.7)
 
 
 def test_wikitext_sentences_are_plain_sentences():

@@ -14,7 +14,7 @@ import torch
 
 from fairpairs.errors import FairpairsError, UsageError
 from fairpairs.scoring import Scorer, build_tiny_model
-from fairpairs.scoring.encoding import mask_sets
+from fairpairs.scoring.encoding import Encoded, masked_rows
 from fairpairs.scoring.models import ModelError, resolve_device
 from fairpairs.tokenization.lengths import LengthMeter, load_tokenizer
 from references import blimp_rows
@@ -102,6 +102,17 @@ def test_pll_variants_differ(scorers):
     sc = scorers["bert-base-cased"]
     sums = {v: sc.score(SENTENCES[:1], normalize=(), pll=v)["sum_logprob"][0] for v in VARIANTS}
     assert len({round(s, 3) for s in sums.values()}) == 4, sums
+
+
+def mask_sets(words, variant: str) -> list[tuple[list[int], list[int]]]:
+    """The PLL rows `masked_rows` makes for one sentence whose content tokens belong to `words`, as
+    (masked, targets) lists of content-token indices (what the test below checks by hand)."""
+    words = np.asarray(words, dtype=np.int64)
+    n = len(words)
+    enc = Encoded([np.arange(n)], [np.arange(n)], [words], [[(0, 0)] * n])
+    r = masked_rows(enc, variant)
+    return [(r.mask_pos[r.mask_ptr[k]:r.mask_ptr[k + 1]].tolist(),
+             r.tgt_pos[r.tgt_ptr[k]:r.tgt_ptr[k + 1]].tolist()) for k in range(r.n)]
 
 
 def test_mask_sets_by_hand():

@@ -11,7 +11,7 @@ from wordfreq import word_frequency
 
 from fairpairs.errors import DatasetError, FairpairsError
 from fairpairs.scoring import morcela as mc
-from fairpairs.scoring.normalize import mean_lp, morcela, parse_normalize, pen_lp, slor
+from fairpairs.scoring.normalize import mean_lp, morcela_score, parse_normalize, pen_lp, slor
 from fairpairs.scoring.unigrams import UnigramTable, WordfreqUnigrams
 from fairpairs.tokenization.lengths import load_tokenizer
 from references import JUDGMENTS_SAMPLE
@@ -22,8 +22,8 @@ def test_linking_functions_by_hand():
     assert pen_lp(-12.0, 7) == pytest.approx(-12.0 / 2.0 ** 0.8)       # (5+7)/6 = 2
     assert pen_lp(-12.0, 1, alpha=1.0) == pytest.approx(-12.0)        # (5+1)/6 = 1
     assert slor(-20.0, -30.0, 5) == pytest.approx(2.0)
-    assert morcela(-20.0, -30.0, 5, beta=0.5, gamma=3.0) == pytest.approx((-20 + 15 + 3) / 5)
-    assert morcela(-20.0, -30.0, 5, beta=1.0, gamma=0.0) == pytest.approx(slor(-20.0, -30.0, 5))
+    assert morcela_score(-20.0, -30.0, 5, beta=0.5, gamma=3.0) == pytest.approx((-20 + 15 + 3) / 5)
+    assert morcela_score(-20.0, -30.0, 5, beta=1.0, gamma=0.0) == pytest.approx(slor(-20.0, -30.0, 5))
 
 
 def test_parse_normalize():
@@ -97,7 +97,7 @@ def synthetic(n=400, a=0.8, b=-0.3, c=2.5, d=0.1, noise=0.01, seed=3):
 
 def test_morcela_recovers_beta_gamma():
     p, u, length, y = synthetic()
-    f = mc.fit(p, u, length, y)
+    f = mc.fit_terms(p, u, length, y)
     assert f.beta == pytest.approx(0.3 / 0.8, abs=0.01)     # beta = -b/a
     assert f.gamma == pytest.approx(2.5 / 0.8, abs=0.05)    # gamma = c/a
     cv = mc.cross_validate(p, u, length, y, folds=5, seed=0)
@@ -107,7 +107,7 @@ def test_morcela_recovers_beta_gamma():
 def test_morcela_slor_is_the_special_case():
     """Judgments made exactly by SLOR are fitted with beta = 1 and gamma = 0."""
     p, u, length, _ = synthetic()
-    f = mc.fit(p, u, length, 2.0 * (p - u) / length - 1.0)
+    f = mc.fit_terms(p, u, length, 2.0 * (p - u) / length - 1.0)
     assert (f.beta, f.gamma) == (pytest.approx(1.0), pytest.approx(0.0, abs=1e-9))
 
 

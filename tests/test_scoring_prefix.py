@@ -16,7 +16,7 @@ from fairpairs.scoring import Scorer, build_tiny_model
 from fairpairs.scoring.batching import run_rows
 from fairpairs.scoring.encoding import causal_rows
 from fairpairs.scoring.prefix import common, group
-from fairpairs.scoring.shared_run import check, run_shared, wanted
+from fairpairs.scoring.shared_run import check, run_shared, shares_prefixes
 
 SENTENCES = [
     "The cat sat on the mat.", "The cat sat on the mats.",            # a pair differing at the end
@@ -87,7 +87,7 @@ def test_scorer_uses_shared_prefixes_and_scores_as_before(llama, shared_blimp_li
     """`Scorer.score` (the path `fairpairs score` and evaluate take) with shared prefixes on and
     off: same sums within 1e-4; and it does take the shared path for minimal pairs."""
     assert llama.shared_prefixes
-    assert wanted(llama, llama.encode(shared_blimp_like))
+    assert shares_prefixes(llama, llama.encode(shared_blimp_like))
     on = llama.score(shared_blimp_like, normalize=())["sum_logprob"].to_numpy()
     llama.shared_prefixes = False
     try:

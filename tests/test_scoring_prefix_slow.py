@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from fairpairs.scoring import Scorer
-from fairpairs.scoring.shared_run import wanted
+from fairpairs.scoring.shared_run import shares_prefixes
 
 pytestmark = pytest.mark.slow
 
@@ -24,7 +24,7 @@ def test_smollm2_shared_prefixes_score_as_the_plain_path(shared):
                  "anaphor_gender_agreement", "existential_there_quantifiers_1"):
         rows = [json.loads(x) for x in (shared / "reference" / "blimp" / f"{name}.jsonl").read_text().splitlines()[:30]]
         sentences += [r[k] for r in rows for k in ("sentence_good", "sentence_bad")]
-    assert wanted(scorer, scorer.encode(sentences))
+    assert shares_prefixes(scorer, scorer.encode(sentences))
     on = scorer.score(sentences, normalize=())["sum_logprob"].to_numpy()
     scorer.shared_prefixes = False
     off = scorer.score(sentences, normalize=())["sum_logprob"].to_numpy()

@@ -19,9 +19,9 @@ import pytest
 
 import fairpairs as fp
 from fairpairs.errors import GrammarError
-from fairpairs.generation.grammar import load_paradigm
+from fairpairs.generation.grammar import read_paradigm_file
 from fairpairs.generation.sampler import Sampler
-from fairpairs.generation.vocab import Vocabulary, load_vocabulary
+from fairpairs.generation.vocab import Vocabulary, read_vocabulary
 
 ROOT = Path(__file__).resolve().parents[1]
 LANGUAGES = ("fr", "de", "ru", "he")
@@ -48,7 +48,7 @@ def test_first_draws_use_only_clams_rows(code):
     source = [r["source"] for r in _csv_rows(code)]
     bad_rows = []
     for path in sorted((ROOT / "grammars" / code).glob("*.yaml")):
-        p = load_paradigm(path)
+        p = read_paradigm_file(path)
         s = Sampler(p, p.vocab, seed=1)
         for k in range(60):
             pair = s.draw(k, will_change=False)
@@ -84,7 +84,7 @@ def test_a_run_writes_clams_words_only_in_its_original_set_and_reports_the_exten
 
 def _literals(uid: str) -> list[str]:
     """The literal (`text:`) values of a Russian paradigm's slots (words outside the table)."""
-    p = load_paradigm(ROOT / "grammars" / "ru" / f"{uid}.yaml")
+    p = read_paradigm_file(ROOT / "grammars" / "ru" / f"{uid}.yaml")
     return [t for spec in (*p.slots.values(), *p.critical.values()) for t in spec.text]
 
 
@@ -107,11 +107,11 @@ def test_a_slot_without_a_source_word_is_one_error_naming_it():
     """A table whose verb phrases are all extension rows: the Russian paradigm's `vp` slot has no
     word an original set may draw, and the sampler says so (file and slot) instead of drawing
     nothing. (Before the change every row was drawn, so there was no such error.)"""
-    v = load_vocabulary(language="ru")
+    v = read_vocabulary(language="ru")
     table = {c: v.column(c).copy() for c in v.column_names}
     table["source"][table["category"] == "VP"] = "fairpairs"
     mine = Vocabulary(table, language="ru", source="mine.csv")
-    p = load_paradigm(ROOT / "grammars" / "ru" / "ru_simple_agrmt_n1sg.yaml", mine)
+    p = read_paradigm_file(ROOT / "grammars" / "ru" / "ru_simple_agrmt_n1sg.yaml", mine)
     with pytest.raises(GrammarError, match=r"ru_simple_agrmt_n1sg\.yaml: slots\.vp: no candidate word of the source lexicon"):
         Sampler(p, mine, 0)
 
@@ -121,11 +121,11 @@ def test_source_rows_and_extension_words_follow_the_source_column():
     rows of vocab/blimp_extension.csv, which are not); extension_words are the expressions only
     the other rows have."""
     for code in LANGUAGES:
-        v = load_vocabulary(language=code)
+        v = read_vocabulary(language=code)
         rows = _csv_rows(code)
         assert v.source_rows().tolist() == [r["source"] == "clams" for r in rows]
         assert v.extension_words() == _clams(code)[1]
-    en, blimp = load_vocabulary(), Vocabulary.load()      # (BLiMP's fixed table alone)
+    en, blimp = read_vocabulary(), Vocabulary.load()      # (BLiMP's fixed table alone)
     with open(ROOT / "vocab" / "blimp_extension.csv", encoding="utf-8", newline="") as fh:
         ext = [r["expression"] for r in csv.DictReader(fh)]
     assert en.source_rows().tolist() == [True] * len(blimp) + [False] * len(ext)
@@ -135,7 +135,7 @@ def test_source_rows_and_extension_words_follow_the_source_column():
 
 def test_extension_share_of_rows_is_the_share_of_non_clams_rows():
     """Vocabulary.extension_share(rows): counted here from the csv for the Russian VP rows."""
-    v = load_vocabulary(language="ru")
+    v = read_vocabulary(language="ru")
     rows = _csv_rows("ru")
     vp = [i for i, r in enumerate(rows) if r["category"] == "VP"]
     assert v.extension_share(vp) == pytest.approx(sum(rows[i]["source"] != "clams" for i in vp) / len(vp))

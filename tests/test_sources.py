@@ -30,7 +30,7 @@ def test_tokenization_and_sources_import_no_torch_and_no_scoring():
 
 
 def test_one_tokenizer_loader_for_lengths_and_scoring():
-    from fairpairs.scoring.models import load_tokenizer as scoring_loader
+    from fairpairs.scoring.models import load_model_tokenizer as scoring_loader
     from fairpairs.tokenization.lengths import load_backend, load_tokenizer
 
     tok = scoring_loader("bert-base-cased")

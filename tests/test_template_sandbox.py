@@ -24,7 +24,7 @@ import time
 
 import pytest
 
-from fairpairs.generation.grammar import load_paradigm
+from fairpairs.generation.grammar import read_paradigm_file
 from fairpairs.generation.pairs import Filler
 
 PARADIGM = """uid: {uid}
@@ -156,11 +156,11 @@ def test_a_failure_mid_run_leaves_nothing(tmp_path, fairpairs_cli):
 
 def test_validate_renders_every_literal_variant(tmp_path):
     """Loading alone cannot see a failure inside one branch of an {% if %}: validate's renders do."""
-    from fairpairs.generation.selection import validate
+    from fairpairs.generation.selection import validate_paradigms
 
     path = write_paradigm(tmp_path, "one_branch", HOSTILE["one_branch"][0], tmp_path / "MARK")
-    assert load_paradigm(path).uid == "one_branch"
-    [(_, err)] = validate([path])
+    assert read_paradigm_file(path).uid == "one_branch"
+    [(_, err)] = validate_paradigms([path])
     assert str(err).startswith(f"{path}: template: ") and "ZeroDivisionError" in str(err)
 
 
@@ -174,7 +174,7 @@ def test_what_a_template_may_use_still_renders(tmp_path):
     template = ("{% macro np(x) %}{{ x|upper }}{% endmacro %}{% set parts = verb.word.split('|') %}"
                 "{{ np(subj) }} {{ parts[1] }}{% for i in range(2) %} {{ obj.word|cap }}{% endfor %}"
                 "{% if mode.word == 'odd' %} {{ 'Odd'|lower_first }}{% endif %}.")
-    p = load_paradigm(write_paradigm(tmp_path, "allowed", template, tmp_path / "MARK"))
+    p = read_paradigm_file(write_paradigm(tmp_path, "allowed", template, tmp_path / "MARK"))
     text = p.good_template.render(fillers(subj="john", verb="ate|eats", obj="cake", mode="odd"))
     assert text == "JOHN eats Cake Cake odd."
 
@@ -191,7 +191,7 @@ def test_the_documented_bounds(tmp_path, body, ok):
     loop bodies write at most 10,000 characters (500 x 20 is the most)."""
     from fairpairs.errors import GrammarError
 
-    p = load_paradigm(write_paradigm(tmp_path, "bound", body + SENTENCE, tmp_path / "MARK"))
+    p = read_paradigm_file(write_paradigm(tmp_path, "bound", body + SENTENCE, tmp_path / "MARK"))
     values = fillers(subj="John", verb="ate", obj="cake", mode="plain")
     if ok:
         assert p.good_template.render(values).endswith("John ate cake.")

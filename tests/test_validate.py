@@ -4,8 +4,8 @@ import pytest
 
 from fairpairs.io.paths import data_dir
 from fairpairs.errors import GrammarError
-from fairpairs.generation.grammar import Paradigm, load_paradigm
-from fairpairs.generation.selection import validate
+from fairpairs.generation.grammar import Paradigm, read_paradigm_file
+from fairpairs.generation.selection import validate_paradigms
 
 GOOD = """uid: {uid}
 phenomenon: Determiner-noun agreement
@@ -48,7 +48,7 @@ def write(folder, uid, text):
 
 
 def test_good_file_is_valid(tmp_path):
-    [(path, result)] = validate([write(tmp_path, "good_p", GOOD)])
+    [(path, result)] = validate_paradigms([write(tmp_path, "good_p", GOOD)])
     assert isinstance(result, Paradigm) and result.uid == "good_p"
 
 
@@ -56,11 +56,11 @@ def test_good_file_is_valid(tmp_path):
 def test_each_broken_file_names_its_field_and_matches_load(tmp_path, uid):
     text, expected = BROKEN[uid]
     p = write(tmp_path, uid, text)
-    [(path, err)] = validate([p])
+    [(path, err)] = validate_paradigms([p])
     assert isinstance(err, GrammarError)
     assert str(err).startswith(f"{p}: ") and expected in str(err)
     with pytest.raises(GrammarError) as loaded:
-        load_paradigm(p)
+        read_paradigm_file(p)
     assert str(loaded.value) == str(err)      # the same error as load, word for word
 
 

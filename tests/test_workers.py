@@ -9,8 +9,10 @@ from pathlib import Path
 import pytest
 
 import fairpairs as fp
-from fairpairs.control.workers import WORKERS_ENV, default_workers, in_order
+from fairpairs.control.workers import default_workers, in_order
 from fairpairs.errors import UsageError
+
+WORKERS_ENV = "FAIRPAIRS_WORKERS"     # (docs/environment.md)
 
 UIDS = ["causative", "transitive", "wh_island"]
 

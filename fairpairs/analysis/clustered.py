@@ -205,7 +205,7 @@ def clustered_row(counts: pd.DataFrame, *, seed: int = 0, resamples: int = stats
 
 def pooled_rows(counts: pd.DataFrame) -> pd.DataFrame:
     """Per paradigm of one model and normalisation's `paradigm_counts` (uid), the partially pooled
-    gap and direction effects (POOLED_COLUMNS; `fairpairs.partial_pool` on the paradigms'
+    gap and direction effects (POOLED_COLUMNS; `partial_pool` on the paradigms'
     own figures with their adjusted variances, at least MIN_PARADIGMS paradigms with a figure),
     bounded to [-1, 1]; plus an ``ALL`` row with the random-effects mean of each figure."""
     c = {k: counts[k].to_numpy(dtype=float) for k in KINDS}

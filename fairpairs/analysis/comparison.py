@@ -48,7 +48,7 @@ def _outcomes(ps: pd.DataFrame, norm: str, models: list[str]) -> pd.DataFrame:
 
 
 def _paired(x: pd.DataFrame, a: str, b: str) -> dict:
-    e = survey.newcombe_paired(x[f"y_{a}"].to_numpy(), x[f"y_{b}"].to_numpy(), w=x["weight"].to_numpy())
+    e = survey.newcombe_paired_weighted(x[f"y_{a}"].to_numpy(), x[f"y_{b}"].to_numpy(), w=x["weight"].to_numpy())
     return {"diff": e.value, "diff_low": e.low, "diff_high": e.high, "diff_p": e.p_value, "n": len(x)}
 
 

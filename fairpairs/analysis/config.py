@@ -154,10 +154,10 @@ class EvaluationConfig(ScoringConfig):
 
     def _check_evaluation(self) -> None:
         """The scores, their inputs, the models' placement and the report's figures."""
-        from fairpairs.analysis.reported import parse_normalize
+        from fairpairs.analysis.reported import parse_reported
         from fairpairs.analysis.plots import check_formats
 
-        object.__setattr__(self, "normalize", parse_normalize(self.normalize))
+        object.__setattr__(self, "normalize", parse_reported(self.normalize))
         for name in ("split_tokenizer", "dtype", "device_map"):
             text(getattr(self, name), name, optional=True)
         if self.device_map is not None and self.device_map not in DEVICE_MAPS:

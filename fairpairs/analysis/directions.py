@@ -86,7 +86,7 @@ def directions(o: np.ndarray, d: np.ndarray, split, changed=None, w=None) -> dic
     groups = {name: m & (split == label) for name, label in DIRECTIONS.items()}
     groups["changed"] = m & changed
     for name, sel in groups.items():
-        e = survey.newcombe_paired(o[sel], d[sel], w=w[sel])
+        e = survey.newcombe_paired_weighted(o[sel], d[sel], w=w[sel])
         row[f"effect_{name}"], row[f"effect_{name}_low"], row[f"effect_{name}_high"] = e.value, e.low, e.high
         row[f"effect_{name}_p"] = e.p_value
         row[f"n_matched_{name}"] = int(sel.sum())

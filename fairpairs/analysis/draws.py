@@ -36,9 +36,9 @@ def attach_draws(sets: "Mapping[str, PairSet | pd.DataFrame]", data) -> dict[str
         return sets
     out = dict(sets)
     if isinstance(data, (str, os.PathLike)) and (Path(data) / ORIGINAL).is_dir():
-        from fairpairs.control.balance_report import read_run
+        from fairpairs.control.balance_report import read_run_rows
 
-        original, debiased, _ = read_run(data)
+        original, debiased, _ = read_run_rows(data)
         for name, rows in ((ORIGINAL, original), (DEBIASED, debiased)):
             flat = [r for uid_rows in rows.values() for r in uid_rows]
             if not flat or not all(isinstance(r.get("draw"), int) for r in flat):

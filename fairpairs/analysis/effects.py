@@ -118,7 +118,7 @@ def decompose(o: np.ndarray, d: np.ndarray, split=None, changed=None, *, seed: i
     row["change"] = acc_d - acc_o
     row["selection"] = acc_om - acc_o
     row["remainder"] = acc_d - acc_dm
-    paired = survey.newcombe_paired(om, dm, w=w[m])
+    paired = survey.newcombe_paired_weighted(om, dm, w=w[m])
     row["length"], row["length_low"], row["length_high"] = acc_dm - acc_om, paired.low, paired.high
     row["length_p"] = paired.p_value
     row["n_gained"] = int(((om == 0) & (dm == 1)).sum())

@@ -274,7 +274,7 @@ def _labels(models: list) -> tuple[list[str], list[str]]:
     return keys, labels
 
 
-def evaluate(sets: dict[str, pd.DataFrame], models: list, settings: Settings, cache_dir: Path | None,
+def evaluate_sets(sets: dict[str, pd.DataFrame], models: list, settings: Settings, cache_dir: Path | None,
              split_tokenizer: str | None = None, load_scorer: Callable[[str, Settings], object] = default_loader,
              balance: pd.DataFrame | None = None, samples: dict | None = None,
              placebo: pd.DataFrame | None = None) -> Report | None:

@@ -41,13 +41,13 @@ DEFAULT_THRESHOLD = 10.0   # accuracy points
 
 def sentence_pairs(path: str | Path, limit: int | None = None) -> list[Pair]:
     """(sentence_good, sentence_bad) of a jsonl file of pairs, in file order; the first `limit`.
-    Read and checked by the one pair reader (`fairpairs.pairsets.read_pairs`)."""
-    from fairpairs.pairsets import read_pairs
+    Read and checked by the one pair reader (`fairpairs.pairsets.read_pair_sets`)."""
+    from fairpairs.pairsets import read_pair_sets
 
     path = Path(path)
     if not path.is_file():
         raise DatasetError(f"{path}: no such file")
-    rows = read_pairs(path, empty=True)[path.stem].rows
+    rows = read_pair_sets(path, empty=True)[path.stem].rows
     if not rows:
         raise DatasetError(f"{path}: no pairs")
     return [(r["sentence_good"], r["sentence_bad"]) for r in rows[:limit]]
@@ -91,7 +91,7 @@ def text_stats(pairs: list[Pair]) -> TextStats:
     return TextStats(len(pairs), wm, ws, gm, gs, bm, bs, diff, lex)
 
 
-def vocabulary(pairs: list[Pair]) -> set[str]:
+def pair_vocabulary(pairs: list[Pair]) -> set[str]:
     """Distinct lower-cased word types of the good and bad sentences."""
     out: set[str] = set()
     for g, b in pairs:
@@ -113,7 +113,7 @@ class VocabOverlap:
 def vocab_overlap(ours: list[Pair], blimp: list[Pair]) -> VocabOverlap:
     """Overlap of the two files' word types; cut both to the same number of pairs first
     (`compare` does)."""
-    vo, vb = vocabulary(ours), vocabulary(blimp)
+    vo, vb = pair_vocabulary(ours), pair_vocabulary(blimp)
     shared = len(vo & vb)
     union = len(vo | vb)
     return VocabOverlap(len(vb), len(vo), shared, shared / len(vb) if vb else 0.0,
@@ -159,7 +159,7 @@ def compare(uid: str, ours: list[Pair], blimp: list[Pair], n_pairs: int | None =
 # ------------------------------------------------------------------------------------ scoring
 
 
-def pair_accuracy(good_scores, bad_scores) -> float:
+def share_correct(good_scores, bad_scores) -> float:
     """Share of pairs with good > bad (strictly: a tie counts as wrong)."""
     good_scores, bad_scores = list(good_scores), list(bad_scores)
     if len(good_scores) != len(bad_scores):
@@ -169,7 +169,7 @@ def pair_accuracy(good_scores, bad_scores) -> float:
     return sum(g > b for g, b in zip(good_scores, bad_scores)) / len(good_scores)
 
 
-def score_pairs(scorer, sets: dict, n_pairs: int) -> dict:
+def score_fidelity_pairs(scorer, sets: dict, n_pairs: int) -> dict:
     """Summed log-probabilities of the first n_pairs of every pair list in `sets` (key -> pairs)
     under `scorer` (a `fairpairs.scoring.Scorer`, or anything whose ``score(sentences,
     normalize=())`` returns a frame with ``sum_logprob``). All sentences go to the scorer in one
@@ -192,8 +192,8 @@ def score_pairs(scorer, sets: dict, n_pairs: int) -> dict:
 
 def score_accuracies(scorer, sets: dict, n_pairs: int) -> dict:
     """key -> accuracy (good > bad) of `scorer` on the first n_pairs of each pair list."""
-    return {key: pair_accuracy([g for g, _ in s], [b for _, b in s])
-            for key, s in score_pairs(scorer, sets, n_pairs).items()}
+    return {key: share_correct([g for g, _ in s], [b for _, b in s])
+            for key, s in score_fidelity_pairs(scorer, sets, n_pairs).items()}
 
 
 # ------------------------------------------------------------------------------------ report
@@ -207,7 +207,7 @@ def _ms(m: float, s: float) -> str:
     return f"{m:.2f} ± {s:.2f}"
 
 
-def summary(rows: list[ParadigmFidelity], threshold: float = DEFAULT_THRESHOLD) -> dict:
+def fidelity_summary(rows: list[ParadigmFidelity], threshold: float = DEFAULT_THRESHOLD) -> dict:
     n = len(rows)
     out = {
         "paradigms": n,
@@ -226,7 +226,7 @@ def summary(rows: list[ParadigmFidelity], threshold: float = DEFAULT_THRESHOLD) 
 
 
 def summary_line(rows: list[ParadigmFidelity], threshold: float = DEFAULT_THRESHOLD) -> str:
-    s = summary(rows, threshold)
+    s = fidelity_summary(rows, threshold)
     text = (f"{s['paradigms']} paradigms: words/sentence {s['words_ours']:.2f} (ours) vs "
             f"{s['words_blimp']:.2f} (BLiMP), mean BLiMP vocabulary share {100 * s['vocab_share']:.1f}%")
     if "scored" in s:
@@ -238,7 +238,7 @@ def summary_line(rows: list[ParadigmFidelity], threshold: float = DEFAULT_THRESH
     return text + "."
 
 
-def markdown_table(rows: list[ParadigmFidelity], threshold: float = DEFAULT_THRESHOLD) -> str:
+def fidelity_table(rows: list[ParadigmFidelity], threshold: float = DEFAULT_THRESHOLD) -> str:
     """The main table: uid | words/sent ours | BLiMP | vocab share | acc ours | acc BLiMP | diff | flag."""
     from fairpairs.analysis.markdown import markdown_table as table
 

@@ -1,6 +1,6 @@
 """Pairs as the pandas frames a researcher expects (`fp.load_sets`, `fp.to_frame`).
 
-`fairpairs.pairsets.read_pairs` reads any dataset into sets whose frames have the four columns every
+`fairpairs.pairsets.read_pair_sets` reads any dataset into sets whose frames have the four columns every
 analysis needs (uid, pair_id, sentence_good, sentence_bad) and then the input's other columns
 (field, linguistics_term, critical_good/bad, token_lengths, draw, control, ... for a run folder),
 so a set can be sliced by phenomenon, control or length. `to_frame` makes one frame of them with
@@ -31,7 +31,7 @@ def flatten_lengths(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def to_frame(sets: dict[str, pd.DataFrame]) -> pd.DataFrame:
+def sets_frame(sets: dict[str, pd.DataFrame]) -> pd.DataFrame:
     """One frame of the sets (a `set` column first when there are several), token lengths flat."""
     if len(sets) == 1:
         frame = next(iter(sets.values()))

@@ -5,7 +5,7 @@ the columns of `fairpairs.records.PAIR_COLUMNS` (uid = the group a pair is repor
 the pair's row id in the source, which `fairpairs audit --select` writes instead of the sentences):
 
 - ``blimp``: BLiMP's fields (`sentence_good`, `sentence_bad`, `UID`, `pairID`) in jsonl/json/csv/
-  tsv/parquet files, folders, run folders and saved HF datasets (`fairpairs.pairsets.read_pairs`);
+  tsv/parquet files, folders, run folders and saved HF datasets (`fairpairs.pairsets.read_pair_sets`);
 - ``clams``: CLAMS evalsets (Mueller et al. 2020): ``True<TAB>sentence`` then ``False<TAB>sentence``
   on adjacent lines; a file or a folder of ``*.txt`` (one group per file, its construction);
   row id ``<file>:<line of the True sentence>``;
@@ -134,11 +134,11 @@ def read_zhoblimp(path: Path, columns=None) -> dict[str, "PairSet"]:
 
 # ---------------------------------------------------------------------------- registry
 def read_blimp(path: Path, columns=None) -> "PairSets":
-    """BLiMP's fields (and fairpairs' own files and run folders): `read_pairs`' sets, with a run
+    """BLiMP's fields (and fairpairs' own files and run folders): `read_pair_sets`' sets, with a run
     folder's manifest."""
-    from fairpairs.pairsets import Columns, read_pairs
+    from fairpairs.pairsets import Columns, read_pair_sets
 
-    return read_pairs(path, columns or Columns())
+    return read_pair_sets(path, columns or Columns())
 
 
 def _first_line(f: Path) -> str:
@@ -168,7 +168,7 @@ def detect(path: str | os.PathLike) -> str:
 
 
 def read(path: str | os.PathLike, format: str = "auto", columns=None) -> "PairSets":
-    """Named sets of pairs (`PairSets`, as `fairpairs.pairsets.read_pairs` gives) from a dataset in
+    """Named sets of pairs (`PairSets`, as `fairpairs.pairsets.read_pair_sets` gives) from a dataset in
     `format` (a name of `fairpairs.registry.READERS`, or "auto"). A reader is called as
     ``reader(path, columns)`` and returns {set name: PairSet or DataFrame}; a DataFrame's rows are
     checked here as every pair row is (`fairpairs.records.check_row`). Only BLiMP's format reads
@@ -193,7 +193,7 @@ def read(path: str | os.PathLike, format: str = "auto", columns=None) -> "PairSe
 def _checked(part, name: str, format: str):
     """A reader's set as a checked `PairSet`: the built-in readers return one (their rows checked
     with file and line); a DataFrame from a registered reader is checked here, row by row, once."""
-    from fairpairs.pairsets import PairSet, read_pairs
+    from fairpairs.pairsets import PairSet, read_pair_sets
 
     if isinstance(part, PairSet):
         return part
@@ -201,7 +201,7 @@ def _checked(part, name: str, format: str):
         raise DatasetError(Param("format"), f": the {format} reader gave {type(part).__name__} for set {name!r}, "
                            "not a DataFrame")
     where = f"{format} reader, set {name}"
-    return read_pairs(part, name=where)[where]
+    return read_pair_sets(part, name=where)[where]
 
 
 def _default_columns():

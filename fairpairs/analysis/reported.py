@@ -17,7 +17,7 @@ def reported_normalizations() -> tuple[str, ...]:
     return (*REPORTED, *added)
 
 
-def parse_normalize(value) -> tuple[str, ...]:
+def parse_reported(value) -> tuple[str, ...]:
     """The normalisations to report ('lp,mean_lp' or an iterable; at least one)."""
     from fairpairs.scoring.normalize import parse_normalize as parse
 

@@ -103,10 +103,10 @@ def with_run_language(sets: "PairSets") -> "PairSets":
 
 
 def read_sets(data, columns, name: str, param: str) -> "PairSets":
-    """`fairpairs.pairsets.read_pairs` of `data` (a path, in-memory pairs, or a dict of set name ->
+    """`fairpairs.pairsets.read_pair_sets` of `data` (a path, in-memory pairs, or a dict of set name ->
     either), with errors naming the call's parameter `param` (data, pairs); a run folder's manifest
     carries its resolved language (`with_run_language`)."""
-    from fairpairs.pairsets import Columns, PairSets, read_pairs
+    from fairpairs.pairsets import Columns, PairSets, read_pair_sets
 
     columns = Columns() if columns is None else columns
     if not isinstance(columns, Columns):
@@ -122,16 +122,16 @@ def read_sets(data, columns, name: str, param: str) -> "PairSets":
             out[str(key)] = next(iter(sub.values()))
         return PairSets(out)
     if isinstance(data, (str, os.PathLike)):
-        return with_run_language(read_pairs(check.path(data, param, error=DatasetError, what="file or folder"), columns))
+        return with_run_language(read_pair_sets(check.path(data, param, error=DatasetError, what="file or folder"), columns))
     if isinstance(data, (bytes, int, float)) or data is None or not hasattr(data, "__iter__"):
         raise UsageTypeError(Param(param), f": expected PairRecords, a DataFrame or a dataset path, not {type(data).__name__}")
-    return read_pairs(data, columns, name=name)
+    return read_pair_sets(data, columns, name=name)
 
 
 def normalize_names(value) -> tuple[str, ...]:
-    from fairpairs.analysis.reported import parse_normalize
+    from fairpairs.analysis.reported import parse_reported
 
-    return parse_normalize(value)
+    return parse_reported(value)
 
 
 def is_scorer(model) -> bool:
@@ -142,6 +142,6 @@ def is_scorer(model) -> bool:
 def load_vocabulary(path: str | os.PathLike | None = None) -> "Vocabulary":
     """The bundled, fixed BLiMP vocabulary table, or a table of your own at `path` (same columns;
     checked row by row)."""
-    from fairpairs.generation.vocab import load_vocabulary as load
+    from fairpairs.generation.vocab import read_vocabulary as load
 
     return load(check.path(path, "path", error=VocabularyError, what="vocabulary table", optional=True))

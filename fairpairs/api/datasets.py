@@ -41,7 +41,7 @@ def to_frame(data, columns=None) -> "pd.DataFrame":
     PairRecords, a run folder, ...), with every column `load_sets` keeps, a `set` column first
     when `data` holds several sets (a run folder: original and debiased), and the nested
     `token_lengths` as `len_<tokenizer>_good` / `len_<tokenizer>_bad` integer columns."""
-    from fairpairs.analysis.frames import to_frame as one_frame
+    from fairpairs.analysis.frames import sets_frame as one_frame
 
     return one_frame(load_sets(data, columns))
 

@@ -118,7 +118,7 @@ def evaluate_with(data, models, config: EvaluationConfig, *, columns=None, load_
     """`fp.evaluate` with its settings checked already (`config`; `evaluate_into` writes the report
     of the same call): the models are checked and found (without data, before the pairs are
     generated), the data read or generated, the sets scored and analysed."""
-    from fairpairs.analysis.evaluation import evaluate as run
+    from fairpairs.analysis.evaluation import evaluate_sets as run
     from fairpairs.api.design import record_design, scoring_design, timed_loader
     from fairpairs.api.inputs import evaluation_data
     from fairpairs.scoring.models import model_notes, remembering

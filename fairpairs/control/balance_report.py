@@ -131,7 +131,7 @@ def _frequency_cause(entry: dict, original: dict, debiased: list[Mapping], langu
             f"with are {'rarer' if _mean(z) < _mean(z0) else 'more frequent'}"]
 
 
-def summary(entries) -> str:
+def balance_summary(entries) -> str:
     """One sentence on a run's balance from its paradigms' entries (BalanceEntry dicts)."""
     entries = list(entries)
     n_bal = sum(bool(e.get("balanced")) for e in entries)
@@ -152,8 +152,8 @@ class BalanceReport:
         self.table = table
 
     def summary(self) -> str:
-        """One sentence on the paradigms' balance (`summary`; the pooled ALL row left out)."""
-        return summary(r for r in self.table.to_dict("records") if r["uid"] != ALL)
+        """One sentence on the paradigms' balance (`balance_summary`; the pooled ALL row left out)."""
+        return balance_summary(r for r in self.table.to_dict("records") if r["uid"] != ALL)
 
     def show(self, console, title) -> None:
         """Print on the rich `console` the table (|SMD| and TVD above 0.1 and a distinct-word ratio
@@ -244,13 +244,13 @@ def _rows_of(value, where: str) -> list[dict]:
     """Pair rows (the pair schema, fairpairs.records.check_row) from PairRecords, dicts or a
     DataFrame, read and checked by the one pair reader (messages name `where` and the item)."""
     from fairpairs.errors import UsageTypeError
-    from fairpairs.pairsets import read_pairs
+    from fairpairs.pairsets import read_pair_sets
 
     if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
         raise UsageTypeError(f"{where}: expected PairRecords, dicts or a DataFrame, not {type(value).__name__}")
     if hasattr(value, "__len__") and len(value) == 0:
         return []        # a set of no pairs (a paradigm that kept none; an empty DataFrame may have no columns)
-    return list(read_pairs(value, name=where, empty=True)[where].rows)
+    return list(read_pair_sets(value, name=where, empty=True)[where].rows)
 
 
 def _by_uid(rows: list[dict]) -> dict[str, list[dict]]:
@@ -260,7 +260,7 @@ def _by_uid(rows: list[dict]) -> dict[str, list[dict]]:
     return out
 
 
-def read_run(run_dir) -> tuple[dict[str, list[dict]], dict[str, list[dict]], RunManifest]:
+def read_run_rows(run_dir) -> tuple[dict[str, list[dict]], dict[str, list[dict]], RunManifest]:
     """A run folder's original and debiased rows by paradigm, and its manifest."""
     from fairpairs.control.balance_run import listed_run
     from fairpairs.errors import DatasetError

@@ -1,7 +1,7 @@
 """`fp.balance` of a run folder: the balance report the run recorded, read back where it still holds.
 
 `fairpairs generate` computes every paradigm's balance entry (manifest `paradigms.<uid>.balance`)
-and the pooled ALL row's SMDs (manifest `statistics.balance_all`) from the rows it writes, and
+and the pooled ALL row's SMDs (manifest `statistics["balance_all"]`) from the rows it writes, and
 records the fingerprints of what they were computed from (fairpairs.control.statistics). Here a
 paradigm's entry is read from the manifest when its two jsonl files, its manifest entry, its
 paradigm file (as read, with includes) and the vocabulary the slot features come from are those
@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from fairpairs.control.balance_measures import SlotFeatures
-from fairpairs.control.balance_report import balance_table, read_run
+from fairpairs.control.balance_report import balance_table, read_run_rows
 
 
 def run_balance(run_dir, *, grammars=None, vocab=None, manifest=None):
@@ -27,7 +27,7 @@ def run_balance(run_dir, *, grammars=None, vocab=None, manifest=None):
 
     run, manifest, uids = listed_run(run_dir, manifest)
     held = reuse(run, manifest)
-    rows = None if held.complete and set(held.current) == set(uids) else read_run(run)   # (a row's error first)
+    rows = None if held.complete and set(held.current) == set(uids) else read_run_rows(run)   # (a row's error first)
     entries = manifest.paradigms or {}
     files = {uid: e.grammar_file for uid, e in entries.items()}
     causes = {uid: (e.balance or {}).get("causes") or [] for uid, e in entries.items()}
@@ -41,7 +41,7 @@ def run_balance(run_dir, *, grammars=None, vocab=None, manifest=None):
     pooled = held.balance_all() if held.pooled and set(held.current) == set(uids) else None
     if rows is None and set(known) == set(uids):      # everything holds: no row is read
         return balance_table(dict.fromkeys(uids), {}, language=language, causes=causes, known=known, pooled=pooled)
-    original, debiased, _ = rows or read_run(run)
+    original, debiased, _ = rows or read_run_rows(run)
     features = slot_features(original, files, grammars, vocab if voc is None else voc, code,
                              only=set(original) - set(known))[0]
     return balance_table(original, debiased, features=features, causes=causes, language=language, known=known,
@@ -50,8 +50,8 @@ def run_balance(run_dir, *, grammars=None, vocab=None, manifest=None):
 
 def listed_run(run_dir, manifest=None):
     """(folder, manifest, paradigms listed by their jsonl files in file-name order) of a run folder,
-    with `read_run`'s checks of the folder and without reading a row (`manifest`: the run's, read
-    already; default read here)."""
+    with `read_run_rows`'s checks of the folder and without reading a row (`manifest`: the run's,
+    read already; default read here)."""
     from fairpairs.errors import Param, DatasetError, DatasetNotFoundError
     from fairpairs.manifest import read_manifest
 
@@ -65,9 +65,9 @@ def listed_run(run_dir, manifest=None):
 
 
 def _vocabulary(vocab, code: str):
-    from fairpairs.generation.vocab import load_vocabulary
+    from fairpairs.generation.vocab import read_vocabulary
 
-    return vocab if hasattr(vocab, "expressions") else load_vocabulary(vocab, code)
+    return vocab if hasattr(vocab, "expressions") else read_vocabulary(vocab, code)
 
 
 def paradigm_paths(uids, files: dict, grammars, code: str | None) -> tuple[dict[str, Path], str, str]:
@@ -112,11 +112,11 @@ def slot_features(original: dict[str, list], files: dict, grammars, vocab, code:
     """SlotFeatures of the paradigms whose file is found (`paradigm_paths`; `only`: of these
     paradigms alone), and the wordfreq language of their words. A paradigm file or table that does
     not load is an error (as `fairpairs validate` reports it)."""
-    from fairpairs.generation.grammar import load_paradigm
+    from fairpairs.generation.grammar import read_paradigm_file
 
     paths, code, language = paradigm_paths(original, files, grammars, code)
     if not any(isinstance(r.get("fillers"), Mapping) for rows in original.values() for r in rows[:1]):
         return {}, language
     voc = _vocabulary(vocab, code)
-    return {uid: SlotFeatures(load_paradigm(path, voc), voc) for uid, path in paths.items()
+    return {uid: SlotFeatures(read_paradigm_file(path, voc), voc) for uid, path in paths.items()
             if only is None or uid in only}, language

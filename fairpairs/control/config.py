@@ -57,7 +57,7 @@ DEFAULT_MODELS = ("gpt2", "bert-base-cased")    # the tokenizers length control 
 
 def _setting(default, help: str, **meta):
     """A setting's default and its help text, in one place (the CLI's options are built from them:
-    `fairpairs.arguments.setting_help`)."""
+    `fairpairs.arguments.setting`)."""
     return field(default=default, metadata={"help": help, **meta})
 
 

@@ -36,10 +36,10 @@ class Strategy:
 
     `control(sampler, searcher, live, meters, retries, budget)` gets a batch of drawn pairs whose
     good sentences are final and returns the draw indices whose bad sentence now matches the good
-    one's length under every tokenizer; it may redraw bad sentences (`sampler.redraw_bad`, counted
+    one's length under every tokenizer; it may redraw bad sentences (`Sampler.redraw_bad`, counted
     in `pair.redraws`, at most `retries` times a pair) while `budget.take()` allows. The loop around
     it (`_collect`) keeps the matched pairs, replaces the others and fills the one statistics
-    account every strategy reports (`records.ParadigmStats`: kept as drawn, redrawn, replaced,
+    account every strategy reports (`manifest.ParadigmStats`: kept as drawn, redrawn, replaced,
     dropped). `default_retries`: `max_retries` when none is given."""
 
     control: Callable[..., set]

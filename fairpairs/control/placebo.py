@@ -110,7 +110,7 @@ class ExcludingSampler(Sampler):
         return cands[keep]
 
 
-def placebo_pairs(run_dir, tokenizers: list[str] | None, *, per_paradigm: int, seed: int, grammars=None,
+def draw_placebo_pairs(run_dir, tokenizers: list[str] | None, *, per_paradigm: int, seed: int, grammars=None,
                   vocab: "Vocabulary | None" = None, on_paradigm: Callable[[str], None] | None = None) -> PlaceboSet:
     """The placebo pairs of run folder `run_dir` (module doc): per paradigm, a sample (seeded by
     `seed`) of up to `per_paradigm` original contexts whose pair has equal token lengths under every
@@ -120,7 +120,7 @@ def placebo_pairs(run_dir, tokenizers: list[str] | None, *, per_paradigm: int, s
     table; checked against the manifest's sha256). `on_paradigm(uid)` is told each paradigm done.
     Same arguments, same rows, byte for byte."""
     from fairpairs.manifest import read_manifest
-    from fairpairs.pairsets import read_pairs, read_run_file
+    from fairpairs.pairsets import read_pair_sets, read_run_file
 
     run = Path(run_dir)
     if not (run / "original").is_dir():
@@ -146,7 +146,7 @@ def placebo_pairs(run_dir, tokenizers: list[str] | None, *, per_paradigm: int, s
         rows += got
         if on_paradigm is not None:
             on_paradigm(uid)
-    pairs = read_pairs(rows, name=SET_NAME, empty=True)[SET_NAME]
+    pairs = read_pair_sets(rows, name=SET_NAME, empty=True)[SET_NAME]
     return PlaceboSet(pairs, counts, tuple(tokenizers), seed, per_paradigm)
 
 

@@ -4,7 +4,7 @@ contexts length control can keep, computed from the control lexicon and the toke
 A context is a first draw of the pair's stream (the good sentence and the first bad one: what the
 debiased set starts from, `fairpairs.control.loop`). It can be kept when some allowed bad sentence has
 the good one's token count under every tokenizer. For each critical slot the sentence shows, the bad
-candidates the paradigm allows (those of the control lexicon, `Searcher.control_rows`) are measured
+candidates the paradigm allows (those of the control lexicon, `search.control_lexicon`) are measured
 in the slot's context - the word with its neighbours up to the nearest spaces, as the search measures
 them - under every tokenizer; each gives a vector of length changes (one entry per tokenizer). The
 context can be kept iff the good and bad sentences' length difference is a sum of one change per

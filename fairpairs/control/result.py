@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from fairpairs.control.balance_measures import LOW_DIVERSITY, SMD_LIMIT, TVD_LIMIT
-from fairpairs.control.balance_report import summary as balance_summary
+from fairpairs.control.balance_report import balance_summary
 from fairpairs.control.config import RunConfig
 from fairpairs.manifest import BalanceEntry, ParadigmStats, verdict_text
 

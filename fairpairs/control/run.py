@@ -232,7 +232,7 @@ def diversity_causes(p: Paradigm, vocab: Vocabulary, meters: list[LengthMeter]) 
     return out
 
 
-def generate_run(paradigms: list[Paradigm], vocab: Vocabulary, cfg: RunConfig, out: Path,
+def write_run(paradigms: list[Paradigm], vocab: Vocabulary, cfg: RunConfig, out: Path,
                  on_paradigm=None, strict: bool = False, workers: int | None = None, meters=None) -> RunResult:
     """Generate every paradigm and write the run folder `out` atomically. A set that ends short of
     its pairs (its budget spent) keeps what it reached and is marked (manifest `short`, `verdict`);

@@ -59,7 +59,7 @@ def sha256_text(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def file_sha256(path: Path) -> str:
+def sha256_or_empty(path: Path) -> str:
     """The sha256 of a file's bytes ("" for a file that cannot be read: it matches nothing)."""
     try:
         return hashlib.sha256(Path(path).read_bytes()).hexdigest()
@@ -227,5 +227,5 @@ def reuse(run_dir, manifest: RunManifest) -> Reuse:
         return out
     for uid, seen in record["paradigms"].items():
         out.current[uid] = seen.get("entry") == entry_sha256(paradigms[uid]) and all(
-            seen.get(s) == file_sha256(Path(run_dir) / s / f"{uid}.jsonl") for s in ("original", "debiased"))
+            seen.get(s) == sha256_or_empty(Path(run_dir) / s / f"{uid}.jsonl") for s in ("original", "debiased"))
     return out

@@ -24,12 +24,11 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Callable
 
-from fairpairs.arguments import variable_count
+from fairpairs.environment import WORKERS
 from fairpairs.errors import OutputError
 from fairpairs.io.processes import end_with_parent
 from fairpairs.tokenization.cache import tokenizer_threads_off
 
-WORKERS_ENV = "FAIRPAIRS_WORKERS"
 MAX_WORKERS = 4      # the default's bound: memory grows with every worker
 
 
@@ -38,7 +37,7 @@ def default_workers(tasks: int) -> int:
     paradigms one after the other in this process), else one per core this process may use, at
     most MAX_WORKERS; never more than `tasks`. A value that is not a whole number >= 1 is a
     `VariableError` (exit 2 in the CLI)."""
-    n = variable_count(WORKERS_ENV, "worker processes")
+    n = WORKERS.read()
     if n is None:
         n = min(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1,
                 MAX_WORKERS)
@@ -112,6 +111,6 @@ def in_order(task: Callable[[int, bool], Any], n: int, take: Callable[[int, Any]
             take(i, task(i, True) if isinstance(answer, str) and answer == FAILED else answer)
     except BrokenProcessPool:
         raise OutputError(f"a worker process generating paradigms ended abruptly (out of memory?); "
-                          f"nothing was written (${WORKERS_ENV}=1 generates them in this process alone)") from None
+                          f"nothing was written (${WORKERS.name}=1 generates them in this process alone)") from None
     finally:     # (after an error: the paradigms not started are dropped; the workers end)
         pool.shutdown(wait=True, cancel_futures=True)

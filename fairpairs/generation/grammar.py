@@ -78,7 +78,7 @@ class Paradigm:
         return text
 
 
-def load_paradigm(path: str | Path, vocab: Vocabulary | None = None) -> Paradigm:
+def read_paradigm_file(path: str | Path, vocab: Vocabulary | None = None) -> Paradigm:
     """Load and validate one paradigm file (what `fairpairs validate` runs, before it renders the
     templates on a few draws: `check_render`)."""
     path = Path(path)

@@ -29,7 +29,7 @@ import numpy as np
 from fairpairs.errors import Param, FairpairsError, LexiconError
 from fairpairs.io.reading import reading
 from fairpairs.manifest import LexiconInfo
-from fairpairs.generation.grammar import Paradigm, load_paradigm
+from fairpairs.generation.grammar import Paradigm, read_paradigm_file
 from fairpairs.generation.vocab import Vocabulary
 
 WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
@@ -38,7 +38,7 @@ TOKENIZATION = ("lower-cased; ’ read as '; a word is a run of letters/digits w
 _TAGS = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}", re.S)
 
 
-def words(text: str) -> list[str]:
+def lexicon_words(text: str) -> list[str]:
     """The words of `text`, tokenized as the module docstring says."""
     return WORD.findall(text.lower().replace("\u2019", "'"))
 
@@ -52,7 +52,7 @@ class Lexicon:
 
     def known(self, text: str) -> bool:
         """Every word of `text` occurs at least min_count times ('' is known)."""
-        return all(self.counts[w] >= self.min_count for w in words(text))
+        return all(self.counts[w] >= self.min_count for w in lexicon_words(text))
 
     def row_mask(self, vocab: Vocabulary) -> np.ndarray:
         """Vocabulary rows whose expression is known."""
@@ -82,7 +82,7 @@ def load_lexicon(corpus: str | Path, min_count: int = 1) -> Lexicon:
         for line in fh:     # line by line: a corpus may be larger than memory
             digest.update(line)
             try:
-                counts.update(words(line.decode("utf-8")))
+                counts.update(lexicon_words(line.decode("utf-8")))
             except UnicodeDecodeError as exc:
                 exc.start += offset      # the byte in the file, not in the line
                 raise
@@ -96,7 +96,7 @@ def template_words(p: Paradigm) -> list[str]:
     """The words written in a paradigm's templates themselves (outside {{ }}, {% %} and {# #})."""
     out: list[str] = []
     for src in dict.fromkeys([p.good_source, p.bad_source]):
-        out.extend(w for w in words(_TAGS.sub(" ", src)) if w not in out)
+        out.extend(w for w in lexicon_words(_TAGS.sub(" ", src)) if w not in out)
     return out
 
 
@@ -155,7 +155,7 @@ def restrict_to_lexicon(paradigms: Iterable[Paradigm], vocab: Vocabulary, lexico
     out = []
     for p in paradigms:
         try:
-            q = load_paradigm(p.path, small)
+            q = read_paradigm_file(p.path, small)
         except FairpairsError as exc:
             raise LexiconError(f"with the words of {where}: {exc}") from None
         for spec in (*q.slots.values(), *q.critical.values()):

@@ -78,6 +78,8 @@ _WORD = re.compile(r"[\w']+")
 
 
 def words(sentence: str) -> list[str]:
+    """The words of a sentence, lower-cased (letters, digits, underscores, apostrophes): what the
+    balance report and the fidelity check count."""
     return [w.lower() for w in _WORD.findall(sentence)]
 
 

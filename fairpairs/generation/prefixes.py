@@ -89,12 +89,13 @@ def same_words(good: str, bad: str) -> bool:
     return sorted(map(str.lower, _WORD.findall(good))) == sorted(map(str.lower, _WORD.findall(bad)))
 
 
-NO_PREFIX = (None,) * 6     # a pair without either partial method: no prefix fields
+ONE_PREFIX_FIELDS = ("one_prefix_prefix", "one_prefix_word_good", "one_prefix_word_bad")
+TWO_PREFIX_FIELDS = ("two_prefix_prefix_good", "two_prefix_prefix_bad", "two_prefix_word")
 
 
-def method_fields(paradigm, pair, critical: list[str], shown: set[str]) -> tuple:
-    """BLiMP's fields of a drawn pair, in `records.PAIR_FIELDS` order from `simple_LM_method` to
-    `two_prefix_word`: the method flags, the paradigm's declared `lexically_identical`, `same_words`,
+def method_fields(paradigm, pair, critical: list[str], shown: set[str]) -> dict:
+    """BLiMP's fields of a drawn pair by name, in `records.PAIR_FIELDS` order from `simple_LM_method`
+    to `two_prefix_word`: the method flags, the paradigm's declared `lexically_identical`, `same_words`,
     and the prefix fields of the method the pair has (None where it has none: left out of its row).
 
     `paradigm` declares which methods its contrast allows (`one_prefix`, `two_prefix`); `pair` is
@@ -119,5 +120,6 @@ def method_fields(paradigm, pair, critical: list[str], shown: set[str]) -> tuple
         two = two_prefix(good, bad, word)
         if two is not None:
             break
-    prefix = ((*one, None, None, None) if one else (None, None, None, *two) if two else NO_PREFIX)
-    return (True, one is not None, two is not None, paradigm.lexically_identical, same_words(good, bad), *prefix)
+    return {"simple_LM_method": True, "one_prefix_method": one is not None, "two_prefix_method": two is not None,
+            "lexically_identical": paradigm.lexically_identical, "same_words": same_words(good, bad),
+            **dict(zip(ONE_PREFIX_FIELDS, one or (None,) * 3)), **dict(zip(TWO_PREFIX_FIELDS, two or (None,) * 3))}

@@ -9,7 +9,7 @@ from typing import Iterable
 from fairpairs.errors import Param, FairpairsError, GrammarError, GrammarNotFoundError
 from fairpairs.io.paths import data_dir
 from fairpairs.generation.vocab import Vocabulary, default_vocabulary
-from fairpairs.generation.grammar import Paradigm, check_render, load_paradigm
+from fairpairs.generation.grammar import Paradigm, check_render, read_paradigm_file
 from fairpairs.generation.includes import read_with_includes
 
 
@@ -109,12 +109,7 @@ def paradigm_index(directory: str | Path | None = None) -> dict[str, Path]:
     return index
 
 
-def load_all(directory: str | Path | None = None, vocab: Vocabulary | None = None) -> dict[str, Paradigm]:
-    """Every paradigm of a grammar folder, by UID."""
-    return {p.stem: load_paradigm(p, vocab) for p in grammar_files(directory)}
-
-
-def validate(paths: Iterable[str | Path] | None = None, vocab: Vocabulary | None = None
+def validate_paradigms(paths: Iterable[str | Path] | None = None, vocab: Vocabulary | None = None
              ) -> list[tuple[Path, Paradigm | FairpairsError]]:
     """Check paradigm files without generating: each is loaded exactly as generation loads it
     (schema, includes, vocabulary columns and values, templates, satisfiability of every slot), and
@@ -129,7 +124,7 @@ def validate(paths: Iterable[str | Path] | None = None, vocab: Vocabulary | None
     out: list[tuple[Path, Paradigm | FairpairsError]] = []
     for f in files:
         try:
-            out.append((f, check_render(load_paradigm(f, vocab))))   # (templates rendered on samples)
+            out.append((f, check_render(read_paradigm_file(f, vocab))))   # (templates rendered on samples)
         except FairpairsError as exc:
             out.append((f, exc))
     return out
@@ -176,7 +171,7 @@ def select_paradigms(spec: str | list[str] = "all", phenomenon: str | None = Non
     code = one_language(paradigm_language(files[u]) for u in chosen)
     if vocab is None:
         vocab = default_vocabulary(code)
-    paradigms = [load_paradigm(files[u], vocab) for u in chosen]
+    paradigms = [read_paradigm_file(files[u], vocab) for u in chosen]
     if every and standard_only:
         paradigms = [p for p in paradigms if p.standard]
     if phenomenon:
@@ -187,7 +182,7 @@ def select_paradigms(spec: str | list[str] = "all", phenomenon: str | None = Non
             if not every:
                 lang = paradigm_language(files[chosen[0]])     # every paradigm file of the selection's language
                 same = {f for f in index.values() if paradigm_language(f) == lang}
-                all_phen = {load_paradigm(f, vocab).phenomenon for f in same}
+                all_phen = {read_paradigm_file(f, vocab).phenomenon for f in same}
                 if any(ph.lower().replace("-", " ") == norm for ph in all_phen):
                     raise UsageError(Param("phenomenon"), f" {phenomenon!r}: none of the paradigms named by ",
                                      Param("paradigms", quoted=True), f" belongs to it (theirs: {', '.join(known)})", value=phenomenon)

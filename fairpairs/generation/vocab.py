@@ -314,7 +314,7 @@ def _default_vocabulary(language: str) -> Vocabulary:
     return Vocabulary.load(data_dir("vocab") / get_language(language).vocabulary, language=language)
 
 
-def load_vocabulary(path: str | Path | None = None, language: str | None = None) -> Vocabulary:
+def read_vocabulary(path: str | Path | None = None, language: str | None = None) -> Vocabulary:
     """A vocabulary table: the bundled table of `language` (default: the fixed BLiMP table), or the
     CSV file at `path`: a table with the BLiMP table's columns, or a language table (docs/
     vocabulary.md), checked row by row (fixes.yaml applies to the bundled BLiMP table only)."""

@@ -10,13 +10,11 @@ import threading
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from fairpairs.arguments import variable_seconds
+from fairpairs.environment import HUB_TIMEOUT
 from fairpairs.errors import NetworkError
 
 
 # ------------------------------------------------------------------------------------ network
-HUB_TIMEOUT_ENV = "FAIRPAIRS_HUB_TIMEOUT"
-DEFAULT_HUB_TIMEOUT = 60.0
 _spent = 0.0       # seconds this command has spent in Hub calls so far
 _armed = False
 
@@ -30,8 +28,7 @@ def reset_network_time() -> None:
 def hub_timeout() -> float:
     """Seconds all Hub calls of one command may take together (FAIRPAIRS_HUB_TIMEOUT, default 60;
     a value that is not a number of seconds > 0 is a `VariableError`, exit 2 in the CLI)."""
-    value = variable_seconds(HUB_TIMEOUT_ENV)
-    return DEFAULT_HUB_TIMEOUT if value is None else value
+    return HUB_TIMEOUT.read()
 
 
 class _Deadline(BaseException):
@@ -74,7 +71,7 @@ def network_deadline(what: str | tuple = "the Hub", source: str | os.PathLike | 
     left = hub_timeout() - _spent
     where = what if isinstance(what, tuple) else (what,)
     if left <= 0:
-        raise NetworkError(*where, f": no network time left ({HUB_TIMEOUT_ENV}={hub_timeout():g} s in total)")
+        raise NetworkError(*where, f": no network time left ({HUB_TIMEOUT.name}={hub_timeout():g} s in total)")
     previous, unraisable = signal.signal(signal.SIGALRM, _on_alarm), sys.unraisablehook
     sys.unraisablehook = _quiet_deadline(unraisable)
     signal.setitimer(signal.ITIMER_REAL, left, 0.5)   # and again every 0.5 s until the calls end
@@ -83,7 +80,7 @@ def network_deadline(what: str | tuple = "the Hub", source: str | os.PathLike | 
         yield
     except _Deadline:
         raise NetworkError(*where, f": the Hugging Face Hub ({_endpoint()}) did not answer within "
-                           f"{hub_timeout():g} s ({HUB_TIMEOUT_ENV})") from None
+                           f"{hub_timeout():g} s ({HUB_TIMEOUT.name})") from None
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)

@@ -32,7 +32,7 @@ import contextlib
 import sys
 import warnings
 
-DISABLE_ENV = "FAIRPAIRS_DISABLE_PROGRESS_BARS"
+from fairpairs.environment import DISABLE_PROGRESS_BARS
 
 _switch: bool | None = None     # True: bars everywhere; False: none; None: automatic (and the variable)
 _saying = False                 # the first line of long work written where no bar is drawn (`saying`)
@@ -124,7 +124,7 @@ def deprecated_argument(call: str, progress):
                                  value=progress, expected="True, False or None")
         warnings.warn(FairpairsDeprecationWarning(
             f"{call}(): `progress` is deprecated and applies to this call only; use "
-            f"fp.{'enable' if progress else 'disable'}_progress_bars() (or {DISABLE_ENV}=1)"),
+            f"fp.{'enable' if progress else 'disable'}_progress_bars() (or {DISABLE_PROGRESS_BARS.name}=1)"),
             stacklevel=_outside_fairpairs())
     return scoped(progress)
 
@@ -140,9 +140,7 @@ def _outside_fairpairs() -> int:
 def _disabled_by_environment() -> bool:
     """FAIRPAIRS_DISABLE_PROGRESS_BARS, read now; a value it does not take is a `VariableError`
     listing every value it takes (exit 2 in the CLI)."""
-    from fairpairs.arguments import variable_switch
-
-    return variable_switch(DISABLE_ENV, "no progress bars")
+    return DISABLE_PROGRESS_BARS.read()
 
 
 def in_notebook() -> bool:

@@ -153,12 +153,12 @@ def cached_scores(model: str, sentences: list[str], settings: Settings, cache_di
     """
     from fairpairs.scoring import launch
     from fairpairs.scoring.normalize import needing
-    from fairpairs.scoring.resume import remove_parts, remove_stale
+    from fairpairs.scoring.resume import remove_parts, remove_stale_resumes
 
     group = launch.init()
     path = cache_file(cache_dir, model, settings, sentences, fingerprint) if cache_dir is not None else None
     if path is not None and (group is None or group.is_main):
-        remove_stale(cache_dir, model, keep=resume_folder(path))   # what a killed earlier run left
+        remove_stale_resumes(cache_dir, model, keep=resume_folder(path))   # what a killed earlier run left
     needed = ["sentence", "n_tokens"] + [score_column(n) for n in settings.normalize]
     if group is None:
         df = read_cache(path, sentences, needed)

@@ -25,8 +25,9 @@ import time
 
 import numpy as np
 
+from fairpairs.environment import DIST_TIMEOUT
 from fairpairs.errors import Param, DistributedError
-from fairpairs.scoring.launch import Group, POLL_SECONDS, TIMEOUT_ENV, balanced_shards, describe, init, timeout_seconds
+from fairpairs.scoring.launch import Group, POLL_SECONDS, balanced_shards, describe_error, init, timeout_seconds
 
 
 class _Stopped(Exception):
@@ -124,7 +125,7 @@ def _score_in_group(group: Group, tag: str, run, got_idx: list, got_val: list, b
     except _Stopped:
         pass
     except Exception as exc:  # noqa: BLE001 - every rank learns of it and raises
-        err = describe(exc)
+        err = describe_error(exc)
         group.flag(f"{tag}/failed")
     group.add(f"{tag}/finished", 1)
     _wait_for_ranks(group, tag, bar, resumed)
@@ -170,6 +171,6 @@ def _wait_for_ranks(group: Group, tag: str, bar, resumed: int) -> None:
             last, since = (finished, done), time.monotonic()
         elif time.monotonic() - since > limit:
             raise DistributedError(f"rank {group.rank}: no progress from the other ranks for "
-                                   f"{limit:.0f} s ({TIMEOUT_ENV}); stopping, no output was written",
+                                   f"{limit:.0f} s ({DIST_TIMEOUT.name}); stopping, no output was written",
                                    quiet=not group.is_main)
         time.sleep(POLL_SECONDS)

@@ -211,13 +211,3 @@ def causal_rows(enc: Encoded) -> Rows:
     sent, pos, tok, _, _, _, ptr = _flat(enc)
     s = np.arange(len(enc.ids))
     return _rows(s, ptr[:-1], ptr[:-1], ptr[:-1], ptr[1:], pos, tok, shift=1)
-
-
-def mask_sets(words, variant: str) -> list[tuple[list[int], list[int]]]:
-    """PLL rows of one sentence as (masked, targets) lists of content-token indices."""
-    words = np.asarray(words, dtype=np.int64)
-    n = len(words)
-    enc = Encoded([np.arange(n)], [np.arange(n)], [words], [[(0, 0)] * n])
-    r = masked_rows(enc, variant)
-    return [(r.mask_pos[r.mask_ptr[k]:r.mask_ptr[k + 1]].tolist(),
-             r.tgt_pos[r.tgt_ptr[k]:r.tgt_ptr[k + 1]].tolist()) for k in range(r.n)]

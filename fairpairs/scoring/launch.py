@@ -9,12 +9,10 @@ import os
 from dataclasses import dataclass
 from datetime import timedelta
 import numpy as np
-from fairpairs.arguments import variable_seconds
+from fairpairs.environment import DIST_TIMEOUT
 from fairpairs.errors import DistributedError, FairpairsError
 
 
-TIMEOUT_ENV = "FAIRPAIRS_DIST_TIMEOUT"
-DEFAULT_TIMEOUT = 1800.0
 POLL_SECONDS = 0.05
 
 
@@ -63,8 +61,7 @@ def is_main() -> bool:
 def timeout_seconds() -> float:
     """Seconds a rank may wait for the others (FAIRPAIRS_DIST_TIMEOUT, default 1800; a value that
     is not a number of seconds > 0 is a `VariableError`, exit 2 in the CLI)."""
-    value = variable_seconds(TIMEOUT_ENV)
-    return DEFAULT_TIMEOUT if value is None else value
+    return DIST_TIMEOUT.read()
 
 
 def _first_line(exc: BaseException) -> str:
@@ -72,7 +69,7 @@ def _first_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
 
 
-def describe(exc: BaseException) -> str:
+def describe_error(exc: BaseException) -> str:
     """One line for an error raised on some rank (our errors carry their own message)."""
     return str(exc) if isinstance(exc, FairpairsError) else _first_line(exc)
 
@@ -139,7 +136,7 @@ class Group:
         try:
             value, err = fn(), None
         except Exception as exc:  # noqa: BLE001 - reported to every rank, then raised
-            value, err = None, describe(exc)
+            value, err = None, describe_error(exc)
         self.raise_failed(self.all_gather(err))
         return value
 

@@ -42,7 +42,7 @@ def n_words(sentences) -> np.ndarray:
     return np.array([len(s.split()) for s in sentences], dtype=np.int64)
 
 
-def fit(lp, n_tokens, words, u) -> dict:
+def fit_length_terms(lp, n_tokens, words, u) -> dict:
     """The regression of the module docstring: coefficients, their standard errors, R^2 and the
     log-log exponent. Needs at least 10 sentences and varying lengths."""
     lp, nt, nw, u = (np.asarray(x, dtype=float) for x in (lp, n_tokens, words, u))
@@ -88,7 +88,7 @@ def fit_length_params(scorer, corpus=None, n: int = SCORING.fit_sentences, seed:
     check_scorer(scorer)
     files, sents = corpus_sentences(corpus, n, seed, min_words, max_words)
     df = scorer.score(sents, normalize=("slor",), unigrams=WordfreqUnigrams())
-    entry = fit(df["sum_logprob"], df["n_tokens"], n_words(sents), df["unigram_logprob"])
+    entry = fit_length_terms(df["sum_logprob"], df["n_tokens"], n_words(sents), df["unigram_logprob"])
     names = ["fairpairs:" + CORPUS.name if Path(f).resolve() == CORPUS else Path(f).name for f in files]
     entry["fitted_on"] = {"files": {k: file_sha256(f) for k, f in zip(names, files)},
                           "sentences": len(sents), "asked": n, "selection": f"wikitext_sentences(n={n}, seed={seed}, "
@@ -149,7 +149,7 @@ def _checked(entry, where: tuple) -> dict:
     return entry
 
 
-def model_identity(model) -> dict:
+def length_identity(model) -> dict:
     """What a length-parameter entry must record to be used for `model` (a name or path, or a
     loaded Scorer): its name, content fingerprint (`scoring.fingerprint.model_fingerprint`) and
     tokenizer sha256. For a name nothing is loaded but its tokenizer (the weights are hashed)."""
@@ -190,7 +190,7 @@ def load_length_params(spec, model=None) -> dict:
     if isinstance(spec, dict) and not isinstance(spec.get("models"), dict):
         entry, where = _checked(spec, (Param("length_params"),)), (Param("length_params"),)
         if model is not None and entry.get("model_sha256"):
-            _check_identity(entry, model_identity(model), where)
+            _check_identity(entry, length_identity(model), where)
         return entry
     if spec is None:
         models, where = read_params_file(ASSET), (f"bundled length parameters ({ASSET.name})",)
@@ -203,7 +203,7 @@ def load_length_params(spec, model=None) -> dict:
     if model is None:
         raise UsageTypeError(Param("model"), ": length parameters of a file are chosen by the model they were fitted for; "
                              "give the model")
-    me = model_identity(model)
+    me = length_identity(model)
     for key in sorted(models):
         entry = models[key]
         if isinstance(entry, dict) and entry.get("model_sha256") == me["model_sha256"]:

@@ -48,7 +48,7 @@ def detect_kind(config) -> str | None:
 def cuda_for_process(gpu_count: int, launch) -> tuple[str, FairpairsWarning | None]:
     """The GPU a process asking for 'cuda' scores on, and a hint to warn with (or None).
 
-    Under a multi-process launch (`launch`, see `distributed.detect_launch`) each rank takes the GPU
+    Under a multi-process launch (`launch`, see `launch.detect_launch`) each rank takes the GPU
     of its ``local_rank``, one GPU per rank; more ranks on a node than GPUs is an error. A single
     process on a machine with several GPUs takes the first and the hint says how to use them all.
     """
@@ -118,7 +118,7 @@ def resolve_dtype(dtype: str | None, device: str):
     return getattr(torch, key)
 
 
-def load_tokenizer(name: str, source: ModelSource | None = None):
+def load_model_tokenizer(name: str, source: ModelSource | None = None):
     """The fast tokenizer of model `name`, from the one tokenizer loader (`fairpairs.tokenization.lengths`):
     the bundled copy for the bundled names, else the model's own (folder, GGUF or Hub). Errors are
     ModelError."""
@@ -130,7 +130,7 @@ def load_tokenizer(name: str, source: ModelSource | None = None):
 
 def check_device_map(device_map: str | None, device: str | None, launch=None) -> None:
     """A `device_map` needs accelerate, leaves the device to it, and takes a node's GPUs for one
-    process, so a launch (`launch`, see `distributed.detect_launch`) may start one process per node."""
+    process, so a launch (`launch`, see `launch.detect_launch`) may start one process per node."""
     if device_map is None:
         return
     if device_map not in DEVICE_MAPS:
@@ -187,7 +187,7 @@ def _load_parts(name: str, source: ModelSource, kind: str | None, tdtype, device
     if kind is None:
         raise ModelError(Param("model"), f" {name}: model type {getattr(config, 'model_type', '?')!r} is "
                          "neither a causal nor a masked language model (use ", Param("kind", quoted=True), " to force one)", value=name)
-    tok = load_tokenizer(name, source)
+    tok = load_model_tokenizer(name, source)
     if kind == "masked" and tok.mask_token_id is None:
         raise ModelError(Param("model"), f" {name}: its tokenizer has no mask token, so it cannot be "
                          "scored with pseudo-log-likelihood (use ", Param("kind", quoted=True), " causal?)", value=name)
@@ -213,17 +213,17 @@ def _load_config(name: str, source: ModelSource):
         with network_deadline((Param("model"), f" {name}"), source.path):
             return AutoConfig.from_pretrained(source.path, **source.kwargs())
     except NetworkError as exc:
-        from fairpairs.tokenization.catalogue import model_names
+        from fairpairs.tokenization.catalogue import known_model_names
         from fairpairs.suggest import did_you_mean
 
-        raise exc.appended(did_you_mean(name, model_names())) from None
+        raise exc.appended(did_you_mean(name, known_model_names())) from None
     except VariableError:     # (FAIRPAIRS_HUB_TIMEOUT, not the model)
         raise
     except Exception as exc:
-        from fairpairs.tokenization.catalogue import model_names
+        from fairpairs.tokenization.catalogue import known_model_names
         from fairpairs.suggest import did_you_mean
 
-        raise ModelError(Param("model"), f" {name}", value=name, reason=f"cannot load the model's config{did_you_mean(name, model_names())}: not a "
+        raise ModelError(Param("model"), f" {name}", value=name, reason=f"cannot load the model's config{did_you_mean(name, known_model_names())}: not a "
                          f"model folder, GGUF file or reachable Hub model ({_first_line(exc)})") from None
 
 

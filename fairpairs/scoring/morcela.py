@@ -40,7 +40,7 @@ def _design(p, u, length):
     return np.column_stack([p / n, u / n, 1.0 / n, np.ones_like(p)])
 
 
-def fit(p, u, length, y) -> MorcelaFit:
+def fit_terms(p, u, length, y) -> MorcelaFit:
     """Least-squares fit of y on [p/l, u/l, 1/l, 1]; beta = -b/a, gamma = c/a."""
     y = np.asarray(y, dtype=float)
     x = _design(p, u, length)
@@ -77,7 +77,7 @@ def cross_validate(p, u, length, y, folds: int = 5, seed: int = 0) -> dict:
     for k in range(folds):
         test = parts[k]
         train = np.concatenate([parts[j] for j in range(folds) if j != k])
-        f = fit(p[train], u[train], n_tok[train], y[train])
+        f = fit_terms(p[train], u[train], n_tok[train], y[train])
         # the fitted predictor itself (a*MORCELA + a*d, same r as MORCELA when a > 0)
         pred = np.sign(f.a) * (p[test] - f.beta * u[test] + f.gamma) / n_tok[test]
         rs["morcela"].append(_pearson(pred, y[test]))
@@ -106,12 +106,6 @@ def read_judgments(path, measure: str = "LS"):
     'Bad Sentence', 'Good Sentence LS', 'Bad Sentence LS', ...) or plain 'sentence,judgment'."""
     j = load_judgments(path, measure)
     return j.sentences, j.judgments
-
-
-def read_judgments_counted(path, measure: str = "LS"):
-    """read_judgments, plus how many rows were left out and why: {reason: count}."""
-    j = load_judgments(path, measure)
-    return j.sentences, j.judgments, j.dropped
 
 
 def load_judgments(judgments, measure: str = "LS") -> Judgments:
@@ -204,7 +198,7 @@ def fit_morcela(scorer, judgments, measure: str = "LS", unigrams=None, folds: in
     if not is_main():   # the ranks share the scoring; rank 0 fits
         return None
     p, u, n = (df[c].to_numpy(float) for c in ("sum_logprob", "unigram_logprob", "n_tokens"))
-    result = fit(p, u, n, judgments.judgments)
+    result = fit_terms(p, u, n, judgments.judgments)
     result.cv = cross_validate(p, u, n, judgments.judgments, folds=folds, seed=seed)
     result.meta = {"model": scorer.name, "kind": scorer.kind, "pll": scorer.pll if scorer.kind == "masked" else None,
                    "unigrams": str(unigrams) if unigrams else "wordfreq", "measure": judgments.measure,

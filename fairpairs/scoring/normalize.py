@@ -39,7 +39,7 @@ def slor(lp, u, n):
     return (np.asarray(lp, dtype=float) - np.asarray(u, dtype=float)) / np.asarray(n, dtype=float)
 
 
-def morcela(lp, u, n, beta: float, gamma: float):
+def morcela_score(lp, u, n, beta: float, gamma: float):
     """(LP - beta * U + gamma) / |W| (Tjuatja et al. 2024)."""
     return (np.asarray(lp, dtype=float) - beta * np.asarray(u, dtype=float) + gamma) / np.asarray(n, dtype=float)
 
@@ -152,7 +152,7 @@ LP = Normalization(None, doc="sum of log-probabilities (no normalisation)")
 MEAN_LP = Normalization(lambda x: mean_lp(x.lp, x.n), doc="LP / tokens")
 PEN_LP = Normalization(lambda x: pen_lp(x.lp, x.n, x.alpha), doc="LP / ((5 + tokens) / 6) ** alpha")
 SLOR = Normalization(lambda x: slor(x.lp, x.u, x.n), frozenset({"unigrams"}), doc="(LP - unigram LP) / tokens")
-MORCELA = Normalization(lambda x: morcela(x.lp, x.u, x.n, x.morcela["beta"], x.morcela["gamma"]),
+MORCELA = Normalization(lambda x: morcela_score(x.lp, x.u, x.n, x.morcela["beta"], x.morcela["gamma"]),
                         frozenset({"unigrams", "morcela_params"}), doc="(LP - beta U + gamma) / tokens")
 SLLN_LP = Normalization(lambda x: slln_lp(x.lp, x.n, x.length["slln_alpha"]), frozenset({"length_params"}))
 WORD_LP = Normalization(lambda x: word_lp(x.lp, x.correction), frozenset({"words"}))

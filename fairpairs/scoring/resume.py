@@ -5,7 +5,7 @@ file per finished batch (``part-<run>-r<rank>-<n>.parquet``: sentence, sum_logpr
 each written through a temporary file and a rename, so a file is either complete or absent. Any
 number of ranks may write into one folder (on a shared file system) or each into its own.
 `fairpairs.analysis.evaluation` keeps the folder next to its cache file and removes it once the cache file
-is written; folders that can no longer be resumed (`remove_stale`) are removed when the same model
+is written; folders that can no longer be resumed (`remove_stale_resumes`) are removed when the same model
 is scored again.
 """
 
@@ -122,7 +122,7 @@ def _writer_alive(files: list[Path]) -> bool:
     return any(pid != os.getpid() and process_alive(pid) for pid in pids)
 
 
-def remove_stale(cache_dir, model: str, keep) -> list[Path]:
+def remove_stale_resumes(cache_dir, model: str, keep) -> list[Path]:
     """Remove the resume folders in `cache_dir` that a run of `model` can no longer resume:
     those of the same model (by their meta.json) for another cache key than `keep` (the model's
     files, the input or the settings changed since they were saved), and any whose cache file

@@ -170,7 +170,7 @@ def check(scorer) -> bool:
     return bool(np.all(np.abs(plain - shared) <= tol))
 
 
-def wanted(scorer, enc) -> bool:
+def shares_prefixes(scorer, enc) -> bool:
     """Whether `scorer` scores `enc` (causal) with shared prefixes: it passed `check`, the
     sentences fit its sliding window (`prefix.usable`) and the shared plan feeds fewer tokens
     (`prefix.saves`)."""

@@ -29,7 +29,8 @@ from contextlib import contextmanager
 from importlib import metadata
 from pathlib import Path
 
-CACHE_ENV = "FAIRPAIRS_TOKENIZER_CACHE"
+from fairpairs.environment import TOKENIZER_CACHE
+
 # Raise when the way fairpairs converts a format changes (fairpairs.tokenization.lengths.convert):
 # every entry written before is then converted again.
 CONVERTER_VERSION = 1
@@ -40,11 +41,7 @@ CONVERTED = tuple(READERS)
 
 def cache_dir() -> Path | None:
     """The folder of converted tokenizers; None when caching is off."""
-    where = os.environ.get(CACHE_ENV)
-    if where is not None:
-        return None if where.strip().lower() in ("", "off") else Path(where).expanduser()
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "fairpairs" / "tokenizers"
+    return TOKENIZER_CACHE.read()
 
 
 def _version(package: str) -> str | None:
@@ -63,11 +60,6 @@ def converted_from(src) -> dict:
     return {"file": file_sha256(file), "kind": src.kind, "pattern": src.pattern, "bos_token": src.bos_token,
             "converter": CONVERTER_VERSION,
             "libraries": {p: _version(p) for p in ("transformers", "tokenizers", READERS[src.kind])}}
-
-
-def cache_key(src) -> str:
-    """The key of the converted form of source `src`: the sha256 of `converted_from(src)`."""
-    return _key(converted_from(src))
 
 
 def _key(source: dict) -> str:

@@ -26,7 +26,7 @@ def _row(name: str, source: str, where: str, status: str = "ok", detail: str = "
             "aliases": list(aliases)}
 
 
-def tokenizers(hub_cache: bool = True) -> list[dict]:
+def tokenizer_rows(hub_cache: bool = True) -> list[dict]:
     """One dict per name (name, source, where, status, detail, aliases). `source` is "map",
     "package", "bundled", "hub cache" or "preset"; `status` is "ok" when the name resolves offline
     now, else "missing" (with the install command in `detail`), "different" (a package file that
@@ -39,18 +39,18 @@ def tokenizers(hub_cache: bool = True) -> list[dict]:
 
 def _mapped() -> list[dict]:
     from fairpairs.tokenization.sources import resolve_tokenizer
-    from fairpairs.tokenization.names import MAP_ENV
+    from fairpairs.environment import TOKENIZER_MAP
     from fairpairs.tokenization.names import load_map
 
     try:
         mapping, map_file = load_map()
     except FairpairsError as exc:     # the map itself is broken: say so, list the rest
-        return [_row(f"${MAP_ENV}", "map", "", "error", _reason(exc))]
+        return [_row(f"${TOKENIZER_MAP.name}", "map", "", "error", _reason(exc))]
     out = []
     for key in mapping or {}:
         try:
             src = resolve_tokenizer(key)
-            out.append(_row(key, "map", src.package or src.path, detail=f"${MAP_ENV}={map_file}"))
+            out.append(_row(key, "map", src.package or src.path, detail=f"${TOKENIZER_MAP.name}={map_file}"))
         except FairpairsError as exc:
             out.append(_row(key, "map", str(mapping[key]["file"]), "error", _reason(exc)))
     return out
@@ -146,7 +146,7 @@ def tokenizer_names() -> list[str]:
     from fairpairs.tokenization.sources import BUNDLED, PRESET_PREFIX, PRESETS
     from fairpairs.tokenization.names import load_map
 
-    names = [*BUNDLED, *(row.name for row in PACKAGED.values()), *pretrained.names(),
+    names = [*BUNDLED, *(row.name for row in PACKAGED.values()), *pretrained.pretrained_names(),
              *(PRESET_PREFIX + p for p in PRESETS)]
     try:
         mapping, _ = load_map()
@@ -155,12 +155,12 @@ def tokenizer_names() -> list[str]:
     return names + list(mapping or {})
 
 
-def model_names() -> list[str]:
+def known_model_names() -> list[str]:
     """Model names that load without the network: the real pretrained models' names and aliases
     (fairpairs.tokenization.pretrained) and the Hub cache's models."""
     from fairpairs.tokenization import pretrained
 
-    names = pretrained.names()
+    names = pretrained.pretrained_names()
     try:
         from huggingface_hub import scan_cache_dir
 

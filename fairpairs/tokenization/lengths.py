@@ -26,7 +26,7 @@ from pathlib import Path
 from fairpairs.errors import Param, NetworkError, TokenizerError, VariableError
 from fairpairs.io.network import network_deadline
 from fairpairs.tokenization.sources import TokenizerSource, resolve_tokenizer
-from fairpairs.tokenization.names import MAP_ENV
+from fairpairs.environment import TOKENIZER_MAP
 from fairpairs.tokenization.cache import CONVERTED, cached, convert_apart
 from fairpairs.tokenization.files import sentencepiece_tokenizer, check_file
 from fairpairs.tokenization.spaces import splits_at_spaces
@@ -73,7 +73,7 @@ def _fresh(src: TokenizerSource):
                 Param("models"), f": cannot load tokenizer {name!r}{did_you_mean(name, tokenizer_names())}: not a name "
                 f"fairpairs knows offline (`fairpairs tokenizers` lists them: bundled, packaged, presets), not a local folder or file, and not "
                 f"loadable from the Hub ({_first_line(exc)}); offline, point it at local files with "
-                f"${MAP_ENV} (docs/tokenizers.md)"
+                f"${TOKENIZER_MAP.name} (docs/tokenizers.md)"
             ) from None
         missing = _no_vocabulary_files(src)
         raise TokenizerError(Param("models"), f": cannot load tokenizer {name!r} ({src.kind} at {src.path}): "

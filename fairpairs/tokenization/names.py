@@ -4,23 +4,19 @@ ranks, sentencepiece, GGUF)."""
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
+from fairpairs.environment import TOKENIZER_MAP
 from fairpairs.errors import TokenizerError
-
-
-MAP_ENV = "FAIRPAIRS_TOKENIZER_MAP"
 
 
 def load_map() -> tuple[dict, str] | tuple[None, None]:
     """The local tokenizer map ({name: {"file": ..., "pattern": ...}}, names lower-cased) and the
     file it was read from; (None, None) when $FAIRPAIRS_TOKENIZER_MAP is not set. Read again only
     when the file changes; a broken map is a TokenizerError naming it."""
-    where = os.environ.get(MAP_ENV)
-    if not where:
+    path = TOKENIZER_MAP.read()
+    if path is None:
         return None, None
-    path = Path(where).expanduser()
     return _read_map(str(path.resolve()) if path.exists() else str(path), _mtime(path)), str(path)
 
 
@@ -39,18 +35,18 @@ def _read_map(path: str, mtime: float) -> dict:
     if key in _MAPS:
         return _MAPS[key]
     if mtime < 0:
-        raise TokenizerError(f"${MAP_ENV}={path}: no such file")
+        raise TokenizerError(f"${TOKENIZER_MAP.name}={path}: no such file")
     import yaml
 
     try:
         data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise TokenizerError(f"${MAP_ENV}={path}: cannot read it as YAML or JSON "
+        raise TokenizerError(f"${TOKENIZER_MAP.name}={path}: cannot read it as YAML or JSON "
                              f"({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})") from None
     if data is None:
         data = {}
     if not isinstance(data, dict):
-        raise TokenizerError(f"${MAP_ENV}={path}: expected a mapping of tokenizer names to sources")
+        raise TokenizerError(f"${TOKENIZER_MAP.name}={path}: expected a mapping of tokenizer names to sources")
     out = {}
     for k, v in data.items():
         if isinstance(v, str):
@@ -59,7 +55,7 @@ def _read_map(path: str, mtime: float) -> dict:
         elif isinstance(v, dict) and isinstance(v.get("file"), str) and set(v) <= {"file", "pattern"}:
             entry = dict(v)
         else:
-            raise TokenizerError(f"${MAP_ENV}={path}: entry {k!r}: expected a path or {{file: PATH, pattern: REGEX}}")
+            raise TokenizerError(f"${TOKENIZER_MAP.name}={path}: entry {k!r}: expected a path or {{file: PATH, pattern: REGEX}}")
         f = Path(entry["file"]).expanduser()
         if not f.is_absolute() and not f.exists():
             f = Path(path).parent / f       # relative to the map file

@@ -132,13 +132,6 @@ def sha256(path: Path) -> str:
     return file_sha256(path)
 
 
-def installed_version(package: str) -> str | None:
-    try:
-        return metadata.version(package)
-    except metadata.PackageNotFoundError:
-        return None
-
-
 def locate(row: PackagedTokenizer, name: str | None = None) -> Path:
     """The verified file of `row` inside its installed package.
 

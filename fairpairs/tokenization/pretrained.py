@@ -25,10 +25,10 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from fairpairs.environment import MODEL_CACHE
 from fairpairs.errors import Param, ModelError, ModelNotFoundError, TokenizerError, TokenizerNotFoundError
 from fairpairs.registry import Registry
 
-MODEL_CACHE_ENV = "FAIRPAIRS_MODEL_CACHE"
 
 
 @dataclass(frozen=True)
@@ -129,7 +129,7 @@ def lookup(name: str) -> PackagedModel | None:
     return next((row for row in rows() if key in (n.lower() for n in row.names)), None)
 
 
-def names() -> list[str]:
+def pretrained_names() -> list[str]:
     """Every short name and alias, row by row."""
     return [n for row in rows() for n in row.names]
 
@@ -144,11 +144,7 @@ def model_cache_dir() -> Path:
     """The folder joined GGUF files are kept in: ``$FAIRPAIRS_MODEL_CACHE`` when set, else
     ``$XDG_CACHE_HOME/fairpairs/models``, else ``~/.cache/fairpairs/models`` (beside the cache of
     converted tokenizers, `fairpairs.tokenization.cache`)."""
-    where = (os.environ.get(MODEL_CACHE_ENV) or "").strip()
-    if where:
-        return Path(where).expanduser()
-    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
-    return Path(base) / "fairpairs" / "models"
+    return MODEL_CACHE.read()
 
 
 def part_paths(row: PackagedModel) -> list[Path] | None:
@@ -231,7 +227,7 @@ def join(row: PackagedModel, parts: list[Path], path: Path, who: tuple, error=Mo
         tmp = None
     except OSError as exc:     # (a part that cannot be read is already `error`, from _blocks)
         raise error(*who, reason=f"cannot write its joined GGUF file into {path.parent} ({exc.strerror or exc}); "
-                    f"set ${MODEL_CACHE_ENV} to a writable folder with {_size(parts)} free") from None
+                    f"set ${MODEL_CACHE.name} to a writable folder with {_size(parts)} free") from None
     finally:
         if tmp is not None:
             Path(tmp).unlink(missing_ok=True)

@@ -29,7 +29,7 @@ from pathlib import Path
 
 from fairpairs.errors import Param, ModelError, ModelNotFoundError, TokenizerError, TokenizerNotFoundError
 from fairpairs.tokenization.names import load_map, sniff
-from fairpairs.tokenization.names import MAP_ENV
+from fairpairs.environment import TOKENIZER_MAP
 from fairpairs.tokenization import pretrained
 
 
@@ -248,7 +248,7 @@ def resolve_tokenizer(name: str) -> TokenizerSource:
         src = _resolve_packaged(entry["file"], name) or \
             _resolve_local(entry["file"], TIKTOKEN_PATTERNS.get(str(pattern).lower(), pattern), name)
         if src is None:
-            raise TokenizerError(Param("models"), f" {name}", value=name, reason=f"${MAP_ENV}={map_file} points it at {entry['file']}, "
+            raise TokenizerError(Param("models"), f" {name}", value=name, reason=f"${TOKENIZER_MAP.name}={map_file} points it at {entry['file']}, "
                                  f"which does not exist")
         return TokenizerSource(name, src.kind, src.path, src.gguf_file, src.pattern, src.bos_token, map_file,
                                src.package)
@@ -287,7 +287,7 @@ def _resolve_local(spec: str, pattern: str | None, name: str) -> TokenizerSource
             if pname.lower() not in TIKTOKEN_PATTERNS:
                 raise TokenizerError(Param("models"), f" {spec}", value=spec, reason=f"unknown split pattern {pname!r} (known: "
                                      f"{', '.join(TIKTOKEN_PATTERNS)}; a pattern of your own goes in "
-                                     f"${MAP_ENV} as {{file: ..., pattern: ...}})")
+                                     f"${TOKENIZER_MAP.name} as {{file: ..., pattern: ...}})")
             p, pattern = fp, TIKTOKEN_PATTERNS[pname.lower()]
     if p.suffix.lower() == ".gguf":
         if not p.is_file():

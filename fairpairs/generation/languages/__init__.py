@@ -75,13 +75,6 @@ class Language:
         return self.articles(kind, features)
 
 
-def language_codes() -> list[str]:
-    """The codes of every known language (`fairpairs.registry.LANGUAGES`)."""
-    from fairpairs.registry import LANGUAGES
-
-    return sorted(LANGUAGES)
-
-
 def get_language(code: str) -> Language:
     """The `Language` of a code (GrammarError naming `language` for an unknown one)."""
     from fairpairs.registry import LANGUAGES
