@@ -138,7 +138,7 @@ def prepare(data, models: list[str], sets: dict, lines: list[str], manifest: Run
     lines = list(lines)
     prepared = Prepared(data, models, sets, check=not lines and is_run_folder(data), manifest=manifest)
     if is_run_folder(data):
-        from fairpairs.control.balance_report import balance
+        from fairpairs.control.balance_report import measure_balance as balance
 
         try:
             prepared.balance = balance(data, manifest=manifest)

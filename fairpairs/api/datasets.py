@@ -122,7 +122,7 @@ def balance(data, *, grammars=None, vocab=None):
     read here once, its language resolved), or a mapping {"original": ..., "debiased": ...} of two
     sets of PairRecords, dicts or DataFrames (grouped by UID; slot features only where the rows have
     `fillers` and their paradigm file is found)."""
-    from fairpairs.control.balance_report import balance as measure
+    from fairpairs.control.balance_report import measure_balance as measure
 
     manifest = None
     if isinstance(data, (str, os.PathLike)):

@@ -207,6 +207,6 @@ def scoring_design(data, sets: dict, tokenizers: list[str], plan, equal_rate: fl
 
 
 def record_design(report, plan, samples: dict | None, sets: dict) -> None:
-    """The design in the report: results.json's `settings.design` and report.md's first lines."""
+    """The design in the report: the `design` entry of results.json's settings and report.md's first lines."""
     report.settings["design"] = design_record(plan, samples, {k: len(v) for k, v in sets.items()})
     report.notes += design_notes(plan, samples)

@@ -300,7 +300,7 @@ def balance_table(original: dict[str, list[Mapping]], debiased: dict[str, list[M
     return df
 
 
-def balance(data, *, grammars=None, vocab=None, manifest=None):
+def measure_balance(data, *, grammars=None, vocab=None, manifest=None):
     """The balance report (module doc) of a debiased set against its original set, as a DataFrame.
 
     `data`: a run folder of `fairpairs generate` (its paradigms' slot features are read from the
