@@ -137,6 +137,17 @@ def test_generation_options_need_no_data(tmp_path, fairpairs_cli):
         fp.evaluate()
 
 
+def test_a_wrong_paradigm_is_refused_before_the_design_is_announced(tiny_models, tmp_path, fairpairs_cli):
+    """Without --data and --pairs the design's pilot is announced ("design: a pilot of ...") before
+    it generates; a paradigm name that does not exist was found only then, after that line. Now it
+    is the one line on stderr, and nothing is written."""
+    code, out, err = fairpairs_cli("evaluate", "--models", tiny_models["gpt2"], "--paradigms", "nope",
+                                   "--out", tmp_path / "r")
+    assert code == 1 and "design:" not in out + err, err
+    assert err.strip().splitlines() == [err.strip().splitlines()[-1]] and "unknown paradigm(s) nope" in err
+    assert not (tmp_path / "r").exists()
+
+
 class Counted:
     """A loaded Scorer, passed through, that counts the sentences it is asked to score."""
 

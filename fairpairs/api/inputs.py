@@ -49,6 +49,9 @@ def evaluation_data(data, models: list[str], columns, config):
         raise UsageError(Param("data"), ": under a multi-process launch, generate the pairs first (`fairpairs generate`) and "
                          "give the run folder")
     if data is None:                     # one step: pairs controlled for these models' tokenizers
+        from fairpairs.generation.selection import select_paradigms
+
+        select_paradigms(config.paradigms, config.phenomenon)   # (a wrong name: before the design is announced)
         made = config.run_dir is None
         run_dir = default_run_dir() if made else Path(config.run_dir)
         try:
