@@ -118,6 +118,21 @@ for _ in range(spec["repeats"]):
 print(json.dumps({"seconds": best, "scores": scores}))
 '''
 
+# What both minicons processes do first: the tokenizer (as minicons 0.3.39 needs it under transformers
+# 5) and, for a causal model, the scorer (BOS, padding as minicons' docs set them).
+MINICONS_TOKENIZER = r'''
+kw = {"gguf_file": spec["gguf_file"]} if spec.get("gguf_file") else {}
+tok = AutoTokenizer.from_pretrained(spec["model"], **kw)
+tok.batch_encode_plus = tok.__call__   # (minicons 0.3.39 calls it; transformers 5 has only __call__)
+def causal_lm():
+    model = AutoModelForCausalLM.from_pretrained(spec["model"], dtype=torch.float32, **kw)
+    if spec.get("bos_token"):
+        tok.bos_token = spec["bos_token"]
+    if tok.pad_token is None:
+        tok.pad_token = tok.eos_token
+    return scorer.IncrementalLMScorer(model, "cpu", tokenizer=tok)
+'''
+
 # One whole minicons process: imports, model load, scoring in batches, a csv of the sums.
 MINICONS_WHOLE = r'''
 import csv, json, sys
@@ -126,16 +141,9 @@ import torch
 from transformers import AutoModelForCausalLM, AutoModelForMaskedLM, AutoTokenizer
 from minicons import scorer
 sents = [l for l in open(spec["input"], encoding="utf-8").read().splitlines() if l.strip()]
-kw = {"gguf_file": spec["gguf_file"]} if spec.get("gguf_file") else {}
-tok = AutoTokenizer.from_pretrained(spec["model"], **kw)
-tok.batch_encode_plus = tok.__call__   # (minicons 0.3.39 calls it; transformers 5 has only __call__)
+''' + MINICONS_TOKENIZER + r'''
 if spec["kind"] == "causal":
-    model = AutoModelForCausalLM.from_pretrained(spec["model"], dtype=torch.float32, **kw)
-    if spec.get("bos_token"):
-        tok.bos_token = spec["bos_token"]
-    if tok.pad_token is None:
-        tok.pad_token = tok.eos_token
-    lm = scorer.IncrementalLMScorer(model, "cpu", tokenizer=tok)
+    lm = causal_lm()
     run = lambda b: lm.sequence_score(b, reduction=lambda x: x.sum(0).item(), bos_token=True)
 else:
     model = AutoModelForMaskedLM.from_pretrained(spec["model"], dtype=torch.float32)
@@ -560,15 +568,8 @@ for part in ("original", "debiased"):
                 r = json.loads(line)
                 pairs.append((part, r["uid"], r["sentence_good"], r["sentence_bad"]))
 sents = list(dict.fromkeys(s for p in pairs for s in p[2:]))
-kw = {"gguf_file": spec["gguf_file"]} if spec.get("gguf_file") else {}
-tok = AutoTokenizer.from_pretrained(spec["model"], **kw)
-tok.batch_encode_plus = tok.__call__   # (minicons 0.3.39 calls it; transformers 5 has only __call__)
-model = AutoModelForCausalLM.from_pretrained(spec["model"], dtype=torch.float32, **kw)
-if spec.get("bos_token"):
-    tok.bos_token = spec["bos_token"]
-if tok.pad_token is None:
-    tok.pad_token = tok.eos_token
-lm = scorer.IncrementalLMScorer(model, "cpu", tokenizer=tok)
+''' + MINICONS_TOKENIZER + r'''
+lm = causal_lm()
 bs, out = spec["batch_size"], []
 for i in range(0, len(sents), bs):
     out += lm.sequence_score(sents[i:i + bs], reduction=lambda x: x.sum(0).item(), bos_token=True)

@@ -160,3 +160,14 @@ class FairpairsCli:
 def fairpairs_cli() -> FairpairsCli:
     """`fairpairs ARGS`: `fairpairs_cli(*args)` in this process, `fairpairs_cli.process(*args)` in its own."""
     return FairpairsCli()
+
+
+@pytest.fixture(scope="module")
+def small_run(tmp_path_factory):
+    """A small real run folder, one per test module that asks for it (its tests may edit it): 4
+    pairs of determiner_noun_agreement_1, the bundled tokenizers, seed 0."""
+    import fairpairs as fp
+
+    out = tmp_path_factory.mktemp("run") / "run"
+    fp.generate_run(out, paradigms=["determiner_noun_agreement_1"], pairs=4, seed=0)
+    return out

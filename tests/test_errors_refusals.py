@@ -25,11 +25,9 @@ pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 @pytest.fixture(scope="module")
-def run_dir(tmp_path_factory) -> Path:
-    """A small real run folder (4 pairs of one paradigm, the bundled tokenizers)."""
-    out = tmp_path_factory.mktemp("run") / "run"
-    fp.generate_run(out, paradigms=[UID], pairs=4, seed=0)
-    return out
+def run_dir(small_run) -> Path:
+    """conftest's small run (4 pairs of UID, the bundled tokenizers), this module's own."""
+    return small_run
 
 
 @pytest.fixture(scope="module")
