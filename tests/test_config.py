@@ -293,3 +293,21 @@ def test_no_control_is_explicit():
     uncontrolled = fp.generate("causative", pairs=5, models=["gpt2"], seed=0, strategy=None)
     assert sentences(uncontrolled) == sentences(fp.generate("causative", pairs=5, seed=0))   # the original pairs
     assert all(r.token_lengths["gpt2"] for r in uncontrolled)                                 # measured
+
+
+def test_a_comma_joined_models_string_is_one_clear_error(tmp_path):
+    """`--models a,b` is the CLI's spelling; a call given "gpt2,bert-base-cased" took it for one
+    tokenizer name and failed loading it ("did you mean bert-base-cased?"). Now: one UsageError
+    naming `models` and the list to give, before anything is loaded or written. A local path with a
+    comma in its name is still a name."""
+    import fairpairs as fp
+    from fairpairs.control.config import model_names
+    from fairpairs.errors import UsageError
+
+    with pytest.raises(UsageError, match=r"^models: 'gpt2,bert-base-cased' is one name; give a list, e.g. "
+                                         r"\['gpt2', 'bert-base-cased'\]"):
+        fp.generate_run(tmp_path / "out", paradigms="causative", pairs=2, models="gpt2,bert-base-cased")
+    assert not (tmp_path / "out").exists()
+    odd = tmp_path / "tok,v2"
+    odd.mkdir()
+    assert model_names([str(odd)]) == [str(odd)]

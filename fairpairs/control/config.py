@@ -34,6 +34,10 @@ def model_names(models: Iterable[str] | str | None, *, required: bool = False) -
     given = [] if models is None else names(models, "models")
     if not all(t.strip() for t in given):
         raise UsageError(Param("models"), f": expected tokenizer names, not {models!r}")
+    joined = next((t for t in given if "," in t and not Path(t).expanduser().exists()), None)
+    if joined is not None:     # (the CLI's --models splits on commas; a call takes a list)
+        raise UsageError(Param("models"), f": {joined!r} is one name; give a list, e.g. "
+                         f"{[t.strip() for t in joined.split(',')]!r}")
     dupes = sorted({t for t in given if given.count(t) > 1})   # (a preset may overlap a name: fine)
     if dupes:
         raise UsageError(Param("models"), f": {', '.join(dupes)} named twice")
