@@ -124,6 +124,14 @@ def test_one_pair_per_paradigm_the_clustered_interval_is_the_pair_level_bootstra
     assert "cannot be estimated" in r.interval_note
 
 
+def test_one_paradigm_note_agrees_in_number():
+    """With a single paradigm the note read "1 paradigm have A>U or A<U pairs" (seen in a report)."""
+    one = {k: v for k, v in correlated(per=20).items() if k == "p00"}
+    units = units_frame(one)
+    r = pooled_all(with_clustered(effects_of(units), units))
+    assert r.interval_note == "gap: 1 paradigm has A>U or A<U pairs, fewer than 10: no clustered interval"
+
+
 def test_below_ten_paradigms_no_clustered_interval_and_a_note_and_the_words_say_pair_level():
     few = {k: v for k, v in correlated(per=20).items() if k < f"p{MIN_PARADIGMS - 1:02d}"}
     assert len(few) == MIN_PARADIGMS - 1

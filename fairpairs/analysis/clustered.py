@@ -192,8 +192,9 @@ def clustered_row(counts: pd.DataFrame, *, seed: int = 0, resamples: int = stats
         enough = n[which] >= MIN_PARADIGMS
         row[f"{figure}_low_clustered"], row[f"{figure}_high_clustered"] = (low, high) if enough else (NAN, NAN)
         if not enough and (figure == "gap" or n["gap"] >= MIN_PARADIGMS):
-            notes.append(f"{figure}: {n[which]} paradigm{'s' * (n[which] != 1)} "
-                         f"{'have A>U or A<U pairs' if figure == 'gap' else f'have matched formerly-{which} contexts'}, "
+            verb = "have" if n[which] != 1 else "has"
+            notes.append(f"{figure}: {n[which]} paradigm{'s' * (n[which] != 1)} {verb} "
+                         f"{'A>U or A<U pairs' if figure == 'gap' else f'matched formerly-{which} contexts'}, "
                          f"fewer than {MIN_PARADIGMS}: no clustered interval")
         elif enough and np.isnan(low):
             notes.append(f"{figure}: the clustered interval cannot be estimated (every resample gives the same figure)")
