@@ -52,6 +52,7 @@ def resolved_language(manifest, grammars: str | Path | None = None):
     language's own bundled table is read only when the manifest names that table."""
     from fairpairs.generation.languages import get_language
     from fairpairs.generation.restrictions import BUNDLED_SHA256, BUNDLED_TABLE
+    from fairpairs.generation.vocab_extension import bundled_extension_sha256
     from fairpairs.manifest import RunLanguage
 
     language = get_language(run_language(manifest, grammars))
@@ -61,7 +62,7 @@ def resolved_language(manifest, grammars: str | Path | None = None):
                        table=language.vocabulary,
                        table_sha256=default_vocabulary(language.code).sha256 if named else None,
                        fixes_table=BUNDLED_TABLE, fixes_sha256=BUNDLED_SHA256,
-                       extension_sha256=default_vocabulary("en").extension_sha256 if voc.get("extension_sha256") else None)
+                       extension_sha256=bundled_extension_sha256() if voc.get("extension_sha256") else None)
 
 
 def _paradigm_file(p: Path) -> bool:

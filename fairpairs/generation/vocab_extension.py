@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from fairpairs.errors import VocabularyError
+from fairpairs.io.paths import data_dir
 from fairpairs.io.reading import reading
 from fairpairs.generation.vocab_files import SOURCE_LEXICONS, Table, check_against, check_restrictions, read_table, rows_of
 
@@ -54,3 +55,10 @@ def extend_table(table: Table, path: Path, reference: "Vocabulary") -> tuple[Tab
     for col in EXTENSION_COLUMNS:
         out[col] = np.concatenate([np.full(n, "", dtype=object), ext[col]]) if m else np.full(n, "", dtype=object)
     return out, hashlib.sha256(raw).hexdigest()
+
+
+def bundled_extension_sha256() -> str:
+    """The sha256 of the bundled English extension's bytes ("" without one): what a run drawn from it
+    records (`extend_table` hashes the same bytes), read without loading the vocabulary."""
+    path = data_dir("vocab") / EXTENSION_TABLE
+    return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else ""
