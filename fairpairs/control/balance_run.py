@@ -27,7 +27,8 @@ def run_balance(run_dir, *, grammars=None, vocab=None, manifest=None):
 
     run, manifest, uids = listed_run(run_dir, manifest)
     held = reuse(run, manifest)
-    rows = None if held.complete and set(held.current) == set(uids) else read_run_rows(run)   # (a row's error first)
+    listed = set(held.current) == set(uids)    # the folder holds exactly the run's paradigms
+    rows = None if held.complete and listed else read_run_rows(run)   # (a row's error first)
     entries = manifest.paradigms or {}
     files = {uid: e.grammar_file for uid, e in entries.items()}
     causes = {uid: (e.balance or {}).get("causes") or [] for uid, e in entries.items()}
@@ -38,7 +39,7 @@ def run_balance(run_dir, *, grammars=None, vocab=None, manifest=None):
     held.check(language, paths, None if voc is None or not voc.sha256 else vocabulary_sha256(voc))
     known = {uid: entries[uid].balance for uid in uids if held.balanced.get(uid)}
     # the ALL row pools the run's paradigms: only those may be in the folder (a file added after it)
-    pooled = held.balance_all() if held.pooled and set(held.current) == set(uids) else None
+    pooled = held.balance_all() if held.pooled and listed else None
     if rows is None and set(known) == set(uids):      # everything holds: no row is read
         return balance_table(dict.fromkeys(uids), {}, language=language, causes=causes, known=known, pooled=pooled)
     original, debiased, _ = rows or read_run_rows(run)
