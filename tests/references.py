@@ -308,3 +308,54 @@ def write_gguf(path, blocks: int) -> None:
     w.write_kv_data_to_file()
     w.write_tensors_to_file()
     w.close()
+
+
+def write_tiny_llama(path, seed: int = 0) -> None:
+    """A whole tiny llama model as a GGUF file at `path` (gguf's own writer): 2 blocks, width 32, random
+    weights (Q8_0 for the matrices, so loading it de-quantises), and a byte-level BPE vocabulary (the
+    256 byte characters, 3 merges, BOS and EOS), so transformers loads it as a model and a tokenizer."""
+    import gguf
+    import numpy as np
+    from transformers.convert_slow_tokenizer import bytes_to_unicode
+
+    rng = np.random.default_rng(seed)
+    tokens = list(bytes_to_unicode().values()) + ["\u0120t", "he", "\u0120the", "<s>", "</s>"]
+    vocab, width, ffn = len(tokens), 32, 64
+    w = gguf.GGUFWriter(str(path), "llama")
+    w.add_block_count(2)
+    w.add_context_length(64)
+    w.add_embedding_length(width)
+    w.add_feed_forward_length(ffn)
+    w.add_head_count(2)
+    w.add_head_count_kv(2)
+    w.add_layer_norm_rms_eps(1e-5)
+    w.add_rope_dimension_count(16)
+    w.add_tokenizer_model("gpt2")
+    w.add_token_list(tokens)
+    w.add_token_merges(["\u0120 t", "h e", "\u0120t he"])
+    w.add_token_types([1] * vocab)
+    w.add_bos_token_id(vocab - 2)
+    w.add_eos_token_id(vocab - 1)
+
+    def tensor(name, shape, quantised=True):
+        data = rng.standard_normal(shape).astype(np.float32) * 0.2
+        if quantised:
+            w.add_tensor(name, gguf.quants.quantize(data, gguf.GGMLQuantizationType.Q8_0),
+                         raw_dtype=gguf.GGMLQuantizationType.Q8_0)
+        else:
+            w.add_tensor(name, data)
+
+    tensor("token_embd.weight", (vocab, width), quantised=False)
+    tensor("output_norm.weight", (width,), quantised=False)
+    tensor("output.weight", (vocab, width))
+    for b in range(2):
+        for part, shape in (("attn_q", (width, width)), ("attn_k", (width, width)), ("attn_v", (width, width)),
+                            ("attn_output", (width, width)), ("ffn_gate", (ffn, width)), ("ffn_up", (ffn, width)),
+                            ("ffn_down", (width, ffn))):
+            tensor(f"blk.{b}.{part}.weight", shape)
+        tensor(f"blk.{b}.attn_norm.weight", (width,), quantised=False)
+        tensor(f"blk.{b}.ffn_norm.weight", (width,), quantised=False)
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()

@@ -126,7 +126,7 @@ def test_the_docs_page_lists_every_variable_with_its_default_and_form():
 def test_every_variable_the_package_names_is_one_it_reads():
     """A FAIRPAIRS_* name in any module's code, docstring or message is a variable of
     `fairpairs.environment` (a message or a docstring naming a variable nobody reads, or an old name,
-    fails), and the module's variables are the seven docs/environment.md lists by hand."""
+    fails), and the module's variables are the eight docs/environment.md lists by hand."""
     from fairpairs.environment import VARIABLES
 
     known = {v.name for v in VARIABLES}
@@ -134,7 +134,22 @@ def test_every_variable_the_package_names_is_one_it_reads():
                       for name in NAME.findall(p.read_text()) if name not in known})
     assert not unknown, unknown
     assert known == {"FAIRPAIRS_WORKERS", "FAIRPAIRS_HUB_TIMEOUT", "FAIRPAIRS_DIST_TIMEOUT", "FAIRPAIRS_MODEL_CACHE",
-                     "FAIRPAIRS_DISABLE_PROGRESS_BARS", "FAIRPAIRS_TOKENIZER_MAP", "FAIRPAIRS_TOKENIZER_CACHE"}
+                     "FAIRPAIRS_DISABLE_PROGRESS_BARS", "FAIRPAIRS_TOKENIZER_MAP", "FAIRPAIRS_TOKENIZER_CACHE",
+                     "FAIRPAIRS_KEEP_CONVERTED"}
+
+
+@pytest.mark.parametrize(("value", "expected"), [(None, True), ("", True), ("  ", True), ("off", False), ("0", False),
+                                                 (" NO ", False), ("on", True), ("Yes", True)])
+def test_the_keep_converted_switch_is_on_unless_turned_off(value, expected, monkeypatch):
+    """Unlike the progress switch, FAIRPAIRS_KEEP_CONVERTED is on when unset or empty (docs/environment.md:
+    default on); off and its synonyms turn it off."""
+    from fairpairs.environment import KEEP_CONVERTED
+
+    if value is None:
+        monkeypatch.delenv("FAIRPAIRS_KEEP_CONVERTED", raising=False)
+    else:
+        monkeypatch.setenv("FAIRPAIRS_KEEP_CONVERTED", value)
+    assert KEEP_CONVERTED.read() is expected
 
 
 @pytest.mark.parametrize(("variable", "value", "expected"), [

@@ -16,9 +16,10 @@ from fairpairs.tokenization.sources import (  # noqa: F401  (re-exported: where 
     ModelSource,
     resolve_model_name,
 )
-from fairpairs.tokenization.lengths import load_tokenizer as _load_tokenizer
+from fairpairs.tokenization.lengths import load_saved_tokenizer, load_tokenizer as _load_tokenizer
 from fairpairs.tokenization import pretrained
 from fairpairs.scoring.settings import DEVICE_MAPS   # (the --device-map choices: one home)
+from fairpairs.scoring.converted import keep_converted, kept_source
 from fairpairs.scoring.gguf_reading import gguf_read_once
 
 KINDS = ("causal", "masked")
@@ -128,6 +129,14 @@ def load_model_tokenizer(name: str, source: ModelSource | None = None):
         raise ModelError(Param("model"), f" {name}", value=name, reason=f"cannot load its tokenizer ({exc.reason or exc})") from None
 
 
+def load_kept_tokenizer(name: str, kept: ModelSource):
+    """The tokenizer of model `name` as kept beside its de-quantised GGUF weights (`scoring.converted`)."""
+    try:
+        return load_saved_tokenizer(name, kept.path)
+    except TokenizerError as exc:
+        raise ModelError(Param("model"), f" {name}", value=name, reason=f"cannot load its tokenizer ({exc.reason or exc})") from None
+
+
 def check_device_map(device_map: str | None, device: str | None, launch=None) -> None:
     """A `device_map` needs accelerate, leaves the device to it, and takes a node's GPUs for one
     process, so a launch (`launch`, see `launch.detect_launch`) may start one process per node."""
@@ -179,15 +188,30 @@ def load_model(name: str, kind: str | None = None, device: str = "auto", dtype=N
 
 def _load_parts(name: str, source: ModelSource, kind: str | None, tdtype, device_map: str | None):
     """(model, tokenizer, kind) of model `name`, as read from its files (not yet placed or frozen)."""
+    kept = kept_source(source)       # (a GGUF model already de-quantised once: scoring.converted)
+    if kept is not None:
+        try:
+            return _read_parts(name, source, kept, kind, tdtype, device_map)
+        except ModelError:          # (a kept folder that no longer reads: the GGUF file is read as before)
+            pass
+    model, tok, kind = _read_parts(name, source, source, kind, tdtype, device_map)
+    if not device_map:
+        keep_converted(model, tok, source, tdtype)
+    return model, tok, kind
+
+
+def _read_parts(name: str, source: ModelSource, weights: ModelSource, kind: str | None, tdtype, device_map: str | None):
+    """(model, tokenizer, kind) of model `name`: config and weights read from `weights` (`source`
+    itself, or the folder its GGUF file is kept in de-quantised), the tokenizer from `source`."""
     from transformers import AutoModelForCausalLM, AutoModelForMaskedLM
 
-    config = _load_config(name, source)
+    config = _load_config(name, weights)
     detected = detect_kind(config)
     kind = kind or detected
     if kind is None:
         raise ModelError(Param("model"), f" {name}: model type {getattr(config, 'model_type', '?')!r} is "
                          "neither a causal nor a masked language model (use ", Param("kind", quoted=True), " to force one)", value=name)
-    tok = load_model_tokenizer(name, source)
+    tok = load_model_tokenizer(name, source) if weights is source else load_kept_tokenizer(name, weights)
     if kind == "masked" and tok.mask_token_id is None:
         raise ModelError(Param("model"), f" {name}: its tokenizer has no mask token, so it cannot be "
                          "scored with pseudo-log-likelihood (use ", Param("kind", quoted=True), " causal?)", value=name)
@@ -197,7 +221,7 @@ def _load_parts(name: str, source: ModelSource, kind: str | None, tdtype, device
             warnings.simplefilter("ignore")
             placed = {"device_map": device_map} if device_map else {}
             # (the config read above: a GGUF file is not parsed for it again)
-            model = auto.from_pretrained(source.path, dtype=tdtype, config=config, **placed, **source.kwargs())
+            model = auto.from_pretrained(weights.path, dtype=tdtype, config=config, **placed, **weights.kwargs())
     except (NetworkError, VariableError):     # (VariableError: FAIRPAIRS_HUB_TIMEOUT, not the model)
         raise
     except Exception as exc:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -115,6 +116,13 @@ def _unknown_tokens(backend) -> set[str]:
         except (IndexError, KeyError, TypeError):
             unk = None
     return {unk} if isinstance(unk, str) else set()
+
+
+def load_saved_tokenizer(name: str, folder):
+    """The fast tokenizer of `name` as `save_pretrained` wrote it to `folder` (a GGUF model's kept
+    de-quantised folder, `fairpairs.scoring.converted`): read with AutoTokenizer and checked as
+    `load_tokenizer` checks it, with `name`'s BOS override."""
+    return _fresh(replace(resolve_tokenizer(name), kind="folder", path=str(folder), gguf_file=None))
 
 
 load_hf_tokenizer = load_tokenizer   # the name older code and notebooks use
