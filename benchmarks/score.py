@@ -468,9 +468,16 @@ def whole_process(args) -> None:
     kind = args.kind or ("causal" if src.gguf_file else "masked")
     variant = "causal" if kind == "causal" else (args.variants or "word_l2r").split(",")[0].strip()
     codes = [("fairpairs", str(REPO))] + [tuple(c.split("=", 1)) for c in args.code or []]
-    env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_NO_ADVISORY_WARNINGS="1")
+    env = dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_NO_ADVISORY_WARNINGS="1",
+               FAIRPAIRS_MODEL_CACHE=str(root / "models"), FAIRPAIRS_KEEP_CONVERTED="off" if args.gguf_each_time else "on")
     if args.threads:
         env["OMP_NUM_THREADS"] = str(args.threads)
+    if src.gguf_file and not args.gguf_each_time:     # (untimed: the first load keeps the de-quantised model)
+        (root / "one.txt").write_text(sentences[0] + "\n", encoding="utf-8")
+        _timed([sys.executable, "-m", "fairpairs.cli", "score", "--models", model, "--input", str(root / "one.txt"),
+                "--out", str(root / "one.csv"), "--no-progress", "--device", "cpu"], dict(env, PYTHONPATH=str(REPO)), root)
+        print("GGUF: fairpairs reads the de-quantised model an untimed first load kept (scoring.converted; a user's "
+              "second and later runs); minicons reads the GGUF file every time", flush=True)
     spec = {"model": src.path, "gguf_file": src.gguf_file, "bos_token": src.bos_token, "kind": kind,
             "metric": MINICONS_METRIC.get(variant), "input": str(inp), "out": str(root / "minicons.csv"),
             "batch_size": args.minicons_batch}
@@ -523,6 +530,10 @@ def whole_process(args) -> None:
                f"{mc_cpu / med['fairpairs'][1]:.2f}x; target >= {target}x: "
                f"{'met' if mc_wall / med['fairpairs'][0] >= target else 'NOT met'} (wall)" if target else "")
     lines.append(f"\n{verdict}")
+    if src.gguf_file:
+        lines.append("\nGGUF: " + ("every process reads the GGUF file (FAIRPAIRS_KEEP_CONVERTED=off)" if args.gguf_each_time
+                                    else "fairpairs reads the de-quantised model an untimed first load kept; minicons "
+                                         "reads the GGUF file every time"))
     lines += ["", *score_check(outs["fairpairs"], plain_scores(model, kind, variant, inp, root, env), outs["minicons"],
                                kind)]
     print("\n".join(lines))
@@ -621,10 +632,14 @@ def evaluate_speed(args) -> None:
     tmp = tempfile.TemporaryDirectory()
     root = Path(tmp.name)
     env = dict(os.environ, HF_HUB_OFFLINE="1", PYTHONPATH=str(REPO), FAIRPAIRS_DISABLE_PROGRESS_BARS="1",
-               TRANSFORMERS_NO_ADVISORY_WARNINGS="1")
+               TRANSFORMERS_NO_ADVISORY_WARNINGS="1", FAIRPAIRS_MODEL_CACHE=str(root / "models"),
+               FAIRPAIRS_KEEP_CONVERTED="off" if args.gguf_each_time else "on")
     if args.threads:
         env["OMP_NUM_THREADS"] = str(args.threads)
     pairs = args.pairs or 50
+    kept = ("every fairpairs process reads the GGUF file (FAIRPAIRS_KEEP_CONVERTED=off)" if args.gguf_each_time else
+            "fairpairs reads the de-quantised model the first, untimed run kept (scoring.converted; a user's second "
+            "and later runs); minicons reads the GGUF file every time")
 
     def evaluate(out: Path) -> list[str]:
         return [sys.executable, "-m", "fairpairs.cli", "evaluate", "--models", model, "--paradigms",
@@ -632,8 +647,8 @@ def evaluate_speed(args) -> None:
                 "--device", "cpu"]
 
     print(f"one-step evaluate vs minicons: {model}, {args.paradigms_list}, {pairs} pairs per paradigm and set, "
-          f"seed 0, no cache; {args.repeats} alternating rounds; OMP_NUM_THREADS={env.get('OMP_NUM_THREADS', 'unset')}",
-          flush=True)
+          f"seed 0, no cache; {args.repeats} alternating rounds; OMP_NUM_THREADS={env.get('OMP_NUM_THREADS', 'unset')}; "
+          f"{kept}", flush=True)
     _timed(evaluate(root / "first"), env, root)      # (untimed: writes the pairs minicons scores)
     digest = _tree_digest(root / "first" / "run")
     n_sent = len({s for f in (root / "first" / "run").glob("*/*.jsonl") for line in f.read_text().splitlines()
@@ -668,7 +683,8 @@ def evaluate_speed(args) -> None:
                      f"| {med[name][2]:.0f} |")
     acc_rows = sorted(set(ours) | set(theirs))
     acc_diff = max(abs(ours.get(k, np.nan) - theirs.get(k, np.nan)) for k in acc_rows)
-    lines += ["", f"{n_sent} distinct sentences (original + debiased pairs of the first run, which every round "
+    lines += ["", f"GGUF: {kept}",
+              f"{n_sent} distinct sentences (original + debiased pairs of the first run, which every round "
               f"generated again: same pair files {'in every round' if same_pairs else 'NOT in every round'})",
               f"minicons / fairpairs per round: wall {', '.join(f'{r:.2f}x' for r in ratio_w)}; CPU "
               f"{', '.join(f'{r:.2f}x' for r in ratio_c)}",
@@ -753,6 +769,9 @@ def main():
     ap.add_argument("--evaluate-speed", action="store_true", help="one-step `fairpairs evaluate` (--models, default "
                     "smollm2-135m; --paradigms-list; --pairs, default 50; seed 0, no cache) against a minicons process "
                     "scoring the same pairs and their accuracy, whole processes, alternating (issue 49)")
+    ap.add_argument("--gguf-each-time", action="store_true", help="--evaluate-speed, --whole-process: fairpairs reads the GGUF file in "
+                    "every round (FAIRPAIRS_KEEP_CONVERTED=off), as minicons does; default: the de-quantised model "
+                    "the first, untimed run kept")
     args = ap.parse_args()
     if args.evaluate_speed:
         return evaluate_speed(args)
