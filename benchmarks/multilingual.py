@@ -17,7 +17,10 @@ Needs `pip install "fairpairs[multilingual]"` (the tokenizers of preset:multilin
    equal under all four tokenizers (issue 27: 79, 88, 55, 41, 0%);
 3. --samples K (default 50): K debiased pairs per construction and language, drawn with a fixed
    seed from the run, written to OUT/sample_<lang>.md for reading by hand;
-4. --smollm2 N: SmolLM2-135M accuracy (sum of log-probabilities, good > bad) on N pairs per
+4. per language, an independent check of issue 47's target that original sets use only CLAMS'
+   own words (`source_lexicon_check`: target 0 pairs outside the source lexicon), and the share of
+   debiased pairs that use the extension, beside the manifest's extension_share;
+5. --smollm2 N: SmolLM2-135M accuracy (sum of log-probabilities, good > bad) on N pairs per
    construction of the original and debiased sets, with Wilson 95% intervals: a pipeline check
    (an English-centred 135M model), not a finding about multilingual models.
 """
@@ -149,6 +152,93 @@ def report_generated(lang: str, run: Path, clams: Path, pairs: int) -> list[str]
         kept = len({(r["sentence_good"], r["sentence_bad"]) for r in deb[uid]})
         extra = f" {possible.get(uid, '-')} |" if possible is not None else ""
         lines.append(f"| {uid} | {enumerated[uid]} | {target} | {kept} |{extra} {'yes' if kept >= target else '**no**'} |")
+    return lines
+
+
+# -- an independent check that original sets use only the source lexicon (issue 47's target) ----------
+# It reads vocab/<lang>.csv with the csv module and the paradigm files with yaml, and imports nothing
+# of fairpairs: a sentence passes when its words (lower-cased, punctuation removed) can be cut, left to
+# right, into expressions of `source: clams` rows (a multiword expression matches whole and in order),
+# the paradigm file's own words (its template's and its `text:` alternatives) and the surface forms the
+# language's rules write from those (French l'/qu'/d', du/au/aux/des; German vom, zum, zur, im, am,
+# beim). Hebrew attaches its one-letter prefixes (ה מלצר ש ה שומר -> המלצר שהשומר) and drops the
+# article after ב/ל/כ (ב ה עיר -> בעיר), so there the cut is made on the letters, spaces removed.
+_SURFACE = {"fr": {"l'", "qu'", "d'", "du", "au", "aux", "des"}, "de": {"vom", "zum", "zur", "im", "am", "beim"}}
+
+
+def _words(text: str, lang: str) -> list[str]:
+    text = re.sub(r"[.,!?;:]", " ", text.lower())
+    if lang == "fr":
+        text = re.sub(r"(\w')", r"\1 ", text)     # l'ami -> l' ami
+    return text.split()
+
+
+def _lexicon_pieces(lang: str) -> set[str]:
+    """The expressions of the csv's rows whose `source` is `clams`, as word strings."""
+    import csv
+
+    with open(REPO / "vocab" / f"{lang}.csv", encoding="utf-8", newline="") as fh:
+        return {" ".join(_words(r["expression"], lang)) for r in csv.DictReader(fh)
+                if r["source"] == "clams"}
+
+
+def _paradigm_text(lang: str, uid: str) -> set[str]:
+    """The words a paradigm file writes itself: its template's, and its slots' `text:` alternatives."""
+    import yaml
+
+    spec = yaml.safe_load((REPO / "grammars" / lang / f"{uid}.yaml").read_text(encoding="utf-8"))
+    words = set(_words(re.sub(r"\{\{.*?\}\}", " ", spec["template"]), lang))
+    for slot in (spec.get("slots") or {}).values():
+        for t in (slot or {}).get("text", []):
+            words |= set(_words(t, lang))
+    return words
+
+
+def _covered(sentence: str, lang: str, pieces: set[str], text: set[str]) -> bool:
+    """Whether the sentence is a sequence of source expressions and the paradigm's own words."""
+    if lang == "he":     # on the letters, spaces removed (above)
+        s = "".join(_words(sentence, lang))
+        units = {p.replace(" ", "") for p in pieces} | {re.sub(r"(^| )([בלכ]) ה ", r"\1\2 ", p).replace(" ", "")
+                                                         for p in pieces} | text
+        units.discard("")
+        ok = [True] + [False] * len(s)
+        for i in range(len(s)):
+            if ok[i]:
+                for u in units:
+                    if s.startswith(u, i):
+                        ok[i + len(u)] = True
+        return ok[len(s)]
+    w = _words(sentence, lang)
+    units = [p.split() for p in pieces] + [[t] for t in text | _SURFACE.get(lang, set())]
+    ok = [True] + [False] * len(w)
+    for i in range(len(w)):
+        if ok[i]:
+            for u in units:
+                if w[i:i + len(u)] == u:
+                    ok[i + len(u)] = True
+    return ok[len(w)]
+
+
+def source_lexicon_check(lang: str, run: Path) -> list[str]:
+    """Per set, the pairs one of whose sentences is not made of the source lexicon (target for the
+    original set: 0); for the debiased set also the manifest's extension_share (pooled over its
+    pairs), which counts the same pairs from the words control drew: the two must agree."""
+    source = _lexicon_pieces(lang)
+    manifest = json.loads((run / "manifest.json").read_text(encoding="utf-8"))
+    lines = []
+    for which in ("original", "debiased"):
+        outside = n = 0
+        for uid, rows in rows_of(run, which).items():
+            text = _paradigm_text(lang, uid)
+            for r in rows:
+                n += 1
+                outside += not all(_covered(r[k], lang, source, text) for k in ("sentence_good", "sentence_bad"))
+        line = f"- {which}: {outside} of {n} pairs have a sentence not made of CLAMS' own words ({outside / n:.1%})"
+        if which == "debiased":
+            bal = [e["balance"] for e in manifest["paradigms"].values()]
+            pooled = sum(b["extension_share"] * b["n_debiased"] for b in bal) / sum(b["n_debiased"] for b in bal)
+            line += f"; the manifest's extension_share, pooled over its pairs: {pooled:.1%}"
+        lines.append(line)
     return lines
 
 
@@ -284,6 +374,9 @@ def main(argv=None) -> int:
         runs[lang] = run
         print("\n".join(report_generated(lang, run, args.clams, args.pairs)))
         print(f"\n(generation: {secs:.0f} s wall)\n" if secs == secs else "")
+        print("\nsource lexicon (an independent check: sentences cut into `source: clams` expressions "
+              "and the paradigm's own words):")
+        print("\n".join(source_lexicon_check(lang, run)))
         if args.samples:
             print(f"sample for reading: {samples(run, lang, args.samples, args.out)}\n")
     if not args.skip_audit:
