@@ -12,7 +12,8 @@ Needs `pip install "fairpairs[multilingual]"` (the tokenizers of preset:multilin
    for the cell) (CLAMS' count: the product of its option lists for the template); singular
    subjects' share in the original and debiased sets (CLAMS: 50%; target within 1 point); the
    balance report's |SMD| of critical-word Zipf frequency and word count, debiased against original
-   (target <= 0.1), pooled and worst cell;
+   (target <= 0.1), pooled and worst cell; the share of debiased pairs showing a word of the
+   extension and of contexts kept from the original set, pooled and per construction; the verdict;
 2. `fairpairs audit` of CLAMS' evalsets (en, de, fr, ru, he) under the preset: the share of pairs
    equal under all four tokenizers (issue 27: 79, 88, 55, 41, 0%);
 3. --samples K (default 50): K debiased pairs per construction and language, drawn with a fixed
@@ -120,7 +121,7 @@ def report_generated(lang: str, run: Path, clams: Path, pairs: int) -> list[str]
                        for rows in orig.values() for r in rows)
     n_deb = sum(len(v) for v in deb.values())
     n_orig = sum(len(v) for v in orig.values())
-    lines = [f"### {lang}: {len(deb)} cells x {pairs} pairs", "",
+    lines = [f"### {lang}: {len(deb)} cells, {pairs} pairs asked per cell", "",
              f"- pairs with unequal token counts under {', '.join(models_for(lang))}: original {unequal_orig} of {n_orig} "
              f"({unequal_orig / n_orig:.1%}), debiased **{unequal} of {n_deb}**",
              ]
@@ -136,13 +137,18 @@ def report_generated(lang: str, run: Path, clams: Path, pairs: int) -> list[str]
                  f"{pooled['smd_words_good']:+.3f}; worst cell SMD Zipf {bal[worst['smd_zipf_good']]['smd_zipf_good']:+.3f} "
                  f"({worst['smd_zipf_good']}), words {bal[worst['smd_words_good']]['smd_words_good']:+.3f} "
                  f"({worst['smd_words_good']}); {sum(b['balanced'] for b in bal.values())} of {len(bal)} cells balanced")
-    lines += ["", "| construction | pairs (orig / debiased) | SMD Zipf | SMD words | SMD chars |", "|---|---|---|---|---|"]
+    lines.append(f"- debiased pairs showing a word of the extension (extension_share): {pooled['extension_share']:.1%}; "
+                 f"contexts kept from the original set (retention, mean over cells): {pooled['retention']:.1%}; "
+                 f"verdict: {'comparable' if manifest['verdict']['comparable'] else 'NOT comparable'}")
+    lines += ["", "| construction | pairs (orig / debiased) | SMD Zipf | SMD words | SMD chars | extension share | retention |",
+              "|---|---|---|---|---|---|---|"]
     for c in CONSTRUCTIONS:
         o = {u: v for u, v in orig.items() if construction(u) == c}
         d = {u: v for u, v in deb.items() if construction(u) == c}
         e = overall(o, d, {u: bal[u] for u in o}, lang)
         lines.append(f"| {c} | {e['n_original']} / {e['n_debiased']} | {e['smd_zipf_good']:+.3f} | "
-                     f"{e['smd_words_good']:+.3f} | {e['smd_chars_good']:+.3f} |")
+                     f"{e['smd_words_good']:+.3f} | {e['smd_chars_good']:+.3f} | {e['extension_share']:.0%} | "
+                     f"{e['retention']:.0%} |")
     possible = equal_pairs_possible(lang) if POSSIBLE else None
     lines += ["", "| cell | CLAMS enumerates | target | kept (debiased, distinct) |"
               + (" distinct equal pairs possible |" if possible is not None else "") + " ok |",
