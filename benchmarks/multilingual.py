@@ -12,12 +12,16 @@ Needs `pip install "fairpairs[multilingual]"` (the tokenizers of preset:multilin
    for the cell) (CLAMS' count: the product of its option lists for the template); singular
    subjects' share in the original and debiased sets (CLAMS: 50%; target within 1 point); the
    balance report's |SMD| of critical-word Zipf frequency and word count, debiased against original
-   (target <= 0.1), pooled and worst cell;
+   (target <= 0.1), pooled and worst cell; the share of debiased pairs showing a word of the
+   extension and of contexts kept from the original set, pooled and per construction; the verdict;
 2. `fairpairs audit` of CLAMS' evalsets (en, de, fr, ru, he) under the preset: the share of pairs
    equal under all four tokenizers (issue 27: 79, 88, 55, 41, 0%);
 3. --samples K (default 50): K debiased pairs per construction and language, drawn with a fixed
    seed from the run, written to OUT/sample_<lang>.md for reading by hand;
-4. --smollm2 N: SmolLM2-135M accuracy (sum of log-probabilities, good > bad) on N pairs per
+4. per language, an independent check of issue 47's target that original sets use only CLAMS'
+   own words (`source_lexicon_check`: target 0 pairs outside the source lexicon), and the share of
+   debiased pairs that use the extension, beside the manifest's extension_share;
+5. --smollm2 N: SmolLM2-135M accuracy (sum of log-probabilities, good > bad) on N pairs per
    construction of the original and debiased sets, with Wilson 95% intervals: a pipeline check
    (an English-centred 135M model), not a finding about multilingual models.
 """
@@ -117,7 +121,7 @@ def report_generated(lang: str, run: Path, clams: Path, pairs: int) -> list[str]
                        for rows in orig.values() for r in rows)
     n_deb = sum(len(v) for v in deb.values())
     n_orig = sum(len(v) for v in orig.values())
-    lines = [f"### {lang}: {len(deb)} cells x {pairs} pairs", "",
+    lines = [f"### {lang}: {len(deb)} cells, {pairs} pairs asked per cell", "",
              f"- pairs with unequal token counts under {', '.join(models_for(lang))}: original {unequal_orig} of {n_orig} "
              f"({unequal_orig / n_orig:.1%}), debiased **{unequal} of {n_deb}**",
              ]
@@ -133,13 +137,18 @@ def report_generated(lang: str, run: Path, clams: Path, pairs: int) -> list[str]
                  f"{pooled['smd_words_good']:+.3f}; worst cell SMD Zipf {bal[worst['smd_zipf_good']]['smd_zipf_good']:+.3f} "
                  f"({worst['smd_zipf_good']}), words {bal[worst['smd_words_good']]['smd_words_good']:+.3f} "
                  f"({worst['smd_words_good']}); {sum(b['balanced'] for b in bal.values())} of {len(bal)} cells balanced")
-    lines += ["", "| construction | pairs (orig / debiased) | SMD Zipf | SMD words | SMD chars |", "|---|---|---|---|---|"]
+    lines.append(f"- debiased pairs showing a word of the extension (extension_share): {pooled['extension_share']:.1%}; "
+                 f"contexts kept from the original set (retention, mean over cells): {pooled['retention']:.1%}; "
+                 f"verdict: {'comparable' if manifest['verdict']['comparable'] else 'NOT comparable'}")
+    lines += ["", "| construction | pairs (orig / debiased) | SMD Zipf | SMD words | SMD chars | extension share | retention |",
+              "|---|---|---|---|---|---|---|"]
     for c in CONSTRUCTIONS:
         o = {u: v for u, v in orig.items() if construction(u) == c}
         d = {u: v for u, v in deb.items() if construction(u) == c}
         e = overall(o, d, {u: bal[u] for u in o}, lang)
         lines.append(f"| {c} | {e['n_original']} / {e['n_debiased']} | {e['smd_zipf_good']:+.3f} | "
-                     f"{e['smd_words_good']:+.3f} | {e['smd_chars_good']:+.3f} |")
+                     f"{e['smd_words_good']:+.3f} | {e['smd_chars_good']:+.3f} | {e['extension_share']:.0%} | "
+                     f"{e['retention']:.0%} |")
     possible = equal_pairs_possible(lang) if POSSIBLE else None
     lines += ["", "| cell | CLAMS enumerates | target | kept (debiased, distinct) |"
               + (" distinct equal pairs possible |" if possible is not None else "") + " ok |",
@@ -149,6 +158,93 @@ def report_generated(lang: str, run: Path, clams: Path, pairs: int) -> list[str]
         kept = len({(r["sentence_good"], r["sentence_bad"]) for r in deb[uid]})
         extra = f" {possible.get(uid, '-')} |" if possible is not None else ""
         lines.append(f"| {uid} | {enumerated[uid]} | {target} | {kept} |{extra} {'yes' if kept >= target else '**no**'} |")
+    return lines
+
+
+# -- an independent check that original sets use only the source lexicon (issue 47's target) ----------
+# It reads vocab/<lang>.csv with the csv module and the paradigm files with yaml, and imports nothing
+# of fairpairs: a sentence passes when its words (lower-cased, punctuation removed) can be cut, left to
+# right, into expressions of `source: clams` rows (a multiword expression matches whole and in order),
+# the paradigm file's own words (its template's and its `text:` alternatives) and the surface forms the
+# language's rules write from those (French l'/qu'/d', du/au/aux/des; German vom, zum, zur, im, am,
+# beim). Hebrew attaches its one-letter prefixes (ה מלצר ש ה שומר -> המלצר שהשומר) and drops the
+# article after ב/ל/כ (ב ה עיר -> בעיר), so there the cut is made on the letters, spaces removed.
+_SURFACE = {"fr": {"l'", "qu'", "d'", "du", "au", "aux", "des"}, "de": {"vom", "zum", "zur", "im", "am", "beim"}}
+
+
+def _words(text: str, lang: str) -> list[str]:
+    text = re.sub(r"[.,!?;:]", " ", text.lower())
+    if lang == "fr":
+        text = re.sub(r"(\w')", r"\1 ", text)     # l'ami -> l' ami
+    return text.split()
+
+
+def _lexicon_pieces(lang: str) -> set[str]:
+    """The expressions of the csv's rows whose `source` is `clams`, as word strings."""
+    import csv
+
+    with open(REPO / "vocab" / f"{lang}.csv", encoding="utf-8", newline="") as fh:
+        return {" ".join(_words(r["expression"], lang)) for r in csv.DictReader(fh)
+                if r["source"] == "clams"}
+
+
+def _paradigm_text(lang: str, uid: str) -> set[str]:
+    """The words a paradigm file writes itself: its template's, and its slots' `text:` alternatives."""
+    import yaml
+
+    spec = yaml.safe_load((REPO / "grammars" / lang / f"{uid}.yaml").read_text(encoding="utf-8"))
+    words = set(_words(re.sub(r"\{\{.*?\}\}", " ", spec["template"]), lang))
+    for slot in (spec.get("slots") or {}).values():
+        for t in (slot or {}).get("text", []):
+            words |= set(_words(t, lang))
+    return words
+
+
+def _covered(sentence: str, lang: str, pieces: set[str], text: set[str]) -> bool:
+    """Whether the sentence is a sequence of source expressions and the paradigm's own words."""
+    if lang == "he":     # on the letters, spaces removed (above)
+        s = "".join(_words(sentence, lang))
+        units = {p.replace(" ", "") for p in pieces} | {re.sub(r"(^| )([בלכ]) ה ", r"\1\2 ", p).replace(" ", "")
+                                                         for p in pieces} | text
+        units.discard("")
+        ok = [True] + [False] * len(s)
+        for i in range(len(s)):
+            if ok[i]:
+                for u in units:
+                    if s.startswith(u, i):
+                        ok[i + len(u)] = True
+        return ok[len(s)]
+    w = _words(sentence, lang)
+    units = [p.split() for p in pieces] + [[t] for t in text | _SURFACE.get(lang, set())]
+    ok = [True] + [False] * len(w)
+    for i in range(len(w)):
+        if ok[i]:
+            for u in units:
+                if w[i:i + len(u)] == u:
+                    ok[i + len(u)] = True
+    return ok[len(w)]
+
+
+def source_lexicon_check(lang: str, run: Path) -> list[str]:
+    """Per set, the pairs one of whose sentences is not made of the source lexicon (target for the
+    original set: 0); for the debiased set also the manifest's extension_share (pooled over its
+    pairs), which counts the same pairs from the words control drew: the two must agree."""
+    source = _lexicon_pieces(lang)
+    manifest = json.loads((run / "manifest.json").read_text(encoding="utf-8"))
+    lines = []
+    for which in ("original", "debiased"):
+        outside = n = 0
+        for uid, rows in rows_of(run, which).items():
+            text = _paradigm_text(lang, uid)
+            for r in rows:
+                n += 1
+                outside += not all(_covered(r[k], lang, source, text) for k in ("sentence_good", "sentence_bad"))
+        line = f"- {which}: {outside} of {n} pairs have a sentence not made of CLAMS' own words ({outside / n:.1%})"
+        if which == "debiased":
+            bal = [e["balance"] for e in manifest["paradigms"].values()]
+            pooled = sum(b["extension_share"] * b["n_debiased"] for b in bal) / sum(b["n_debiased"] for b in bal)
+            line += f"; the manifest's extension_share, pooled over its pairs: {pooled:.1%}"
+        lines.append(line)
     return lines
 
 
@@ -284,6 +380,9 @@ def main(argv=None) -> int:
         runs[lang] = run
         print("\n".join(report_generated(lang, run, args.clams, args.pairs)))
         print(f"\n(generation: {secs:.0f} s wall)\n" if secs == secs else "")
+        print("\nsource lexicon (an independent check: sentences cut into `source: clams` expressions "
+              "and the paradigm's own words):")
+        print("\n".join(source_lexicon_check(lang, run)))
         if args.samples:
             print(f"sample for reading: {samples(run, lang, args.samples, args.out)}\n")
     if not args.skip_audit:
