@@ -158,15 +158,17 @@ def fit_labels(fig):
     for ax in labelled:
         for t in ax.texts:
             t.set_in_layout(False)
-    renderer = FigureCanvasAgg(fig).get_renderer()
-    fig.draw(renderer)                      # (places the panels: constrained layout)
+    FigureCanvasAgg(fig)
+    # (places the panels - constrained layout - and measures every text with the Agg renderer at the
+    # figure's dpi, as a drawing would, but paints no pixel: a whole Agg draw was half of this time)
+    fig.draw_without_rendering()
     for ax in labelled:
-        box = ax.get_window_extent(renderer).expanded(1.0, 1.0)
+        box = ax.get_window_extent().expanded(1.0, 1.0)
         kept = []
         for t in list(ax.texts):
             if not t.get_text().strip():
                 continue
-            b = t.get_window_extent(renderer)
+            b = t.get_window_extent()
             inside = box.x0 - 0.5 <= b.x0 and b.x1 <= box.x1 + 0.5 and box.y0 - 0.5 <= b.y0 and b.y1 <= box.y1 + 0.5
             if inside and not any(_overlap(b, k) for k in kept):
                 kept.append(b)
