@@ -213,6 +213,10 @@ EN_VERBS = {   # model (a BLiMP verb's root) -> new regular verbs of its argumen
     # (strictly intransitive, as their model: not rest, wander, dance or pray, which also take an object -
     # "rest one's feet", "wander the streets" - and would make a bad sentence "Nancy rests some picture." good)
     "laugh_S\\NP": "giggle frown wink blush shiver faint snore hesitate sulk sneeze sigh sob grin yawn shudder tremble complain cooperate collaborate compete participate apologize chuckle linger respond react comply chat whine agree",
+    # intransitives of a person that also have other uses, so modelled on verbs with strict_intrans 0 (not
+    # laugh): depart (frequent; "The doctor travels.") and play ("The doctor votes.")
+    "depart_S\\NP": "travel return walk wait",
+    "play_S\\NP": "vote live shop camp",
     "vanish_S\\NP": "disintegrate deteriorate decay expire emerge exist appear remain persist glow",
     # raising-to-object verbs (existential_there_object_raising, expletive_it_object_raising: "Tara
     # assumes there to be ..."), modelled on believe; not estimate ("estimates it to be noteworthy that")
