@@ -200,36 +200,24 @@ EN_VERBS = {   # model (a BLiMP verb's root) -> new regular verbs of its argumen
     "disgust_(S\\NP)/NP": "amuse frighten delight puzzle bewilder terrify horrify offend surprise excite please "
                           "thrill depress frustrate intimidate fascinate trouble anger sadden startle baffle "
                           "perplex unnerve dismay infuriate exasperate discourage reassure entertain enchant charm "
-                          "captivate outrage humiliate disappoint worry annoy bother irritate distract embarrass "
-                          "shock exhaust calm soothe",
-    "admire_(S\\NP)/NP": "adore envy ignore recognize mention photograph imagine trust describe fear need",
-    "hug_(S\\NP)/NP": "greet thank tickle console invite follow avoid warn kick push pinch punch scold blame "
-                      "visit tease scare comfort rescue attack help call guard contact phone serve treat kill "
-                      "chase hunt protect assist notify inform cure heal marry ask save test",
+                          "captivate outrage humiliate disappoint",
+    "admire_(S\\NP)/NP": "adore envy ignore recognize mention photograph imagine trust describe",
+    "hug_(S\\NP)/NP": "greet thank tickle console invite follow avoid warn kick push pinch punch scold blame visit tease scare comfort rescue attack help call",
     "hire_(S\\NP)/NP": "employ recruit interview",
     "dislike_(S\\NP)/NP": "detest loathe despise prefer",
-    "explore_(S\\NP)/NP": "enter inspect search patrol tour reach approach occupy evacuate survey control",
+    "explore_(S\\NP)/NP": "enter inspect search patrol tour reach approach occupy evacuate survey",
     "examine_(S\\NP)/NP": "edit review translate revise summarize analyze reject question",
-    "clean_(S\\NP)/NP": "polish scrub wipe rinse wash paint dust fold heat decorate damage destroy ruin cover "
-                        "touch load lock unlock drop measure weigh pack collect deliver check rent handle "
-                        "store borrow place use",
-    # (lift's verbs are strictly transitive; rent, handle and store have a middle use - "the gyms rent
-    # quickly", "the car handles well" - and borrow, place and use an intransitive one - "they borrow
-    # heavily", "she placed third" - so these copy clean, strict_trans 0: a pair read by hand gave "A
-    # lot of gyms were sure to rent." as unacceptable)
-    "lift_(S\\NP)/NP": "carry drag pull grab purchase locate spot fetch select attach raise",
+    "clean_(S\\NP)/NP": "polish scrub wipe rinse wash paint dust fold heat decorate damage destroy ruin cover touch rent borrow",
+    # (lift's verbs are strictly transitive; rent has a middle use - "the gyms rent quickly" - and borrow
+    # an intransitive one - "they borrow heavily" - so these two copy clean, strict_trans 0: a pair read
+    # by hand gave "A lot of gyms were sure to rent." as unacceptable)
+    "lift_(S\\NP)/NP": "carry drag pull grab purchase locate spot fetch select",
     "repair_(S\\NP)/NP": "mend replace dismantle",
     "criticize_(S\\NP)/NP": "applaud condemn mock ridicule defend recommend praise insult oppose",
     # (strictly intransitive, as their model: not rest, wander, dance or pray, which also take an object -
     # "rest one's feet", "wander the streets" - and would make a bad sentence "Nancy rests some picture." good)
-    "laugh_S\\NP": "giggle frown wink blush shiver faint snore hesitate sulk sneeze sigh sob grin yawn shudder "
-                   "tremble complain cooperate collaborate compete participate apologize chuckle linger "
-                   "respond react comply chat whine agree",
-    # intransitives of a person that also have other uses, so modelled on verbs with strict_intrans 0 (not
-    # laugh): depart (frequent; "The doctor travels.") and play ("The doctor votes.")
-    "depart_S\\NP": "travel return walk wait",
-    "play_S\\NP": "vote live shop camp",
-    "vanish_S\\NP": "disintegrate deteriorate decay expire emerge exist appear remain persist glow",
+    "laugh_S\\NP": "giggle frown wink blush shiver faint snore hesitate sulk sneeze sigh sob grin yawn shudder tremble",
+    "vanish_S\\NP": "disintegrate deteriorate decay expire emerge exist appear",
     # raising-to-object verbs (existential_there_object_raising, expletive_it_object_raising: "Tara
     # assumes there to be ..."), modelled on believe; not estimate ("estimates it to be noteworthy that")
     "believe_(S\\NP)/S[to]": "assume presume suspect reckon acknowledge allege imagine intend report",
