@@ -104,6 +104,36 @@ def test_verb_forms_against_lemminflect():
     assert bad == []
 
 
+def test_raising_and_control_verbs_have_every_form_of_their_class_against_lemminflect(blimp):
+    """The object-raising and object-control verbs (existential_there_object_raising,
+    expletive_it_object_raising draw a raising verb and swap in a control verb of the same form, `same:
+    {verb: [finite, bare, pres, past, ing, en, 3sg]}`): the extension has verbs of both classes, each
+    lexeme with a row for every form combination its model BLiMP verb has, each form the one
+    lemminflect gives its lemma (VBZ, VBD, VBN, VBG; bare and plural present the lemma), and regular
+    (past = participle, -ed). Fails before: the extension had no verb of either class."""
+    forms = ("finite", "bare", "pres", "past", "ing", "en", "3sg")
+    tags = {"3sg": "VBZ", "past": "VBD", "en": "VBN", "ing": "VBG"}
+    for cls in ("V_raising_object", "V_control_object"):
+        lexemes: dict[str, set] = {}
+        model: dict[str, str] = {}
+        for r in _rows():
+            if r["category_2"] == cls:
+                lemma = r["root"].split("_")[0]
+                lexemes.setdefault(lemma, set()).add(tuple(r[f] for f in forms))
+                model[lemma] = f"{r['model']}_{r['category']}"
+                flag = next((f for f in ("3sg", "past", "en", "ing") if r[f] == "1"), None)
+                want = [lemma] if flag is None else getInflection(lemma, tag=tags[flag])
+                assert r["expression"] in want, (r["expression"], flag)
+        assert len(lexemes) >= 5, cls
+        for lemma, have in lexemes.items():
+            root = blimp.column("root") == model[lemma]
+            assert root.any() and blimp.get(int(root.nonzero()[0][0]), "category_2") == cls, lemma
+            assert have == {tuple(blimp.get(int(i), f) for f in forms) for i in root.nonzero()[0]}, lemma
+        for lemma in lexemes:
+            past, part = getInflection(lemma, tag="VBD"), getInflection(lemma, tag="VBN")
+            assert past == part and past[0].endswith("ed"), lemma
+
+
 def test_every_form_is_common_enough_in_wordfreq():
     assert [r["expression"] for r in _rows() if zipf_frequency(r["expression"], "en") < 2.5] == []
 
