@@ -4,7 +4,7 @@
     scorer = Scorer.from_pretrained("smollm2-135m")            # or a folder, Hub name, .gguf file
     df = scorer.score(["The cat sat.", "The cat sit."], normalize=("mean_lp", "pen_lp", "slor"))
 
-Modules: `models` (names, loading, device/dtype), `gguf_reading` (a GGUF read once per load),
+Modules: `models` (names, loading, device/dtype), `gguf_reading` (a GGUF read once per load), `converted` (a GGUF model kept de-quantised),
 `encoding` (tokenisation, PLL mask sets), `heads` (LM head only where scored), `batching`
 (token-budget batches), `normalize` (linking functions, unigram tables), `morcela` (fitting),
 `tiny` (tiny random test models).
