@@ -6,8 +6,9 @@ transformers reads a GGUF model with gguf's pure-Python reader (it builds every 
 63 s for Gemma 3 270M on this project's machine, against 0.7 s and 2.0 s to read the same float32
 weights back from a safetensors file. So after a GGUF model has been loaded in float32, its weights
 (`safetensors.torch.save_model`), config and tokenizer (`save_pretrained`, which transformers
-otherwise builds from the GGUF file's vocabulary each time) are written to a folder of the model cache named by the
-GGUF file's sha256 and the transformers version that converted it; later loads read that folder.
+otherwise builds from the GGUF file's vocabulary each time) are written to a folder of the model
+cache named by the GGUF file's sha256 and the transformers version that converted it; later loads
+read that folder.
 The weights are the same tensors, byte for byte, the config the same settings and the tokenizer
 the same (tests/test_converted_models.py checks them against a load from the GGUF file); the model's
 fingerprint and identity stay those of the GGUF file.
@@ -16,7 +17,8 @@ A folder is used only when its record (`fairpairs-converted.json`, written last)
 GGUF sha256, transformers version and format; it is written to a temporary folder and renamed,
 never when the disk would keep less than its size free, and not at all when
 ``FAIRPAIRS_KEEP_CONVERTED=off``. A folder that cannot be written or read only means the GGUF file
-is read as before. Only fairpairs' own folders (those with the record) are ever replaced.
+is read as before. No folder that is already there is replaced or deleted (one without a matching
+record is left as it is, and the GGUF file read).
 """
 
 from __future__ import annotations
@@ -43,26 +45,27 @@ def _record(source: ModelSource) -> dict:
             "transformers": transformers.__version__}
 
 
-def converted_folder(source: ModelSource) -> Path | None:
-    """The folder where GGUF model `source` is (or would be) kept de-quantised, or None: not a GGUF
-    model, or ``FAIRPAIRS_KEEP_CONVERTED=off``."""
+def _target(source: ModelSource) -> tuple[Path, dict] | None:
+    """(the folder GGUF model `source` is or would be kept in, the record that folder must hold), or
+    None: not a GGUF model, or ``FAIRPAIRS_KEEP_CONVERTED=off``."""
     if not source.gguf_file or not KEEP_CONVERTED.read():
         return None
     rec = _record(source)
-    return MODEL_CACHE.read() / "converted" / f"{rec['gguf_sha256'][:32]}-transformers-{rec['transformers']}"
+    return MODEL_CACHE.read() / "converted" / f"{rec['gguf_sha256'][:32]}-transformers-{rec['transformers']}", rec
 
 
 def kept_source(source: ModelSource) -> ModelSource | None:
     """A ModelSource of the kept de-quantised folder of GGUF model `source` when there is a complete
     one for this GGUF file and this transformers version, else None."""
-    folder = converted_folder(source)
-    if folder is None:
+    target = _target(source)
+    if target is None:
         return None
+    folder, record = target
     try:
         found = json.loads((folder / RECORD).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    if found != _record(source) or not all((folder / f).is_file() for f in ("model.safetensors", "tokenizer.json")):
+    if found != record or not all((folder / f).is_file() for f in ("model.safetensors", "tokenizer.json")):
         return None
     return ModelSource(path=str(folder), bos_token=source.bos_token)
 
@@ -73,9 +76,10 @@ def keep_converted(model, tokenizer, source: ModelSource, dtype) -> Path | None:
     error writing it only means nothing is kept (None)."""
     import torch
 
-    folder = converted_folder(source)
-    if folder is None or dtype != torch.float32 or (folder / RECORD).is_file():
+    target = _target(source)
+    if target is None or dtype != torch.float32 or (target[0] / RECORD).is_file():
         return None
+    folder, record = target
     size = sum(p.numel() * p.element_size() for p in model.state_dict().values())
     tmp = None
     try:
@@ -83,7 +87,7 @@ def keep_converted(model, tokenizer, source: ModelSource, dtype) -> Path | None:
         if shutil.disk_usage(folder.parent).free < 2 * size:
             return None
         tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
-        _write(model, tokenizer, tmp, _record(source))
+        _write(model, tokenizer, tmp, record)
         os.rename(tmp, folder)
         tmp = None
         return folder

@@ -119,20 +119,13 @@ def resolve_dtype(dtype: str | None, device: str):
     return getattr(torch, key)
 
 
-def load_model_tokenizer(name: str, source: ModelSource | None = None):
+def load_model_tokenizer(name: str, source: ModelSource | None = None, kept: str | None = None):
     """The fast tokenizer of model `name`, from the one tokenizer loader (`fairpairs.tokenization.lengths`):
-    the bundled copy for the bundled names, else the model's own (folder, GGUF or Hub). Errors are
+    the bundled copy for the bundled names, else the model's own (folder, GGUF or Hub), or, with `kept`,
+    the copy kept beside its de-quantised GGUF weights in that folder (`scoring.converted`). Errors are
     ModelError."""
     try:
-        return _load_tokenizer(name)
-    except TokenizerError as exc:
-        raise ModelError(Param("model"), f" {name}", value=name, reason=f"cannot load its tokenizer ({exc.reason or exc})") from None
-
-
-def load_kept_tokenizer(name: str, kept: ModelSource):
-    """The tokenizer of model `name` as kept beside its de-quantised GGUF weights (`scoring.converted`)."""
-    try:
-        return load_saved_tokenizer(name, kept.path)
+        return _load_tokenizer(name) if kept is None else load_saved_tokenizer(name, kept)
     except TokenizerError as exc:
         raise ModelError(Param("model"), f" {name}", value=name, reason=f"cannot load its tokenizer ({exc.reason or exc})") from None
 
@@ -211,7 +204,7 @@ def _read_parts(name: str, source: ModelSource, weights: ModelSource, kind: str 
     if kind is None:
         raise ModelError(Param("model"), f" {name}: model type {getattr(config, 'model_type', '?')!r} is "
                          "neither a causal nor a masked language model (use ", Param("kind", quoted=True), " to force one)", value=name)
-    tok = load_model_tokenizer(name, source) if weights is source else load_kept_tokenizer(name, weights)
+    tok = load_model_tokenizer(name, source, kept=None if weights is source else weights.path)
     if kind == "masked" and tok.mask_token_id is None:
         raise ModelError(Param("model"), f" {name}: its tokenizer has no mask token, so it cannot be "
                          "scored with pseudo-log-likelihood (use ", Param("kind", quoted=True), " causal?)", value=name)
