@@ -449,6 +449,14 @@ def _timed(cmd: list[str], env: dict, cwd: Path) -> tuple[float, float, float, s
     return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, text
 
 
+def gguf_note(args) -> str:
+    """How the timed rounds of --whole-process and --evaluate-speed read a GGUF model."""
+    if args.gguf_each_time:
+        return "every fairpairs process reads the GGUF file (FAIRPAIRS_KEEP_CONVERTED=off)"
+    return ("fairpairs reads the de-quantised model an untimed first load kept (scoring.converted; a user's second "
+            "and later runs); minicons reads the GGUF file every time")
+
+
 def whole_process(args) -> None:
     """`fairpairs score` vs a minicons process, whole process, alternating (module docstring)."""
     import pandas as pd
@@ -476,8 +484,7 @@ def whole_process(args) -> None:
         (root / "one.txt").write_text(sentences[0] + "\n", encoding="utf-8")
         _timed([sys.executable, "-m", "fairpairs.cli", "score", "--models", model, "--input", str(root / "one.txt"),
                 "--out", str(root / "one.csv"), "--no-progress", "--device", "cpu"], dict(env, PYTHONPATH=str(REPO)), root)
-        print("GGUF: fairpairs reads the de-quantised model an untimed first load kept (scoring.converted; a user's "
-              "second and later runs); minicons reads the GGUF file every time", flush=True)
+        print(f"GGUF: {gguf_note(args)}", flush=True)
     spec = {"model": src.path, "gguf_file": src.gguf_file, "bos_token": src.bos_token, "kind": kind,
             "metric": MINICONS_METRIC.get(variant), "input": str(inp), "out": str(root / "minicons.csv"),
             "batch_size": args.minicons_batch}
@@ -531,9 +538,7 @@ def whole_process(args) -> None:
                f"{'met' if mc_wall / med['fairpairs'][0] >= target else 'NOT met'} (wall)" if target else "")
     lines.append(f"\n{verdict}")
     if src.gguf_file:
-        lines.append("\nGGUF: " + ("every process reads the GGUF file (FAIRPAIRS_KEEP_CONVERTED=off)" if args.gguf_each_time
-                                    else "fairpairs reads the de-quantised model an untimed first load kept; minicons "
-                                         "reads the GGUF file every time"))
+        lines.append(f"\nGGUF: {gguf_note(args)}")
     lines += ["", *score_check(outs["fairpairs"], plain_scores(model, kind, variant, inp, root, env), outs["minicons"],
                                kind)]
     print("\n".join(lines))
@@ -637,9 +642,7 @@ def evaluate_speed(args) -> None:
     if args.threads:
         env["OMP_NUM_THREADS"] = str(args.threads)
     pairs = args.pairs or 50
-    kept = ("every fairpairs process reads the GGUF file (FAIRPAIRS_KEEP_CONVERTED=off)" if args.gguf_each_time else
-            "fairpairs reads the de-quantised model the first, untimed run kept (scoring.converted; a user's second "
-            "and later runs); minicons reads the GGUF file every time")
+    kept = gguf_note(args)
 
     def evaluate(out: Path) -> list[str]:
         return [sys.executable, "-m", "fairpairs.cli", "evaluate", "--models", model, "--paradigms",
