@@ -203,26 +203,23 @@ def _paradigm_text(lang: str, uid: str) -> set[str]:
 def _covered(sentence: str, lang: str, pieces: set[str], text: set[str]) -> bool:
     """Whether the sentence is a sequence of source expressions and the paradigm's own words."""
     if lang == "he":     # on the letters, spaces removed (above)
-        s = "".join(_words(sentence, lang))
         units = {p.replace(" ", "") for p in pieces} | {re.sub(r"(^| )([בלכ]) ה ", r"\1\2 ", p).replace(" ", "")
                                                          for p in pieces} | text
         units.discard("")
-        ok = [True] + [False] * len(s)
-        for i in range(len(s)):
-            if ok[i]:
-                for u in units:
-                    if s.startswith(u, i):
-                        ok[i + len(u)] = True
-        return ok[len(s)]
-    w = _words(sentence, lang)
-    units = [p.split() for p in pieces] + [[t] for t in text | _SURFACE.get(lang, set())]
-    ok = [True] + [False] * len(w)
-    for i in range(len(w)):
+        return _cut("".join(_words(sentence, lang)), units)
+    return _cut(_words(sentence, lang), [p.split() for p in pieces] + [[t] for t in text | _SURFACE.get(lang, set())])
+
+
+def _cut(seq, units) -> bool:
+    """Whether `seq` (a string, or a list of words) is a concatenation of `units` (of the same type),
+    each used any number of times: the prefixes of `seq` that can be cut, left to right."""
+    ok = [True] + [False] * len(seq)
+    for i in range(len(seq)):
         if ok[i]:
             for u in units:
-                if w[i:i + len(u)] == u:
+                if seq[i:i + len(u)] == u:
                     ok[i + len(u)] = True
-    return ok[len(w)]
+    return ok[len(seq)]
 
 
 def source_lexicon_check(lang: str, run: Path) -> list[str]:
