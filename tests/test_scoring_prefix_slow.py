@@ -14,16 +14,19 @@ pytestmark = pytest.mark.slow
 
 
 def test_smollm2_shared_prefixes_score_as_the_plain_path(shared):
-    """300 real BLiMP sentences (the first 30 pairs of 5 paradigms, pairs in order, as the
-    benchmark reads them): every sentence within 1e-4 nats of the plain path (one forward pass
-    per sentence, no cache), which matches minicons (benchmarks/results/score_speed.md)."""
+    """The benchmark's sentence list (benchmarks/score.py --n-sentences 500: the first pairs of the 67
+    BLiMP paradigms, round-robin, pairs in order, the first 500 sentences): every sentence within 1e-4 nats
+    of the plain path (one forward pass per sentence, no cache). With groups sharing only 4 tokens
+    (MIN_SHARED before) ellipsis_n_bar_1's "Most men irritates two happy students and a snake
+    irritates three." was 1.3e-4 off: continued from a 4-token cache, most of it ran as products
+    of other shapes (benchmarks/results/score_speed.md)."""
     scorer = Scorer.from_pretrained("smollm2-135m", device="cpu")
     assert scorer.shared_prefixes          # the load-time check passed for SmolLM2
-    sentences = []
-    for name in ("determiner_noun_agreement_1", "regular_plural_subject_verb_agreement_1", "wh_island",
-                 "anaphor_gender_agreement", "existential_there_quantifiers_1"):
-        rows = [json.loads(x) for x in (shared / "reference" / "blimp" / f"{name}.jsonl").read_text().splitlines()[:30]]
-        sentences += [r[k] for r in rows for k in ("sentence_good", "sentence_bad")]
+    files = sorted((shared / "reference" / "blimp").glob("*.jsonl"))
+    assert len(files) == 67
+    rows = [[json.loads(x) for x in f.read_text().splitlines()[:4]] for f in files]
+    sentences = [r[i][k] for i in range(4) for r in rows for k in ("sentence_good", "sentence_bad")][:500]
+    assert "Most men irritates two happy students and a snake irritates three." in sentences
     assert shares_prefixes(scorer, scorer.encode(sentences))
     on = scorer.score(sentences, normalize=())["sum_logprob"].to_numpy()
     scorer.shared_prefixes = False

@@ -167,8 +167,7 @@ def load_model(name: str, kind: str | None = None, device: str = "auto", dtype=N
     else:
         dev = resolve_device(device)
     tdtype = resolve_dtype(dtype, dev)
-    with gguf_read_once(source):
-        model, tok, kind = _load_parts(name, source, kind, tdtype, device_map)
+    model, tok, kind = _load_parts(name, source, kind, tdtype, device_map)
     if device_map:
         dev = str(model.get_input_embeddings().weight.device)
         model = model.eval()
@@ -187,7 +186,8 @@ def _load_parts(name: str, source: ModelSource, kind: str | None, tdtype, device
             return _read_parts(name, source, kept, kind, tdtype, device_map)
         except ModelError:          # (a kept folder that no longer reads: the GGUF file is read as before)
             pass
-    model, tok, kind = _read_parts(name, source, source, kind, tdtype, device_map)
+    with gguf_read_once(source):   # (only here: a kept folder is no GGUF; entering it imports gguf's reader, ~2 s)
+        model, tok, kind = _read_parts(name, source, source, kind, tdtype, device_map)
     if not device_map:
         keep_converted(model, tok, source, tdtype)
     return model, tok, kind

@@ -31,7 +31,11 @@ from fairpairs.errors import Param
 from fairpairs.scoring.batching import is_oom, plan_batches
 from fairpairs.scoring.models import ModelError
 
-MIN_SHARED = 4      # tokens (BOS included) that the members of a group share at least
+# tokens (BOS included) that the members of a group share at least: a continuation from a short cache
+# runs most of the sentence as float32 products of other shapes, and its error grows with it (SmolLM2,
+# 500 BLiMP sentences: 1.3e-4 nats for one sentence at 4; at 8 every sentence within 3.4e-5, as close as
+# the plain path is to itself across batchings, at the same speed: benchmarks/results/score_speed.md)
+MIN_SHARED = 8
 GAIN = 0.95         # used when it feeds at most this share of the plain plan's tokens (padding included)
 CHECK = ["The cat sat on the mat.", "The cat sat on the mats.", "The cat sat on the mat.",
          "The quick brown fox jumps over the lazy dog.", "The quick brown fox jumped.", "A souvenir.", "A"]
