@@ -27,9 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fairpairs.errors import Param
-from fairpairs.scoring.batching import is_oom, plan_batches
-from fairpairs.scoring.models import ModelError
+from fairpairs.scoring.batching import plan_batches
 
 # tokens (BOS included) that the members of a group share at least: a continuation from a short cache
 # runs most of the sentence as float32 products of other shapes, and its error grows with it (SmolLM2,
