@@ -17,7 +17,7 @@ from fairpairs.generation.sampler import Pair, words
 STRATA_COLUMNS = ("properNoun", "sg", "pl", "mass", "animate")     # the features a stratum holds
 ZIPF_REACH = 1.0                 # the furthest (Zipf units) a replacement's aim moves from the word it replaces
 FEATURE_SLACK = 0.04             # a feature value may drift by this share of the pairs kept before refills avoid it
-REUSE_ZIPF = 0.25                # a word the set already has counts as this much (Zipf units) further from the aim
+REUSE_ZIPF = 0.5                 # a word the set already has counts as this much (Zipf units) further from the aim
 
 
 class Keeping:
@@ -81,8 +81,8 @@ class Keeping:
 
     def features_drift(self, before: tuple, after: tuple) -> bool:
         """Whether replacing a context of features `before` by one of `after` (`context_features`)
-        would push a feature value's `imbalance` past FEATURE_SLACK of the pairs kept so far (at
-        least 1): a same-frame replacement that does is tried only after those that do not (the
+        would push a feature value's `imbalance` (the sentence's word count is one) past
+        FEATURE_SLACK of the pairs kept so far (at least 1): a same-frame replacement that does is tried only after those that do not (the
         subject a new verb does not take is redrawn, and in `intransitive` the verbs that equalise
         take animate subjects)."""
         limit = max(1.0, FEATURE_SLACK * self.kept)

@@ -166,10 +166,10 @@ class Replacement(Keeping):
         every tokenizer come first (in the kernel's order), so that the words that can equalise are
         found however rare they are, and a class is the lengths of both forms."""
         z0 = self.freqs.of(frame.good[name])
-        z = self.freqs.rows(cands)
-        if self.options.balance:      # (a word the set already has counts as further away)
-            z = z + np.sign(z - self.aim_zipf(z0, words)) * REUSE_ZIPF * self.used[cands]
-        order = kernel_order(rng, cands, z, self.aim_zipf(z0, words))
+        z, aim = self.freqs.rows(cands), self.aim_zipf(z0, words)
+        if self.options.balance:      # (a word the set already has counts as further from the aim)
+            z = z + np.sign(z - aim) * REUSE_ZIPF * self.used[cands]
+        order = kernel_order(rng, cands, z, aim)
         ctx = self._good_context(frame, name)
         if ctx is None or not len(self.meters):
             return order, list(range(len(order)))
