@@ -17,7 +17,8 @@ from fairpairs.generation.sampler import Pair, words
 STRATA_COLUMNS = ("properNoun", "sg", "pl", "mass", "animate")     # the features a stratum holds
 ZIPF_REACH = 1.0                 # the furthest (Zipf units) a replacement's aim moves from the word it replaces
 FEATURE_SLACK = 0.04             # a feature value may drift by this share of the pairs kept before refills avoid it
-REUSE_ZIPF = 0.5                 # a word the set already has counts as this much (Zipf units) further from the aim
+REUSE_GATE = 0.3                 # ... while the replacements' mean Zipf change so far is within this (the balance allows)
+REUSE_ZIPF = 1.0                 # a word the set already has counts as this much (Zipf units) further from the aim
 
 
 class Keeping:
@@ -29,6 +30,7 @@ class Keeping:
         self.imbalance: dict[tuple[int, object], int] = {}   # (feature, value) -> count replacements added less removed
         self._context_cols: dict[str, list[str]] | None = None
         self.kept = 0              # pairs settled and kept
+        self.replaced = 0          # of which replaced
         self.used = np.zeros(len(self.sampler.vocab), dtype=bool)   # rows of the kept pairs settled so far
 
     def context_zipf(self, pair: Pair) -> float:
@@ -91,6 +93,12 @@ class Keeping:
                 return True
         return False
 
+    def reuse_allowed(self) -> bool:
+        """Whether a replacement may prefer a word the set does not have yet over a nearer one: while
+        the mean Zipf change of the replacements so far (`drift` over `replaced`) is within
+        REUSE_GATE (so a paradigm whose unused words all lie on one side is not pushed there)."""
+        return self.options.balance and abs(self.drift) <= REUSE_GATE * max(self.replaced, 1)
+
     def aim_zipf(self, z: float, words: int) -> float:
         """The Zipf frequency a replacement of a word (or context) of frequency `z` aims at: `z` less
         the change that would bring the running sum of the replacements' frequency changes (`drift`,
@@ -116,6 +124,7 @@ class Keeping:
         if not (kept and pair.renewed):
             return
         first = self._first[pair.k]
+        self.replaced += 1
         if self.options.balance:
             d = self.context_zipf(pair) - self.context_zipf(first)
             if not np.isnan(d):

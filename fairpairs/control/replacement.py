@@ -167,7 +167,7 @@ class Replacement(Keeping):
         found however rare they are, and a class is the lengths of both forms."""
         z0 = self.freqs.of(frame.good[name])
         z, aim = self.freqs.rows(cands), self.aim_zipf(z0, words)
-        if self.options.balance:      # (a word the set already has counts as further from the aim)
+        if self.reuse_allowed():      # (a word the set already has counts as further from the aim)
             z = z + np.sign(z - aim) * REUSE_ZIPF * self.used[cands]
         order = kernel_order(rng, cands, z, aim)
         ctx = self._good_context(frame, name)
