@@ -26,11 +26,10 @@ class Keeping:
 
     def start_keeping(self) -> None:
         """No replacement settled yet: nothing drifted, nothing out of balance."""
-        self.drift = 0.0           # sum over replaced pairs settled of (their mean critical-word Zipf - the first-drawn's)
+        self.drift = 0.0           # sum over replaced pairs settled of (mean critical-word Zipf - the first-drawn's)
         self.imbalance: dict[tuple[int, object], int] = {}   # (feature, value) -> count replacements added less removed
         self._context_cols: dict[str, list[str]] | None = None
         self.kept = 0              # pairs settled and kept
-        self.replaced = 0          # of which replaced
         self._z = [0, 0.0, 0.0]    # the kept pairs' first-drawn mean critical-word Zipf: count, sum, sum of squares
         self.used = np.zeros(len(self.sampler.vocab), dtype=bool)   # rows of the kept pairs settled so far
 
@@ -48,18 +47,17 @@ class Keeping:
         """The features of the good sentence's slots that are not critical (nor literal) - per slot,
         the number, proper-noun, mass and animacy values that vary among its candidates, and its
         determiner - one entry per feature (None where the slot is not shown), after the sentence's
-        word count: what a fresh
-        replacement matches after the stratum (the subject's animacy in `intransitive`, whose fresh
-        draws would otherwise fall on the animate subjects that equalise more often). Empty when
-        `SearchOptions.features` is off."""
+        word count: what replacements keep in balance besides the stratum (`imbalance`; the
+        subject's animacy in `intransitive`, whose replacements would otherwise fall on the animate
+        subjects that equalise more often). Empty when `SearchOptions.features` is off."""
         if not self.options.features:
             return ()
         s = self.sampler
         cols = self._context_cols
         if cols is None:
-            cols = self._context_cols = {
-                n: [c for c in STRATA_COLUMNS if c in s.vocab.columns and len(set(s.vocab.column(c)[spec.base].tolist())) > 1]
-                for n, spec in s.p.slots.items() if not spec.text and n not in s.p.critical}
+            varies = lambda c, spec: c in s.vocab.columns and len(set(s.vocab.column(c)[spec.base].tolist())) > 1
+            cols = self._context_cols = {n: [c for c in STRATA_COLUMNS if varies(c, spec)]
+                                         for n, spec in s.p.slots.items() if not spec.text and n not in s.p.critical}
         shown = s.shown_slots(pair.good)
         out: list = [len(words(pair.sentence_good))]
         for n, cs in cols.items():
@@ -85,9 +83,9 @@ class Keeping:
     def features_drift(self, before: tuple, after: tuple) -> bool:
         """Whether replacing a context of features `before` by one of `after` (`context_features`)
         would push a feature value's `imbalance` (the sentence's word count is one) past
-        FEATURE_SLACK of the pairs kept so far (at least 1): a same-frame replacement that does is tried only after those that do not (the
-        subject a new verb does not take is redrawn, and in `intransitive` the verbs that equalise
-        take animate subjects)."""
+        FEATURE_SLACK of the pairs kept so far (at least 1): a same-frame replacement that does is
+        tried only after those that do not (the subject a new verb does not take is redrawn, and
+        in `intransitive` the verbs that equalise take animate subjects)."""
         limit = max(1.0, FEATURE_SLACK * self.kept)
         for i, (a, b) in enumerate(zip(before, after)):
             if a != b and max(self.imbalance.get((i, b), 0) + 1, 1 - self.imbalance.get((i, a), 0)) > limit:
@@ -134,7 +132,6 @@ class Keeping:
         if not (kept and pair.renewed):
             return
         first = self._first[pair.k]
-        self.replaced += 1
         if self.options.balance:
             d = self.context_zipf(pair) - self.context_zipf(first)
             if not np.isnan(d):

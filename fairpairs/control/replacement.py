@@ -2,10 +2,10 @@
 equalises a pair, its context is replaced by one that stands in for the first-drawn one - the same
 frame with one word of the same stratum near in frequency (`refill`, drawn with a kernel on the Zipf
 difference: `kernel_order`), else the best of a few fresh draws of the pair's own stream, ranked by
-stratum, the other slots' features and frequency. Replacements are made in draw order (the control
-search's steps, `fairpairs.control.rounds`, defer them), and each aims so that the running sum of the frequency changes made so
-far returns to 0 (`drift`, `aim_zipf`): where a slot's equalising words are more frequent than the
-words they replace, other replacements take rarer ones, and the set's mean stays the original's.
+stratum, the other slots' features and frequency. Replacements are made in draw order (the search's
+steps, `fairpairs.control.rounds`, defer them), and each aims at the running balances of
+`fairpairs.control.keeping`: where a slot's equalising words are more frequent than the words they
+replace, other replacements take rarer ones, and the set's mean stays the original's.
 
 `Replacement` is the second half of `fairpairs.control.search.Searcher` (its base class): it works
 on the searcher's state - `sampler`, `meters`, `freqs`, `options`, the first-drawn contexts and the
@@ -161,10 +161,11 @@ class Replacement(Keeping):
         a class behave alike: once one failed, the others are skipped). The order is the kernel's
         (`kernel_order`), centred on the replaced word's frequency moved by the running balance
         (`aim_zipf`; `words`: the critical words of the context), a word the set has already
-        (`used`) counting as REUSE_ZIPF further from it; where the slot's bad word is a form of its good one (the other number, a
-        participle), the rows whose good and bad forms have equal token lengths in this place under
-        every tokenizer come first (in the kernel's order), so that the words that can equalise are
-        found however rare they are, and a class is the lengths of both forms."""
+        (`used`) counting as REUSE_ZIPF further from it while the balance allows (`reuse_allowed`);
+        where the slot's bad word is a form of its good one (the other number, a participle), the
+        rows whose good and bad forms have equal token lengths in this place under every tokenizer
+        come first (in the kernel's order), so that the words that can equalise are found however
+        rare they are, and a class is the lengths of both forms."""
         z0 = self.freqs.of(frame.good[name])
         z, aim = self.freqs.rows(cands), self.aim_zipf(z0, words)
         if self.reuse_allowed():      # (a word the set already has counts as further from the aim)
