@@ -51,8 +51,8 @@ class SearchOptions:
     other_tries: int = OTHER_TRIES
     refill: bool = True           # replace a context by its own frame with a matched word
     stratified: bool = True       # fresh replacements matched on stratum and frequency (else the next valid draw)
-    balance: bool = True          # replacements aim so that the set's mean frequency stays the original's
-    features: bool = True         # fresh replacements also matched on the other slots' features
+    balance: bool = True          # replacements keep the set's mean frequency (and prefer words it lacks)
+    features: bool = True         # replacements keep the other slots' features in balance (control.keeping)
 
 
 PLAIN = SearchOptions(aim=False, joint=False, other_tries=0, refill=False, stratified=False, balance=False, features=False)
