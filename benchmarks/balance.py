@@ -15,7 +15,8 @@ For every paradigm, the original set is drawn once and the debiased set once per
   retain     plain + combinations of critical slots and redraws of the other slots before a context
              is given up (keeps every context that can be kept)
   matched    retain + replacements matched to the first-drawn context (its own frame with a word of
-             the same stratum nearest in frequency, else a fresh draw of the same stratum)
+             the same stratum near in frequency, else a fresh draw of the same stratum), made in draw
+             order so that the set's mean frequency and the other slots' features stay the original's
   default    matched + picks that aim at the first-drawn bad word's frequency (fairpairs' default)
 
 The balance figures are those of `fairpairs balance` (fairpairs.control.balance_report, computed from the

@@ -24,6 +24,7 @@ from fairpairs.errors import Param, GrammarError, ShortSetError
 from fairpairs.generation.sampler import Pair, Sampler
 from fairpairs.manifest import ParadigmStats
 from fairpairs.control.config import RunConfig, draws_for, retries_for
+from fairpairs.control.rounds import search_batch
 from fairpairs.control.search import Searcher, SearchOptions
 from fairpairs.tokenization.lengths import LengthMeter
 
@@ -179,58 +180,6 @@ def _resample(sampler: Sampler, searcher: Searcher, live: list[Pair], meters: li
     return matched
 
 
-def _search(sampler: Sampler, searcher: Searcher, live: list[Pair], meters: list[LengthMeter], max_retries: int,
-            budget: Budget) -> set[int]:
-    """The search strategy on a batch of pairs. Each round measures the pending pairs in one batch;
-    a pair that does not match gets its next step on its current context - pick a candidate that
-    equalises; else a combination of critical slots (`Searcher.joint_pick`); else redraw the other
-    critical slots and pick again (up to `other_tries` times); else replace the context by a matched
-    one (`Searcher.replace`) - each step one attempt, and is verified in the next round."""
-    matched: set[int] = set()
-    good_len: dict[int, tuple[int, ...]] = {}
-    steps: dict[int, int] = {}           # steps taken on the pair's current context
-    for p in live:
-        searcher.remember(p)
-    pending = live
-    while pending:
-        fresh = [p for p in pending if p.k not in good_len]
-        good_len.update(zip((p.k for p in fresh), _per_pair(meters, [p.sentence_good for p in fresh])))
-        bad_len = _per_pair(meters, [p.sentence_bad for p in pending])
-        nxt = []
-        for p, bl in zip(pending, bad_len):
-            gl = good_len[p.k]
-            if bl == gl and searcher.frequency_ok(p):
-                matched.add(p.k)
-                continue
-            while p.redraws < max_retries and budget.take():
-                p.redraws += 1
-                step = steps.get(p.k, 0)
-                steps[p.k] = step + 1
-                if step == 0:
-                    if searcher.pick(p, gl, bl):
-                        nxt.append(p)
-                        break
-                    continue
-                if step == 1:
-                    if searcher.joint_pick(p, gl):
-                        nxt.append(p)
-                        break
-                    continue
-                if step <= 1 + searcher.options.other_tries and searcher.redraw_others(p):
-                    bl = tuple(m.length(p.sentence_bad) for m in meters)
-                    if (bl == gl and searcher.frequency_ok(p)) or searcher.pick(p, gl, bl):
-                        nxt.append(p)
-                        break
-                    continue
-                steps[p.k] = 0
-                if searcher.replace(p):
-                    del good_len[p.k]
-                    nxt.append(p)
-                    break
-        pending = nxt
-    return matched
-
-
 def _collect(sampler: Sampler, n_pairs: int, meters: list[LengthMeter], *, control, max_draws: int | None,
              chunk: int, on_pairs, what: str) -> SetResult:
     """Draw pairs chunk by chunk, (length-control them,) and accept them in draw order, skipping
@@ -306,6 +255,6 @@ def _accept(drawn: list[tuple[int, Pair | None]], matched: set[int], first: dict
             return
 
 
-SEARCH = Strategy(_search, default_retries=100,
+SEARCH = Strategy(search_batch, default_retries=100,
                   doc="draw the bad word among the candidates that equalise every length (else redraw the pair)")
 RESAMPLE = Strategy(_resample, default_retries=10, doc="Algorithm 1 of Ueda et al. (2024): random redraws, N=10")

@@ -2,7 +2,10 @@
 equalises a pair, its context is replaced by one that stands in for the first-drawn one - the same
 frame with one word of the same stratum near in frequency (`refill`, drawn with a kernel on the Zipf
 difference: `kernel_order`), else the best of a few fresh draws of the pair's own stream, ranked by
-stratum and frequency.
+stratum, the other slots' features and frequency. Replacements are made in draw order (the search's
+steps, `fairpairs.control.rounds`, defer them), and each aims at the running balances of
+`fairpairs.control.keeping`: where a slot's equalising words are more frequent than the words they
+replace, other replacements take rarer ones, and the set's mean stays the original's.
 
 `Replacement` is the second half of `fairpairs.control.search.Searcher` (its base class): it works
 on the searcher's state - `sampler`, `meters`, `freqs`, `options`, the first-drawn contexts and the
@@ -14,6 +17,8 @@ from __future__ import annotations
 import numpy as np
 
 from fairpairs.generation.sampler import Pair, words
+from fairpairs.control.keeping import REUSE_ZIPF, Keeping
+
 
 REPLACEMENT_DRAWS = 16           # fresh draws considered for one replacement (when a refill finds none)
 REFILL_TRIES = 512               # same-stratum words (of distinct lengths) tried in the first-drawn context
@@ -21,8 +26,9 @@ ZIPF_CLOSE = 0.1                 # a same-stratum replacement this close in Zipf
 ZIPF_KERNEL = 0.15               # bandwidth (Zipf units) of the kernel a same-frame replacement is drawn with
 
 
-class Replacement:
+class Replacement(Keeping):
     """Replacing a pair's context by one that stands in for its first-drawn context."""
+
 
     def stratum(self, pair: Pair) -> tuple:
         """What a replacement context must share with the first-drawn one: the template variant
@@ -33,12 +39,6 @@ class Replacement:
         feats = tuple(tuple(s.vocab.column(c)[pair.good[n].row] for c in cols)
                       for n, cols in self._strata_cols.items() if n in s.p.critical and pair.good[n].row >= 0)
         return variant, len(words(pair.sentence_good)), feats
-
-    def context_zipf(self, pair: Pair) -> float:
-        """Mean Zipf frequency of the good sentence's critical words (NaN when it has none)."""
-        z = [self.freqs.of(pair.good[n]) for n in self.sampler.shown_critical(pair) if pair.good[n].word.strip()]
-        z = [v for v in z if not np.isnan(v)]
-        return float(np.mean(z)) if z else float("nan")
 
     def _equalisable(self, q: Pair) -> bool:
         """Whether q's bad sentence equals its good one in every length already, or a pick makes it so
@@ -71,13 +71,13 @@ class Replacement:
         if not self.options.stratified:     # the next valid draw of the stream, whatever it is
             q = self.sampler.draw_from(pair.k, pair.rng)
             return (q, q.bad) if q is not None else (None, {})
-        key, z0 = self.stratum(first), self.context_zipf(first)
+        key, z0, feats = self.stratum(first), self.aim_zipf(self.context_zipf(first), 1), self.context_features(first)
         best = None                          # (rank, pair, equalisable, its first-drawn bad fillers)
         for _ in range(REPLACEMENT_DRAWS):
             q = self.sampler.draw_from(pair.k, pair.rng)
             if q is None:
                 continue
-            rank = self._rank(key, z0, q)
+            rank = self._rank(key, z0, q, feats)
             if best is not None and best[2] and rank >= best[0]:
                 continue                     # cannot beat the equalisable one we have
             drawn_bad = q.bad
@@ -85,7 +85,7 @@ class Replacement:
             ok = self._equalisable(q)
             if best is None or (ok, _neg(rank)) > (best[2], _neg(best[0])):
                 best = (rank, q, ok, drawn_bad)
-            if ok and rank[0] == 0 and rank[1] <= ZIPF_CLOSE:
+            if ok and rank[:2] == (0, 0) and rank[2] <= ZIPF_CLOSE:
                 break
         self._aim[pair.k] = first.bad
         return (None, {}) if best is None else (best[1], best[3])
@@ -94,11 +94,14 @@ class Replacement:
         """A replacement that keeps the first-drawn context's frame: one critical slot's good word
         changed to a word of the same stratum (number, proper noun, mass, animacy; as many words)
         whose pair can be equalised, drawn with a kernel on the Zipf difference to the word replaced
-        (`kernel_order`); None if none of the REFILL_TRIES first tried can. Returns the pair and its
+        (`kernel_order`); None if none of the REFILL_TRIES first tried can. A word with which the
+        other slots' features change (a subject redrawn because the new verb does not take it:
+        `context_features`) is tried only after every word that keeps them. Returns the pair and its
         first-drawn bad fillers."""
         s = self.sampler
         frame = Pair(k=pair.k, good=first.good, bad={}, rng=pair.rng)
         shown = s.shown_slots(first.good)
+        feats, later = self.context_features(first), []
         for name in self._refillable:
             g = first.good[name]
             if g.row < 0 or name not in shown:
@@ -112,34 +115,62 @@ class Replacement:
             cands = cands[self._n_words[cands] == self._n_words[g.row]]
             if not len(cands):
                 continue
-            order, classes = self.refill_order(frame, name, cands, pair.rng)
-            failed: set[int] = set()
-            tried = 0
-            for row, cls in zip(order.tolist(), classes):
-                if cls in failed:
-                    continue
-                if tried == REFILL_TRIES:
-                    break
-                tried += 1
-                q = s.refill(frame, name, int(row))
-                if q is None:
-                    continue
-                drawn_bad = q.bad
-                self._aim[pair.k] = drawn_bad
-                if self._equalisable(q):
-                    return q, drawn_bad
-                failed.add(cls)
+            order, classes = self.refill_order(frame, name, cands, pair.rng, len(self._critical_zipf(first)))
+            got = self._try_rows(pair, frame, name, list(zip(order.tolist(), classes)), feats, later)
+            if got is not None:
+                return got
+        for name, rows in later:          # the words that change other slots' features, in the same order
+            got = self._try_rows(pair, frame, name, rows, (), None)
+            if got is not None:
+                return got
         self._aim[pair.k] = first.bad
         return None, {}
 
-    def refill_order(self, frame: Pair, name: str, cands: np.ndarray, rng) -> tuple[np.ndarray, list[int]]:
+    def _try_rows(self, pair: Pair, frame: Pair, name: str, rows: list[tuple[int, int]], feats: tuple,
+                  later: list | None) -> tuple[Pair, dict] | None:
+        """The first of `rows` ((row, class), in order; at most REFILL_TRIES tried, a class skipped
+        once one of its rows failed) with which `frame`'s slot `name` gives a pair that can be
+        equalised, and its first-drawn bad fillers; None if none. With `feats`, a row whose pair's
+        `context_features` differ from them is put off: appended, with its class, to `later`."""
+        failed: set[int] = set()
+        put_off, tried = [], 0
+        for row, cls in rows:
+            if cls in failed:
+                continue
+            if tried == REFILL_TRIES:
+                break
+            tried += 1
+            q = self.sampler.refill(frame, name, int(row))
+            if q is None:
+                continue
+            if feats and self.features_drift(feats, self.context_features(q)):
+                put_off.append((row, cls))
+                continue
+            drawn_bad = q.bad
+            self._aim[pair.k] = drawn_bad
+            if self._equalisable(q):
+                return q, drawn_bad
+            failed.add(cls)
+        if put_off and later is not None:
+            later.append((name, [(r, c) for r, c in put_off if c not in failed]))
+        return None
+
+    def refill_order(self, frame: Pair, name: str, cands: np.ndarray, rng,
+                     words: int = 1) -> tuple[np.ndarray, list[int]]:
         """The order in which `_refill` tries slot `name`'s candidate rows, and a class per row (rows of
         a class behave alike: once one failed, the others are skipped). The order is the kernel's
-        (`kernel_order`); where the slot's bad word is a form of its good one (the other number, a
-        participle), the rows whose good and bad forms have equal token lengths in this place under
-        every tokenizer come first (in the kernel's order), so that the words that can equalise are
-        found however rare they are, and a class is the lengths of both forms."""
-        order = kernel_order(rng, cands, self.freqs.rows(cands), self.freqs.of(frame.good[name]))
+        (`kernel_order`), centred on the replaced word's frequency moved by the running balance
+        (`aim_zipf`; `words`: the critical words of the context), a word the set has already
+        (`used`) counting as REUSE_ZIPF further from it while the balance allows (`reuse_allowed`);
+        where the slot's bad word is a form of its good one (the other number, a participle), the
+        rows whose good and bad forms have equal token lengths in this place under every tokenizer
+        come first (in the kernel's order), so that the words that can equalise are found however
+        rare they are, and a class is the lengths of both forms."""
+        z0 = self.freqs.of(frame.good[name])
+        z, aim = self.freqs.rows(cands), self.aim_zipf(z0, words)
+        if self.reuse_allowed():      # (a word the set already has counts as further from the aim)
+            z = z + np.sign(z - aim) * REUSE_ZIPF * self.used[cands]
+        order = kernel_order(rng, cands, z, aim)
         ctx = self._good_context(frame, name)
         if ctx is None or not len(self.meters):
             return order, list(range(len(order)))
@@ -174,14 +205,16 @@ class Replacement:
             self._forms[key] = got
         return got
 
-    def _rank(self, key: tuple, z0: float, q: Pair) -> tuple[int, float]:
-        """(tier, frequency distance) of a candidate replacement: tier 0 = same stratum, 1 = same
-        variant and word count, 2 = same variant, 3 = other; lower is better."""
+    def _rank(self, key: tuple, z0: float, q: Pair, feats: tuple = ()) -> tuple[int, int, float]:
+        """(tier, feature mismatches, frequency distance) of a candidate replacement: tier 0 = same
+        stratum, 1 = same variant and word count, 2 = same variant, 3 = other; then how many of the
+        other slots' features (`context_features`) differ from the first-drawn context's `feats`; then
+        the distance of its mean critical-word Zipf to `z0`; lower is better."""
         k = self.stratum(q)
         tier = 0 if k == key else 1 if k[:2] == key[:2] else 2 if k[0] == key[0] else 3
         z = self.context_zipf(q)
         dist = 0.0 if np.isnan(z0) or np.isnan(z) else abs(z - z0)
-        return tier, dist
+        return tier, self._feature_cost(feats, self.context_features(q) if feats else ()), dist
 
 
 def kernel_order(rng: np.random.Generator, rows: np.ndarray, z: np.ndarray, z0: float) -> np.ndarray:
@@ -218,5 +251,16 @@ def _take(pair: Pair, q: Pair) -> None:
     pair.renewed += 1
 
 
-def _neg(rank: tuple[int, float]) -> tuple[int, float]:
-    return -rank[0], -rank[1]
+def _neg(rank: tuple) -> tuple:
+    return tuple(-x for x in rank)
+
+
+def moved_slots(p) -> list[str]:
+    """The slots a reordering moves: named by both plain templates at different places (every slot
+    both name, for Jinja templates)."""
+    from fairpairs.generation.slots import PlainTemplate
+
+    if isinstance(p.good_template, PlainTemplate) and isinstance(p.bad_template, PlainTemplate):
+        good, bad = p.good_template.parts[1::2], p.bad_template.parts[1::2]
+        return [n for i, n in enumerate(good) if n in bad and (i >= len(bad) or bad[i] != n)]
+    return list(p.slots)

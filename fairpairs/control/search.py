@@ -30,14 +30,14 @@ from fairpairs.generation.templates import cap_first, finish_sentence
 from fairpairs.tokenization.lengths import LengthMeter
 from fairpairs.control.balance_measures import zipf
 from fairpairs.control.frequencies import Frequencies, delta_zipf
-from fairpairs.control.replacement import Replacement
+from fairpairs.control.keeping import STRATA_COLUMNS
+from fairpairs.control.replacement import Replacement, moved_slots
 
 SENTINEL = "\x01"
 MAX_DEPENDENT_CHECKS = 24        # equalising candidates tried for a slot other critical slots depend on
 NEAREST = 3                      # a pick is one of the NEAREST equalising candidates in Zipf frequency
 OTHER_TRIES = 4                  # random redraws of the other critical slots before a context is replaced
 JOINT_VALUES = 16                # values of one critical slot tried with a pick of another (joint_pick)
-STRATA_COLUMNS = ("properNoun", "sg", "pl", "mass", "animate")
 
 
 @dataclass(frozen=True)
@@ -51,9 +51,11 @@ class SearchOptions:
     other_tries: int = OTHER_TRIES
     refill: bool = True           # replace a context by its own frame with a matched word
     stratified: bool = True       # fresh replacements matched on stratum and frequency (else the next valid draw)
+    balance: bool = True          # replacements keep the set's mean frequency (and prefer words it lacks)
+    features: bool = True         # replacements keep the other slots' features in balance (control.keeping)
 
 
-PLAIN = SearchOptions(aim=False, joint=False, other_tries=0, refill=False, stratified=False)
+PLAIN = SearchOptions(aim=False, joint=False, other_tries=0, refill=False, stratified=False, balance=False, features=False)
 
 
 class Searcher(Replacement):
@@ -82,15 +84,17 @@ class Searcher(Replacement):
         # balance: the first-drawn context of each draw, and the bad words' frequencies picks aim at
         self._first: dict[int, Pair] = {}          # draw -> its first-drawn context (good fillers, sentence)
         self._aim: dict[int, dict[str, Filler]] = {}   # draw -> the bad fillers whose frequency picks aim at
+        self.start_keeping()                       # the running balances replacements aim at (control.keeping)
         p = sampler.p
         self._literal = [n for n, spec in p.slots.items() if spec.text]
         # the vocabulary slots whose good word a replacement may change, most candidates first: the
         # critical slots, or for a reordering the slots that move
-        refill = [n for n in (crit or _moved(p)) if not p.slots[n].text]
+        refill = [n for n in (crit or moved_slots(p)) if not p.slots[n].text]
         refill = sorted(refill, key=lambda n: -len(p.slots[n].base))
         # then the slots a critical slot copies (obj2 is `same: {obj: [expression]}`)
         refill += [ref for n in crit for ref, _ in p.slots[n].same if ref not in refill and not p.slots[ref].text]
         self._refillable = refill
+        self._keyed = set(crit) | set(refill)      # the slots whose words `settle` marks used
         self._n_words = np.array([len(str(e).split()) for e in sampler.vocab.expressions])
         self._strata_cols = {}
         for n in dict.fromkeys([*crit, *refill]):
@@ -315,14 +319,3 @@ def control_lexicon(vocab) -> np.ndarray | None:
     Today both are the whole table: None. The one place the control lexicon enters control (the
     search, its replacements and the preflight read it through `Searcher.allowed`)."""
     return None
-
-
-def _moved(p) -> list[str]:
-    """The slots a reordering moves: named by both plain templates at different places (every slot
-    both name, for Jinja templates)."""
-    from fairpairs.generation.slots import PlainTemplate
-
-    if isinstance(p.good_template, PlainTemplate) and isinstance(p.bad_template, PlainTemplate):
-        good, bad = p.good_template.parts[1::2], p.bad_template.parts[1::2]
-        return [n for i, n in enumerate(good) if n in bad and (i >= len(bad) or bad[i] != n)]
-    return list(p.slots)
