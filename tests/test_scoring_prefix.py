@@ -184,7 +184,7 @@ def test_sliding_window_model_falls_back_to_the_plain_path(tmp_path, one_torch_t
     scorer = Scorer(model, tok, "causal", "tiny-mistral")
     assert not scorer.shared_prefixes and not check(scorer)
     ref, enc = plain(scorer, SENTENCES)
-    forced = run_shared(enc.ids, enc.out_ptr(), scorer.forward, 16, scorer.pad_id, "", "cpu", min_shared=2)
+    forced = run_shared(enc.ids, enc.out_ptr(), scorer.forward, 4096, scorer.pad_id, "", "cpu", min_shared=2)
     assert np.abs(forced - ref).max() > 1e-3          # what the fallback avoids
     got = scorer.score(SENTENCES, normalize=())["sum_logprob"].to_numpy()
     np.testing.assert_allclose(got, per_sentence(ref, enc), atol=1e-4, rtol=0)

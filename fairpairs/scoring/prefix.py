@@ -29,11 +29,14 @@ import numpy as np
 
 from fairpairs.scoring.batching import plan_batches
 
-# tokens (BOS included) that the members of a group share at least: a continuation from a short cache
-# runs most of the sentence as float32 products of other shapes, and its error grows with it (SmolLM2,
-# 500 BLiMP sentences: 1.3e-4 nats for one sentence at 4; at 8 every sentence within 3.4e-5, as close as
-# the plain path is to itself across batchings, at the same speed: benchmarks/results/score_speed.md)
-MIN_SHARED = 8
+# tokens (BOS included) that the members of a group share at least. A continuation runs as float32
+# products of other shapes than a whole forward, so its scores differ from the plain path's by float
+# noise that depends on the units' shapes: SmolLM2, 500 BLiMP sentences (the benchmark's list), units of
+# 128 tokens, groups from 4 tokens: one sentence 1.3e-4 nats off (over issue 49's 1e-4); every other
+# setting of 4/6/8 tokens and 128/256/512-token units tried: at most 5.6e-5 on that list and on a
+# one-step evaluation's 335 sentences, whose plain path differs from itself across batchings by up to
+# 5.1e-5 (benchmarks/results/score_speed.md). 6 with 512-token units was the fastest of them.
+MIN_SHARED = 6
 GAIN = 0.95         # used when it feeds at most this share of the plain plan's tokens (padding included)
 CHECK = ["The cat sat on the mat.", "The cat sat on the mats.", "The cat sat on the mat.",
          "The quick brown fox jumps over the lazy dog.", "The quick brown fox jumped.", "A souvenir.", "A"]
@@ -138,8 +141,10 @@ def plain_tokens(lengths: np.ndarray, budget: int) -> int:
 
 def unit_budget(budget: int) -> int:
     """Tokens per unit: small units pad less (a unit's prefix and suffix widths are its longest),
-    and on the CPU a batch of 128 tokens already runs at full speed."""
-    return max(128, budget // 16)
+    but on the CPU SmolLM2's layers take 12% less time per token at 512 tokens a batch than at 128
+    (7.6 vs 8.6 ms, one thread; no less beyond), so units are at least 512 tokens - never more than
+    `budget` itself (a user's cap on memory)."""
+    return min(budget, max(512, budget // 16))
 
 
 def usable(model, lengths: np.ndarray) -> bool:
