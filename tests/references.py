@@ -359,3 +359,30 @@ def write_tiny_llama(path, seed: int = 0) -> None:
     w.write_kv_data_to_file()
     w.write_tensors_to_file()
     w.close()
+
+
+def toy_vocabulary(rows: list[dict], source: str = "toy"):
+    """A hand-built vocabulary table: `rows` (expression, category and the feature columns a test
+    needs), the table's other columns empty and each word its own root."""
+    import pandas as pd
+
+    from fairpairs.generation.vocab import Vocabulary
+
+    df = pd.DataFrame(rows).fillna("")
+    for col in ("root", "category_2", "arg_1", "arg_2", "arg_3", "arg_clause"):
+        if col not in df:
+            df[col] = ""
+    df["root"] = df["expression"]
+    return Vocabulary(df, source=source)
+
+
+def toy_paradigm(folder: Path, vocab, src: str):
+    """The paradigm of YAML text `src` (dedented) over `vocab`, written to `folder` as `<uid>.yaml`."""
+    import textwrap
+
+    from fairpairs.generation.grammar import read_paradigm_file
+
+    src = textwrap.dedent(src)
+    path = folder / f"{src.split()[1]}.yaml"          # (the file is named after its uid)
+    path.write_text(src)
+    return read_paradigm_file(path, vocab)

@@ -24,6 +24,7 @@ from fairpairs.control.replacement import ZIPF_KERNEL
 from fairpairs.generation.sampler import Sampler
 from fairpairs.generation.grammar import read_paradigm_file
 from fairpairs.tokenization.lengths import LengthMeter
+from references import toy_paradigm, toy_vocabulary
 from fairpairs.generation.vocab import Vocabulary
 
 
@@ -96,13 +97,8 @@ def toy(tmp_path):
     rows = [{"expression": w, "category": "N", "animate": a, "properNoun": p, "kind": "subj"}
             for w, a, p in [("Mary", "1", "1"), ("Tom", "1", "1"), ("rock", "0", "0"), ("dog", "1", "0")]]
     rows += [{"expression": "sleeps", "category": "S\\NP", "kind": "verb"}]
-    df = pd.DataFrame(rows).fillna("")
-    for col in ("root", "category_2", "arg_1", "arg_2", "arg_3", "arg_clause"):
-        df[col] = ""
-    df["root"] = df["expression"]
-    vocab = Vocabulary(df, source="toy")
-    path = tmp_path / "toy.yaml"
-    path.write_text(textwrap.dedent("""
+    vocab = toy_vocabulary(rows)
+    return toy_paradigm(tmp_path, vocab, """
         uid: toy
         phenomenon: Test
         field: syntax
@@ -113,8 +109,7 @@ def toy(tmp_path):
         template: "{{ subj }} {{ verb }}."
         critical:
           subj: {where: {kind: subj}}
-    """))
-    return read_paradigm_file(path, vocab), vocab
+    """), vocab
 
 
 def test_tvd_of_a_slot_feature_by_hand(toy):

@@ -9,10 +9,8 @@ from __future__ import annotations
 import copy
 import re
 import tempfile
-import textwrap
 
 import numpy as np
-import pandas as pd
 import pytest
 from tokenizers import Tokenizer
 
@@ -23,8 +21,9 @@ from fairpairs.generation.selection import grammar_files
 from fairpairs.control.search import Searcher
 from fairpairs.tokenization.lengths import LengthMeter
 from fairpairs.tokenization.zoo import train_zoo
-from fairpairs.generation.vocab import Vocabulary, default_vocabulary
-from references import BLIMP_SAMPLE, WIKITEXT_SAMPLE, blimp_files, reference_tokenizer, reference_tokenizer_file
+from fairpairs.generation.vocab import default_vocabulary
+from references import (BLIMP_SAMPLE, WIKITEXT_SAMPLE, blimp_files, reference_tokenizer, reference_tokenizer_file,
+                        toy_paradigm, toy_vocabulary)
 
 BUNDLED = ["gpt2", "bert-base-cased", "bert-base-uncased"]
 
@@ -70,15 +69,11 @@ def tiny():
     rows = [{"expression": v, "category": "S\\NP", "kind": "verb"} for v in VERBS]
     rows += [{"expression": n, "category": "N", "kind": "good"} for n in NAMES_GOOD]
     rows += [{"expression": n, "category": "N", "kind": "bad"} for n in NAMES_BAD]
-    df = pd.DataFrame(rows).fillna("")
-    for col in ("root", "category_2", "arg_1", "arg_2", "arg_3", "arg_clause"):
-        df[col] = ""
-    df["root"] = df["expression"]
-    return Vocabulary(df, source="tiny")
+    return toy_vocabulary(rows, source="tiny")
 
 
 def tiny_paradigm(tmp_path, vocab):
-    src = textwrap.dedent("""
+    return toy_paradigm(tmp_path, vocab, """
         uid: tiny_names
         phenomenon: Test
         field: syntax
@@ -90,9 +85,6 @@ def tiny_paradigm(tmp_path, vocab):
         critical:
           subj: {where: {kind: bad}}
     """)
-    path = tmp_path / "tiny_names.yaml"
-    path.write_text(src)
-    return read_paradigm_file(path, vocab)
 
 
 def test_search_finds_a_match_whenever_one_exists(tmp_path, tiny):

@@ -13,20 +13,17 @@ new one holds.
 from __future__ import annotations
 
 import string
-import textwrap
 
 import numpy as np
-import pandas as pd
 import pytest
 from tokenizers import Tokenizer, models, pre_tokenizers
 from wordfreq import zipf_frequency
 
 from fairpairs.control.loop import generate_debiased, generate_original
 from fairpairs.control.search import SearchOptions
-from fairpairs.generation.grammar import read_paradigm_file
 from fairpairs.generation.sampler import Sampler
-from fairpairs.generation.vocab import Vocabulary
 from fairpairs.tokenization.lengths import LengthMeter
+from references import toy_paradigm, toy_vocabulary
 
 OLD = SearchOptions(balance=False, features=False)
 NEW = SearchOptions()
@@ -57,28 +54,12 @@ def letters(tmp_path_factory) -> LengthMeter:
     return meter
 
 
-def _vocab(rows: list[dict]) -> Vocabulary:
-    df = pd.DataFrame(rows).fillna("")
-    for col in ("root", "category_2", "arg_1", "arg_2", "arg_3", "arg_clause"):
-        if col not in df:
-            df[col] = ""
-    df["root"] = df["expression"]
-    return Vocabulary(df, source="test")
-
-
-def _paradigm(tmp_path, vocab, src: str):
-    src = textwrap.dedent(src)
-    path = tmp_path / f"{src.split()[1]}.yaml"          # (the file is named after its uid)
-    path.write_text(src)
-    return read_paradigm_file(path, vocab)
-
-
 def _frequency_paradigm(tmp_path):
     rows = [{"expression": v, "category": "S\\NP", "kind": "verb"} for v in VERBS]
     rows += [{"expression": n, "category": "N", "kind": "good"} for n in KEPT + REPLACED]
     rows += [{"expression": n, "category": "N", "kind": "bad"} for n in BAD]
-    vocab = _vocab(rows)
-    return vocab, _paradigm(tmp_path, vocab, """
+    vocab = toy_vocabulary(rows)
+    return vocab, toy_paradigm(tmp_path, vocab, """
         uid: keep_frequency
         phenomenon: Test
         field: syntax
@@ -151,8 +132,8 @@ def _feature_paradigm(tmp_path):
     rows += [{"expression": v, "category": "S\\NP", "kind": "bad"} for v in BAD_VERBS]
     rows += [{"expression": n, "category": "N", "kind": "noun", "animate": "1"} for n in ANIMATE]
     rows += [{"expression": n, "category": "N", "kind": "noun", "animate": "0"} for n in INANIMATE]
-    vocab = _vocab(rows)
-    return vocab, _paradigm(tmp_path, vocab, """
+    vocab = toy_vocabulary(rows)
+    return vocab, toy_paradigm(tmp_path, vocab, """
         uid: keep_features
         phenomenon: Test
         field: syntax
