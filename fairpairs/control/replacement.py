@@ -19,7 +19,6 @@ import numpy as np
 from fairpairs.generation.sampler import Pair, words
 from fairpairs.control.keeping import REUSE_ZIPF, Keeping
 
-
 REPLACEMENT_DRAWS = 16           # fresh draws considered for one replacement (when a refill finds none)
 REFILL_TRIES = 512               # same-stratum words (of distinct lengths) tried in the first-drawn context
 ZIPF_CLOSE = 0.1                 # a same-stratum replacement this close in Zipf frequency is taken at once
@@ -28,7 +27,6 @@ ZIPF_KERNEL = 0.15               # bandwidth (Zipf units) of the kernel a same-f
 
 class Replacement(Keeping):
     """Replacing a pair's context by one that stands in for its first-drawn context."""
-
 
     def stratum(self, pair: Pair) -> tuple:
         """What a replacement context must share with the first-drawn one: the template variant
