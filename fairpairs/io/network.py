@@ -35,8 +35,26 @@ class _Deadline(BaseException):
     """Raised by the alarm; a BaseException so that no library's `except Exception` swallows it."""
 
 
+def _in_hub_call(frame) -> bool:
+    """Whether the Python code the alarm interrupted (`frame`, the innermost one) runs inside a call
+    of the Hub's client, huggingface_hub (through which transformers and fairpairs reach the Hub).
+    Only there is raising safe: an alarm handled in Python code that a C or C++ extension called
+    (torch's import, a tokenizer's converter, a model's construction) sends the exception through the
+    extension, and an extension that cannot pass it on aborts the process (seen: "terminate called
+    after throwing pybind11::error_already_set" while torch was imported under the deadline). The
+    client is called from Python and waits in Python, or in a system call it returns from."""
+    while frame is not None:
+        if frame.f_globals.get("__name__", "").partition(".")[0] == "huggingface_hub":
+            return True
+        frame = frame.f_back
+    return False
+
+
 def _on_alarm(signum, frame):
-    raise _Deadline()
+    """End the calls if the alarm interrupted a Hub call; otherwise let them go on until the next
+    alarm (every 0.5 s) lands in one: time spent in other code is not network time to cut short."""
+    if _in_hub_call(frame):
+        raise _Deadline()
 
 
 def _quiet_deadline(previous):
