@@ -33,6 +33,18 @@ def zipf(word: str, language: str = "en") -> float:
     return float(zipf_frequency(word, language))
 
 
+def forget_frequencies() -> None:
+    """Drop the word frequencies kept for balance reports: `zipf`'s cache and wordfreq's own tables
+    (its lru-cached readers; about 30 MB for English), read again when next asked for."""
+    zipf.cache_clear()
+    import wordfreq
+
+    for name in ("get_frequency_dict", "get_frequency_list", "top_n_list"):
+        clear = getattr(getattr(wordfreq, name, None), "cache_clear", None)
+        if clear is not None:
+            clear()
+
+
 def check_frequency_language(code: str, param: str = "language") -> str:
     """`code` if wordfreq has word frequencies for it; else a UsageError naming `param`."""
     from wordfreq import available_languages

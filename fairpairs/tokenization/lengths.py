@@ -157,6 +157,13 @@ def convert(src: TokenizerSource):
     return _fresh(src).backend_tokenizer
 
 
+def forget_tokenizers() -> None:
+    """Drop the tokenizers kept for length counting (they are built again when next asked for):
+    before a model loads, what a generation step kept is let go (`fairpairs.scoring.memory`)."""
+    _load.cache_clear()
+    _backend.cache_clear()
+
+
 def load_backend(name: str):
     """The Rust `tokenizers.Tokenizer` of `name`: read straight from a bundled or local
     tokenizer.json (no transformers import; the same pipeline transformers wraps, lengths checked

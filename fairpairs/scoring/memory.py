@@ -1,0 +1,60 @@
+"""Room for a model (issue 49, item 3): a one-step `evaluate` generates, then loads a model and
+scores, so what generation kept and what scoring frees count on top of the model's own memory.
+
+- `make_room`, before a model loads: the tokenizers length control kept and the word frequencies of
+  its balance report are dropped (built again if a later step asks for them), and the freed memory
+  is returned to the system.
+- `return_freed_tensors`, once a model is on the CPU: glibc's malloc keeps freed blocks for reuse,
+  and after a large block is freed it serves every smaller one from that kept memory (its *dynamic*
+  mmap threshold grows up to 32 MiB), so the activations of successive batches fragment it and the
+  process grows past what is alive. A fixed threshold of `MMAP_THRESHOLD` makes every block of that
+  size or more (a layer's activations, a chunk of logits) its own mapping, returned when freed.
+  Measured (benchmarks/results/score_speed.md): one-step evaluate's peak 1,150-1,240 MB -> about
+  1,120 MB with both, for SmolLM2-135M on the CPU, at 2% more CPU time (page faults).
+
+Both act on this process only and only where they can: the threshold is glibc's (Linux); elsewhere
+nothing is changed. The threshold stays set for the rest of the process (glibc cannot go back to a
+dynamic one).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import gc
+import platform
+
+MMAP_THRESHOLD = 1 << 20      # bytes: blocks of 1 MiB or more are mapped apart, returned when freed
+_M_MMAP_THRESHOLD = -3        # mallopt's parameter number (malloc.h)
+
+
+def _glibc():
+    """The C library when it is glibc, else None."""
+    if platform.system() != "Linux" or platform.libc_ver()[0] != "glibc":
+        return None
+    try:
+        return ctypes.CDLL("libc.so.6")
+    except OSError:
+        return None
+
+
+def make_room() -> None:
+    """Before a model loads: drop what generation kept for length counting and balance reports,
+    collect cycles, and return freed memory to the system (glibc's `malloc_trim`)."""
+    from fairpairs.control.balance_measures import forget_frequencies
+    from fairpairs.tokenization.lengths import forget_tokenizers
+
+    forget_tokenizers()
+    forget_frequencies()
+    gc.collect()
+    libc = _glibc()
+    if libc is not None:
+        libc.malloc_trim(0)
+
+
+def return_freed_tensors(device) -> bool:
+    """On the CPU under glibc: give tensors of `MMAP_THRESHOLD` bytes or more mappings of their own,
+    returned to the system when freed. Returns whether the threshold was set."""
+    libc = _glibc()
+    if libc is None or str(device) != "cpu":
+        return False
+    return bool(libc.mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD))
