@@ -6,6 +6,7 @@ TVD_LIMIT, LOW_DIVERSITY)."""
 from __future__ import annotations
 
 import math
+import sys
 from collections import Counter
 from collections.abc import Mapping
 from functools import lru_cache
@@ -37,8 +38,9 @@ def forget_frequencies() -> None:
     """Drop the word frequencies kept for balance reports: `zipf`'s cache and wordfreq's own tables
     (its lru-cached readers; about 30 MB for English), read again when next asked for."""
     zipf.cache_clear()
-    import wordfreq
-
+    wordfreq = sys.modules.get("wordfreq")      # (not imported: it holds nothing)
+    if wordfreq is None:
+        return
     for name in ("get_frequency_dict", "get_frequency_list", "top_n_list"):
         clear = getattr(getattr(wordfreq, name, None), "cache_clear", None)
         if clear is not None:

@@ -96,11 +96,17 @@ def scorer_settings(scorer, settings: Settings) -> Settings:
 
 def default_loader(model: str, settings: Settings, device: str = "auto", batch_tokens: int | None = None,
                    device_map: str | None = None):
-    """Load a `fairpairs.scoring.Scorer` for `model`."""
+    """Load a `fairpairs.scoring.Scorer` for `model`, as the commands that generate or analyse around
+    their scoring (`evaluate`, `robustness`) do: on the CPU, freed tensors then go back to the system
+    (`memory.return_freed_tensors`), since those processes hold their tables and libraries besides
+    the model (issue 49, item 3)."""
     from fairpairs.scoring import Scorer
+    from fairpairs.scoring.memory import return_freed_tensors
 
-    return Scorer.from_pretrained(model, device=device, dtype=settings.dtype, pll=settings.pll,
-                                  batch_tokens=batch_tokens, device_map=device_map)
+    scorer = Scorer.from_pretrained(model, device=device, dtype=settings.dtype, pll=settings.pll,
+                                    batch_tokens=batch_tokens, device_map=device_map)
+    return_freed_tensors(scorer.device)
+    return scorer
 
 
 def resume_folder(path: Path) -> Path:

@@ -4,13 +4,17 @@ scores, so what generation kept and what scoring frees count on top of the model
 - `make_room`, before a model loads: the tokenizers length control kept and the word frequencies of
   its balance report are dropped (built again if a later step asks for them), and the freed memory
   is returned to the system.
-- `return_freed_tensors`, once a model is on the CPU: glibc's malloc keeps freed blocks for reuse,
+- `return_freed_tensors`, once a model is on the CPU, where a command holds more than the model
+  (`cache.default_loader`: `evaluate`, `robustness`): glibc's malloc keeps freed blocks for reuse,
   and after a large block is freed it serves every smaller one from that kept memory (its *dynamic*
   mmap threshold grows up to 32 MiB), so the activations of successive batches fragment it and the
   process grows past what is alive. A fixed threshold of `MMAP_THRESHOLD` makes every block of that
   size or more (a layer's activations, a chunk of logits) its own mapping, returned when freed.
   Measured (benchmarks/results/score_speed.md): one-step evaluate's peak 1,150-1,240 MB -> about
-  1,120 MB with both, for SmolLM2-135M on the CPU, at 2% more CPU time (page faults).
+  1,120 MB with both, for SmolLM2-135M on the CPU, at 1-2% more CPU time (page faults). `score`
+  alone does not set it: its process holds little besides the model, and mapping every chunk of
+  logits apart cost PLL on the benchmark's tiny BERT 8% more CPU time (a 1 MiB threshold, 4 MiB
+  alike; above a chunk of logits, 8 MiB, evaluate's peak was 1.25x again).
 
 Both act on this process only and only where they can: the threshold is glibc's (Linux); elsewhere
 nothing is changed. The threshold stays set for the rest of the process (glibc cannot go back to a
@@ -22,6 +26,7 @@ from __future__ import annotations
 import ctypes
 import gc
 import platform
+import sys
 
 MMAP_THRESHOLD = 1 << 20      # bytes: blocks of 1 MiB or more are mapped apart, returned when freed
 _M_MMAP_THRESHOLD = -3        # mallopt's parameter number (malloc.h)
@@ -40,11 +45,12 @@ def _glibc():
 def make_room() -> None:
     """Before a model loads: drop what generation kept for length counting and balance reports,
     collect cycles, and return freed memory to the system (glibc's `malloc_trim`)."""
-    from fairpairs.control.balance_measures import forget_frequencies
-    from fairpairs.tokenization.lengths import forget_tokenizers
-
-    forget_tokenizers()
-    forget_frequencies()
+    lengths = sys.modules.get("fairpairs.tokenization.lengths")         # (a module not imported kept
+    measures = sys.modules.get("fairpairs.control.balance_measures")    # nothing: not imported here)
+    if lengths is not None:
+        lengths.forget_tokenizers()
+    if measures is not None:
+        measures.forget_frequencies()
     gc.collect()
     libc = _glibc()
     if libc is not None:

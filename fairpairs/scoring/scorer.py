@@ -86,12 +86,11 @@ class Scorer(SentenceScores):
         check_pll(pll)
 
         def load():
-            from fairpairs.scoring.memory import make_room, return_freed_tensors
+            from fairpairs.scoring.memory import make_room
 
             make_room()      # (what an earlier generation step kept: issue 49, item 3)
             model, tok, k, dev, _ = load_model(str(name_or_path), kind=kind, device=device, dtype=dtype,
                                                device_map=device_map)
-            return_freed_tensors(dev)
             scorer = cls(model, tok, k, str(name_or_path), dev, pll, batch_tokens)
             scorer.source = _resolved(str(name_or_path))
             scorer.fingerprint = model_fingerprint(str(name_or_path))   # (its files, by content: once per load)
