@@ -20,7 +20,7 @@ from fairpairs.generation.sampler import Pair, words
 from fairpairs.control.keeping import REUSE_ZIPF, Keeping
 
 REPLACEMENT_DRAWS = 16           # fresh draws considered for one replacement (when a refill finds none)
-FEATURE_DRAWS = 256              # ... with `SearchOptions.features`, until one keeps the other slots' features
+FEATURE_DRAWS = 256               # ... with `SearchOptions.features`, until one keeps the other slots' features
 REFILL_TRIES = 512               # same-stratum words (of distinct lengths) tried in the first-drawn context
 ZIPF_CLOSE = 0.1                 # a same-stratum replacement this close in Zipf frequency is taken at once
 ZIPF_KERNEL = 0.15               # bandwidth (Zipf units) of the kernel a same-frame replacement is drawn with
