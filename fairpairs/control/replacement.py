@@ -20,7 +20,6 @@ from fairpairs.generation.sampler import Pair, words
 from fairpairs.control.keeping import REUSE_ZIPF, Keeping
 
 REPLACEMENT_DRAWS = 16           # fresh draws considered for one replacement (when a refill finds none)
-FEATURE_DRAWS = 256               # ... with `SearchOptions.features`, until one keeps the other slots' features
 REFILL_TRIES = 512               # same-stratum words (of distinct lengths) tried in the first-drawn context
 ZIPF_CLOSE = 0.1                 # a same-stratum replacement this close in Zipf frequency is taken at once
 ZIPF_KERNEL = 0.15               # bandwidth (Zipf units) of the kernel a same-frame replacement is drawn with
@@ -54,11 +53,7 @@ class Replacement(Keeping):
         word of the same stratum, near in frequency (`kernel_order`). Failing that, among up to
         REPLACEMENT_DRAWS fresh draws, the first that is in the same stratum, within ZIPF_CLOSE of its critical-word
         frequency and can be equalised; else the best equalisable one by (stratum match, frequency
-        distance); else the best by the same order. With `SearchOptions.features`, draws go on past
-        REPLACEMENT_DRAWS (up to FEATURE_DRAWS) while no equalisable draw of the same stratum keeps
-        the other slots' features in balance (`_feature_cost` <= 0): in a reordering
-        (only_npi_scope) every replacement is a fresh draw, and the contexts whose subject takes
-        "the" equalise more often, so 16 draws often held none of the others. The chosen draw's bad filler is already picked
+        distance); else the best by the same order. The chosen draw's bad filler is already picked
         when it could be equalised; every pick is verified on whole sentences afterwards."""
         first = self._first[pair.k]
         q, aim = self._refill(pair, first) if self.options.refill else (None, {})
@@ -76,9 +71,7 @@ class Replacement(Keeping):
             return (q, q.bad) if q is not None else (None, {})
         key, z0, feats = self.stratum(first), self.aim_zipf(self.context_zipf(first), 1), self.context_features(first)
         best = None                          # (rank, pair, equalisable, its first-drawn bad fillers)
-        for i in range(FEATURE_DRAWS if self.options.features else REPLACEMENT_DRAWS):
-            if i >= REPLACEMENT_DRAWS and best is not None and best[2] and best[0][:2] <= (0, 0):
-                break                        # (past the first draws: one keeps stratum and features)
+        for _ in range(REPLACEMENT_DRAWS):
             q = self.sampler.draw_from(pair.k, pair.rng)
             if q is None:
                 continue
