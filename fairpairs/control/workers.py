@@ -15,7 +15,6 @@ instead of leaving them running, re-parented to init, each holding its copy of t
 
 from __future__ import annotations
 
-import ctypes
 import gc
 import multiprocessing
 import os
@@ -25,6 +24,7 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Callable
 
 from fairpairs.environment import WORKERS
+from fairpairs.io.heap import release_free_memory
 from fairpairs.errors import OutputError
 from fairpairs.io.processes import end_with_parent
 from fairpairs.tokenization.cache import tokenizer_threads_off
@@ -42,17 +42,6 @@ def default_workers(tasks: int) -> int:
         n = min(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1,
                 MAX_WORKERS)
     return max(1, min(n, tasks))
-
-
-def release_free_memory() -> None:
-    """Give the pages the C heap holds free back to the system (glibc's `malloc_trim`; elsewhere
-    nothing): loading tokenizers parses JSON of tens of MB whose freed pages the heap keeps (~150 MB
-    after preset:modern's eight), resident in this process and in every worker forked from it."""
-    try:
-        trim = ctypes.CDLL(None).malloc_trim
-    except (OSError, AttributeError):    # (not glibc)
-        return
-    trim(0)
 
 
 FAILED = "failed"    # a worker's answer when its task raised: the caller runs that task itself

@@ -23,28 +23,17 @@ dynamic one).
 
 from __future__ import annotations
 
-import ctypes
 import gc
-import platform
 import sys
 
+from fairpairs.io.heap import map_apart, release_free_memory
+
 MMAP_THRESHOLD = 1 << 20      # bytes: blocks of 1 MiB or more are mapped apart, returned when freed
-_M_MMAP_THRESHOLD = -3        # mallopt's parameter number (malloc.h)
-
-
-def _glibc():
-    """The C library when it is glibc, else None."""
-    if platform.system() != "Linux" or platform.libc_ver()[0] != "glibc":
-        return None
-    try:
-        return ctypes.CDLL("libc.so.6")
-    except OSError:
-        return None
 
 
 def make_room() -> None:
     """Before a model loads: drop what generation kept for length counting and balance reports,
-    collect cycles, and return freed memory to the system (glibc's `malloc_trim`)."""
+    collect cycles, and return freed memory to the system (`io.heap.release_free_memory`)."""
     lengths = sys.modules.get("fairpairs.tokenization.lengths")         # (a module not imported kept
     measures = sys.modules.get("fairpairs.control.balance_measures")    # nothing: not imported here)
     if lengths is not None:
@@ -52,15 +41,10 @@ def make_room() -> None:
     if measures is not None:
         measures.forget_frequencies()
     gc.collect()
-    libc = _glibc()
-    if libc is not None:
-        libc.malloc_trim(0)
+    release_free_memory()
 
 
 def return_freed_tensors(device) -> bool:
     """On the CPU under glibc: give tensors of `MMAP_THRESHOLD` bytes or more mappings of their own,
-    returned to the system when freed. Returns whether the threshold was set."""
-    libc = _glibc()
-    if libc is None or str(device) != "cpu":
-        return False
-    return bool(libc.mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD))
+    returned to the system when freed (`io.heap.map_apart`). Returns whether the threshold was set."""
+    return str(device) == "cpu" and map_apart(MMAP_THRESHOLD)
