@@ -255,10 +255,19 @@ def _neg(rank: tuple) -> tuple:
 
 def moved_slots(p) -> list[str]:
     """The slots a reordering moves: named by both plain templates at different places (every slot
-    both name, for Jinja templates)."""
+    both name, for Jinja templates). Where only literal words move (only_npi_scope's *only*,
+    sentential_negation_npi_scope's *not*), the slots whose left neighbour differs between the two
+    templates - the words whose tokens the move can change (the sentence's first word is
+    capitalised; a word follows another): a replacement changes one of them in the first-drawn
+    frame, its determiner kept, rather than drawing a whole new context."""
     from fairpairs.generation.slots import PlainTemplate
 
     if isinstance(p.good_template, PlainTemplate) and isinstance(p.bad_template, PlainTemplate):
         good, bad = p.good_template.parts[1::2], p.bad_template.parts[1::2]
-        return [n for i, n in enumerate(good) if n in bad and (i >= len(bad) or bad[i] != n)]
+        moved = [n for i, n in enumerate(good) if n in bad and (i >= len(bad) or bad[i] != n)]
+        if moved or good != bad:
+            return moved
+        left = lambda parts: {n: parts[j - 1] for j, n in enumerate(parts) if j % 2}
+        lg, lb = left(p.good_template.parts), left(p.bad_template.parts)
+        return [n for n in good if lg[n] != lb[n]]
     return list(p.slots)
