@@ -197,10 +197,13 @@ EN_NOUNS = {   # model (a BLiMP noun) -> new nouns of its class
     "hypothesis": "criterion prognosis emphasis curriculum neurosis psychosis metamorphosis",
 }
 EN_VERBS = {   # model (a BLiMP verb's root) -> new regular verbs of its argument structure
+    # (interest, concern, tire: psych verbs whose present forms - interest / interests ... - have equal
+    # token lengths under the 13 tokenizers of issue 47; distractor_agreement_relational_noun's
+    # same-frame replacements of a psych verb otherwise had astound, frighten and frustrate only)
     "disgust_(S\\NP)/NP": "amuse frighten delight puzzle bewilder terrify horrify offend surprise excite please "
                           "thrill depress frustrate intimidate fascinate trouble anger sadden startle baffle "
                           "perplex unnerve dismay infuriate exasperate discourage reassure entertain enchant charm "
-                          "captivate outrage humiliate disappoint",
+                          "captivate outrage humiliate disappoint interest concern tire",
     "admire_(S\\NP)/NP": "adore envy ignore recognize mention photograph imagine trust describe",
     "hug_(S\\NP)/NP": "greet thank tickle console invite follow avoid warn kick push pinch punch scold blame visit tease scare comfort rescue attack help call",
     "hire_(S\\NP)/NP": "employ recruit interview",
