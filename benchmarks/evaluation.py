@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import os
 import subprocess
 from pathlib import Path
@@ -55,7 +56,8 @@ def main(argv=None) -> None:
            "```json\n" + json.dumps(design, indent=1) + "\n```\n",
            section(md, "## Headline"),
            section(md, "## Models compared pair for pair") if "## Models compared pair for pair" in md else ""]
-    args.out.write_text("\n".join(out))
+    text = re.sub(r"!\[[^\]]*\]\(([^)]+\.png)\)", r"*(figure: \1 in the report folder)*", "\n".join(out))
+    args.out.write_text(text)      # (the report's figures stay in its folder: no broken image links)
     print(f"wrote {args.out}")
 
 
