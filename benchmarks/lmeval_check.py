@@ -215,7 +215,7 @@ def check(args, work: Path) -> tuple[dict, dict, bool]:
         shutil.rmtree(lm_out, ignore_errors=True)
         run(fairpairs_cmd("evaluate", "-m", fp_model, "-d", runs, "-n", "lp", "-o", fp_out, "--no-cache",
                           "--device", "cpu"), work / f"evaluate-{name}.log")
-        run([sys.executable, "-m", "lm_eval", "--models", "hf", "--model_args", lm_args, "--device", "cpu",
+        run([sys.executable, "-m", "lm_eval", "run", "--model", "hf", "--model_args", lm_args, "--device", "cpu",
              "--batch_size", str(args.batch_size), "--include_path", str(tasks),
              "--tasks", f"{prefix},{prefix}_original", "--log_samples", "--output_path", str(lm_out)],
             work / f"lm_eval-{name}.log")
