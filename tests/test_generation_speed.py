@@ -28,3 +28,57 @@ def test_starts_finds_every_place_the_full_scan_finds():
         sentence = "".join(rnd.choice(alphabet) for _ in range(rnd.randint(0, 14)))
         word = "".join(rnd.choice(alphabet) for _ in range(rnd.randint(0, 4)))
         assert prefixes._starts(sentence, word) == _naive_starts(sentence, word), (sentence, word)
+
+
+def _paradigms(names):
+    from fairpairs.generation.selection import select_paradigms
+
+    return select_paradigms(names)
+
+
+def test_rows_of_one_class_give_the_same_mask():
+    """A pool is remembered per class of the referred rows (`row_classes`), so every constraint
+    must read two rows of one class alike: checked, for every constraint of these paradigms, on
+    pairs of rows of one class against the constraint's own mask (a class that lumped rows apart -
+    e.g. one class for all rows - fails here: the rows' masks differ)."""
+    vocab, paradigms = _paradigms("causative,intransitive,principle_A_domain_3,animate_subject_trans,"
+                                  "determiner_noun_agreement_1,left_branch_island_echo_question")
+    from fairpairs.generation.pools import Pools
+
+    rnd = np.random.default_rng(0)
+    checked = 0
+    for p in paradigms:
+        pools = Pools(p, vocab)
+        for spec in [*p.slots.values(), *p.critical.values()]:
+            if spec.text:
+                continue
+            for _, test, classes in pools._tests_of(spec):
+                classes = np.asarray(classes)
+                for r in rnd.choice(len(vocab), 40, replace=False):
+                    same = np.flatnonzero(classes == classes[r])
+                    other = int(rnd.choice(same))
+                    assert np.array_equal(test(int(r)), test(other)), (p.uid, spec.key, r, other)
+                    checked += 1
+    assert checked > 500
+
+
+def test_a_pool_is_the_plain_candidates_of_its_context():
+    """`Pools.pool` (remembered per class) against `Pools.candidates` (the constraints applied one by
+    one to the slot's base, nothing remembered) on the contexts of a few hundred draws."""
+    from fairpairs.generation.sampler import Sampler
+
+    vocab, paradigms = _paradigms("causative,principle_A_domain_3,only_npi_scope,existential_there_object_raising")
+    compared = 0
+    for p in paradigms:
+        s = Sampler(p, vocab, 0)
+        for k in range(60):
+            good = s.draw_good(s.rng(k))
+            if good is None:
+                continue
+            for name in p.order:
+                spec = p.slots[name]
+                if spec.text:
+                    continue
+                assert np.array_equal(s.pools.pool(spec, good), s.pools.candidates(spec, spec.base, good))
+                compared += 1
+    assert compared > 300
