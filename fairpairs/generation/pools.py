@@ -1,8 +1,10 @@
 """The candidate rows of a paradigm's slots, compiled once per context: a slot's pool depends only
-on the rows of the slots its constraints refer to, so it is the conjunction of one remembered mask
-per constraint and referred row, remembered itself per context (bounded: `POOL_LIMIT` entries,
-`POOL_BYTES` bytes, then forgotten and computed again); a noun's determiners and a critical slot's
-bad candidates are remembered the same way. `fairpairs.generation.sampler.Sampler` draws from them.
+on the rows of the slots its constraints refer to - and on each only through its class
+(`row_classes`: the rows a constraint reads alike, e.g. the subjects a verb's restriction cannot
+tell apart) - so it is the conjunction of one remembered mask per constraint and class, remembered
+itself per classes of the context (bounded: `POOL_LIMIT` entries, `POOL_BYTES` bytes, then forgotten
+and computed again); a noun's determiners and a critical slot's bad candidates are remembered per
+row. `fairpairs.generation.sampler.Sampler` draws from them.
 """
 
 from __future__ import annotations
