@@ -64,11 +64,12 @@ def test_rows_of_one_class_give_the_same_mask():
 
 def test_a_pool_is_the_plain_candidates_of_its_context():
     """`Pools.pool` (remembered per class) against `Pools.candidates` (the constraints applied one by
-    one to the slot's base, nothing remembered) on the contexts of a few hundred draws."""
+    one to the slot's base, nothing remembered), and `Pools.dets` against the determiners the noun
+    accepts, on the contexts of a few hundred draws."""
     from fairpairs.generation.sampler import Sampler
 
     vocab, paradigms = _paradigms("causative,principle_A_domain_3,only_npi_scope,existential_there_object_raising")
-    compared = 0
+    compared = dets = 0
     for p in paradigms:
         s = Sampler(p, vocab, 0)
         for k in range(60):
@@ -81,4 +82,9 @@ def test_a_pool_is_the_plain_candidates_of_its_context():
                     continue
                 assert np.array_equal(s.pools.pool(spec, good), s.pools.candidates(spec, spec.base, good))
                 compared += 1
-    assert compared > 300
+                if spec.det_base is not None and spec.article_of is None:    # (a noun's determiners: per class too)
+                    row = good[name].row
+                    plain = spec.det_base[vocab.accepted_by(row, "arg_1", spec.det_base)]
+                    assert np.array_equal(s.pools.dets(spec, row), plain)
+                    dets += 1
+    assert compared > 300 and dets > 50

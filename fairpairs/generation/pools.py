@@ -242,8 +242,9 @@ class Pools:
         return g.det if self.p.slots[name].det_base is not None and g.row >= 0 else None
 
     def dets(self, spec: SlotSpec, row: int) -> np.ndarray:
-        """The determiner rows slot `spec`'s noun row `row` accepts (remembered; read-only)."""
-        key = (id(spec), row)
+        """The determiner rows slot `spec`'s noun row `row` accepts (remembered per the row's class for
+        `arg_1`, which is all `accepted_by` reads of it; read-only)."""
+        key = (id(spec), row_classes(self.vocab, "accepts", "arg_1")[row])
         dets = self._dets.get(key)
         if dets is None:
             if len(self._dets) >= POOL_LIMIT:
