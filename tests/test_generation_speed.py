@@ -88,3 +88,30 @@ def test_a_pool_is_the_plain_candidates_of_its_context():
                     assert np.array_equal(s.pools.dets(spec, row), plain)
                     dets += 1
     assert compared > 300 and dets > 50
+
+
+def test_allows_is_the_plain_check_of_any_row():
+    """`Pools.allows` (remembered per row and class) against `Pools.candidates` on the row alone, for
+    rows in and out of the slot's base, in the contexts of draws (classes that lump rows a constraint
+    tells apart - one class for every row - fail here)."""
+    from fairpairs.generation.sampler import Sampler
+
+    vocab, paradigms = _paradigms("causative,principle_A_domain_3,only_npi_scope,transitive,passive_1")
+    rnd = np.random.default_rng(1)
+    checked = 0
+    for p in paradigms:
+        s = Sampler(p, vocab, 0)
+        for k in range(40):
+            good = s.draw_good(s.rng(k))
+            if good is None:
+                continue
+            for name in p.order:
+                spec = p.slots[name]
+                if spec.text:
+                    continue
+                rows = [*rnd.choice(spec.base, 3), *rnd.choice(len(vocab), 3), good[name].row]
+                rows += [r for n, f in good.items() if f.row >= 0 for r in (f.row,)]
+                for r in map(int, rows):
+                    assert s.pools.allows(spec, r, good) == bool(len(s.pools.candidates(spec, np.array([r]), good)))
+                    checked += 1
+    assert checked > 1000

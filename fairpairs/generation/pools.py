@@ -66,6 +66,7 @@ class Pools:
         self.vocab = vocab
         self.keep = keep
         self._lex_codes = vocab.lexeme_codes()
+        self._lex_list = self._lex_codes.tolist()
         self._refs: dict[int, tuple[str, ...]] = {}
         self._pools: dict[tuple, np.ndarray] = {}
         self._pool_bytes = 0
@@ -138,8 +139,13 @@ class Pools:
         return tests
 
     def allows(self, spec: SlotSpec, row: int, ctx: dict[str, Filler]) -> bool:
-        """Whether row `row` passes slot `spec`'s constraints against `ctx` (remembered like `pool`)."""
-        key = (id(spec), row, *[ctx[r].row for r in self.refs_of(spec)])
+        """Whether row `row` passes slot `spec`'s constraints against `ctx` (remembered per row and
+        classes of the referred rows, as `pool`; `row` need not be in the slot's base, so a
+        `distinct_from` constraint's class is the referred row's lexeme)."""
+        tests = self._tests_of(spec)
+        n = len(tests) - len(spec.distinct_from)
+        key = (id(spec), row, *[classes[ctx[slot].row] for slot, _, classes in tests[:n]],
+               *[self._lex_list[ctx[slot].row] for slot in spec.distinct_from])
         ok = self._allowed.get(key)
         if ok is None:
             if len(self._allowed) >= POOL_LIMIT:
