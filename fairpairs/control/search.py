@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fairpairs.generation.pairs import word_counts
 from fairpairs.generation.sampler import Filler, Pair, Sampler
 from fairpairs.generation.templates import cap_first, finish_sentence
 from fairpairs.tokenization.lengths import LengthMeter
@@ -95,7 +96,7 @@ class Searcher(Replacement):
         refill += [ref for n in crit for ref, _ in p.slots[n].same if ref not in refill and not p.slots[ref].text]
         self._refillable = refill
         self._keyed = set(crit) | set(refill)      # the slots whose words `settle` marks used
-        self._n_words = np.array([len(str(e).split()) for e in sampler.vocab.expressions])
+        self._n_words = word_counts(sampler.vocab)
         self._strata_cols = {}
         for n in dict.fromkeys([*crit, *refill]):
             spec = p.slots[n]

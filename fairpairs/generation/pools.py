@@ -1,11 +1,15 @@
 """The candidate rows of a paradigm's slots, compiled once per context: a slot's pool depends only
-on the rows of the slots its constraints refer to, so it is the conjunction of one remembered mask
-per constraint and referred row, remembered itself per context (bounded: `POOL_LIMIT` entries,
-`POOL_BYTES` bytes, then forgotten and computed again); a noun's determiners and a critical slot's
-bad candidates are remembered the same way. `fairpairs.generation.sampler.Sampler` draws from them.
+on the rows of the slots its constraints refer to - and on each only through its class
+(`row_classes`: the rows a constraint reads alike, e.g. the subjects a verb's restriction cannot
+tell apart) - so it is the conjunction of one remembered mask per constraint and class, remembered
+itself per classes of the context (bounded: `POOL_LIMIT` entries, `POOL_BYTES` bytes, then forgotten
+and computed again); a noun's determiners and a critical slot's bad candidates are remembered per
+row. `fairpairs.generation.sampler.Sampler` draws from them.
 """
 
 from __future__ import annotations
+
+import weakref
 
 import numpy as np
 
@@ -16,6 +20,33 @@ from fairpairs.generation.vocab import Vocabulary
 
 POOL_LIMIT = 20000     # candidate pools remembered per paradigm (then forgotten and computed again)
 POOL_BYTES = 4 << 20   # ... and at most this many bytes of them
+
+
+_CLASSES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()   # vocabulary -> {(kind, arg): classes}
+
+
+def row_classes(vocab: Vocabulary, kind: str, arg) -> list[int]:
+    """A class number per row of `vocab` (a list: indexed per draw), equal for two rows wherever a
+    constraint of `kind` on `arg` reads them alike, so a pool is remembered per class, not per row:
+    "value" - the row's value of column `arg` (a `fills`/`fails` restriction's text, a `same`
+    column); "values" - its values of the columns `arg` (`differ`); "accepts" - which of column
+    `arg`'s restrictions the row satisfies (`takes`/`rejects`: `Vocabulary.accepted_by` reads the
+    row as the column of that table). Computed once per vocabulary."""
+    known = _CLASSES.setdefault(vocab, {})
+    got = known.get((kind, arg))
+    if got is None:
+        if kind == "accepts":
+            uniques = sorted(set(vocab.column(arg).tolist()))
+            table = np.packbits(np.stack([vocab.dnf_mask(u) for u in uniques]), axis=0) if uniques else \
+                np.zeros((1, len(vocab)), dtype=np.uint8)
+            keys = [table[:, r].tobytes() for r in range(len(vocab))]
+        elif kind == "values":
+            keys = list(zip(*[vocab.column(c).tolist() for c in arg])) or [()] * len(vocab)
+        else:
+            keys = vocab.column(arg).tolist()
+        codes: dict = {}
+        got = known[(kind, arg)] = [codes.setdefault(k, len(codes)) for k in keys]
+    return got
 
 
 def source_gaps(paradigm: Paradigm, keep: np.ndarray) -> list[str]:
@@ -35,6 +66,7 @@ class Pools:
         self.vocab = vocab
         self.keep = keep
         self._lex_codes = vocab.lexeme_codes()
+        self._lex_list = self._lex_codes.tolist()
         self._refs: dict[int, tuple[str, ...]] = {}
         self._pools: dict[tuple, np.ndarray] = {}
         self._pool_bytes = 0
@@ -51,53 +83,69 @@ class Pools:
         return refs
 
     def pool(self, spec: SlotSpec, ctx: dict[str, Filler]) -> np.ndarray:
-        """`candidates(spec, spec.base, ctx)`, remembered per rows of the slots it refers to (read-only)."""
-        key = (id(spec), *[ctx[r].row for r in self.refs_of(spec)])
+        """`candidates(spec, spec.base, ctx)`, remembered per classes of the rows of the slots it refers
+        to (read-only): each constraint reads its slot's row only through a class (`row_classes`), so
+        rows of one class give the same pool, and most draws find theirs remembered."""
+        sid = id(spec)
+        tests = self._tests.get(sid)
+        if tests is None:
+            tests = self._tests_of(spec)
+        key = (sid, *[classes[ctx[slot].row] for slot, _, classes in tests])
         idx = self._pools.get(key)
         if idx is None:
             mask = None
-            for j, (slot, test) in enumerate(self._tests_of(spec)):
+            for j, (slot, test, classes) in enumerate(tests):
                 r = ctx[slot].row
-                m = self._masks.get((id(spec), j, r))
+                m = self._masks.get((sid, j, classes[r]))
                 if m is None:
                     if len(self._masks) >= POOL_LIMIT:
                         self._masks.clear()
-                    m = self._masks[(id(spec), j, r)] = test(r)
+                    m = self._masks[(sid, j, classes[r])] = test(r)
                 mask = m if mask is None else mask & m
             idx = self._remember(self._pools, key, self._kept(spec.base[mask] if mask is not None else spec.base.view()))
         return idx
 
     def _tests_of(self, spec: SlotSpec) -> list:
-        """Slot `spec`'s constraints as (slot referred to, its row -> mask over spec.base): the
-        filters of `candidates` one at a time (each is a test of one candidate row, so their
-        conjunction over the base is what `candidates` keeps, in the base's order)."""
+        """Slot `spec`'s constraints as (slot referred to, its row -> mask over spec.base, the row's
+        class: a list over rows, equal where the mask is): the filters of `candidates` one at a time
+        (each is a test of one candidate row, so their conjunction over the base is what `candidates`
+        keeps, in the base's order)."""
         tests = self._tests.get(id(spec))
         if tests is not None:
             return tests
         v, base, lex = self.vocab, spec.base, self._lex_codes
         tests = []
         for slot, arg in spec.fills:
-            tests.append((slot, lambda r, arg=arg: v.satisfiers(r, arg)[base]))
+            tests.append((slot, lambda r, arg=arg: v.satisfiers(r, arg)[base], row_classes(v, "value", arg)))
         for slot, arg in spec.fails:
-            tests.append((slot, lambda r, arg=arg: ~v.satisfiers(r, arg)[base]))
+            tests.append((slot, lambda r, arg=arg: ~v.satisfiers(r, arg)[base], row_classes(v, "value", arg)))
         for arg, slot in spec.takes:
-            tests.append((slot, lambda r, arg=arg: v.accepted_by(r, arg, base)))
+            tests.append((slot, lambda r, arg=arg: v.accepted_by(r, arg, base), row_classes(v, "accepts", arg)))
         for arg, slot in spec.rejects:
-            tests.append((slot, lambda r, arg=arg: ~v.accepted_by(r, arg, base)))
+            tests.append((slot, lambda r, arg=arg: ~v.accepted_by(r, arg, base), row_classes(v, "accepts", arg)))
         for slot, cols in spec.same:
             for c in cols:
-                tests.append((slot, lambda r, c=c: v.column(c)[base] == v.column(c)[r]))
+                tests.append((slot, lambda r, c=c: v.column(c)[base] == v.column(c)[r], row_classes(v, "value", c)))
         for slot, cols in spec.differ:
             tests.append((slot, lambda r, cols=cols: np.logical_or.reduce(
-                [v.column(c)[base] != v.column(c)[r] for c in cols] or [np.zeros(len(base), dtype=bool)])))
+                [v.column(c)[base] != v.column(c)[r] for c in cols] or [np.zeros(len(base), dtype=bool)]),
+                row_classes(v, "values", cols)))
+        if spec.distinct_from:      # (a row whose lexeme has no row in the base leaves the whole base: one class)
+            inside = set(lex[base].tolist())
+            classes = [c if c in inside else -1 for c in lex.tolist()]
         for slot in spec.distinct_from:
-            tests.append((slot, lambda r: lex[base] != lex[r]))
+            tests.append((slot, lambda r: lex[base] != lex[r], classes))
         self._tests[id(spec)] = tests
         return tests
 
     def allows(self, spec: SlotSpec, row: int, ctx: dict[str, Filler]) -> bool:
-        """Whether row `row` passes slot `spec`'s constraints against `ctx` (remembered like `pool`)."""
-        key = (id(spec), row, *[ctx[r].row for r in self.refs_of(spec)])
+        """Whether row `row` passes slot `spec`'s constraints against `ctx` (remembered per row and
+        classes of the referred rows, as `pool`; `row` need not be in the slot's base, so a
+        `distinct_from` constraint's class is the referred row's lexeme)."""
+        tests = self._tests_of(spec)
+        n = len(tests) - len(spec.distinct_from)
+        key = (id(spec), row, *[classes[ctx[slot].row] for slot, _, classes in tests[:n]],
+               *[self._lex_list[ctx[slot].row] for slot in spec.distinct_from])
         ok = self._allowed.get(key)
         if ok is None:
             if len(self._allowed) >= POOL_LIMIT:
@@ -200,8 +248,9 @@ class Pools:
         return g.det if self.p.slots[name].det_base is not None and g.row >= 0 else None
 
     def dets(self, spec: SlotSpec, row: int) -> np.ndarray:
-        """The determiner rows slot `spec`'s noun row `row` accepts (remembered; read-only)."""
-        key = (id(spec), row)
+        """The determiner rows slot `spec`'s noun row `row` accepts (remembered per the row's class for
+        `arg_1`, which is all `accepted_by` reads of it; read-only)."""
+        key = (id(spec), row_classes(self.vocab, "accepts", "arg_1")[row])
         dets = self._dets.get(key)
         if dets is None:
             if len(self._dets) >= POOL_LIMIT:

@@ -67,8 +67,19 @@ def two_prefix(good: str, bad: str, word: str) -> tuple[str, str, str] | None:
 
 
 def _starts(sentence: str, word: str) -> list[int]:
-    """Where `word` stands as whole words in `sentence` (not inside a longer word), in order."""
-    return [i for i in range(len(sentence) - len(word) + 1) if _at(sentence, i, word)]
+    """Where `word` stands as whole words in `sentence` (not inside a longer word), in order. Only
+    the places where `word` occurs as written (`str.find`, overlaps included) and the sentence's
+    start (where `_at` also takes another case of its first letter) can pass `_at`: the others are
+    not tried (a record's fields were a fifth of a run's time with every place tried)."""
+    if not word:
+        return [i for i in range(len(sentence) + 1) if _at(sentence, i, word)]
+    out = [0] if _at(sentence, 0, word) else []
+    i = sentence.find(word, 1)
+    while i >= 0:
+        if _at(sentence, i, word):
+            out.append(i)
+        i = sentence.find(word, i + 1)
+    return out
 
 
 def _at(sentence: str, i: int, word: str) -> bool:
