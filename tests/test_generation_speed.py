@@ -66,27 +66,16 @@ def test_a_pool_is_the_plain_candidates_of_its_context():
     """`Pools.pool` (remembered per class) against `Pools.candidates` (the constraints applied one by
     one to the slot's base, nothing remembered), and `Pools.dets` against the determiners the noun
     accepts, on the contexts of a few hundred draws."""
-    from fairpairs.generation.sampler import Sampler
-
     vocab, paradigms = _paradigms("causative,principle_A_domain_3,only_npi_scope,existential_there_object_raising")
     compared = dets = 0
-    for p in paradigms:
-        s = Sampler(p, vocab, 0)
-        for k in range(60):
-            good = s.draw_good(s.rng(k))
-            if good is None:
-                continue
-            for name in p.order:
-                spec = p.slots[name]
-                if spec.text:
-                    continue
-                assert np.array_equal(s.pools.pool(spec, good), s.pools.candidates(spec, spec.base, good))
-                compared += 1
-                if spec.det_base is not None and spec.article_of is None:    # (a noun's determiners: per class too)
-                    row = good[name].row
-                    plain = spec.det_base[vocab.accepted_by(row, "arg_1", spec.det_base)]
-                    assert np.array_equal(s.pools.dets(spec, row), plain)
-                    dets += 1
+    for s, good, name, spec in _drawn_slots(paradigms, vocab, 60):
+        assert np.array_equal(s.pools.pool(spec, good), s.pools.candidates(spec, spec.base, good))
+        compared += 1
+        if spec.det_base is not None and spec.article_of is None:    # (a noun's determiners: per class too)
+            row = good[name].row
+            plain = spec.det_base[vocab.accepted_by(row, "arg_1", spec.det_base)]
+            assert np.array_equal(s.pools.dets(spec, row), plain)
+            dets += 1
     assert compared > 300 and dets > 50
 
 
@@ -94,24 +83,29 @@ def test_allows_is_the_plain_check_of_any_row():
     """`Pools.allows` (remembered per row and class) against `Pools.candidates` on the row alone, for
     rows in and out of the slot's base, in the contexts of draws (classes that lump rows a constraint
     tells apart - one class for every row - fail here)."""
-    from fairpairs.generation.sampler import Sampler
-
     vocab, paradigms = _paradigms("causative,principle_A_domain_3,only_npi_scope,transitive,passive_1")
     rnd = np.random.default_rng(1)
     checked = 0
+    for s, good, name, spec in _drawn_slots(paradigms, vocab, 40):
+        rows = [*rnd.choice(spec.base, 3), *rnd.choice(len(vocab), 3), good[name].row]
+        rows += [f.row for f in good.values() if f.row >= 0]
+        for r in map(int, rows):
+            assert s.pools.allows(spec, r, good) == bool(len(s.pools.candidates(spec, np.array([r]), good)))
+            checked += 1
+    assert checked > 1000
+
+
+def _drawn_slots(paradigms, vocab, draws: int):
+    """(sampler, good fillers, slot name, slot spec) for every vocabulary slot of the first `draws`
+    draws of each paradigm (a draw with no good sentence skipped)."""
+    from fairpairs.generation.sampler import Sampler
+
     for p in paradigms:
         s = Sampler(p, vocab, 0)
-        for k in range(40):
+        for k in range(draws):
             good = s.draw_good(s.rng(k))
             if good is None:
                 continue
             for name in p.order:
-                spec = p.slots[name]
-                if spec.text:
-                    continue
-                rows = [*rnd.choice(spec.base, 3), *rnd.choice(len(vocab), 3), good[name].row]
-                rows += [r for n, f in good.items() if f.row >= 0 for r in (f.row,)]
-                for r in map(int, rows):
-                    assert s.pools.allows(spec, r, good) == bool(len(s.pools.candidates(spec, np.array([r]), good)))
-                    checked += 1
-    assert checked > 1000
+                if not p.slots[name].text:
+                    yield s, good, name, p.slots[name]
