@@ -41,7 +41,6 @@ class Sampler(PairReadback):
         self.start_readback(paradigm)
         self._sentences: dict[tuple, str] = {}
         self.pools = Pools(paradigm, vocab)     # candidate pools, compiled once per context
-        self._references = {n: frozenset(spec.references()) for n, spec in paradigm.slots.items()}   # (for refill)
         # a draw's first pair comes from the source lexicon alone; length control draws from every row
         source = vocab.source_rows()
         self.first_pools = self.pools if source.all() else Pools(paradigm, vocab, keep=source)
@@ -228,7 +227,7 @@ class Sampler(PairReadback):
         changed = {name}
         for other in p.order:      # (dependency order: a slot after the slots it refers to)
             ospec = p.slots[other]
-            if other == name or ospec.text or self._references[other].isdisjoint(changed):
+            if other == name or ospec.text or changed.isdisjoint(self.pools.refs_of(ospec)):
                 continue
             if not self.pools.allows(ospec, good[other].row, good):
                 f = self._fill(ospec, good, rng)   # no longer allowed: drawn anew (e.g. the same verb's -ing form)
